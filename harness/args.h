@@ -1,0 +1,13 @@
+/* Strict command-line value parsing: a bad value is one error line naming the option, the value
+ * and what is valid. */
+#ifndef BB_ARGS_H
+#define BB_ARGS_H
+
+#include <stdint.h>
+
+/* Parse an integer in [lo, hi]; on error print "bitbench: OPTION: ..." and return -1. */
+int bb_parse_int(const char *opt, const char *s, long lo, long hi, int *out);
+int bb_parse_u64(const char *opt, const char *s, uint64_t *out);
+int bb_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
+
+#endif

@@ -1,0 +1,8 @@
+/* The sub-commands of `bitbench`, one file each. Each returns the process exit status. */
+#ifndef BB_COMMANDS_H
+#define BB_COMMANDS_H
+
+int bb_cmd_list(int argc, char **argv);
+int bb_cmd_gemm(int argc, char **argv);
+
+#endif

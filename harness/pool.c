@@ -1,0 +1,201 @@
+#include "pool.h"
+
+#include <hwloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define cpu_relax() _mm_pause()
+#else
+#define cpu_relax() ((void)0)
+#endif
+
+/* How long a waiting worker spins before it sleeps on the condition variable: long enough to
+ * cover the gap between back-to-back matmul calls of a benchmark or a decode step. */
+#define SPIN_ITERS 200000
+
+struct bb_pool {
+    int n;
+    pthread_t *threads;
+    hwloc_topology_t topo;
+    int have_topo;
+    char placement[1024];
+    char (*desc)[48];      /* per thread: where it was bound */
+    _Atomic int starting;  /* workers that have not yet bound themselves */
+
+    _Atomic unsigned generation; /* bumped once per job */
+    _Atomic int pending;         /* workers (excluding 0) still running the job */
+    _Atomic int stop;
+    _Atomic int sleepers;
+    bb_pool_fn fn;
+    void *ctx;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+typedef struct {
+    bb_pool *p;
+    int tid;
+} worker_arg;
+
+void bb_split_rows(int m, int multiple, int tid, int nthreads, int *m0, int *m1)
+{
+    int units = (m + multiple - 1) / multiple;
+    int base = units / nthreads, extra = units % nthreads;
+    int u0 = tid * base + (tid < extra ? tid : extra);
+    int u1 = u0 + base + (tid < extra ? 1 : 0);
+    *m0 = u0 * multiple < m ? u0 * multiple : m;
+    *m1 = u1 * multiple < m ? u1 * multiple : m;
+}
+
+/* Bind the calling thread to the tid-th processing unit in "cores first" order. */
+static void bind_thread(bb_pool *p, int tid, char *desc, size_t len)
+{
+    if (!p->have_topo) {
+        snprintf(desc, len, "t%d:unbound(no topology)", tid);
+        return;
+    }
+    int ncores = hwloc_get_nbobjs_by_type(p->topo, HWLOC_OBJ_CORE);
+    if (ncores <= 0) {
+        snprintf(desc, len, "t%d:unbound(no cores)", tid);
+        return;
+    }
+    hwloc_obj_t core = hwloc_get_obj_by_type(p->topo, HWLOC_OBJ_CORE, tid % ncores);
+    unsigned smt = (unsigned)(tid / ncores);
+    hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(p->topo, core->cpuset, HWLOC_OBJ_PU,
+                                                         smt % (unsigned)hwloc_get_nbobjs_inside_cpuset_by_type(
+                                                                   p->topo, core->cpuset, HWLOC_OBJ_PU));
+    if (!pu || hwloc_set_cpubind(p->topo, pu->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
+        snprintf(desc, len, "t%d:unbound(bind refused)", tid);
+        return;
+    }
+    snprintf(desc, len, "t%d:core%u/pu%u", tid, core->logical_index, pu->os_index);
+}
+
+static void *worker_main(void *argp)
+{
+    worker_arg a = *(worker_arg *)argp;
+    free(argp);
+    bb_pool *p = a.p;
+    unsigned seen = 0;
+    bind_thread(p, a.tid, p->desc[a.tid], sizeof p->desc[a.tid]);
+    atomic_fetch_sub(&p->starting, 1);
+    for (;;) {
+        unsigned g;
+        int spins = 0;
+        while ((g = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen &&
+               !atomic_load(&p->stop)) {
+            if (++spins < SPIN_ITERS) {
+                cpu_relax();
+                continue;
+            }
+            pthread_mutex_lock(&p->mu);
+            atomic_fetch_add(&p->sleepers, 1);
+            while (atomic_load(&p->generation) == seen && !atomic_load(&p->stop))
+                pthread_cond_wait(&p->cv, &p->mu);
+            atomic_fetch_sub(&p->sleepers, 1);
+            pthread_mutex_unlock(&p->mu);
+        }
+        if (atomic_load(&p->stop)) break;
+        seen = g;
+        p->fn(p->ctx, a.tid, p->n);
+        atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel);
+    }
+    return NULL;
+}
+
+bb_pool *bb_pool_create(int nthreads, char *err, unsigned errlen)
+{
+    if (nthreads < 1) {
+        snprintf(err, errlen, "thread count must be >= 1, got %d", nthreads);
+        return NULL;
+    }
+    bb_pool *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory creating thread pool");
+        return NULL;
+    }
+    p->n = nthreads;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    if (hwloc_topology_init(&p->topo) == 0 && hwloc_topology_load(p->topo) == 0) p->have_topo = 1;
+    p->threads = calloc((size_t)nthreads, sizeof *p->threads);
+    p->desc = calloc((size_t)nthreads, sizeof *p->desc);
+    if (!p->threads || !p->desc) {
+        snprintf(err, errlen, "out of memory creating thread pool");
+        bb_pool_destroy(p);
+        return NULL;
+    }
+    bind_thread(p, 0, p->desc[0], sizeof p->desc[0]);
+    atomic_store(&p->starting, nthreads - 1);
+    for (int t = 1; t < nthreads; t++) {
+        worker_arg *a = malloc(sizeof *a);
+        if (!a) {
+            snprintf(err, errlen, "out of memory creating thread %d", t);
+            p->n = t;
+            bb_pool_destroy(p);
+            return NULL;
+        }
+        a->p = p;
+        a->tid = t;
+        int rc = pthread_create(&p->threads[t], NULL, worker_main, a);
+        if (rc != 0) {
+            free(a);
+            snprintf(err, errlen, "cannot create thread %d of %d: %s", t, nthreads, strerror(rc));
+            p->n = t;
+            bb_pool_destroy(p);
+            return NULL;
+        }
+    }
+    while (atomic_load(&p->starting) > 0) cpu_relax();
+    size_t used = 0;
+    for (int t = 0; t < nthreads && used < sizeof p->placement; t++) {
+        int w = snprintf(p->placement + used, sizeof p->placement - used, "%s%s", t ? " " : "", p->desc[t]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    return p;
+}
+
+int bb_pool_size(const bb_pool *p) { return p->n; }
+
+void bb_pool_run(bb_pool *p, bb_pool_fn fn, void *ctx)
+{
+    if (p->n == 1) {
+        fn(ctx, 0, 1);
+        return;
+    }
+    p->fn = fn;
+    p->ctx = ctx;
+    atomic_store_explicit(&p->pending, p->n - 1, memory_order_relaxed);
+    atomic_fetch_add(&p->generation, 1); /* seq_cst: ordered before the sleepers check */
+    if (atomic_load(&p->sleepers) > 0) {
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+    fn(ctx, 0, p->n);
+    while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) cpu_relax();
+}
+
+const char *bb_pool_placement(const bb_pool *p) { return p->placement; }
+
+void bb_pool_destroy(bb_pool *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    atomic_store(&p->stop, 1);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int t = 1; t < p->n; t++)
+        if (p->threads && p->threads[t]) pthread_join(p->threads[t], NULL);
+    free(p->threads);
+    free(p->desc);
+    if (p->have_topo) hwloc_topology_destroy(p->topo);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+}

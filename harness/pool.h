@@ -1,0 +1,24 @@
+/* A persistent thread pool: threads are created once, placed with hwloc (one per physical core
+ * first, then SMT siblings), and woken for each job through a spin-then-sleep barrier, so that a
+ * GEMV of a few microseconds is not dominated by thread start-up or futex wake-ups.
+ * The calling thread is worker 0 and takes part in every job. */
+#ifndef BB_POOL_H
+#define BB_POOL_H
+
+typedef struct bb_pool bb_pool;
+typedef void (*bb_pool_fn)(void *ctx, int tid, int nthreads);
+
+/* nthreads >= 1.  Returns NULL with a message in err when threads cannot be created. */
+bb_pool *bb_pool_create(int nthreads, char *err, unsigned errlen);
+void bb_pool_destroy(bb_pool *p);
+int bb_pool_size(const bb_pool *p);
+/* Run fn(ctx, tid, n) on every worker and return when all have finished. */
+void bb_pool_run(bb_pool *p, bb_pool_fn fn, void *ctx);
+/* "t0:core0/pu0 t1:core1/pu2 ..." — where each thread was bound, or why it was not. */
+const char *bb_pool_placement(const bb_pool *p);
+
+/* The row slice [m0, m1) of worker tid when M rows are split in units of `multiple` rows,
+ * as evenly as possible. */
+void bb_split_rows(int m, int multiple, int tid, int nthreads, int *m0, int *m1);
+
+#endif

@@ -1,0 +1,39 @@
+/* CPU feature detection for run-time variant dispatch (x86 CPUID + XGETBV; nothing elsewhere). */
+#ifndef BB_CPU_H
+#define BB_CPU_H
+
+#include <stdint.h>
+
+enum {
+    BB_CPU_SSSE3 = 1u << 0,
+    BB_CPU_AVX2 = 1u << 1,
+    BB_CPU_FMA = 1u << 2,
+    BB_CPU_F16C = 1u << 3,
+    BB_CPU_BMI2 = 1u << 4,
+    BB_CPU_AVX512F = 1u << 5,
+    BB_CPU_AVX512BW = 1u << 6,
+    BB_CPU_AVX512VL = 1u << 7,
+    BB_CPU_AVX512DQ = 1u << 8,
+    BB_CPU_AVX512VNNI = 1u << 9,
+    BB_CPU_AVX512VBMI = 1u << 10,
+    BB_CPU_AVX512BF16 = 1u << 11,
+    BB_CPU_AVXVNNI = 1u << 12,
+    BB_CPU_AVX512FP16 = 1u << 13,
+};
+
+/* What files named *_avx2.c are compiled for (see CMakeLists.txt). */
+#define BB_ISA_AVX2 (BB_CPU_AVX2 | BB_CPU_FMA | BB_CPU_F16C | BB_CPU_BMI2)
+/* What files named *_avx512.c are compiled for: Ice Lake / Zen 4 class AVX-512 with VNNI and VBMI. */
+#define BB_ISA_AVX512 (BB_ISA_AVX2 | BB_CPU_AVX512F | BB_CPU_AVX512BW | BB_CPU_AVX512VL | \
+                       BB_CPU_AVX512DQ | BB_CPU_AVX512VNNI | BB_CPU_AVX512VBMI)
+/* What files named *_avx512bf16.c are compiled for. */
+#define BB_ISA_AVX512BF16 (BB_ISA_AVX512 | BB_CPU_AVX512BF16)
+
+/* Features of this CPU, detected once.  BITBENCH_CPU_MASK (hex) in the environment clears bits,
+ * so tests can run the dispatch as a smaller CPU would. */
+uint64_t bb_cpu_features(void);
+
+/* "avx2 fma f16c ..." for reports. */
+void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len);
+
+#endif

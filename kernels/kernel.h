@@ -1,0 +1,128 @@
+/* The one kernel interface of bitbench.
+ *
+ * A kernel computes Y = W · X for a low-bit (or float) weight matrix W of M rows and K columns and
+ * N activation vectors X (N×K, row-major float).  The output Y is N×M, row-major: y[n*M + m].
+ * N = 1 is the GEMV of token generation, N > 1 the GEMM of prompt processing.
+ *
+ * Three steps, as in every paper the project comes from:
+ *   pack     (offline) master weights → the kernel's packed layout (quantization, interleaving,
+ *            bit planes, index/sign planes, codebook assignment all happen here);
+ *   prepare  (online, once per activation batch) float activations → what the kernel consumes
+ *            (int8 with scales, q8 blocks, lookup tables ...);
+ *   matmul   over a slice of output rows [m0, m1) so the harness splits M across threads without
+ *            the kernel knowing about threads.  m0 and m1 are multiples of kernel->m_multiple
+ *            (or m1 == M).  Any split of M gives the same result, bit for bit.
+ *
+ * One packed layout and one prepared-activation layout per kernel: all ISA variants of a kernel
+ * read the same bytes, so they can be compared against the scalar reference on identical input.
+ * Each kernel's header states its exact reference semantics; integer kernels' SIMD variants
+ * match the scalar reference bit for bit.
+ */
+#ifndef BB_KERNEL_H
+#define BB_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu.h"
+
+/* What a kernel's pack() wants as master weights. */
+typedef enum {
+    BB_WEIGHTS_REAL = 0, /* arbitrary float weights (Gaussian in synthetic runs) */
+    BB_WEIGHTS_TERNARY,  /* BitNet b1.58 weights: codes in {-1,0,+1} and one per-tensor scale */
+} bb_weight_kind;
+
+/* How prepare() represents activations; the conformance suite derives its error bound from it. */
+typedef enum {
+    BB_ACT_F32 = 0,      /* unchanged float */
+    BB_ACT_F16,          /* IEEE binary16, round to nearest even */
+    BB_ACT_BF16,         /* bfloat16, round to nearest even */
+    BB_ACT_I8_ROW,       /* int8, one absmax scale per activation row (BitNet per-token) */
+    BB_ACT_I8_BLOCK32,   /* int8 in blocks of 32 with an fp16 scale (llama.cpp q8_0) */
+    BB_ACT_I8_BLOCK256,  /* int8 in blocks of 256 with a float scale (llama.cpp q8_K) */
+    BB_ACT_CUSTOM,       /* kernel supplies error_bound() */
+} bb_act_format;
+
+/* Master weights handed to pack().  The harness always fills f32 (row-major M×K); for
+ * BB_WEIGHTS_TERNARY kernels it also fills ternary/ternary_scale (absmean-ternarized from f32
+ * when the source was not ternary already), so that W = ternary * ternary_scale exactly. */
+typedef struct {
+    int m, k;
+    const float *f32;
+    const int8_t *ternary;
+    float ternary_scale;
+} bb_weights;
+
+/* One ISA variant of a kernel.  `requires` is a mask of BB_CPU_* features that must all be
+ * present.  prepare may be NULL: the kernel's own prepare is used. */
+typedef struct {
+    const char *isa; /* "scalar", "avx2", "avx512", "avx512bf16", ... */
+    uint64_t requires;
+    void (*matmul)(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+    void (*prepare)(const float *x, int n, int k, void *act);
+} bb_variant;
+
+#define BB_MAX_VARIANTS 6
+
+typedef struct bb_kernel {
+    const char *name;        /* unique, lower case: used on the command line, in Lua, in results */
+    const char *family;      /* "mad", "bitlut", "elut", "codebook", "upconvert", "float" */
+    const char *description; /* one line */
+    const char *paper;       /* where it comes from: "bitnet.cpp §2 (seed 000)" */
+    double bits_per_weight;  /* as stored, scales included, for large K */
+    bool lossless;           /* exact w.r.t. its reference semantics for its weight kind */
+    bb_weight_kind weights;
+    bb_act_format act;
+    /* false: every variant gives the scalar reference's bits (integer kernels, and float kernels
+     * whose variants keep the reference's order of float operations).
+     * true: variants accumulate float partial sums (per-block scale products, FMA lanes) in an
+     * order of their own; the conformance suite then checks them against the reference within
+     * float rounding of sum |terms| instead of bit for bit. */
+    bool float_accumulation;
+    int k_multiple;          /* K must be a multiple of this */
+    int m_multiple;          /* M, and every row-slice boundary, must be a multiple of this */
+
+    /* Extra shape rules beyond the multiples; NULL or returns NULL when (m, k) is fine, else a
+     * static message saying what is valid. */
+    const char *(*shape_error)(int m, int k);
+
+    size_t (*packed_size)(int m, int k);
+    /* Returns 0, or -1 with a message in err (e.g. a codebook that cannot be fitted). */
+    int (*pack)(const bb_weights *w, void *dst, char *err, size_t errlen);
+    /* Dequantize the packed weights to float M×K: what the kernel multiplies by. */
+    void (*unpack)(const void *src, int m, int k, float *dst);
+
+    size_t (*act_size)(int n, int k);
+    void (*prepare)(const float *x, int n, int k, void *act);
+
+    /* Only for BB_ACT_CUSTOM: a bound on |y - sum_k wdeq[k]*x[k]| for one output. */
+    double (*error_bound)(const float *wdeq_row, const float *x, int k);
+
+    bb_variant variants[BB_MAX_VARIANTS]; /* variants[0] is the scalar reference */
+} bb_kernel;
+
+/* ---- registry (kernels/registry.c) ---- */
+
+int bb_kernel_count(void);
+const bb_kernel *bb_kernel_at(int i);
+const bb_kernel *bb_kernel_by_name(const char *name);
+int bb_variant_count(const bb_kernel *k);
+
+/* Resolve "name" or "name@isa".  Without @isa the best variant this CPU can run is chosen
+ * (the last usable in the kernel's list).  Returns 0, or -1 with one line in err naming the
+ * problem and the valid choices. */
+int bb_kernel_resolve(const char *spec, const bb_kernel **kernel, const bb_variant **variant,
+                      char *err, size_t errlen);
+
+/* Is variant usable on this CPU? */
+bool bb_variant_usable(const bb_variant *v);
+
+/* Check a shape against a kernel.  Returns 0, or -1 with one line in err. */
+int bb_kernel_check_shape(const bb_kernel *k, int m, int k_dim, int n, char *err, size_t errlen);
+
+/* Pack with the representation the kernel wants: fills the ternary view when the kernel is
+ * ternary and w has none.  dst must hold packed_size(m, k) bytes. */
+int bb_kernel_pack(const bb_kernel *k, const bb_weights *w, void *dst, char *err, size_t errlen);
+
+#endif

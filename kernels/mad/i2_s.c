@@ -1,0 +1,81 @@
+#include "i2_s.h"
+
+#include <string.h>
+
+#include "../common/act_quant.h"
+
+static size_t i2_s_packed_size(int m, int k) { return (size_t)m * k / 4 + 64; }
+
+static int i2_s_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    uint8_t *out = dst;
+    size_t row_bytes = (size_t)w->k / 4;
+    for (int r = 0; r < w->m; r++) {
+        const int8_t *t = w->ternary + (size_t)r * w->k;
+        uint8_t *o = out + (size_t)r * row_bytes;
+        for (int b = 0; b < w->k / BB_I2S_BLOCK; b++)
+            for (int j = 0; j < 32; j++) {
+                uint8_t byte = 0;
+                for (int s = 0; s < 4; s++)
+                    byte |= (uint8_t)((t[b * BB_I2S_BLOCK + 32 * s + j] + 1) << (6 - 2 * s));
+                o[b * 32 + j] = byte;
+            }
+    }
+    memset(out + (size_t)w->m * row_bytes, 0, 64);
+    memcpy(out + (size_t)w->m * row_bytes, &w->ternary_scale, sizeof(float));
+    return 0;
+}
+
+static inline int i2_s_code(const uint8_t *row, int kk)
+{
+    int b = kk / BB_I2S_BLOCK, s = (kk % BB_I2S_BLOCK) / 32, j = kk % 32;
+    return (row[b * 32 + j] >> (6 - 2 * s)) & 3;
+}
+
+static void i2_s_unpack(const void *src, int m, int k, float *dst)
+{
+    float s = bb_i2_s_scale(src, m, k);
+    for (int r = 0; r < m; r++) {
+        const uint8_t *row = (const uint8_t *)src + (size_t)r * k / 4;
+        for (int i = 0; i < k; i++) dst[(size_t)r * k + i] = (float)(i2_s_code(row, i) - 1) * s;
+    }
+}
+
+static void i2_s_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    float ws = bb_i2_s_scale(w, m, k);
+    for (int c = 0; c < n; c++) {
+        const int8_t *q = bb_i8_row_q(act, k, c);
+        float as = bb_i8_row(act, k, c)->scale;
+        for (int r = m0; r < m1; r++) {
+            const uint8_t *row = (const uint8_t *)w + (size_t)r * k / 4;
+            int32_t sum = 0;
+            for (int i = 0; i < k; i++) sum += (i2_s_code(row, i) - 1) * q[i];
+            y[(size_t)c * m + r] = bb_i8_dequant(sum, as, ws);
+        }
+    }
+}
+
+const bb_kernel bb_kernel_i2_s = {
+    .name = "i2_s",
+    .family = "mad",
+    .description = "ternary 2-bit codes, per-tensor scale, int8 activations (lossless)",
+    .paper = "bitnet.cpp §2, Table 2 (seed 000)",
+    .bits_per_weight = 2.0,
+    .lossless = true,
+    .weights = BB_WEIGHTS_TERNARY,
+    .act = BB_ACT_I8_ROW,
+    .k_multiple = BB_I2S_BLOCK,
+    .m_multiple = 1,
+    .packed_size = i2_s_packed_size,
+    .pack = i2_s_pack,
+    .unpack = i2_s_unpack,
+    .act_size = bb_i8_rows_size,
+    .prepare = bb_quant_i8_rows,
+    .variants = {
+        {"scalar", 0, i2_s_matmul_ref, NULL},
+        {"avx2", BB_ISA_AVX2, bb_i2_s_matmul_avx2, NULL},
+        {"avx512", BB_ISA_AVX512, bb_i2_s_matmul_avx512, NULL},
+    },
+};

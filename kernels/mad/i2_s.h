@@ -1,0 +1,30 @@
+/* i2_s — bitnet.cpp's lossless ternary multiply-add kernel (seed 000, §2 and Table 2).
+ *
+ * Layout: row-major; each row is K/128 blocks of 32 bytes.  Byte j of block b holds the 2-bit
+ * codes c = t + 1 (t in {-1,0,+1}) of the four weights k = 128b + 32s + j, s = 0..3, code of
+ * plane s in bits 7-2s..6-2s.  After the M*K/4 code bytes: one float, the per-tensor weight
+ * scale (absmean, see common/ternary.h), padded to 64 bytes.  2 bits per weight.
+ *
+ * Activations: per-row int8 absmax (common/act_quant.h, BB_ACT_I8_ROW).
+ *
+ * Exact semantics: y[n][m] = bb_i8_dequant(sum_k t[m][k] * q[n][k], s_a[n], s_w)
+ * with the integer sum exact in int32.  The SIMD variants compute sum_k c*q (unsigned code ×
+ * signed activation: vpmaddubsw / vpdpbusd) and subtract the row's sum of q, which is exact.
+ */
+#ifndef BB_I2_S_H
+#define BB_I2_S_H
+
+#include "../kernel.h"
+
+#define BB_I2S_BLOCK 128
+
+void bb_i2_s_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_i2_s_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+
+static inline float bb_i2_s_scale(const void *w, int m, int k)
+{
+    const float *s = (const float *)((const uint8_t *)w + (size_t)m * k / 4);
+    return *s;
+}
+
+#endif

@@ -1,0 +1,160 @@
+/* The registry: every kernel bitbench knows, in one array.  Adding a kernel = one source file in
+ * its family folder + one extern line and one entry here.  Everything else (bitbench list,
+ * bitbench gemm, Lua, the conformance suite) finds it through this table. */
+#include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/ternary.h"
+
+/* --- multiply-add (kernels/mad) --- */
+extern const bb_kernel bb_kernel_i2_s;
+/* --- float baselines (baselines/) --- */
+/* --- bit-wise LUT (kernels/bitlut) --- */
+/* --- element-wise LUT (kernels/elut) --- */
+/* --- codebook (kernels/codebook) --- */
+/* --- up-convert (kernels/upconvert) --- */
+
+static const bb_kernel *const registry[] = {
+    /* mad */
+    &bb_kernel_i2_s,
+    /* float */
+    /* bitlut */
+    /* elut */
+    /* codebook */
+    /* upconvert */
+};
+
+int bb_kernel_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+
+const bb_kernel *bb_kernel_at(int i) { return i >= 0 && i < bb_kernel_count() ? registry[i] : NULL; }
+
+const bb_kernel *bb_kernel_by_name(const char *name)
+{
+    for (int i = 0; i < bb_kernel_count(); i++)
+        if (strcmp(registry[i]->name, name) == 0) return registry[i];
+    return NULL;
+}
+
+int bb_variant_count(const bb_kernel *k)
+{
+    int n = 0;
+    while (n < BB_MAX_VARIANTS && k->variants[n].isa) n++;
+    return n;
+}
+
+bool bb_variant_usable(const bb_variant *v)
+{
+    return (bb_cpu_features() & v->requires) == v->requires;
+}
+
+static void list_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < bb_kernel_count(); i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", registry[i]->name);
+        if (w < 0 || (size_t)w >= len - used) break;
+        used += (size_t)w;
+    }
+}
+
+int bb_kernel_resolve(const char *spec, const bb_kernel **kernel, const bb_variant **variant,
+                      char *err, size_t errlen)
+{
+    char name[64];
+    const char *at = strchr(spec, '@');
+    size_t nlen = at ? (size_t)(at - spec) : strlen(spec);
+    if (nlen == 0 || nlen >= sizeof name) {
+        char names[1024];
+        list_names(names, sizeof names);
+        snprintf(err, errlen, "bad kernel name '%s'; valid kernels: %s", spec, names);
+        return -1;
+    }
+    memcpy(name, spec, nlen);
+    name[nlen] = 0;
+    const bb_kernel *k = bb_kernel_by_name(name);
+    if (!k) {
+        char names[1024];
+        list_names(names, sizeof names);
+        snprintf(err, errlen, "unknown kernel '%s'; valid kernels: %s", name, names);
+        return -1;
+    }
+    int nv = bb_variant_count(k);
+    const bb_variant *chosen = NULL;
+    if (at) {
+        for (int i = 0; i < nv; i++)
+            if (strcmp(k->variants[i].isa, at + 1) == 0) chosen = &k->variants[i];
+        if (chosen && !bb_variant_usable(chosen)) {
+            snprintf(err, errlen, "kernel %s: variant '%s' needs CPU features this machine lacks",
+                     k->name, chosen->isa);
+            return -1;
+        }
+    } else {
+        for (int i = 0; i < nv; i++)
+            if (bb_variant_usable(&k->variants[i])) chosen = &k->variants[i];
+    }
+    if (!chosen) {
+        char isas[256];
+        size_t used = 0;
+        isas[0] = 0;
+        for (int i = 0; i < nv; i++) {
+            if (!bb_variant_usable(&k->variants[i])) continue;
+            int w = snprintf(isas + used, sizeof isas - used, "%s%s", used ? ", " : "", k->variants[i].isa);
+            if (w < 0 || (size_t)w >= sizeof isas - used) break;
+            used += (size_t)w;
+        }
+        snprintf(err, errlen, "kernel %s has no variant '%s'; usable on this CPU: %s", k->name,
+                 at ? at + 1 : "(any)", isas);
+        return -1;
+    }
+    *kernel = k;
+    if (variant) *variant = chosen;
+    return 0;
+}
+
+int bb_kernel_check_shape(const bb_kernel *k, int m, int kd, int n, char *err, size_t errlen)
+{
+    if (m <= 0 || kd <= 0 || n <= 0) {
+        snprintf(err, errlen, "shape M=%d K=%d N=%d: all sizes must be positive", m, kd, n);
+        return -1;
+    }
+    if (kd % k->k_multiple) {
+        snprintf(err, errlen, "kernel %s needs K to be a multiple of %d, got K=%d", k->name,
+                 k->k_multiple, kd);
+        return -1;
+    }
+    if (m % k->m_multiple) {
+        snprintf(err, errlen, "kernel %s needs M to be a multiple of %d, got M=%d", k->name,
+                 k->m_multiple, m);
+        return -1;
+    }
+    if (k->shape_error) {
+        const char *why = k->shape_error(m, kd);
+        if (why) {
+            snprintf(err, errlen, "kernel %s cannot do M=%d K=%d: %s", k->name, m, kd, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int bb_kernel_pack(const bb_kernel *k, const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    if (bb_kernel_check_shape(k, w->m, w->k, 1, err, errlen)) return -1;
+    if (k->weights != BB_WEIGHTS_TERNARY || w->ternary) return k->pack(w, dst, err, errlen);
+    size_t count = (size_t)w->m * (size_t)w->k;
+    int8_t *t = malloc(count);
+    if (!t) {
+        snprintf(err, errlen, "out of memory ternarizing %zu weights", count);
+        return -1;
+    }
+    bb_weights tw = *w;
+    tw.ternary_scale = bb_ternarize(w->f32, count, t);
+    tw.ternary = t;
+    int rc = k->pack(&tw, dst, err, errlen);
+    free(t);
+    return rc;
+}
