@@ -4,6 +4,13 @@
 
 #include "../common/act_quant.h"
 
+/* The AVX-512 variant keeps 64*code*q sums in int32: exact while 128*127*K/4 < 2^31. */
+static const char *i2_s_shape_error(int m, int k)
+{
+    (void)m;
+    return k > (1 << 18) ? "K must be at most 262144 (int32 accumulators stay exact)" : NULL;
+}
+
 static size_t i2_s_packed_size(int m, int k) { return (size_t)m * k / 4 + 64; }
 
 static int i2_s_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
@@ -68,6 +75,7 @@ const bb_kernel bb_kernel_i2_s = {
     .act = BB_ACT_I8_ROW,
     .k_multiple = BB_I2S_BLOCK,
     .m_multiple = 1,
+    .shape_error = i2_s_shape_error,
     .packed_size = i2_s_packed_size,
     .pack = i2_s_pack,
     .unpack = i2_s_unpack,

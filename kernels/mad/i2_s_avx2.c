@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "../common/act_quant.h"
+#include "../common/prefetch.h"
 #include "i2_s.h"
 
 static inline int32_t hsum_epi32(__m256i v)
@@ -23,6 +24,7 @@ static void row_dot(const uint8_t *row, const int8_t *const *q, int nb, int k, i
     for (int c = 0; c < nb; c++) acc[c] = acc16[c] = _mm256_setzero_si256();
     int nblk = k / BB_I2S_BLOCK;
     for (int b = 0; b < nblk; b++) {
+        if ((b & 1) == 0) bb_prefetch_stream(row + 32 * b);
         __m256i v = _mm256_loadu_si256((const __m256i *)(row + 32 * b));
         __m256i c0 = _mm256_and_si256(_mm256_srli_epi16(v, 6), mask);
         __m256i c1 = _mm256_and_si256(_mm256_srli_epi16(v, 4), mask);
