@@ -1,0 +1,50 @@
+#!/bin/sh
+# bitbench's command line on bad input: one clear error line naming the problem and what is
+# valid, a non-zero exit, never a crash.  $1 is the bitbench binary.
+BB="$1"
+pass=0; fail=0
+# Huge allocations must fail cleanly under the sanitizer build too.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1"
+
+# expect_error "pattern" args...: exit status must be 1 or 2 (not a signal) and stderr must match.
+expect_error() {
+    pattern="$1"; shift
+    err=$("$BB" "$@" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && printf '%s' "$err" | grep -q -- "$pattern"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "FAIL: bitbench $* -> rc=$rc, stderr: $err (wanted /$pattern/)"
+    fi
+}
+expect_ok() {
+    out=$("$BB" "$@" 2>&1); rc=$?
+    if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: bitbench $* -> rc=$rc: $out"; fi
+}
+
+expect_error "unknown kernel 'nope'; valid kernels: .*i2_s" gemm --kernel nope --m 8 --k 128
+expect_error "has no variant 'neon'; usable on this CPU: scalar" gemm --kernel i2_s@neon --m 8 --k 128
+expect_error "needs K to be a multiple of 128, got K=100" gemm --kernel i2_s --m 8 --k 100
+expect_error "K must be at most" gemm --kernel i2_s --m 8 --k 1048576
+expect_error "\-\-m: 0 is out of range" gemm --kernel i2_s --m 0 --k 128
+expect_error "\-\-k: -128 is out of range" gemm --kernel i2_s --m 8 --k -128
+expect_error "\-\-n: 'x' is not an integer" gemm --kernel i2_s --m 8 --k 128 --n x
+expect_error "\-\-threads: 100000 is out of range (valid: 1.." gemm --kernel i2_s --m 8 --k 128 --threads 100000
+expect_error "\-\-threads: 0 is out of range" gemm --kernel i2_s --m 8 --k 128 --threads 0
+expect_error "unknown mode 'l2'; valid: resident, dram" gemm --kernel i2_s --m 8 --k 128 --cache l2
+expect_error "unknown or incomplete option '--bogus'" gemm --kernel i2_s --m 8 --k 128 --bogus
+expect_error "are required" gemm --kernel i2_s
+expect_error "out of memory" gemm --kernel i2_s --m 16000000 --k 262144
+expect_error "unknown list 'foo'" list foo
+expect_error "unknown command 'frob'" frob
+BITBENCH_CPU_MASK=ffffffff expect_error "needs CPU features this machine lacks" gemm --kernel i2_s@avx2 --m 8 --k 128
+unset BITBENCH_CPU_MASK  # a prefix assignment to a shell function may persist
+
+expect_ok list kernels
+expect_ok gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --verify
+expect_ok gemm --kernel i2_s@scalar --m 8 --k 128 --n 3 --reps 2 --min-time 0 --csv
+# With every SIMD feature masked off, dispatch falls back to the scalar reference.
+out=$(BITBENCH_CPU_MASK=ffffffff "$BB" gemm --kernel i2_s --m 8 --k 128 --reps 2 --min-time 0 --csv | tail -1)
+case "$out" in i2_s,scalar,*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: masked dispatch gave $out" ;; esac
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
