@@ -4,5 +4,6 @@
 
 int bb_cmd_list(int argc, char **argv);
 int bb_cmd_gemm(int argc, char **argv);
+int bb_cmd_generate(int argc, char **argv);
 
 #endif

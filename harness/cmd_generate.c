@@ -1,0 +1,165 @@
+/* bitbench generate: text from a model with a tokenizer, as llama2.c's run does; the
+ * continuation on stdout, the speed on stderr.  --steps counts positions including the prompt. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "machine.h"
+#include "models/llama2c.h"
+#include "models/sampler.h"
+#include "models/tokenizer.h"
+#include "timer.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: bitbench generate --model PATH.bin [--tokenizer PATH] [--kernel K] [--out-kernel K]\n"
+               "                         [--prompt TEXT] [--steps N] [--temperature T] [--top-k K] [--seed S]\n"
+               "                         [--threads T] [--kv f32|f16]\n"
+               "  PATH.bin is a llama2.c checkpoint; the tokenizer defaults to tok<vocab>.bin or tokenizer.bin beside it.\n");
+}
+
+/* tok<vocab>.bin or tokenizer.bin in the model's directory. */
+static int default_tokenizer(const char *model, int vocab, char *out, size_t len)
+{
+    const char *slash = strrchr(model, '/');
+    int dl = slash ? (int)(slash - model + 1) : 0;
+    snprintf(out, len, "%.*stok%d.bin", dl, model, vocab);
+    FILE *f = fopen(out, "rb");
+    if (f) { fclose(f); return 0; }
+    snprintf(out, len, "%.*stokenizer.bin", dl, model);
+    f = fopen(out, "rb");
+    if (f) { fclose(f); return 0; }
+    return -1;
+}
+
+int bb_cmd_generate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"model", required_argument, 0, 'm'}, {"tokenizer", required_argument, 0, 'z'},
+        {"kernel", required_argument, 0, 'K'}, {"out-kernel", required_argument, 0, 'O'},
+        {"prompt", required_argument, 0, 'p'}, {"steps", required_argument, 0, 'n'},
+        {"temperature", required_argument, 0, 'T'}, {"top-k", required_argument, 0, 'k'},
+        {"seed", required_argument, 0, 's'}, {"threads", required_argument, 0, 't'},
+        {"kv", required_argument, 0, 'v'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    bb_machine mach;
+    bb_machine_detect(&mach);
+    const char *model = NULL, *tokpath = NULL, *prompt = "";
+    bb_tf_options opt = {.kernel = "f32", .out_kernel = NULL};
+    int steps = 256, top_k = 40, threads = 1;
+    double temperature = 0.0;
+    uint64_t seed = 42;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm': model = optarg; break;
+        case 'z': tokpath = optarg; break;
+        case 'K': opt.kernel = optarg; break;
+        case 'O': opt.out_kernel = optarg; break;
+        case 'p': prompt = optarg; break;
+        case 'n': if (bb_parse_int("--steps", optarg, 1, 1 << 20, &steps)) return 2; break;
+        case 'T': if (bb_parse_double("--temperature", optarg, 0, 100, &temperature)) return 2; break;
+        case 'k': if (bb_parse_int("--top-k", optarg, 0, 1 << 24, &top_k)) return 2; break;
+        case 's': if (bb_parse_u64("--seed", optarg, &seed)) return 2; break;
+        case 't': if (bb_parse_int("--threads", optarg, 1, mach.pus, &threads)) return 2; break;
+        case 'v':
+            if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
+                fprintf(stderr, "bitbench generate: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);
+                return 2;
+            }
+            opt.kv_f16 = !strcmp(optarg, "f16");
+            break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "bitbench generate: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!model) {
+        fprintf(stderr, "bitbench generate: --model is required\n");
+        usage(stderr);
+        return 2;
+    }
+    if (!opt.out_kernel) opt.out_kernel = opt.kernel;
+    char err[1536], tbuf[1200];
+    bb_llama2c *ck = bb_llama2c_open(model, err, sizeof err);
+    if (!ck) {
+        fprintf(stderr, "bitbench generate: %s\n", err);
+        return 1;
+    }
+    const bb_tf_dims *d = bb_llama2c_dims(ck);
+    if (!tokpath) {
+        if (default_tokenizer(model, d->vocab_size, tbuf, sizeof tbuf)) {
+            fprintf(stderr, "bitbench generate: no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer\n",
+                    model, d->vocab_size);
+            bb_llama2c_close(ck);
+            return 1;
+        }
+        tokpath = tbuf;
+    }
+    int rc = 1;
+    bb_tokenizer *tok = bb_tokenizer_load(tokpath, d->vocab_size, err, sizeof err);
+    bb_transformer *tf = NULL;
+    bb_pool *pool = NULL;
+    int *ids = NULL;
+    if (!tok) {
+        fprintf(stderr, "bitbench generate: %s\n", err);
+        goto done;
+    }
+    ids = malloc(sizeof(int) * ((size_t)strlen(prompt) + 4 + (size_t)steps));
+    int np = ids ? bb_tokenizer_encode(tok, prompt, ids, (int)strlen(prompt) + 3, err, sizeof err) : -1;
+    if (np < 0) {
+        fprintf(stderr, "bitbench generate: %s\n", ids ? err : "out of memory");
+        goto done;
+    }
+    if (steps > d->seq_len) steps = d->seq_len;
+    if (np > steps) {
+        fprintf(stderr, "bitbench generate: the prompt is %d tokens but --steps / the context (seq_len %d) allow %d\n",
+                np, d->seq_len, steps);
+        goto done;
+    }
+    bb_weight_source src = bb_llama2c_source(ck);
+    if (!(tf = bb_tf_create(d, &src, &opt, err, sizeof err))) {
+        fprintf(stderr, "bitbench generate: %s: %s\n", model, err);
+        goto done;
+    }
+    if (!(pool = bb_pool_create(threads, err, sizeof err))) {
+        fprintf(stderr, "bitbench generate: %s\n", err);
+        goto done;
+    }
+    bb_sampler sampler;
+    bb_sampler_init(&sampler, (float)temperature, top_k, seed);
+    for (int i = 1; i < np; i++) fputs(bb_tokenizer_decode(tok, ids[i - 1], ids[i]), stdout);
+    fflush(stdout);
+    double t0 = bb_now();
+    float *logits = (float *)bb_tf_forward(tf, pool, ids, np, 0, NULL);
+    double t1 = bb_now();
+    /* As run.c: positions 0 .. steps-1 are run, and a token is chosen after each of them. */
+    int n = np;
+    while (n - 1 < steps) {
+        int next = bb_sample(&sampler, logits, d->vocab_size);
+        if (next == 1) break;
+        fputs(bb_tokenizer_decode(tok, ids[n - 1], next), stdout);
+        fflush(stdout);
+        ids[n++] = next;
+        if (n - 1 < steps) logits = (float *)bb_tf_forward(tf, pool, &next, 1, n - 1, NULL);
+    }
+    double t2 = bb_now();
+    printf("\n");
+    fprintf(stderr, "prompt %d tokens in %.3f ms (%.1f tok/s); generated %d tokens in %.3f ms (%.1f tok/s); kernel %s\n",
+            np, (t1 - t0) * 1e3, np / (t1 - t0), n - np, (t2 - t1) * 1e3, (n - np) / (t2 - t1 > 0 ? t2 - t1 : 1e-9),
+            opt.kernel);
+    rc = 0;
+done:
+    free(ids);
+    bb_pool_destroy(pool);
+    bb_tf_free(tf);
+    bb_tokenizer_free(tok);
+    bb_llama2c_close(ck);
+    return rc;
+}

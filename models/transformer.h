@@ -1,0 +1,100 @@
+/* The transformer engine: decoder-only Llama-style and BitNet-b1.58-style models, every linear
+ * layer through the kernel interface (kernels/kernel.h), in the manner of llama2.c's run.c.
+ *
+ * Llama:  x += Wo·attn(rope(Wq·n(x)), rope(Wk·n(x)), Wv·n(x));  x += W2·(silu(W1·n(x)) * W3·n(x))
+ * BitNet: the same, plus RMSNorm sub-norms before Wo (over dim) and before W2 (over hidden), and
+ *         squared-ReLU or SiLU gating as the model says (BitNet b1.58 2B4T: relu², sub-norms);
+ *         the per-token int8 activation quantization of BitLinear is the kernel's prepare()
+ *         (BB_ACT_I8_ROW kernels such as i2_s, tl1_1, tl2_1 compute BitNet's arithmetic exactly).
+ * n = RMSNorm with learned gain, eps as configured (llama2.c: 1e-5).  RoPE on pairs (2i, 2i+1)
+ * within each head, theta as configured.  Grouped-query attention: head h reads KV head
+ * h / (n_heads / n_kv_heads).  Prefill runs N prompt tokens as one GEMM per linear layer; decode
+ * runs one GEMV per linear layer per token.  The KV cache is f32 or f16.
+ *
+ * Weights come from a bb_weight_source (llama2.c checkpoint, synthetic generator, ...) one
+ * tensor at a time, and each matrix is packed immediately, so the float model is never held
+ * in memory whole. */
+#ifndef BB_TRANSFORMER_H
+#define BB_TRANSFORMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/pool.h"
+#include "kernels/kernel.h"
+
+typedef enum { BB_STYLE_LLAMA = 0, BB_STYLE_BITNET } bb_tf_style;
+typedef enum { BB_FFN_SILU = 0, BB_FFN_RELU2 } bb_ffn_act;
+
+typedef struct {
+    int dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
+    int head_dim;         /* 0 = dim / n_heads */
+    bb_tf_style style;
+    bool sub_norms;       /* BitNet's extra RMSNorms before Wo and W2 */
+    bb_ffn_act ffn_act;
+    float norm_eps;       /* 0 = 1e-5 */
+    float rope_theta;     /* 0 = 10000 */
+    bool tied_embedding;  /* classifier = token embedding */
+} bb_tf_dims;
+
+/* Check the dimensions; returns 0 or -1 with one line naming the field and what is valid. */
+int bb_tf_dims_check(const bb_tf_dims *d, char *err, size_t errlen);
+int bb_tf_head_dim(const bb_tf_dims *d);
+
+/* Per-tensor weight provider.  Names: "tok_embeddings" (vocab×dim), "rms_att" (dim),
+ * "wq" (dim_q×dim), "wk"/"wv" (kv_dim×dim), "wo" (dim×dim_q), "rms_ffn" (dim), "w1"/"w3"
+ * (hidden×dim), "w2" (dim×hidden), "attn_sub_norm" (dim_q), "ffn_sub_norm" (hidden),
+ * "rms_final" (dim), "wcls" (vocab×dim, only when not tied).  layer is -1 for global tensors.
+ * Fills count floats; returns 0, or -1 with a message. */
+typedef struct {
+    void *ctx;
+    int (*get)(void *ctx, const char *name, int layer, float *dst, size_t count, char *err, size_t errlen);
+    /* Optional: an earlier layer whose tensors are identical to `layer`'s, or -1.  The engine
+     * then copies that layer's packed bytes instead of packing again (every layer still has its
+     * own memory, so the bytes read per token are real).  Synthetic models use it. */
+    int (*alias)(void *ctx, int layer);
+} bb_weight_source;
+
+typedef struct {
+    const bb_kernel *kern;
+    const bb_variant *var;
+    void *packed;
+    int m, k;
+} bb_linear;
+
+typedef struct {
+    float *rms_att, *rms_ffn, *attn_sub_norm, *ffn_sub_norm;
+    bb_linear wq, wk, wv, wo, w1, w2, w3;
+} bb_tf_layer;
+
+typedef struct {
+    const char *kernel;     /* linear layers: "i2_s", "q4_0@avx2", ... */
+    const char *out_kernel; /* classifier; NULL = "f16" */
+    bool kv_f16;            /* KV cache in f16 instead of f32 */
+    int max_batch;          /* largest prefill chunk (N of the GEMM); 0 = 64 */
+} bb_tf_options;
+
+typedef struct bb_transformer bb_transformer;
+
+/* Build a model: check every linear layer's shape against the kernels (refusing, before any
+ * allocation, with the layer and the reason), pack all weights from src.  NULL on error. */
+bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, const bb_tf_options *opt,
+                             char *err, size_t errlen);
+void bb_tf_free(bb_transformer *t);
+const bb_tf_dims *bb_tf_get_dims(const bb_transformer *t);
+
+/* Bytes of packed linear weights read per generated token (all layers + classifier), and the
+ * model's total resident bytes (weights, embedding, KV cache, buffers). */
+size_t bb_tf_weight_bytes_per_token(const bb_transformer *t);
+size_t bb_tf_footprint(const bb_transformer *t);
+/* What a model would need, without building it: packed linear weights + embedding + KV cache. */
+int bb_tf_estimate_bytes(const bb_tf_dims *d, const bb_tf_options *opt, size_t *bytes, char *err, size_t errlen);
+
+/* Run tokens[0..n) at positions pos..pos+n-1 (prefill when n > 1, decode when n == 1); returns
+ * the logits (vocab floats) of the last of them, valid until the next call.  pos + n must not
+ * exceed seq_len.  Time spent in linear layers is added to *matmul_seconds when not NULL. */
+const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos,
+                           double *matmul_seconds);
+
+#endif
