@@ -20,6 +20,7 @@ struct bb_transformer {
     int max_batch;
     /* activations for up to max_batch tokens */
     float *x, *xb, *xb2, *q, *k, *v, *hb, *hb2, *att, *logits;
+    float *rope_cs; /* [seq][head_dim/2][cos, sin], computed once with llama2.c's expressions */
     void *act;  /* the kernels' prepared activations, sized for the largest need */
     size_t act_bytes, footprint;
 };
@@ -239,10 +240,12 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     t->hb2 = bb_alloc(sizeof(float) * nb * d->hidden_dim);
     t->att = bb_alloc(sizeof(float) * (size_t)nb * d->n_heads * d->seq_len);
     t->logits = bb_alloc(sizeof(float) * d->vocab_size);
+    t->rope_cs = bb_alloc(sizeof(float) * (size_t)d->seq_len * hd);
+    if (t->rope_cs) rope_table(t->rope_cs, d->seq_len, hd, theta_of(d));
     t->act = bb_alloc(act);
     t->act_bytes = act;
     if (!t->key_cache || !t->value_cache || !t->x || !t->xb || !t->xb2 || !t->q || !t->k || !t->v || !t->hb ||
-        !t->hb2 || !t->att || !t->logits || !t->act)
+        !t->hb2 || !t->att || !t->logits || !t->act || !t->rope_cs)
         goto oom;
     t->footprint = need + act + sizeof(float) * ((size_t)nb * (d->dim + 2 * widest + dq + 2 * kv + 2 * d->hidden_dim +
                                                                d->n_heads * d->seq_len) + d->vocab_size);
@@ -268,7 +271,7 @@ void bb_tf_free(bb_transformer *t)
     free(t->tok_emb); free(t->rms_final); free(t->cls.packed);
     free(t->key_cache); free(t->value_cache);
     free(t->x); free(t->xb); free(t->xb2); free(t->q); free(t->k); free(t->v);
-    free(t->hb); free(t->hb2); free(t->att); free(t->logits); free(t->act);
+    free(t->hb); free(t->hb2); free(t->att); free(t->logits); free(t->act); free(t->rope_cs);
     free(t);
 }
 
@@ -294,12 +297,23 @@ static void rmsnorm(float *o, const float *x, const float *w, int size, float ep
     for (int j = 0; j < size; j++) o[j] = w[j] * (ss * x[j]);
 }
 
-static void rope(float *vec, int n_heads, int hd, int pos, float theta)
+static void rope_table(float *cs, int seq, int hd, float theta)
+{
+    for (int pos = 0; pos < seq; pos++)
+        for (int i = 0; i < hd; i += 2) {
+            float freq = 1.0f / powf(theta, (float)i / (float)hd);
+            float val = pos * freq;
+            cs[((size_t)pos * hd + i)] = cosf(val);
+            cs[((size_t)pos * hd + i) + 1] = sinf(val);
+        }
+}
+
+/* Rotate pairs (2i, 2i+1) of every head by the position's angles. */
+static void rope(float *vec, int n_heads, int hd, const float *cs)
 {
     for (int h = 0; h < n_heads; h++)
         for (int i = 0; i < hd; i += 2) {
-            float freq = 1.0f / powf(theta, (float)i / (float)hd);
-            float val = pos * freq, fcr = cosf(val), fci = sinf(val);
+            float fcr = cs[i], fci = cs[i + 1];
             float *p = vec + h * hd + i;
             float v0 = p[0], v1 = p[1];
             p[0] = v0 * fcr - v1 * fci;
@@ -373,6 +387,7 @@ static void attention_fn(void *ctx, int tid, int nthreads)
 const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos, double *secs)
 {
     const bb_tf_dims *d = &t->d;
+    if (n < 1 || pos < 0 || pos + n > d->seq_len) return NULL;
     /* Longer inputs are run in chunks of max_batch tokens. */
     while (n > t->max_batch) {
         bb_tf_forward(t, pool, tokens, t->max_batch, pos, secs);
@@ -381,7 +396,7 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
         pos += t->max_batch;
     }
     int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kvdim = d->n_kv_heads * hd, hid = d->hidden_dim, dim = d->dim;
-    float eps = eps_of(d), theta = theta_of(d);
+    float eps = eps_of(d);
     for (int i = 0; i < n; i++) memcpy(t->x + (size_t)i * dim, t->tok_emb + (size_t)tokens[i] * dim, sizeof(float) * dim);
     for (int l = 0; l < d->n_layers; l++) {
         bb_tf_layer *L = &t->layers[l];
@@ -391,8 +406,9 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
         matmul(t, pool, &L->wv, t->xb, t->v, n, secs);
         size_t loff = (size_t)l * d->seq_len * kvdim;
         for (int i = 0; i < n; i++) {
-            rope(t->q + (size_t)i * dq, d->n_heads, hd, pos + i, theta);
-            rope(t->k + (size_t)i * kvdim, d->n_kv_heads, hd, pos + i, theta);
+            const float *cs = t->rope_cs + (size_t)(pos + i) * hd;
+            rope(t->q + (size_t)i * dq, d->n_heads, hd, cs);
+            rope(t->k + (size_t)i * kvdim, d->n_kv_heads, hd, cs);
             for (int e = 0; e < kvdim; e++) {
                 kv_store(t, t->key_cache, loff + (size_t)(pos + i) * kvdim + e, t->k[(size_t)i * kvdim + e]);
                 kv_store(t, t->value_cache, loff + (size_t)(pos + i) * kvdim + e, t->v[(size_t)i * kvdim + e]);

@@ -92,8 +92,8 @@ size_t bb_tf_footprint(const bb_transformer *t);
 int bb_tf_estimate_bytes(const bb_tf_dims *d, const bb_tf_options *opt, size_t *bytes, char *err, size_t errlen);
 
 /* Run tokens[0..n) at positions pos..pos+n-1 (prefill when n > 1, decode when n == 1); returns
- * the logits (vocab floats) of the last of them, valid until the next call.  pos + n must not
- * exceed seq_len.  Time spent in linear layers is added to *matmul_seconds when not NULL. */
+ * the logits (vocab floats) of the last of them, valid until the next call; NULL when pos + n
+ * exceeds seq_len or n < 1.  Time spent in linear layers is added to *matmul_seconds when not NULL. */
 const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos,
                            double *matmul_seconds);
 
