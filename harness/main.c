@@ -9,9 +9,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: bitbench COMMAND [options]\n"
             "commands:\n"
-            "  list kernels            the registered kernels, their variants and constraints\n"
+            "  run FILE.lua [--threads LIST] [--reps R] [--min-time S] [--out DIR] [--only KERNEL[,..]]\n"
+            "               [--resume] [--quiet]\n"
+            "                          run the sweeps of a Lua experiment file (see README.md)\n"
+            "  list kernels|models|meters\n"
+            "                          the registered kernels, the model configs, the meters\n"
             "  gemm --kernel K ...     time (and --verify) one kernel on one shape\n"
-            "  generate --model M ...  generate text with a llama2.c model through any kernel\n"
+            "  overhead [--threads LIST]\n"
+            "                          the harness's own cost per measured call (pool barrier)\n"
             "run 'bitbench COMMAND --help' for a command's options\n");
 }
 
@@ -22,14 +27,13 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+        {"run", bb_cmd_run},
         {"list", bb_cmd_list},
         {"gemm", bb_cmd_gemm},
-        {"generate", bb_cmd_generate},
+        {"overhead", bb_cmd_overhead},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "bitbench: unknown command '%s'; valid:", argv[1]);
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) fprintf(stderr, "%s %s", i ? "," : "", cmds[i].name);
-    fputc('\n', stderr);
+    fprintf(stderr, "bitbench: unknown command '%s'; valid: run, list, gemm, overhead\n", argv[1]);
     return 2;
 }

@@ -59,6 +59,18 @@ static float theta_of(const bb_tf_dims *d) { return d->rope_theta > 0 ? d->rope_
 
 /* ---------------- building ---------------- */
 
+static void rope_table(float *cs, int seq, int hd, float theta)
+{
+    for (int pos = 0; pos < seq; pos++)
+        for (int i = 0; i < hd; i += 2) {
+            float freq = 1.0f / powf(theta, (float)i / (float)hd);
+            float val = pos * freq;
+            cs[((size_t)pos * hd + i)] = cosf(val);
+            cs[((size_t)pos * hd + i) + 1] = sinf(val);
+        }
+}
+
+
 typedef struct {
     const char *name;
     int m, k;
@@ -295,17 +307,6 @@ static void rmsnorm(float *o, const float *x, const float *w, int size, float ep
     for (int j = 0; j < size; j++) ss += x[j] * x[j];
     ss = 1.0f / sqrtf(ss / size + eps);
     for (int j = 0; j < size; j++) o[j] = w[j] * (ss * x[j]);
-}
-
-static void rope_table(float *cs, int seq, int hd, float theta)
-{
-    for (int pos = 0; pos < seq; pos++)
-        for (int i = 0; i < hd; i += 2) {
-            float freq = 1.0f / powf(theta, (float)i / (float)hd);
-            float val = pos * freq;
-            cs[((size_t)pos * hd + i)] = cosf(val);
-            cs[((size_t)pos * hd + i) + 1] = sinf(val);
-        }
 }
 
 /* Rotate pairs (2i, 2i+1) of every head by the position's angles. */

@@ -1,0 +1,112 @@
+#include "e2e_bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/machine.h"
+#include "harness/stats.h"
+#include "harness/timer.h"
+#include "synthetic.h"
+
+void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d)
+{
+    memset(d, 0, sizeof *d);
+    d->dim = c->dim;
+    d->hidden_dim = c->ffn_dim;
+    d->n_layers = c->n_layers;
+    d->n_heads = c->n_heads;
+    d->n_kv_heads = c->n_kv_heads;
+    d->head_dim = c->head_dim;
+    d->vocab_size = c->vocab_size;
+    d->seq_len = seq_len;
+    d->style = c->style == BB_MODEL_BITNET ? BB_STYLE_BITNET : BB_STYLE_LLAMA;
+    d->sub_norms = c->style == BB_MODEL_BITNET;
+    d->ffn_act = c->ffn_act == BB_MODEL_FFN_RELU2 ? BB_FFN_RELU2 : BB_FFN_SILU;
+    d->tied_embedding = c->tied_embedding;
+}
+
+int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    int seq = s->seq_len > 0 ? s->seq_len : s->prompt_len + s->gen_len;
+    if (seq < 1) seq = 1;
+    if (s->prompt_len + s->gen_len > seq) {
+        snprintf(err, errlen, "prompt %d + generation %d tokens exceed the context of %d", s->prompt_len, s->gen_len, seq);
+        return -1;
+    }
+    bb_tf_dims d;
+    bb_tf_dims_from_config(s->model, seq, &d);
+    bb_tf_options opt = {.kernel = s->kernel, .out_kernel = s->out_kernel ? s->out_kernel : "f16", .kv_f16 = s->kv_f16,
+                         .max_batch = s->prompt_len > 0 ? (s->prompt_len < 512 ? s->prompt_len : 512) : 1};
+    size_t need;
+    char e[1024];
+    if (bb_tf_estimate_bytes(&d, &opt, &need, e, sizeof e)) {
+        snprintf(err, errlen, "model %s with kernel %s: %s", s->model->name, s->kernel, e);
+        return -1;
+    }
+    bb_machine m;
+    bb_machine_detect(&m);
+    if (m.mem_available && need > m.mem_available / 100 * 90) {
+        snprintf(err, errlen, "model %s with kernel %s needs %.2f GiB (packed weights, embedding, KV cache) but %.2f GiB is available",
+                 s->model->name, s->kernel, need / 1073741824.0, m.mem_available / 1073741824.0);
+        return -1;
+    }
+    bb_synthetic syn = {.dims = d, .seed = s->seed, .distinct_layers = s->distinct_layers};
+    bb_weight_source src = bb_synthetic_source(&syn);
+    double t0 = bb_now();
+    bb_transformer *tf = bb_tf_create(&d, &src, &opt, e, sizeof e);
+    if (!tf) {
+        snprintf(err, errlen, "model %s: %s", s->model->name, e);
+        return -1;
+    }
+    r->build_seconds = bb_now() - t0;
+    r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(tf);
+    r->footprint = bb_tf_footprint(tf);
+    int reps = s->reps > 0 ? s->reps : 1;
+    double *pp = calloc((size_t)reps, sizeof(double)), *tg = calloc((size_t)reps, sizeof(double));
+    int *tokens = calloc((size_t)(s->prompt_len > 0 ? s->prompt_len : 1), sizeof(int));
+    if (!pp || !tg || !tokens) {
+        snprintf(err, errlen, "out of memory");
+        free(pp); free(tg); free(tokens);
+        bb_tf_free(tf);
+        return -1;
+    }
+    for (int i = 0; i < s->prompt_len; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
+    double mm_total = 0, tg_total = 0;
+    for (int rep = 0; rep < reps; rep++) {
+        int pos = 0, tok = 1;
+        if (s->prompt_len > 0) {
+            double a = bb_now();
+            const float *l = bb_tf_forward(tf, pool, tokens, s->prompt_len, 0, NULL);
+            pp[rep] = s->prompt_len / (bb_now() - a);
+            pos = s->prompt_len;
+            tok = l ? (int)(l[0] > l[1]) : 1; /* a data-dependent next token */
+        }
+        double mm = 0, a = bb_now();
+        for (int g = 0; g < s->gen_len; g++) {
+            const float *l = bb_tf_forward(tf, pool, &tok, 1, pos + g, &mm);
+            tok = l ? (int)((unsigned)(l[g % d.vocab_size] * 1000.0f) % (unsigned)d.vocab_size) : 1;
+        }
+        double dt = bb_now() - a;
+        if (s->gen_len > 0) {
+            tg[rep] = s->gen_len / dt;
+            mm_total += mm;
+            tg_total += dt;
+        }
+    }
+    if (s->prompt_len > 0) {
+        bb_stats st = bb_stats_of(pp, reps);
+        r->pp_tps_median = st.median; r->pp_tps_min = st.min; r->pp_tps_max = st.max;
+    }
+    if (s->gen_len > 0) {
+        bb_stats st = bb_stats_of(tg, reps);
+        r->tg_tps_median = st.median; r->tg_tps_min = st.min; r->tg_tps_max = st.max;
+        r->tg_ms_per_token = 1000.0 / st.median;
+        r->matmul_share = tg_total > 0 ? mm_total / tg_total : 0;
+        r->tg_gbps = r->weight_bytes_per_token * st.median / 1e9;
+    }
+    free(pp); free(tg); free(tokens);
+    bb_tf_free(tf);
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* One end-to-end measured point: a model (by config, synthetic weights) through a kernel —
+ * prompt processing (one prefill of P tokens) and token generation (G decode steps) timed over
+ * repetitions, as llama-bench's pp/tg and the papers' tokens/s.  Used by `bitbench e2e` and the
+ * Lua runner's model sweeps. */
+#ifndef BB_E2E_BENCH_H
+#define BB_E2E_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/pool.h"
+#include "model_config.h"
+#include "transformer.h"
+
+typedef struct {
+    const bb_model_config *model;
+    const char *kernel, *out_kernel; /* out_kernel NULL = "f16" */
+    int prompt_len, gen_len;         /* either may be 0 */
+    int reps;                        /* repetitions of (prefill + generation) */
+    int distinct_layers;             /* synthetic layers actually generated; 0 = all */
+    int seq_len;                     /* context; 0 = prompt_len + gen_len (at least 1) */
+    bool kv_f16;
+    uint64_t seed;
+} bb_e2e_spec;
+
+typedef struct {
+    double pp_tps_median, pp_tps_min, pp_tps_max;  /* prompt tokens per second */
+    double tg_tps_median, tg_tps_min, tg_tps_max;  /* generated tokens per second */
+    double tg_ms_per_token;                        /* median */
+    double matmul_share;      /* fraction of decode time in linear layers (kernels) */
+    size_t weight_bytes_per_token; /* packed linear + classifier bytes read per generated token */
+    double tg_gbps;           /* weight_bytes_per_token * tg tokens/s (derived) */
+    size_t footprint;         /* model bytes in memory */
+    double build_seconds;
+} bb_e2e_result;
+
+/* Convert a model config to engine dimensions for a given context length. */
+void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d);
+
+/* Refuses up front (with the numbers) a model that does not fit in available memory. */
+int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *spec, bb_e2e_result *res, char *err, size_t errlen);
+
+#endif
