@@ -1,0 +1,101 @@
+/* Accuracy across kernels on a small synthetic BitNet b1.58 model (ternary weights, sub-norms,
+ * squared-ReLU): the lossless ternary kernels (i2_s, tl1_1, tl2_1, whichever are registered)
+ * must give bit-identical logits at every position; every other kernel that can run the shapes
+ * is compared with the f32 run (max |logit error| and top-1 agreement, printed), and, unless it
+ * stores fewer than 1.5 bits per weight, must agree on the top-1 token at least half the time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "models/sampler.h"
+#include "models/synthetic.h"
+
+#define STEPS 12
+
+static const bb_tf_dims dims = {.dim = 256, .hidden_dim = 768, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2,
+                                .vocab_size = 256, .seq_len = 64, .style = BB_STYLE_BITNET, .sub_norms = true,
+                                .ffn_act = BB_FFN_RELU2};
+
+/* Logits of positions 3..STEPS-1: a 4-token prompt prefilled, then greedy decode of the f32 run's
+ * tokens (so every kernel sees the same inputs). */
+static int run(const char *kernel, bb_pool *pool, const int *tokens, float *out, char *err, size_t errlen)
+{
+    bb_synthetic syn = {.dims = dims, .seed = 7};
+    bb_weight_source src = bb_synthetic_source(&syn);
+    bb_tf_options opt = {.kernel = kernel, .out_kernel = "f32", .max_batch = 8};
+    bb_transformer *tf = bb_tf_create(&dims, &src, &opt, err, errlen);
+    if (!tf) return -1;
+    const float *l = bb_tf_forward(tf, pool, tokens, 4, 0, NULL);
+    memcpy(out, l, sizeof(float) * dims.vocab_size);
+    for (int p = 4; p < STEPS; p++) {
+        l = bb_tf_forward(tf, pool, &tokens[p], 1, p, NULL);
+        memcpy(out + (size_t)(p - 3) * dims.vocab_size, l, sizeof(float) * dims.vocab_size);
+    }
+    bb_tf_free(tf);
+    return 0;
+}
+
+int main(void)
+{
+    char err[1024];
+    bb_pool *pool = bb_pool_create(2, err, sizeof err);
+    CHECK(pool != NULL, "%s", err);
+    if (!pool) return check_summary("engine_kernels");
+    int V = dims.vocab_size, npos = STEPS - 3;
+    size_t nl = (size_t)npos * V;
+    float *ref = malloc(sizeof(float) * nl), *got = malloc(sizeof(float) * nl), *lossless = malloc(sizeof(float) * nl);
+    int tokens[STEPS] = {1, 17, 42, 99};
+    /* the f32 run chooses the continuation */
+    {
+        bb_synthetic syn = {.dims = dims, .seed = 7};
+        bb_weight_source src = bb_synthetic_source(&syn);
+        bb_tf_options opt = {.kernel = "f32", .out_kernel = "f32", .max_batch = 8};
+        bb_transformer *tf = bb_tf_create(&dims, &src, &opt, err, sizeof err);
+        CHECK(tf != NULL, "f32 model: %s", err);
+        if (!tf) return check_summary("engine_kernels");
+        const float *l = bb_tf_forward(tf, pool, tokens, 4, 0, NULL);
+        for (int p = 4; p < STEPS; p++) {
+            tokens[p] = bb_argmax(l, V);
+            l = bb_tf_forward(tf, pool, &tokens[p], 1, p, NULL);
+        }
+        bb_tf_free(tf);
+    }
+    CHECK(run("f32", pool, tokens, ref, err, sizeof err) == 0, "f32: %s", err);
+    const char *first_lossless = NULL;
+    for (int i = 0; i < bb_kernel_count(); i++) {
+        const bb_kernel *k = bb_kernel_at(i);
+        if (run(k->name, pool, tokens, got, err, sizeof err)) {
+            printf("%-10s skipped: %s\n", k->name, err);
+            continue;
+        }
+        double maxerr = 0, scale = 0;
+        int agree = 0;
+        for (int p = 0; p < npos; p++) {
+            const float *a = ref + (size_t)p * V, *b = got + (size_t)p * V;
+            for (int v = 0; v < V; v++) {
+                maxerr = fmax(maxerr, fabs(a[v] - b[v]));
+                scale = fmax(scale, fabs(a[v]));
+            }
+            agree += bb_argmax(a, V) == bb_argmax(b, V);
+        }
+        printf("%-10s max|logit - f32| %.4g (logit range %.3g), top-1 agreement %d/%d\n", k->name, maxerr, scale, agree, npos);
+        /* A 1-bit kernel (±1) cannot hold ternary zeros: its numbers are printed, not judged. */
+        if (k->bits_per_weight >= 1.5)
+            CHECK(agree * 2 >= npos, "%s agrees with f32 on the top-1 token at only %d of %d positions", k->name, agree, npos);
+        if (k->lossless && k->weights == BB_WEIGHTS_TERNARY) {
+            if (!first_lossless) {
+                first_lossless = k->name;
+                memcpy(lossless, got, sizeof(float) * nl);
+            } else {
+                CHECK(memcmp(lossless, got, sizeof(float) * nl) == 0, "lossless %s logits differ from %s", k->name,
+                      first_lossless);
+            }
+        }
+    }
+    CHECK(first_lossless != NULL, "no lossless ternary kernel could run the model");
+    free(ref); free(got); free(lossless);
+    bb_pool_destroy(pool);
+    return check_summary("engine_kernels");
+}
