@@ -16,6 +16,8 @@ extern const bb_kernel bb_kernel_i2_s;
 /* --- element-wise LUT (kernels/elut) --- */
 /* --- codebook (kernels/codebook) --- */
 /* --- up-convert (kernels/upconvert) --- */
+extern const bb_kernel bb_kernel_up_i2;
+extern const bb_kernel bb_kernel_up_i1;
 
 static const bb_kernel *const registry[] = {
     /* mad */
@@ -25,6 +27,8 @@ static const bb_kernel *const registry[] = {
     /* elut */
     /* codebook */
     /* upconvert */
+    &bb_kernel_up_i2,
+    &bb_kernel_up_i1,
 };
 
 int bb_kernel_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
