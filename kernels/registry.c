@@ -10,6 +10,9 @@
 #include "common/ternary.h"
 
 /* --- multiply-add (kernels/mad) --- */
+extern const bb_kernel bb_kernel_q8_0;
+extern const bb_kernel bb_kernel_q4_0;
+extern const bb_kernel bb_kernel_q4_0x8;
 extern const bb_kernel bb_kernel_i2_s;
 /* --- float baselines (baselines/) --- */
 /* --- bit-wise LUT (kernels/bitlut) --- */
@@ -21,6 +24,9 @@ extern const bb_kernel bb_kernel_up_i1;
 
 static const bb_kernel *const registry[] = {
     /* mad */
+    &bb_kernel_q8_0,
+    &bb_kernel_q4_0,
+    &bb_kernel_q4_0x8,
     &bb_kernel_i2_s,
     /* float */
     /* bitlut */

@@ -1,0 +1,53 @@
+#include "q4_0.h"
+
+static size_t q4_0_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
+
+static int q4_0_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    bb_block_q4_0 *out = dst;
+    for (size_t i = 0; i < (size_t)w->m * (w->k / BB_QK); i++) bb_quant_q4_0_block(w->f32 + i * BB_QK, &out[i]);
+    return 0;
+}
+
+static uint16_t q4_0_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
+{
+    (void)m;
+    const bb_block_q4_0 *blk = (const bb_block_q4_0 *)w + (size_t)r * (k / BB_QK) + b;
+    for (int j = 0; j < BB_QK / 2; j++) {
+        vals[j] = (int8_t)((blk->qs[j] & 15) - 8);
+        vals[j + BB_QK / 2] = (int8_t)((blk->qs[j] >> 4) - 8);
+    }
+    return blk->d;
+}
+
+static void q4_0_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q4_0_get, src, m, k, dst); }
+
+static void q4_0_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_qx_matmul_ref(q4_0_get, w, act, y, m, k, n, m0, m1);
+}
+
+const bb_kernel bb_kernel_q4_0 = {
+    .name = "q4_0",
+    .family = "mad",
+    .description = "llama.cpp Q4_0: blocks of 32 4-bit + fp16 scale, q8_0 activations",
+    .paper = "llama.cpp GGUF Q4_0, as compared in bitnet.cpp §2 (seed 000) and Arm §2 (seed 003)",
+    .bits_per_weight = 4.5,
+    .lossless = false,
+    .weights = BB_WEIGHTS_REAL,
+    .act = BB_ACT_I8_BLOCK32,
+    .float_accumulation = true,
+    .k_multiple = BB_QK,
+    .m_multiple = 1,
+    .packed_size = q4_0_packed_size,
+    .pack = q4_0_pack,
+    .unpack = q4_0_unpack,
+    .act_size = bb_qx_act_size,
+    .prepare = bb_qx_prepare,
+    .variants = {
+        {"scalar", 0, q4_0_matmul_ref, NULL},
+        {"avx2", BB_ISA_AVX2, bb_q4_0_matmul_avx2, NULL},
+        {"avx512", BB_ISA_AVX512, bb_q4_0_matmul_avx512, NULL},
+    },
+};

@@ -1,0 +1,52 @@
+#include "q8_0.h"
+
+#include <string.h>
+
+static size_t q8_0_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q8_0); }
+
+static int q8_0_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    for (int r = 0; r < w->m; r++)
+        bb_quant_q8_0(w->f32 + (size_t)r * w->k, w->k, (bb_block_q8_0 *)dst + (size_t)r * (w->k / BB_QK));
+    return 0;
+}
+
+static uint16_t q8_0_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
+{
+    (void)m;
+    const bb_block_q8_0 *blk = (const bb_block_q8_0 *)w + (size_t)r * (k / BB_QK) + b;
+    memcpy(vals, blk->qs, BB_QK);
+    return blk->d;
+}
+
+static void q8_0_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q8_0_get, src, m, k, dst); }
+
+static void q8_0_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_qx_matmul_ref(q8_0_get, w, act, y, m, k, n, m0, m1);
+}
+
+const bb_kernel bb_kernel_q8_0 = {
+    .name = "q8_0",
+    .family = "mad",
+    .description = "llama.cpp Q8_0: blocks of 32 int8 + fp16 scale, q8_0 activations",
+    .paper = "llama.cpp GGUF Q8_0, as compared in bitnet.cpp §2 (seed 000)",
+    .bits_per_weight = 8.5,
+    .lossless = false,
+    .weights = BB_WEIGHTS_REAL,
+    .act = BB_ACT_I8_BLOCK32,
+    .float_accumulation = true,
+    .k_multiple = BB_QK,
+    .m_multiple = 1,
+    .packed_size = q8_0_packed_size,
+    .pack = q8_0_pack,
+    .unpack = q8_0_unpack,
+    .act_size = bb_qx_act_size,
+    .prepare = bb_qx_prepare,
+    .variants = {
+        {"scalar", 0, q8_0_matmul_ref, NULL},
+        {"avx2", BB_ISA_AVX2, bb_q8_0_matmul_avx2, NULL},
+        {"avx512", BB_ISA_AVX512, bb_q8_0_matmul_avx512, NULL},
+    },
+};

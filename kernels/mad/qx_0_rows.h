@@ -1,0 +1,109 @@
+/* The row loop shared by the SIMD variants of the row-major block kernels q8_0 and q4_0
+ * (qx_0_avx2.c, qx_0_avx512.c).  The including file defines
+ *     QX_ISA                      suffix of the exported functions (avx2, avx512)
+ *     block_step(blk, fmt, b, a, aux, nb, acc)
+ *                                 adds block b of one weight row times block b of nb activation
+ *                                 rows into the 8-lane float accumulators acc[0..nb): exact int32
+ *                                 lane partials (4 weights each), converted, FMA with d_w * d_a
+ * and gets bb_q8_0_matmul_<QX_ISA> and bb_q4_0_matmul_<QX_ISA>.
+ * Up to NB_MAX activation rows share each decoded weight block (N > 1); two accumulators per
+ * activation row (even and odd blocks) keep two FMA chains in flight; rows are walked in chunks
+ * that stay in L1 so that activation tiles after the first read the weights from cache. */
+#ifndef BB_QX_0_ROWS_H
+#define BB_QX_0_ROWS_H
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "qx_0.h"
+
+enum { FMT_Q8_0, FMT_Q4_0 };
+#define NB_MAX 4
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE size_t block_bytes(int fmt) { return fmt == FMT_Q8_0 ? sizeof(bb_block_q8_0) : sizeof(bb_block_q4_0); }
+
+/* The block's fp16 d (its first two bytes) as float in all 8 lanes. */
+ALWAYS_INLINE __m256 scale8(const uint8_t *blk)
+{
+    int16_t d;
+    memcpy(&d, blk, 2);
+    return _mm256_cvtph_ps(_mm_set1_epi16(d));
+}
+
+/* q4_0: the block's 32 nibbles as unsigned bytes in the order of the activation block: the 16
+ * bytes broadcast to both halves (a load, no shuffle), the upper half shifted right by 4. */
+ALWAYS_INLINE __m256i nibbles_u8(const uint8_t *blk)
+{
+    __m256i q = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(blk + 2)));
+    return _mm256_and_si256(_mm256_srlv_epi32(q, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)), _mm256_set1_epi8(15));
+}
+
+ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
+                              const bb_qx_aux *aux, int nb, __m256 *acc);
+
+static inline float hsum_ps(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+ALWAYS_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *y, int m, int k, int n, int m0,
+                             int m1, int c0, int nb)
+{
+    int nblk = k / BB_QK;
+    const bb_block_q8_0 *a[NB_MAX];
+    bb_qx_aux aux[NB_MAX];
+    for (int c = 0; c < nb; c++) {
+        a[c] = bb_qx_act_row(act, k, c0 + c);
+        aux[c] = bb_qx_aux_row(act, n, k, c0 + c);
+    }
+    size_t bbytes = block_bytes(fmt);
+    for (int r = m0; r < m1; r++) {
+        const uint8_t *row = w + (size_t)r * nblk * bbytes;
+        __m256 even[NB_MAX], odd[NB_MAX];
+        for (int c = 0; c < nb; c++) even[c] = odd[c] = _mm256_setzero_ps();
+        int b = 0;
+        for (; b + 2 <= nblk; b += 2) {
+            block_step(row + b * bbytes, fmt, b, a, aux, nb, even);
+            block_step(row + (b + 1) * bbytes, fmt, b + 1, a, aux, nb, odd);
+        }
+        if (b < nblk) block_step(row + b * bbytes, fmt, b, a, aux, nb, even);
+        for (int c = 0; c < nb; c++) y[(size_t)(c0 + c) * m + r] = hsum_ps(_mm256_add_ps(even[c], odd[c]));
+    }
+}
+
+ALWAYS_INLINE void rows_matmul(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
+                               int fmt)
+{
+    size_t row_bytes = (size_t)(k / BB_QK) * block_bytes(fmt);
+    int chunk = row_bytes >= 16384 ? 1 : (int)(16384 / row_bytes);
+    for (int r0 = m0; r0 < m1; r0 += chunk) {
+        int r1 = m1 - r0 > chunk ? r0 + chunk : m1;
+        for (int c0 = 0; c0 < n; c0 += NB_MAX) {
+            switch (n - c0 < NB_MAX ? n - c0 : NB_MAX) {
+            case 1: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 1); break;
+            case 2: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 2); break;
+            case 3: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 3); break;
+            default: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 4); break;
+            }
+        }
+    }
+}
+
+#define QX_CAT2(a, b) a##b
+#define QX_CAT(a, b) QX_CAT2(a, b)
+
+void QX_CAT(bb_q8_0_matmul_, QX_ISA)(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    rows_matmul(w, act, y, m, k, n, m0, m1, FMT_Q8_0);
+}
+
+void QX_CAT(bb_q4_0_matmul_, QX_ISA)(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    rows_matmul(w, act, y, m, k, n, m0, m1, FMT_Q4_0);
+}
+
+#endif
