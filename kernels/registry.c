@@ -16,6 +16,10 @@ extern const bb_kernel bb_kernel_q4_0x8;
 extern const bb_kernel bb_kernel_i2_s;
 /* --- float baselines (baselines/) --- */
 /* --- bit-wise LUT (kernels/bitlut) --- */
+extern const bb_kernel bb_kernel_tmac_w1, bb_kernel_tmac_w1_fa, bb_kernel_tmac_w1_exact;
+extern const bb_kernel bb_kernel_tmac_w2, bb_kernel_tmac_w2_fa, bb_kernel_tmac_w2_exact;
+extern const bb_kernel bb_kernel_tmac_w3, bb_kernel_tmac_w3_fa, bb_kernel_tmac_w3_exact;
+extern const bb_kernel bb_kernel_tmac_w4, bb_kernel_tmac_w4_fa, bb_kernel_tmac_w4_exact;
 /* --- element-wise LUT (kernels/elut) --- */
 /* --- codebook (kernels/codebook) --- */
 /* --- up-convert (kernels/upconvert) --- */
@@ -30,6 +34,10 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_i2_s,
     /* float */
     /* bitlut */
+    &bb_kernel_tmac_w1, &bb_kernel_tmac_w1_fa, &bb_kernel_tmac_w1_exact,
+    &bb_kernel_tmac_w2, &bb_kernel_tmac_w2_fa, &bb_kernel_tmac_w2_exact,
+    &bb_kernel_tmac_w3, &bb_kernel_tmac_w3_fa, &bb_kernel_tmac_w3_exact,
+    &bb_kernel_tmac_w4, &bb_kernel_tmac_w4_fa, &bb_kernel_tmac_w4_exact,
     /* elut */
     /* codebook */
     /* upconvert */

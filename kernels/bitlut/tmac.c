@@ -1,0 +1,361 @@
+/* T-MAC, scalar part shared by tmac_w1 .. tmac_w4 (seed 002): the quantizer and the bit-plane
+ * packing (offline), the table construction with mirror consolidation and table quantization
+ * (online, prepare), the scalar reference matmul that defines every variant's exact result, and
+ * the error bounds of the lossy configurations.  Layout and semantics: tmac.h. */
+#include "tmac.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* nearbyint (round half to even, default rounding mode) for |v| < 2^22, without a libm call:
+ * adding 1.5 * 2^23 leaves an ulp of 1, so the addition itself rounds; the subtraction is exact. */
+static inline float round_even(float v)
+{
+    const float m = 0x1.8p23f; /* (v + m) - m is not folded: no -ffast-math in this project */
+    return (v + m) - m;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Offline: quantizer and packing                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+size_t bb_tmac_packed_size(int m, int k, int b) { return tmac_wbytes(m, k, b) + (size_t)m * (k / TMAC_QG) * 5; }
+
+/* One row's group of 128 weights → codes q, half-scale h, offset o (see tmac.h). */
+static void quantize_group(const float *w, int b, uint8_t *q, float *h_out, int *o_out)
+{
+    const int L = (1 << b) - 1;
+    float mx = -INFINITY, mn = INFINITY;
+    for (int i = 0; i < TMAC_QG; i++) {
+        mx = fmaxf(mx, w[i]);
+        mn = fminf(mn, w[i]);
+    }
+    memset(q, 0, TMAC_QG); /* all zero (or not finite: no candidate wins): h = 0 */
+    *h_out = 0.0f;
+    *o_out = 0;
+    if (mx == 0.0f && mn == 0.0f) return;
+    double best = INFINITY;
+    uint8_t cand[TMAC_QG];
+    for (int z2 = 0; z2 <= 2 * L; z2++) {
+        float z = 0.5f * (float)z2, s = 0.0f;
+        if (mx > 0.0f) {
+            if (z2 == 2 * L) continue; /* no positive code */
+            s = fmaxf(s, mx / ((float)L - z));
+        }
+        if (mn < 0.0f) {
+            if (z2 == 0) continue; /* no negative code */
+            s = fmaxf(s, -mn / z);
+        }
+        float h = 0.5f * s;
+        if (!(h > 0.0f) || !isfinite(h)) continue;
+        double sse = 0;
+        float wmax = 0.0f;
+        for (int i = 0; i < TMAC_QG; i++) {
+            float v = w[i] / s + z; /* clamped first: rounding is monotonic, so this is clamp(round) */
+            v = v < 0.0f ? 0.0f : (v > (float)L ? (float)L : v);
+            cand[i] = (uint8_t)round_even(v);
+            float wq = h * (float)(2 * (int)cand[i] - z2);
+            wmax = fmaxf(wmax, fabsf(wq));
+            double e = (double)w[i] - wq;
+            sse += e * e;
+        }
+        int o = L - z2;
+        /* the grid may reach at most twice the largest dequantized magnitude (bound, tmac.h);
+         * the symmetric grid z2 = L always reaches exactly the largest magnitude */
+        if (z2 != L && h * (float)(L + abs(o)) > 2.0f * wmax) continue;
+        if (sse < best) {
+            best = sse;
+            memcpy(q, cand, TMAC_QG);
+            *h_out = h;
+            *o_out = o;
+        }
+    }
+}
+
+/* (sel, plane) → u*4 + t, the inverse of tmac_slot. */
+static void slot_inverse(int b, int inv[4][4])
+{
+    for (int u = 0; u < b; u++)
+        for (int t = 0; t < 4; t++) {
+            int sel, plane;
+            tmac_slot(b, u, t, &sel, &plane);
+            inv[sel][plane] = u * 4 + t;
+        }
+}
+
+/* Byte offset inside a block's weights, and nibble shift, of row rr's pattern for K-group j and
+ * bit plane i. */
+static inline size_t nibble_at(const int inv[4][4], int b, int rr, int j, int i, int *shift)
+{
+    int ut = inv[j % 4][i];
+    *shift = rr < 16 ? 0 : 4;
+    return (size_t)(j / 4) * 64 * b + (size_t)(ut / 4) * 64 + (size_t)4 * (rr % 16) + (size_t)(ut % 4);
+}
+
+int bb_tmac_pack(const bb_weights *w, void *dst, int b)
+{
+    const int m = w->m, k = w->k, G = k / TMAC_QG;
+    int inv[4][4];
+    slot_inverse(b, inv);
+    memset(dst, 0, tmac_wbytes(m, k, b));
+    uint8_t q[TMAC_QG];
+    for (int r = 0; r < m; r++) {
+        int blk = r / TMAC_RB, rr = r % TMAC_RB;
+        uint8_t *wb = (uint8_t *)dst + (size_t)blk * tmac_block_wbytes(k, b);
+        float *hb = (float *)tmac_block_h(dst, m, k, b, blk);
+        int8_t *ob = (int8_t *)tmac_block_o(dst, m, k, b, blk);
+        for (int g = 0; g < G; g++) {
+            float h;
+            int o;
+            quantize_group(w->f32 + (size_t)r * k + (size_t)g * TMAC_QG, b, q, &h, &o);
+            hb[g * TMAC_RB + rr] = h;
+            ob[g * TMAC_RB + rr] = (int8_t)o;
+            for (int jj = 0; jj < TMAC_TPG; jj++) {
+                int j = g * TMAC_TPG + jj;
+                for (int i = 0; i < b; i++) {
+                    int p = 0, shift;
+                    for (int t = 0; t < 4; t++) p |= ((q[4 * jj + t] >> i) & 1) << t;
+                    wb[nibble_at(inv, b, rr, j, i, &shift)] |= (uint8_t)(p << shift);
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* The 4-bit pattern of plane i of row r at K-group j. */
+static inline int pattern(const void *w, const int inv[4][4], int k, int b, int r, int j, int i)
+{
+    int shift;
+    const uint8_t *wb = tmac_block_w(w, k, b, r / TMAC_RB);
+    return (wb[nibble_at(inv, b, r % TMAC_RB, j, i, &shift)] >> shift) & 15;
+}
+
+void bb_tmac_unpack(const void *src, int m, int k, float *dst, int b)
+{
+    const int L = (1 << b) - 1;
+    int inv[4][4];
+    slot_inverse(b, inv);
+    for (int r = 0; r < m; r++) {
+        const float *hb = tmac_block_h(src, m, k, b, r / TMAC_RB);
+        const int8_t *ob = tmac_block_o(src, m, k, b, r / TMAC_RB);
+        for (int j = 0; j < k / 4; j++) {
+            int g = j / TMAC_TPG;
+            float h = hb[g * TMAC_RB + r % TMAC_RB];
+            int o = ob[g * TMAC_RB + r % TMAC_RB];
+            int q[4] = {0, 0, 0, 0};
+            for (int i = 0; i < b; i++) {
+                int p = pattern(src, inv, k, b, r, j, i);
+                for (int t = 0; t < 4; t++) q[t] |= ((p >> t) & 1) << i;
+            }
+            for (int t = 0; t < 4; t++) /* c = 2q - z2 = 2q - L + o */
+                dst[(size_t)r * k + 4 * j + t] = h * (float)(2 * q[t] - L + o);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Online: tables                                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+float bb_tmac_float_tables(const float *x, float *tab)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < TMAC_TPG; j++) {
+        const float *xj = x + 4 * j;
+        for (int p = 0; p < 8; p++) { /* bit 3 clear: the 4th activation enters negated */
+            float a = ((p & 1) ? xj[0] : -xj[0]) + ((p & 2) ? xj[1] : -xj[1]);
+            a = a + ((p & 4) ? xj[2] : -xj[2]);
+            a = a - xj[3];
+            tab[8 * j + p] = a;
+            amax = fmaxf(amax, fabsf(a));
+        }
+    }
+    return amax;
+}
+
+size_t tmac_act_size(int n, int k) { return (size_t)n * tmac_col_stride(k, TMAC_LUT8); }
+size_t tmac_fa_act_size(int n, int k) { return (size_t)n * tmac_col_stride(k, TMAC_FA); }
+size_t tmac_exact_act_size(int n, int k)
+{
+    return tmac_i8_bytes(n, k, TMAC_EXACT) + (size_t)n * tmac_col_stride(k, TMAC_EXACT);
+}
+
+/* int8 table quantization of one group (§3.3): returns SQ = sum_j qT_j[15]. */
+static int32_t quantize_tables(const float *tab, float amax, int8_t *qt, tmac_ghead *head)
+{
+    int32_t sq = 0;
+    float inv = amax > 0.0f ? 127.0f / amax : 0.0f;
+    for (int e = 0; e < 8 * TMAC_TPG; e++) {
+        float v = tab[e] * inv; /* |v| <= 127 (1 + 2^-22) */
+        v = v > 127.0f ? 127.0f : (v < -127.0f ? -127.0f : v);
+        qt[e] = (int8_t)round_even(v);
+        if (e % 8 == 0) sq -= qt[e]; /* T[15] = -T[0] */
+    }
+    head->d = amax / 127.0f;
+    head->sq = sq;
+    return sq;
+}
+
+static void prepare_lut8(const float *x, int n, int k, void *act, tmac_mode mode)
+{
+    float tab[8 * TMAC_TPG];
+    for (int c = 0; c < n; c++) {
+        tmac_ghead *head = (tmac_ghead *)tmac_col_head(act, n, k, mode, c);
+        int8_t *qt = (int8_t *)tmac_col_tables(act, n, k, mode, c);
+        memset(head, 0, tmac_head_bytes(k));
+        for (int g = 0; g < k / TMAC_QG; g++) {
+            const float *xg = x + (size_t)c * k + (size_t)g * TMAC_QG;
+            float amax = bb_tmac_float_tables(xg, tab);
+            int8_t *qg = qt + (size_t)g * 8 * TMAC_TPG;
+            quantize_tables(tab, amax, qg, &head[g]);
+            if (mode == TMAC_FA) /* stored biased, u = qT + 128: the mirror is then -u mod 256 */
+                for (int e = 0; e < 8 * TMAC_TPG; e++) qg[e] = (int8_t)(uint8_t)(qg[e] + 128);
+        }
+        size_t used = tmac_head_bytes(k) + (size_t)k * 2;
+        memset((uint8_t *)head + used, 0, tmac_col_stride(k, mode) - used);
+    }
+}
+
+void tmac_prepare(const float *x, int n, int k, void *act) { prepare_lut8(x, n, k, act, TMAC_LUT8); }
+void tmac_fa_prepare(const float *x, int n, int k, void *act) { prepare_lut8(x, n, k, act, TMAC_FA); }
+
+/* Exact tables from the int8 row of bb_quant_i8_rows (already in act). */
+static void exact_tables(const void *act, int n, int k, int c)
+{
+    const bb_i8_row_head *rh = bb_i8_row(act, k, c);
+    const int8_t *q = bb_i8_row_q(act, k, c);
+    tmac_ghead *head = (tmac_ghead *)tmac_col_head(act, n, k, TMAC_EXACT, c);
+    int16_t *tab = (int16_t *)tmac_col_tables(act, n, k, TMAC_EXACT, c);
+    float d = rh->scale != 0.0f ? 1.0f / rh->scale : 0.0f;
+    memset(head, 0, tmac_head_bytes(k));
+    for (int g = 0; g < k / TMAC_QG; g++) {
+        int32_t sq = 0;
+        for (int i = 0; i < TMAC_QG; i++) sq += q[g * TMAC_QG + i];
+        head[g].d = d;
+        head[g].sq = sq;
+    }
+    for (int j = 0; j < k / 4; j++)
+        for (int p = 0; p < 8; p++) {
+            const int8_t *qj = q + 4 * j;
+            int v = ((p & 1) ? qj[0] : -qj[0]) + ((p & 2) ? qj[1] : -qj[1]) + ((p & 4) ? qj[2] : -qj[2]) - qj[3];
+            tab[8 * j + p] = (int16_t)v;
+        }
+    size_t used = tmac_head_bytes(k) + (size_t)k * 4;
+    memset((uint8_t *)head + used, 0, tmac_col_stride(k, TMAC_EXACT) - used);
+}
+
+void tmac_exact_prepare(const float *x, int n, int k, void *act)
+{
+    bb_quant_i8_rows(x, n, k, act);
+    for (int c = 0; c < n; c++) exact_tables(act, n, k, c);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reference matmul                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Entry p of table j, rebuilt by mirror consolidation: T[p] = -T[p ^ 15] for p >= 8.  For _fa the
+ * biased byte u = qT + 128 (its mirror is 256 - u). */
+static inline int lookup(const void *tab, tmac_mode mode, int j, int p)
+{
+    int neg = p >= 8;
+    int e = 8 * j + (neg ? p ^ 15 : p);
+    switch (mode) {
+    case TMAC_EXACT: {
+        int v = ((const int16_t *)tab)[e];
+        return neg ? -v : v;
+    }
+    case TMAC_FA: {
+        int u = ((const uint8_t *)tab)[e];
+        return neg ? 256 - u : u;
+    }
+    default: {
+        int v = ((const int8_t *)tab)[e];
+        return neg ? -v : v;
+    }
+    }
+}
+
+static inline int avg_u8(int a, int b) { return (a + b + 1) >> 1; } /* vpavgb */
+
+void bb_tmac_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
+                        tmac_mode mode)
+{
+    const int G = k / TMAC_QG;
+    int inv[4][4];
+    slot_inverse(b, inv);
+    for (int c = 0; c < n; c++) {
+        const tmac_ghead *head = tmac_col_head(act, n, k, mode, c);
+        const void *tab = tmac_col_tables(act, n, k, mode, c);
+        for (int r = m0; r < m1; r++) {
+            const float *hb = tmac_block_h(w, m, k, b, r / TMAC_RB);
+            const int8_t *ob = tmac_block_o(w, m, k, b, r / TMAC_RB);
+            float acc = 0.0f;
+            for (int g = 0; g < G; g++) {
+                int32_t isum = 0;
+                for (int i = 0; i < b; i++) {
+                    int32_t plane = 0;
+                    if (mode == TMAC_FA) {
+                        /* K-groups j, j+4, j+8, j+12 (same slot of 4 consecutive chunks) */
+                        for (int quad = 0; quad < TMAC_TPG / 16; quad++)
+                            for (int sel = 0; sel < 4; sel++) {
+                                int u[4];
+                                for (int cc = 0; cc < 4; cc++) {
+                                    int j = g * TMAC_TPG + 16 * quad + 4 * cc + sel;
+                                    u[cc] = lookup(tab, mode, j, pattern(w, inv, k, b, r, j, i));
+                                }
+                                int v = avg_u8(avg_u8(u[0], u[1]), avg_u8(u[2], u[3]));
+                                plane += 4 * v - 514;
+                            }
+                    } else {
+                        for (int jj = 0; jj < TMAC_TPG; jj++) {
+                            int j = g * TMAC_TPG + jj;
+                            plane += lookup(tab, mode, j, pattern(w, inv, k, b, r, j, i));
+                        }
+                    }
+                    isum += plane * (1 << i);
+                }
+                isum += ob[g * TMAC_RB + r % TMAC_RB] * head[g].sq;
+                float t = (float)isum * hb[g * TMAC_RB + r % TMAC_RB];
+                t = t * head[g].d;
+                acc += t;
+            }
+            y[(size_t)c * m + r] = acc;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Error bounds of the lossy configurations (BB_ACT_CUSTOM)                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Per group g with table scale d_g (recomputed from x exactly as prepare does) and largest
+ * dequantized weight magnitude A_g:
+ *   each lookup is off by at most d_g/2 (rounding to the int8 grid; the float rounding of T,
+ *   127/amax and amax/127 adds < 1e-4 d_g, covered by the factor 1 + 2^-9);
+ *   a row's group does 32 lookups per plane (weight h 2^i) and the offset plane (weight h |o|):
+ *   32 (d/2) h (L + |o|), and the quantizer guarantees h (L + |o|) <= 2 A_g      → 32 d A;
+ *   fast aggregation adds, per plane, sel and quad (4 lookups), |4v - 514 - sum| <= 2:
+ *   2 * 4 * 2 * sum_i 2^i h = 16 d h L <= 32 d A                                 → +32 d A;
+ *   the float part (one conversion, two products per group, K/128 sums) stays within
+ *   (K/128 + 4) 2^-23 of sum |w x| plus the table error. */
+static double bound(const float *w, const float *x, int k, double per_group)
+{
+    float tab[8 * TMAC_TPG];
+    double table_err = 0, sum_abs = 0;
+    for (int g = 0; g < k / TMAC_QG; g++) {
+        float amax = bb_tmac_float_tables(x + (size_t)g * TMAC_QG, tab);
+        double a = 0;
+        for (int i = g * TMAC_QG; i < (g + 1) * TMAC_QG; i++) {
+            a = fmax(a, fabs((double)w[i]));
+            sum_abs += fabs((double)w[i] * x[i]);
+        }
+        table_err += per_group * (double)(amax / 127.0f) * a * (1 + 0x1p-9);
+    }
+    return table_err + (k / TMAC_QG + 4) * 0x1p-23 * (sum_abs + table_err) + 1e-30;
+}
+
+double tmac_error_bound(const float *w, const float *x, int k) { return bound(w, x, k, 32.0); }
+double tmac_fa_error_bound(const float *w, const float *x, int k) { return bound(w, x, k, 64.0); }

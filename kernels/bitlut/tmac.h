@@ -1,0 +1,228 @@
+/* T-MAC: bit-wise lookup-table kernels (seed 002, Wei et al., "T-MAC: CPU Renaissance via Table
+ * Lookup for Low-Bit LLM Deployment on Edge").  Shared layout, semantics and helpers of
+ * tmac_w1 .. tmac_w4 (one header per bit width: tmac_w1.h .. tmac_w4.h).
+ *
+ * ---- Weights (offline, §3.1) ----
+ * b-bit codes q in [0, L], L = 2^b - 1, with a group-wise fp32 scale s and a half-integer zero
+ * point z = z2/2 (z2 in [0, 2L]) per row and group of QG = 128 consecutive weights along K:
+ *     w = s * (q - z2/2) = h * c,   h = s/2 (stored),   c = 2q - z2 (an integer).
+ * Bit-serial linear transformation (§4, "bit-serial linear transformation"): with bits
+ * q_i in {0,1} and u_i = 2 q_i - 1 in {-1,+1},
+ *     c = sum_i 2^i u_i + o,        o = L - z2 (stored, int8 in [-L, L]),
+ * so each bit plane is a ±1 matrix and the zero point is one constant "all-ones plane" of weight o.
+ * Quantizer (per row and group, tmac_quantize_group): for every z2 = 0 .. 2L the smallest scale
+ * that covers the group without clipping, s = max(max_k w_k / (L - z), -min_k w_k / z) (terms
+ * with zero denominator omitted; a z2 that cannot cover the group is skipped), codes
+ * q = clamp(nearbyint(w / s + z), 0, L); candidates whose grid reaches further than twice the
+ * group's largest dequantized magnitude (h (L + |o|) > 2 max|h c|) are not admitted (this keeps
+ * the lossy kernels' error bound a function of the dequantized weights); the least sum of
+ * squared errors wins, the first on ties.  A z2 = L candidate (the symmetric grid) is always
+ * admitted.  Any weights lying on a grid h*(2q - z2) with the extreme codes present are
+ * reconstructed exactly; BitNet ternary t*scale with b = 2 is exact (z2 = 2, h = scale/2, codes
+ * c in {-2, 0, 2}: ternary runs as 2-bit, §5.1).
+ *
+ * ---- Tables (online, once per activation vector, in prepare(): shared by all threads) ----
+ * g = 4 activations per table: for K-group j (activations 4j .. 4j+3) and 4-bit pattern p,
+ *     T_j[p] = sum_t (bit_t(p) ? +x_{4j+t} : -x_{4j+t}).
+ * Mirror consolidation (§3.3): T_j[p ^ 15] = -T_j[p], so only p = 0..7 (bit 3 clear) is stored;
+ * the kernels rebuild entries 8..15 by negation (SIMD: in registers, once per tile).
+ * Three configurations, each its own kernel name:
+ *   tmac_wB        table quantization (§3.3): float tables, one scale per 128 activations,
+ *                  d = amax / 127 with amax = max |T_j[p]| over the group's 32 tables,
+ *                  qT = clamp(nearbyint(T * (127 / amax)), -127, 127)  (int8).  T-MAC's default.
+ *   tmac_wB_fa     the same int8 tables plus fast 8-bit aggregation (§4): lookups biased to
+ *                  u = qT + 128 are averaged with the rounding average (u + u' + 1) >> 1 over the
+ *                  same row and plane of K-groups j, j+4, j+8, j+12 as avg(avg(u0,u1), avg(u2,u3))
+ *                  and the sum is taken as 4 v - 514 (the expected rounding bias 2 removed).
+ *   tmac_wB_exact  lossless tables: activations are per-row int8 absmax (common/act_quant.h, the
+ *                  same q as i2_s), T in int16 (|T| <= 508), looked up as two byte tables
+ *                  (low byte unsigned, high byte signed) and recombined as lo + 256 hi.
+ *
+ * ---- Exact reference semantics (all variants, bit for bit) ----
+ * For output y[n][m], per group g of 128 activations with table scale d_g (exact: d_g = 1/s_a
+ * for all g, s_a the int8 row scale, 0 for an all-zero row):
+ *     isum_g = sum_i 2^i sum_{j in g} T_j[p_ij] + o * SQ_g              (exact int32)
+ *       p_ij = the 4 bits of plane i of the row's codes at K-group j,
+ *       SQ_g = sum_{j in g} T_j[15]    (the offset plane),
+ *     (tmac_wB_fa replaces each plane's sum over j by sum over quads of 4 v - 514)
+ *     y = sum_g ((float)isum_g * h_g) * d_g       float, g ascending, from 0, no FMA.
+ *
+ * ---- Packed layout (LUT-centric, §3.2) ----
+ * Rows in blocks of 32 (m_multiple), K in chunks of 16 (4 K-groups = one 64-byte table register
+ * holding 4 full 16-entry tables for vpermb).  Weights region, block-major then chunk-major
+ * (weight permutation: a tile's reads are sequential): per (block, chunk) b vectors of 64 bytes.
+ * Vector u, byte 4d + t: low nibble = the 4-bit pattern of row d of the block, high nibble that of
+ * row 16 + d, for K-group 4*chunk + sel(u,t) and bit plane plane(u,t) (tmac_slot below).  So one
+ * dword holds 4 lookups of ONE row, which vpdpbusd sums with weights 2^plane, and one load serves
+ * two 16-row accumulators (weight interleaving: the nibbles are already where the kernel's
+ * shift/mask puts them).  Then the h region (fp32, [block][group][32 rows]) and the o region
+ * (int8, [block][group][32 rows]).  Size M*K*b/8 + 5*M*K/128 bytes: b + 0.3125 bits/weight.
+ */
+#ifndef BB_TMAC_H
+#define BB_TMAC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/act_quant.h"
+#include "../kernel.h"
+
+#define TMAC_QG 128       /* weights per scale group (and activations per table scale) */
+#define TMAC_RB 32        /* rows per block */
+#define TMAC_CHUNK 16     /* activations per chunk: 4 tables of g = 4 */
+#define TMAC_TPG (TMAC_QG / 4) /* tables per group: 32 */
+
+typedef enum { TMAC_LUT8 = 0, TMAC_FA, TMAC_EXACT } tmac_mode;
+
+/* Which K-group (0..3 within the chunk) and bit plane byte t of a dword of vector u holds.
+ *   b=1: (t, 0)                    b=2: u=0: (t>>1, t&1), u=1: (2+(t>>1), t&1)
+ *   b=3: u<2 as b=2, u=2: (t, 2)   b=4: (u, t) */
+static inline void tmac_slot(int b, int u, int t, int *sel, int *plane)
+{
+    if (b == 4) {
+        *sel = u;
+        *plane = t;
+    } else if (b == 1 || u == 2) {
+        *sel = t;
+        *plane = b - 1;
+    } else {
+        *sel = 2 * u + (t >> 1);
+        *plane = t & 1;
+    }
+}
+
+/* ---- packed weights ---- */
+static inline size_t tmac_wbytes(int m, int k, int b) { return (size_t)m * k / 8 * b; }
+static inline size_t tmac_block_wbytes(int k, int b) { return (size_t)TMAC_RB * k / 8 * b; }
+static inline const uint8_t *tmac_block_w(const void *w, int k, int b, int blk)
+{
+    return (const uint8_t *)w + (size_t)blk * tmac_block_wbytes(k, b);
+}
+static inline const float *tmac_block_h(const void *w, int m, int k, int b, int blk)
+{
+    return (const float *)((const uint8_t *)w + tmac_wbytes(m, k, b)) + (size_t)blk * (k / TMAC_QG) * TMAC_RB;
+}
+static inline const int8_t *tmac_block_o(const void *w, int m, int k, int b, int blk)
+{
+    return (const int8_t *)((const uint8_t *)w + tmac_wbytes(m, k, b) + (size_t)m * (k / TMAC_QG) * 4) +
+           (size_t)blk * (k / TMAC_QG) * TMAC_RB;
+}
+
+/* ---- prepared activations ----
+ * [exact only: the int8 rows of bb_quant_i8_rows, n * bb_i8_row_stride(k)]
+ * then per activation row: k/128 group headers {float d; int32 sq;}, padded to 64 bytes, then
+ * k/4 mirror-consolidated tables of 8 entries (int8, biased uint8 for _fa, int16 for _exact). */
+typedef struct {
+    float d;
+    int32_t sq;
+} tmac_ghead;
+
+static inline size_t tmac_entry_bytes(tmac_mode mode) { return mode == TMAC_EXACT ? 2 : 1; }
+static inline size_t tmac_head_bytes(int k) { return ((size_t)(k / TMAC_QG) * sizeof(tmac_ghead) + 63) & ~(size_t)63; }
+static inline size_t tmac_col_stride(int k, tmac_mode mode)
+{
+    return tmac_head_bytes(k) + (((size_t)k / 4 * 8 * tmac_entry_bytes(mode) + 63) & ~(size_t)63);
+}
+static inline size_t tmac_i8_bytes(int n, int k, tmac_mode mode)
+{
+    return mode == TMAC_EXACT ? bb_i8_rows_size(n, k) : 0;
+}
+static inline const tmac_ghead *tmac_col_head(const void *act, int n, int k, tmac_mode mode, int col)
+{
+    return (const tmac_ghead *)((const uint8_t *)act + tmac_i8_bytes(n, k, mode) + (size_t)col * tmac_col_stride(k, mode));
+}
+static inline const void *tmac_col_tables(const void *act, int n, int k, tmac_mode mode, int col)
+{
+    return (const uint8_t *)tmac_col_head(act, n, k, mode, col) + tmac_head_bytes(k);
+}
+
+/* ---- shared scalar parts (tmac.c) ---- */
+size_t bb_tmac_packed_size(int m, int k, int b);
+int bb_tmac_pack(const bb_weights *w, void *dst, int b);
+void bb_tmac_unpack(const void *src, int m, int k, float *dst, int b);
+void bb_tmac_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
+                        tmac_mode mode);
+double bb_tmac_error_bound(const float *wdeq_row, const float *x, int k, tmac_mode mode);
+/* One group's float tables (mirror half, 8 entries per K-group, fixed order of additions) and
+ * their absolute maximum; used by prepare and by the error bound, so both see the same d. */
+float bb_tmac_float_tables(const float *x, float *tab);
+
+/* ---- SIMD variants (tmac_avx2.c, tmac_avx512.c): matmul for any bit width and mode ---- */
+void bb_tmac_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
+                         tmac_mode mode);
+void bb_tmac_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
+                           tmac_mode mode);
+
+/* The three kernels of bit width B: tmac_wB (int8 tables), tmac_wB_fa, tmac_wB_exact.  Each
+ * tmac_wB.c instantiates this once; the wrappers only bind B and the mode. */
+#define TMAC_WRAP(B, MODE, SUF)                                                                               \
+    static void tmac_w##B##SUF##_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1) \
+    { bb_tmac_matmul_ref(w, a, y, m, k, n, m0, m1, B, MODE); }                                                 \
+    static void tmac_w##B##SUF##_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1) \
+    { bb_tmac_matmul_avx2(w, a, y, m, k, n, m0, m1, B, MODE); }                                                \
+    static void tmac_w##B##SUF##_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1) \
+    { bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, B, MODE); }
+
+#define TMAC_DESCRIPTOR(B, MODE, SUF, NAME, DESC, ACT, BOUND, PREP_AVX2, PREP_AVX512)          \
+    const bb_kernel bb_kernel_tmac_w##B##SUF = {                                                 \
+        .name = NAME,                                                                            \
+        .family = "bitlut",                                                                      \
+        .description = DESC,                                                                     \
+        .paper = "T-MAC §3-4 (seed 002)",                                                        \
+        .bits_per_weight = B + 0.3125,                                                           \
+        .lossless = false,                                                                       \
+        .weights = BB_WEIGHTS_REAL,                                                              \
+        .act = ACT,                                                                              \
+        .k_multiple = TMAC_QG,                                                                   \
+        .m_multiple = TMAC_RB,                                                                   \
+        .packed_size = tmac_w##B##_packed_size,                                                  \
+        .pack = tmac_w##B##_pack,                                                                \
+        .unpack = tmac_w##B##_unpack,                                                            \
+        .act_size = tmac##SUF##_act_size,                                                        \
+        .prepare = tmac##SUF##_prepare,                                                          \
+        .error_bound = BOUND,                                                                    \
+        .variants = {                                                                            \
+            {"scalar", 0, tmac_w##B##SUF##_ref, NULL},                                           \
+            {"avx2", BB_ISA_AVX2, tmac_w##B##SUF##_avx2, PREP_AVX2},                             \
+            {"avx512", BB_ISA_AVX512, tmac_w##B##SUF##_avx512, PREP_AVX512},                     \
+        },                                                                                       \
+    };
+
+/* Per-mode prepare/act_size/bound wrappers, shared by the four bit widths (tmac.c; the SIMD
+ * prepares of the int8-table modes in tmac_avx2.c / tmac_avx512.c write the same bytes; _exact's
+ * tables are integer and cheap, its variants use the scalar prepare). */
+size_t tmac_act_size(int n, int k);
+size_t tmac_fa_act_size(int n, int k);
+size_t tmac_exact_act_size(int n, int k);
+void tmac_prepare(const float *x, int n, int k, void *act);
+void tmac_fa_prepare(const float *x, int n, int k, void *act);
+void tmac_exact_prepare(const float *x, int n, int k, void *act);
+void tmac_prepare_avx2(const float *x, int n, int k, void *act);
+void tmac_fa_prepare_avx2(const float *x, int n, int k, void *act);
+void tmac_prepare_avx512(const float *x, int n, int k, void *act);
+void tmac_fa_prepare_avx512(const float *x, int n, int k, void *act);
+double tmac_error_bound(const float *wdeq_row, const float *x, int k);
+double tmac_fa_error_bound(const float *wdeq_row, const float *x, int k);
+
+#define TMAC_DEFINE_KERNELS(B)                                                                        \
+    static size_t tmac_w##B##_packed_size(int m, int k) { return bb_tmac_packed_size(m, k, B); }      \
+    static int tmac_w##B##_pack(const bb_weights *w, void *dst, char *err, size_t errlen)             \
+    {                                                                                                 \
+        (void)err; (void)errlen;                                                                      \
+        return bb_tmac_pack(w, dst, B);                                                               \
+    }                                                                                                 \
+    static void tmac_w##B##_unpack(const void *src, int m, int k, float *dst) { bb_tmac_unpack(src, m, k, dst, B); } \
+    TMAC_WRAP(B, TMAC_LUT8, )                                                                         \
+    TMAC_WRAP(B, TMAC_FA, _fa)                                                                        \
+    TMAC_WRAP(B, TMAC_EXACT, _exact)                                                                  \
+    TMAC_DESCRIPTOR(B, TMAC_LUT8, , "tmac_w" #B,                                                      \
+                    "T-MAC " #B "-bit planes, g=4 LUT, int8 tables (T-MAC default)", BB_ACT_CUSTOM,   \
+                    tmac_error_bound, tmac_prepare_avx2, tmac_prepare_avx512)                         \
+    TMAC_DESCRIPTOR(B, TMAC_FA, _fa, "tmac_w" #B "_fa",                                               \
+                    "T-MAC " #B "-bit planes, int8 tables + fast 8-bit aggregation", BB_ACT_CUSTOM,   \
+                    tmac_fa_error_bound, tmac_fa_prepare_avx2, tmac_fa_prepare_avx512)                \
+    TMAC_DESCRIPTOR(B, TMAC_EXACT, _exact, "tmac_w" #B "_exact",                                      \
+                    "T-MAC " #B "-bit planes, int16 tables (lossless over int8 activations)",         \
+                    BB_ACT_I8_ROW, NULL, NULL, NULL)
+
+#endif
