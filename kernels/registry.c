@@ -14,6 +14,9 @@ extern const bb_kernel bb_kernel_q8_0;
 extern const bb_kernel bb_kernel_q4_0;
 extern const bb_kernel bb_kernel_q4_0x8;
 extern const bb_kernel bb_kernel_i2_s;
+extern const bb_kernel bb_kernel_tq2_0;
+extern const bb_kernel bb_kernel_q2_k;
+extern const bb_kernel bb_kernel_tq1_0;
 /* --- float baselines (baselines/) --- */
 /* --- bit-wise LUT (kernels/bitlut) --- */
 extern const bb_kernel bb_kernel_tmac_w1, bb_kernel_tmac_w1_fa, bb_kernel_tmac_w1_exact;
@@ -32,6 +35,9 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_q4_0,
     &bb_kernel_q4_0x8,
     &bb_kernel_i2_s,
+    &bb_kernel_tq2_0,
+    &bb_kernel_q2_k,
+    &bb_kernel_tq1_0,
     /* float */
     /* bitlut */
     &bb_kernel_tmac_w1, &bb_kernel_tmac_w1_fa, &bb_kernel_tmac_w1_exact,

@@ -1,0 +1,89 @@
+#include "tq1_0.h"
+
+#include <string.h>
+
+static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
+
+static size_t tq1_0_packed_size(int m, int k) { return (size_t)m * bb_tq1_0_row_bytes(k); }
+
+static int tq1_0_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    uint16_t d = bb_fp32_to_fp16(w->ternary_scale);
+    bb_block_tq1_0 *out = dst;
+    size_t nblk = (size_t)w->m * (w->k / BB_QK_K);
+    for (size_t b = 0; b < nblk; b++) {
+        const int8_t *t = w->ternary + b * BB_QK_K;
+        uint8_t bytes[52];
+        /* base-3 number of each byte's trits, first trit most significant; qh bytes carry four
+         * trits and a fifth 0, as ggml does */
+        unsigned q[52] = {0};
+        for (int i = 0; i < BB_QK_K; i++) q[bb_tq1_0_byte(i)] += (unsigned)(t[i] + 1) * pow3[4 - bb_tq1_0_trit(i)];
+        for (int j = 0; j < 52; j++) bytes[j] = (uint8_t)((q[j] * 256 + 242) / 243); /* ceil(q * 256 / 243) */
+        memcpy(out[b].qs, bytes, 48);
+        memcpy(out[b].qh, bytes + 48, 4);
+        out[b].d = d;
+    }
+    return 0;
+}
+
+static inline int tq1_0_code(const bb_block_tq1_0 *blk, int i)
+{
+    int j = bb_tq1_0_byte(i);
+    uint8_t b = j < 48 ? blk->qs[j] : blk->qh[j - 48];
+    uint8_t v = (uint8_t)(b * pow3[bb_tq1_0_trit(i)]);
+    return (v * 3) >> 8;
+}
+
+static void tq1_0_unpack(const void *src, int m, int k, float *dst)
+{
+    const bb_block_tq1_0 *blk = src;
+    size_t nblk = (size_t)m * (k / BB_QK_K);
+    for (size_t b = 0; b < nblk; b++) {
+        float d = bb_fp16_to_fp32(blk[b].d);
+        for (int i = 0; i < BB_QK_K; i++) dst[b * BB_QK_K + i] = (float)(tq1_0_code(&blk[b], i) - 1) * d;
+    }
+}
+
+static void tq1_0_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    int nblk = k / BB_QK_K;
+    for (int c = 0; c < n; c++) {
+        const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * nblk;
+        for (int r = m0; r < m1; r++) {
+            const bb_block_tq1_0 *x = (const bb_block_tq1_0 *)w + (size_t)r * nblk;
+            float sumf = 0.0f;
+            for (int b = 0; b < nblk; b++) {
+                int32_t isum = 0;
+                for (int i = 0; i < BB_QK_K; i++) isum += (tq1_0_code(&x[b], i) - 1) * a[b].qs[i];
+                float d = a[b].d * bb_fp16_to_fp32(x[b].d);
+                sumf += (float)isum * d;
+            }
+            y[(size_t)c * m + r] = sumf;
+        }
+    }
+}
+
+const bb_kernel bb_kernel_tq1_0 = {
+    .name = "tq1_0",
+    .family = "mad",
+    .description = "llama.cpp TQ1_0: ternary, 5 trits per byte, fp16 scale per 256, q8_K activations",
+    .paper = "bitnet.cpp §2, element-wise MAD, App. B.3 (seed 000); GGUF TQ1_0",
+    .bits_per_weight = 54 * 8 / 256.0,
+    .lossless = false,
+    .weights = BB_WEIGHTS_TERNARY,
+    .act = BB_ACT_I8_BLOCK256,
+    .k_multiple = BB_QK_K,
+    .m_multiple = 1,
+    .shape_error = bb_gk_shape_error,
+    .packed_size = tq1_0_packed_size,
+    .pack = tq1_0_pack,
+    .unpack = tq1_0_unpack,
+    .act_size = bb_q8_K_rows_size,
+    .prepare = bb_quant_q8_K_rows,
+    .variants = {
+        {"scalar", 0, tq1_0_matmul_ref, NULL},
+        {"avx2", BB_ISA_AVX2, bb_tq1_0_matmul_avx2, NULL},
+        {"avx512", BB_ISA_AVX512, bb_tq1_0_matmul_avx512, NULL},
+    },
+};

@@ -1,0 +1,82 @@
+#include "tq2_0.h"
+
+#include <string.h>
+
+static size_t tq2_0_packed_size(int m, int k) { return (size_t)m * bb_tq2_0_row_bytes(k); }
+
+static int tq2_0_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    uint16_t d = bb_fp32_to_fp16(w->ternary_scale);
+    bb_block_tq2_0 *out = dst;
+    size_t nblk = (size_t)w->m * (w->k / BB_QK_K);
+    for (size_t b = 0; b < nblk; b++) {
+        const int8_t *t = w->ternary + b * BB_QK_K; /* rows are whole blocks: block b is t[256b..] */
+        memset(out[b].qs, 0, sizeof out[b].qs);
+        for (int j = 0; j < 2; j++)
+            for (int l = 0; l < 4; l++)
+                for (int mm = 0; mm < 32; mm++)
+                    out[b].qs[32 * j + mm] |= (uint8_t)((t[128 * j + 32 * l + mm] + 1) << (2 * l));
+        out[b].d = d;
+    }
+    return 0;
+}
+
+static inline int tq2_0_code(const bb_block_tq2_0 *blk, int i)
+{
+    return (blk->qs[32 * (i / 128) + i % 32] >> (2 * ((i % 128) / 32))) & 3;
+}
+
+static void tq2_0_unpack(const void *src, int m, int k, float *dst)
+{
+    const bb_block_tq2_0 *blk = src;
+    size_t nblk = (size_t)m * (k / BB_QK_K);
+    for (size_t b = 0; b < nblk; b++) {
+        float d = bb_fp16_to_fp32(blk[b].d);
+        for (int i = 0; i < BB_QK_K; i++) dst[b * BB_QK_K + i] = (float)(tq2_0_code(&blk[b], i) - 1) * d;
+    }
+}
+
+static void tq2_0_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    int nblk = k / BB_QK_K;
+    for (int c = 0; c < n; c++) {
+        const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * nblk;
+        for (int r = m0; r < m1; r++) {
+            const bb_block_tq2_0 *x = (const bb_block_tq2_0 *)w + (size_t)r * nblk;
+            float sumf = 0.0f;
+            for (int b = 0; b < nblk; b++) {
+                int32_t isum = 0;
+                for (int i = 0; i < BB_QK_K; i++) isum += (tq2_0_code(&x[b], i) - 1) * a[b].qs[i];
+                float d = a[b].d * bb_fp16_to_fp32(x[b].d);
+                sumf += (float)isum * d;
+            }
+            y[(size_t)c * m + r] = sumf;
+        }
+    }
+}
+
+const bb_kernel bb_kernel_tq2_0 = {
+    .name = "tq2_0",
+    .family = "mad",
+    .description = "llama.cpp TQ2_0: ternary 2-bit codes, fp16 scale per 256, q8_K activations",
+    .paper = "bitnet.cpp §2, element-wise MAD (seed 000); GGUF TQ2_0",
+    .bits_per_weight = 66 * 8 / 256.0,
+    .lossless = false,
+    .weights = BB_WEIGHTS_TERNARY,
+    .act = BB_ACT_I8_BLOCK256,
+    .float_accumulation = true,
+    .k_multiple = BB_QK_K,
+    .m_multiple = 1,
+    .shape_error = bb_gk_shape_error,
+    .packed_size = tq2_0_packed_size,
+    .pack = tq2_0_pack,
+    .unpack = tq2_0_unpack,
+    .act_size = bb_q8_K_rows_size,
+    .prepare = bb_quant_q8_K_rows,
+    .variants = {
+        {"scalar", 0, tq2_0_matmul_ref, NULL},
+        {"avx2", BB_ISA_AVX2, bb_tq2_0_matmul_avx2, NULL},
+        {"avx512", BB_ISA_AVX512, bb_tq2_0_matmul_avx512, NULL},
+    },
+};

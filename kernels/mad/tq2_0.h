@@ -1,0 +1,38 @@
+/* tq2_0 — llama.cpp's TQ2_0 ternary format (GGML_TYPE_TQ2_0), byte-compatible with GGUF, with
+ * q8_K activations as llama.cpp pairs them.  bitnet.cpp §2 "element-wise MAD-based" (seed 000):
+ * 2.06 bits per weight, per-block scale, block-quantized activations (hence not lossless for
+ * BitNet b1.58, which quantizes activations per tensor).
+ *
+ * Layout: row-major, each row K/256 blocks of 66 bytes { uint8 qs[64]; fp16 d; }.  Codes
+ * c = t + 1 in {0,1,2}: value 32*4*j + 32*l + m of the block (half j = 0,1; plane l = 0..3;
+ * m = 0..31) is bits 2l..2l+1 of qs[32j + m].  Decoding maps code c to c - 1 (so a stray code 3
+ * reads as +2, as in ggml).  d: pack stores the per-tensor ternary scale rounded to fp16 in
+ * every block; unpack returns t * fp16(d), which is what the kernel multiplies by.
+ * 66 bytes / 256 weights = 2.0625 bits per weight.
+ *
+ * Activations: q8_K (common/act_quant.h, BB_ACT_I8_BLOCK256): per 256 values int8 q, float d,
+ * int16 bsums of each 16.
+ *
+ * Reference semantics (ggml_vec_dot_tq2_0_q8_K, scalar form; the scalar variant):
+ *     isum_b = sum_i (c_i - 1) * q_i                      (exact int32)
+ *     y = 0; for b in block order: y += (float)isum_b * (a_b.d * fp16(w_b.d))    (float)
+ * avx2 gives exactly these bits (sum c*q with u8 x s8 products minus sum q, exact; then the same
+ * per-block products folded in block order, ggml_k.h).  avx512 accumulates in float lanes, as
+ * ggml's AVX paths do (float_accumulation = true): per block, each of 16 lanes holds an exact
+ * integer partial sum, converted and accumulated with one FMA by d_b; the lanes and the offset
+ * sum_b d_b * (sum of q) are added at the end of the row — the same products, summed in another
+ * order, so within float rounding of sum |w x| of the reference.  That removes the per-block
+ * horizontal sum, which would cost as much as the dot product itself.
+ */
+#ifndef BB_TQ2_0_H
+#define BB_TQ2_0_H
+
+#include "../kernel.h"
+#include "ggml_k.h"
+
+void bb_tq2_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_tq2_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+
+static inline size_t bb_tq2_0_row_bytes(int k) { return (size_t)(k / BB_QK_K) * sizeof(bb_block_tq2_0); }
+
+#endif
