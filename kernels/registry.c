@@ -24,6 +24,10 @@ extern const bb_kernel bb_kernel_tmac_w2, bb_kernel_tmac_w2_fa, bb_kernel_tmac_w
 extern const bb_kernel bb_kernel_tmac_w3, bb_kernel_tmac_w3_fa, bb_kernel_tmac_w3_exact;
 extern const bb_kernel bb_kernel_tmac_w4, bb_kernel_tmac_w4_fa, bb_kernel_tmac_w4_exact;
 /* --- element-wise LUT (kernels/elut) --- */
+extern const bb_kernel bb_kernel_tl1_0;
+extern const bb_kernel bb_kernel_tl1_1;
+extern const bb_kernel bb_kernel_tl2_0;
+extern const bb_kernel bb_kernel_tl2_1;
 /* --- codebook (kernels/codebook) --- */
 /* --- up-convert (kernels/upconvert) --- */
 extern const bb_kernel bb_kernel_up_i2;
@@ -45,6 +49,10 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_tmac_w3, &bb_kernel_tmac_w3_fa, &bb_kernel_tmac_w3_exact,
     &bb_kernel_tmac_w4, &bb_kernel_tmac_w4_fa, &bb_kernel_tmac_w4_exact,
     /* elut */
+    &bb_kernel_tl1_0,
+    &bb_kernel_tl1_1,
+    &bb_kernel_tl2_0,
+    &bb_kernel_tl2_1,
     /* codebook */
     /* upconvert */
     &bb_kernel_up_i2,

@@ -1,0 +1,198 @@
+/* Element-wise LUT kernels, AVX-512 (VBMI + VNNI): one 64-byte index block (16 rows x 8 groups)
+ * is transposed with one vpermb so that each 32-bit lane holds one row's four groups, the
+ * nibbles are cut out and the table-select bits g << 4 added with one vpternlogd each, and
+ * vpermb looks the 64 indices up in a register holding four groups' 16-entry tables at once
+ * (VBMI: a 64-byte table, where vpshufb only has 16 bytes per lane).  vpdpbusd with a vector of
+ * ones then sums the four groups of each row into its int32 lane — widening and accumulation in
+ * one instruction, 16 rows per register.
+ *
+ * _0: int8 entries, one lookup per group; a triple's sign is eq. (5) in one instruction: the
+ * k-register of its sign mask selects the bytes that become 0 - x (= s ^ (s + x) for s = -1).
+ * _1: two lookups (low-byte and high-byte tables), accumulated separately and recombined once per
+ * row: sum = 256 * sum_hi + sum_lo (§3.2.1).  The high bytes (signed, -2..1) take the sign like
+ * the _0 entries; the low bytes are unsigned (0..255, their negation fits no byte type), so their
+ * sign is the signed operand of vpdpbusd, +1 or -1 per byte (one masked blend): VNNI makes that
+ * multiply free, where eq. (5) on the recombined int16 needs the int16 lanes this layout avoids.
+ * LUT-centric tiling (T-MAC, kept by §3.1.2): four row tiles (64 rows) share every table
+ * register load. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "../common/act_quant.h"
+#include "elut.h"
+
+#define TP 4 /* row tiles per pass */
+
+#define R4(r) r, 16 + r, 32 + r, 48 + r
+/* byte 4r + g of the transposed block <- byte 16g + r of the stored block (lane g, row r) */
+static const uint8_t TRANSPOSE[64] = {R4(0),  R4(1),  R4(2),  R4(3),  R4(4),  R4(5),  R4(6),  R4(7),
+                                      R4(8),  R4(9),  R4(10), R4(11), R4(12), R4(13), R4(14), R4(15)};
+#undef R4
+
+/* nb index blocks (and sign blocks when sign) of tp tiles against tables lo / hi (hi: _1 only). */
+static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, size_t tstride, size_t idx_off,
+                                                         size_t sign_off, int nb, const uint8_t *lo,
+                                                         const uint8_t *hi, const bool q8, const bool sign,
+                                                         const int tp, __m512i *acc_a, __m512i *acc_b)
+{
+    const __m512i nib = _mm512_set1_epi8(0x0f), zero = _mm512_setzero_si512();
+    const __m512i one = _mm512_set1_epi8(1), minus_one = _mm512_set1_epi8(-1);
+    const __m512i sel = _mm512_set1_epi32(0x30201000); /* table g of the register for byte 4r + g */
+    const __m512i tr = _mm512_loadu_si512(TRANSPOSE);
+    for (int b = 0; b < nb; b++) {
+        const __m512i L0 = _mm512_loadu_si512(lo + (size_t)b * 128);
+        const __m512i L1 = _mm512_loadu_si512(lo + (size_t)b * 128 + 64);
+        __m512i H0 = L0, H1 = L1;
+        if (!q8) {
+            H0 = _mm512_loadu_si512(hi + (size_t)b * 128);
+            H1 = _mm512_loadu_si512(hi + (size_t)b * 128 + 64);
+        }
+        for (int t = 0; t < tp; t++) {
+            const uint8_t *tile = tile0 + (size_t)t * tstride;
+            __m512i p = _mm512_permutexvar_epi8(tr, _mm512_loadu_si512(tile + idx_off + (size_t)b * ELUT_BLOCK));
+            /* (p & 0x0f) | sel: groups 0-3 from the low nibbles, 4-7 from the high ones */
+            __m512i x0 = _mm512_ternarylogic_epi32(p, nib, sel, 0xea);
+            __m512i x1 = _mm512_ternarylogic_epi32(_mm512_srli_epi16(p, 4), nib, sel, 0xea);
+            __mmask64 k0 = 0, k1 = 0;
+            if (sign) {
+                const uint8_t *s = tile + sign_off + (size_t)b * ELUT_SIGNS;
+                k0 = _load_mask64((__mmask64 *)(uintptr_t)s);
+                k1 = _load_mask64((__mmask64 *)(uintptr_t)(s + 8));
+            }
+            __m512i a0 = _mm512_permutexvar_epi8(x0, L0), a1 = _mm512_permutexvar_epi8(x1, L1);
+            if (q8) {
+                if (sign) {
+                    a0 = _mm512_mask_sub_epi8(a0, k0, zero, a0);
+                    a1 = _mm512_mask_sub_epi8(a1, k1, zero, a1);
+                }
+                acc_a[t] = _mm512_dpbusd_epi32(acc_a[t], one, a0);
+                acc_a[t] = _mm512_dpbusd_epi32(acc_a[t], one, a1);
+            } else {
+                __m512i h0 = _mm512_permutexvar_epi8(x0, H0), h1 = _mm512_permutexvar_epi8(x1, H1);
+                __m512i s0 = one, s1 = one;
+                if (sign) {
+                    h0 = _mm512_mask_sub_epi8(h0, k0, zero, h0);
+                    h1 = _mm512_mask_sub_epi8(h1, k1, zero, h1);
+                    s0 = _mm512_mask_blend_epi8(k0, one, minus_one);
+                    s1 = _mm512_mask_blend_epi8(k1, one, minus_one);
+                }
+                acc_a[t] = _mm512_dpbusd_epi32(acc_a[t], a0, s0); /* low bytes (unsigned) x sign */
+                acc_a[t] = _mm512_dpbusd_epi32(acc_a[t], a1, s1);
+                acc_b[t] = _mm512_dpbusd_epi32(acc_b[t], one, h0); /* signed high bytes */
+                acc_b[t] = _mm512_dpbusd_epi32(acc_b[t], one, h1);
+            }
+        }
+    }
+}
+
+/* Exact integer sums of the 16*tp rows of tiles [tile, tile + tp) for one activation row. */
+static inline __attribute__((always_inline)) void tiles(const uint8_t *w, const elut_geom *g, const uint8_t *tab,
+                                                        int tile, const int tp,
+                                                        const bool q8, const bool tl2, int32_t *isum)
+{
+    __m512i acc_a[TP], acc_b[TP];
+    for (int t = 0; t < tp; t++) acc_a[t] = acc_b[t] = _mm512_setzero_si512();
+    size_t ng = (size_t)(g->ng3 + g->ng1), t1 = (size_t)g->ng3 * ELUT_ENTRIES;
+    const uint8_t *lo = tab, *hi = tab + ng * ELUT_ENTRIES;
+    const uint8_t *base = w + (size_t)tile * g->tile_bytes;
+    if (tl2) blocks(base, g->tile_bytes, 0, g->sign_off, g->nb3, lo, hi, q8, true, tp, acc_a, acc_b);
+    blocks(base, g->tile_bytes, g->idx1_off, 0, g->nb1, lo + t1, hi + t1, q8, false, tp, acc_a, acc_b);
+    for (int t = 0; t < tp; t++) {
+        __m512i s = q8 ? acc_a[t] : _mm512_add_epi32(acc_a[t], _mm512_slli_epi32(acc_b[t], 8));
+        _mm512_storeu_si512(isum + t * ELUT_TILE, s);
+    }
+}
+
+#define TILES_TP(TPV, Q8, TL2)                                                                     \
+    case TPV:                                                                                      \
+        tiles(w, g, tab, tile, TPV, Q8, TL2, isum);                                          \
+        break;
+#define TILES_KIND(Q8, TL2)                                                                        \
+    switch (tp) {                                                                                  \
+        TILES_TP(1, Q8, TL2)                                                                       \
+        TILES_TP(2, Q8, TL2)                                                                       \
+        TILES_TP(3, Q8, TL2)                                                                       \
+        default: tiles(w, g, tab, tile, TP, Q8, TL2, isum);                                  \
+    }
+
+static void tiles_any(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile,
+                      int tp, elut_kind kind, int32_t *isum)
+{
+    if (kind.q8 && kind.tl2) {
+        TILES_KIND(true, true)
+    } else if (kind.q8) {
+        TILES_KIND(true, false)
+    } else if (kind.tl2) {
+        TILES_KIND(false, true)
+    } else {
+        TILES_KIND(false, false)
+    }
+}
+
+void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
+                        elut_kind kind)
+{
+    elut_geom g = elut_geometry(k, kind.tl2);
+    float ws = elut_wscale(w, m, k, kind.tl2);
+    int32_t isum[TP * ELUT_TILE];
+    for (int c = 0; c < n; c++) {
+        const uint8_t *rec = elut_tab(act, n, k, kind, c);
+        float as = bb_i8_row(act, k, c)->scale, d;
+        memcpy(&d, rec, sizeof d);
+        /* whole tiles are computed; only the rows of [m0, m1) are written */
+        int t1 = (m1 + ELUT_TILE - 1) / ELUT_TILE;
+        for (int tile = m0 / ELUT_TILE; tile < t1; tile += TP) {
+            int tp = t1 - tile < TP ? t1 - tile : TP;
+            tiles_any(w, &g, rec + ELUT_HEAD, tile, tp, kind, isum);
+            int r0 = tile * ELUT_TILE > m0 ? tile * ELUT_TILE : m0;
+            int r1 = (tile + tp) * ELUT_TILE < m1 ? (tile + tp) * ELUT_TILE : m1;
+            for (int r = r0; r < r1; r++) {
+                int32_t v = isum[r - tile * ELUT_TILE];
+                y[(size_t)c * m + r] = kind.q8 ? elut_dequant_q8(v, d, as, ws) : bb_i8_dequant(v, as, ws);
+            }
+        }
+    }
+}
+
+/* One group's activation bytes as a 32-bit lane; the bytes past the group meet zero digits.  The
+ * last group of a part reads only its own bytes (the others read into the next group). */
+static inline int32_t group_bytes(const int8_t *p, bool last, int len)
+{
+    int32_t v = 0;
+    if (!last) memcpy(&v, p, sizeof v);
+    else if (len == 3) v = (int32_t)((uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8 | (uint32_t)(uint8_t)p[2] << 16);
+    else v = (int32_t)((uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8);
+    return v;
+}
+
+/* The tables of one activation row (elut_tables_ref's bytes): entry i of a group is
+ * sum_e d[i][e] q[e], one vpdpbusd per group — the digits as the signed operand, q + 128 as the
+ * unsigned one, 128 * sum_e d[i][e] taken off by the accumulator's start value. */
+void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d)
+{
+    size_t ng = (size_t)(g->ng3 + g->ng1);
+    const __m512i bias = _mm512_set1_epi8((char)0x80), zero = _mm512_setzero_si512();
+    float inv = 0;
+    if (q8) *d = elut_table_step(elut_table_amax(q, g), &inv);
+    const __m512 vinv = _mm512_set1_ps(inv);
+    for (int tl2 = 1; tl2 >= 0; tl2--) {
+        int n = tl2 ? g->ng3 : g->ng1, len = tl2 ? 3 : 2;
+        const int8_t *qp = tl2 ? q : q + g->k3;
+        uint8_t *out = tab + (tl2 ? 0 : (size_t)g->ng3 * ELUT_ENTRIES);
+        const __m512i dig = _mm512_loadu_si512(elut_digits[tl2]);
+        const __m512i start = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, bias, dig));
+        for (int j = 0; j < n; j++) {
+            __m512i a = _mm512_xor_si512(_mm512_set1_epi32(group_bytes(qp + len * j, j + 1 == n, len)), bias);
+            __m512i t = _mm512_dpbusd_epi32(start, a, dig);
+            uint8_t *o = out + (size_t)j * ELUT_ENTRIES;
+            if (!q8) {
+                _mm_storeu_si128((__m128i *)o, _mm512_cvtepi32_epi8(t));
+                _mm_storeu_si128((__m128i *)(o + ng * ELUT_ENTRIES), _mm512_cvtepi32_epi8(_mm512_srai_epi32(t, 8)));
+            } else {
+                __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(t), vinv);
+                f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                _mm_storeu_si128((__m128i *)o, _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(f)));
+            }
+        }
+    }
+}
