@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int bb_parse_int(const char *opt, const char *s, long lo, long hi, int *out)
 {
@@ -45,4 +46,63 @@ int bb_parse_double(const char *opt, const char *s, double lo, double hi, double
     }
     *out = v;
     return 0;
+}
+
+int bb_parse_int_list(const char *opt, const char *s, long lo, long hi, int **out, int *count)
+{
+    *out = NULL;
+    *count = 0;
+    int cap = 0, n = 0, *v = NULL;
+    const char *p = s ? s : "";
+    if (!*p) {
+        fprintf(stderr, "bitbench: %s: empty list (valid: integers in %ld..%ld, e.g. 1,2 or 1-4)\n", opt, lo, hi);
+        return -1;
+    }
+    while (*p) {
+        char *end;
+        errno = 0;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || errno) goto bad;
+        b = a;
+        if (*end == '-') {
+            const char *q = end + 1;
+            b = strtol(q, &end, 10);
+            if (end == q || errno) goto bad;
+        }
+        if (*end && *end != ',') goto bad;
+        if (a < lo || a > hi || b < lo || b > hi || b < a) {
+            fprintf(stderr, "bitbench: %s: '%.*s' is out of range (valid: %ld..%ld)\n", opt, (int)(end - p), p, lo, hi);
+            free(v);
+            return -1;
+        }
+        for (long x = a; x <= b; x++) {
+            for (int i = 0; i < n; i++)
+                if (v[i] == x) {
+                    fprintf(stderr, "bitbench: %s: %ld is listed twice\n", opt, x);
+                    free(v);
+                    return -1;
+                }
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                int *nv = realloc(v, sizeof *v * (size_t)cap);
+                if (!nv) {
+                    free(v);
+                    fprintf(stderr, "bitbench: %s: out of memory\n", opt);
+                    return -1;
+                }
+                v = nv;
+            }
+            v[n++] = (int)x;
+        }
+        p = *end ? end + 1 : end;
+        if (*end == ',' && !*p) goto bad;
+    }
+    *out = v;
+    *count = n;
+    return 0;
+bad:
+    fprintf(stderr, "bitbench: %s: '%s' is not a list of integers (valid: integers in %ld..%ld, e.g. 1,2 or 1-4)\n",
+            opt, s, lo, hi);
+    free(v);
+    return -1;
 }

@@ -9,5 +9,8 @@
 int bb_parse_int(const char *opt, const char *s, long lo, long hi, int *out);
 int bb_parse_u64(const char *opt, const char *s, uint64_t *out);
 int bb_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
+/* A list of integers in [lo, hi]: "1,2,4", ranges "1-4", or both ("1,2,8-10"); duplicates are
+ * refused.  *out is malloc'd. */
+int bb_parse_int_list(const char *opt, const char *s, long lo, long hi, int **out, int *count);
 
 #endif

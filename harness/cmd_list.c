@@ -4,6 +4,8 @@
 
 #include "commands.h"
 #include "kernels/kernel.h"
+#include "meter.h"
+#include "models/model_config.h"
 
 static void list_kernels(void)
 {
@@ -25,6 +27,71 @@ static void list_kernels(void)
     }
 }
 
+/* Model configs with their parameter counts; a config that does not load is reported, not
+ * skipped. */
+static int list_models(void)
+{
+    char **names;
+    int n = bb_model_names(&names), bad = 0;
+    if (!n) {
+        fprintf(stderr, "bitbench list models: no model configs (*.lua) in %s\n", bb_model_dir());
+        return 1;
+    }
+    printf("%-20s %-7s %6s %6s %6s %7s %7s %6s %9s %s\n", "model", "style", "dim", "ffn", "layers", "heads/kv",
+           "vocab", "ffn_act", "params", "shapes M×K (roles)");
+    for (int i = 0; i < n; i++) {
+        bb_model_config c;
+        char err[2048];
+        if (bb_model_load(names[i], &c, err, sizeof err)) {
+            fprintf(stderr, "bitbench list models: %s\n", err);
+            bad = 1;
+            continue;
+        }
+        char hk[16], params[16], shapes[256] = "";
+        snprintf(hk, sizeof hk, "%d/%d", c.n_heads, c.n_kv_heads);
+        double p = (double)bb_model_param_count(&c);
+        if (p >= 1e9) snprintf(params, sizeof params, "%.2fB", p / 1e9);
+        else snprintf(params, sizeof params, "%.0fM", p / 1e6);
+        bb_model_shape sh[BB_MODEL_MAX_SHAPES];
+        int ns = bb_model_shapes(&c, sh);
+        size_t used = 0;
+        for (int j = 0; j < ns && used < sizeof shapes; j++) {
+            int w = snprintf(shapes + used, sizeof shapes - used, "%s%dx%d (%s)", j ? " " : "", sh[j].m, sh[j].k,
+                             sh[j].roles);
+            if (w < 0) break;
+            used += (size_t)w;
+        }
+        printf("%-20s %-7s %6d %6d %6d %7s %7d %6s %9s %s\n", c.name, bb_model_style_name(c.style), c.dim, c.ffn_dim,
+               c.n_layers, hk, c.vocab_size, bb_model_ffn_act_name(c.ffn_act), params, shapes);
+    }
+    bb_model_names_free(names, n);
+    return bad;
+}
+
+/* Meters of this build, probed: available here or why not. */
+static int list_meters(void)
+{
+    printf("%-8s %-10s %-60s %s\n", "meter", "available", "columns", "description / reason");
+    for (int i = 0; i < bb_meter_type_count(); i++) {
+        const bb_meter_type *t = bb_meter_type_at(i);
+        bb_meter m;
+        int rc = bb_meter_open(&m, t);
+        char cols[256] = "";
+        size_t used = 0;
+        for (int c = 0; c < t->ncolumns && used < sizeof cols; c++) {
+            int w = snprintf(cols + used, sizeof cols - used, "%s%s", c ? "," : "", t->columns[c]);
+            if (w < 0) break;
+            used += (size_t)w;
+        }
+        char why[300];
+        snprintf(why, sizeof why, "%s: %s", m.reason_code, m.reason);
+        printf("%-8s %-10s %-60s %s\n", t->name, rc == 0 && m.available ? "yes" : "no", cols,
+               rc == 0 && m.available ? t->description : why);
+        bb_meter_close(&m);
+    }
+    return 0;
+}
+
 int bb_cmd_list(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -32,6 +99,8 @@ int bb_cmd_list(int argc, char **argv)
         list_kernels();
         return 0;
     }
-    fprintf(stderr, "bitbench list: unknown list '%s'; valid: kernels\n", what);
+    if (strcmp(what, "models") == 0) return list_models();
+    if (strcmp(what, "meters") == 0) return list_meters();
+    fprintf(stderr, "bitbench list: unknown list '%s'; valid: kernels, models, meters\n", what);
     return 2;
 }

@@ -6,5 +6,7 @@ int bb_cmd_list(int argc, char **argv);
 int bb_cmd_gemm(int argc, char **argv);
 int bb_cmd_run(int argc, char **argv);
 int bb_cmd_overhead(int argc, char **argv);
+int bb_cmd_generate(int argc, char **argv);
+int bb_cmd_e2e(int argc, char **argv);
 
 #endif

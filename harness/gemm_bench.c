@@ -82,93 +82,178 @@ static void verify(const bb_kernel *kern, const void *packed, const float *x, co
     res->bound_ratio = worst_ratio;
 }
 
-int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, char *err, size_t errlen)
+int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *copies, char *err, size_t errlen)
 {
-    const bb_kernel *kern = s->kernel;
-    memset(res, 0, sizeof *res);
-    if (bb_kernel_check_shape(kern, s->m, s->k, s->n, err, errlen)) return -1;
-    size_t wcount = (size_t)s->m * s->k, psize = kern->packed_size(s->m, s->k);
-    size_t asize = kern->act_size(s->n, s->k);
-    int copies = 1;
-    if (s->cache == BB_CACHE_DRAM) {
-        bb_machine mach;
-        bb_machine_detect(&mach);
-        size_t target = 2 * bb_machine_llc(&mach);
-        copies = (int)(target / psize + 1);
-        if (copies < 2) copies = 2;
-        size_t need = (size_t)copies * psize;
-        if (mach.mem_available && need > mach.mem_available * 3 / 4) {
-            snprintf(err, errlen,
-                     "--cache dram needs %d copies of %zu bytes (%.1f GiB, twice the %.0f MiB LLC) but only "
-                     "%.1f GiB is available; use --cache resident",
-                     copies, psize, need / 1073741824.0, bb_machine_llc(&mach) / 1048576.0,
-                     mach.mem_available / 1073741824.0);
-            return -1;
-        }
+    if (c != BB_CACHE_DRAM) {
+        *copies = 1;
+        return 0;
     }
-    int rc = -1;
-    float *w = bb_alloc(wcount * sizeof(float)), *x = bb_alloc((size_t)s->n * s->k * sizeof(float));
-    float *y = bb_alloc((size_t)s->n * s->m * sizeof(float));
-    void *act = bb_alloc(asize);
-    uint8_t *packed = bb_alloc((size_t)copies * psize);
-    double *times = NULL;
-    if (!w || !x || !y || !act || !packed) {
-        snprintf(err, errlen, "out of memory: M=%d K=%d N=%d needs %.1f MiB of weights and %d packed copies of %.1f MiB",
-                 s->m, s->k, s->n, wcount * 4.0 / 1048576.0, copies, psize / 1048576.0);
-        goto done;
+    size_t llc = bb_machine_llc(mach), target = 2 * llc;
+    int n = (int)(target / psize + 1);
+    if (n < 2) n = 2;
+    size_t need = (size_t)n * psize;
+    if (mach->mem_available && need > mach->mem_available / 4 * 3) {
+        snprintf(err, errlen,
+                 "cache mode dram needs %d copies of %zu bytes (%.1f GiB, twice the %.0f MiB LLC) but only "
+                 "%.1f GiB is available; use cache mode resident",
+                 n, psize, need / 1073741824.0, llc / 1048576.0, mach->mem_available / 1073741824.0);
+        return -1;
     }
-    bb_random_weights(kern, s->m, s->k, s->seed, w);
-    bb_rng r;
-    bb_rng_seed(&r, s->seed ^ 0x5eed5eedull);
-    bb_fill_gauss(&r, x, (size_t)s->n * s->k, 1.0f);
-    bb_weights bw = {.m = s->m, .k = s->k, .f32 = w};
-    if (bb_kernel_pack(kern, &bw, packed, err, errlen)) goto done;
-    for (int c = 1; c < copies; c++) memcpy(packed + (size_t)c * psize, packed, psize);
+    *copies = n;
+    return 0;
+}
 
-    void (*prepare)(const float *, int, int, void *) = s->variant->prepare ? s->variant->prepare : kern->prepare;
-    int max_reps = s->max_reps > 0 ? s->max_reps : 1000000;
-    times = malloc(sizeof(double) * (size_t)max_reps);
-    if (!times) {
-        snprintf(err, errlen, "out of memory for %d timings", max_reps);
+int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache, uint64_t seed,
+                       const bb_machine *mach, bb_packed_set *ps, char *err, size_t errlen)
+{
+    memset(ps, 0, sizeof *ps);
+    if (bb_kernel_check_shape(kern, m, k, 1, err, errlen)) return -1;
+    size_t psize = kern->packed_size(m, k);
+    int copies;
+    if (bb_cache_copies(cache, psize, mach, &copies, err, errlen)) return -1;
+    size_t wcount = (size_t)m * k;
+    float *w = bb_alloc(wcount * sizeof(float));
+    uint8_t *packed = bb_alloc((size_t)copies * psize);
+    if (!w || !packed) {
+        snprintf(err, errlen, "out of memory: M=%d K=%d needs %.1f MiB of weights and %d packed copies of %.1f MiB",
+                 m, k, wcount * 4.0 / 1048576.0, copies, psize / 1048576.0);
+        free(w);
+        free(packed);
+        return -1;
+    }
+    bb_random_weights(kern, m, k, seed, w);
+    bb_weights bw = {.m = m, .k = k, .f32 = w};
+    int rc = bb_kernel_pack(kern, &bw, packed, err, errlen);
+    free(w);
+    if (rc) {
+        free(packed);
+        return -1;
+    }
+    for (int c = 1; c < copies; c++) memcpy(packed + (size_t)c * psize, packed, psize);
+    *ps = (bb_packed_set){.kernel = kern, .m = m, .k = k, .cache = cache, .psize = psize, .copies = copies,
+                          .packed = packed};
+    return 0;
+}
+
+void bb_packed_set_free(bb_packed_set *ps)
+{
+    free(ps->packed);
+    memset(ps, 0, sizeof *ps);
+}
+
+static bool stopped(const bb_measure_spec *ms) { return ms->stop && *ms->stop; }
+
+int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spec *ms, bb_gemm_result *res,
+                    char *err, size_t errlen)
+{
+    const bb_kernel *kern = ps->kernel;
+    const bb_variant *v = ms->variant;
+    int m = ps->m, k = ps->k, n = ms->n;
+    memset(res, 0, sizeof *res);
+    if (bb_kernel_check_shape(kern, m, k, n, err, errlen)) return -1;
+    size_t asize = kern->act_size(n, k);
+    int max_reps = ms->max_reps > 0 ? ms->max_reps : 1000000;
+    float *x = bb_alloc((size_t)n * k * sizeof(float)), *y = bb_alloc((size_t)n * m * sizeof(float));
+    void *act = bb_alloc(asize);
+    double *times = malloc(sizeof(double) * (size_t)max_reps);
+    int rc = -1;
+    if (!x || !y || !act || !times) {
+        snprintf(err, errlen, "out of memory: N=%d K=%d activations, N=%d M=%d outputs, %d timings", n, k, n, m,
+                 max_reps);
         goto done;
     }
+    bb_rng r;
+    bb_rng_seed(&r, ms->seed ^ 0x5eed5eedull);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    void (*prepare)(const float *, int, int, void *) = v->prepare ? v->prepare : kern->prepare;
+
     int next = 0;
-    for (int i = 0; i < s->warmup; i++) {
-        prepare(x, s->n, s->k, act);
-        bb_matmul_pool(pool, kern, s->variant, packed + (size_t)next * psize, act, y, s->m, s->k, s->n);
-        next = (next + 1) % copies;
+    for (int i = 0; i < ms->warmup && !stopped(ms); i++) {
+        prepare(x, n, k, act);
+        bb_matmul_pool(pool, kern, v, ps->packed + (size_t)next * ps->psize, act, y, m, k, n);
+        next = (next + 1) % ps->copies;
     }
     double total = 0;
     int reps = 0;
-    while (reps < max_reps && (reps < s->min_reps || total < s->min_seconds)) {
-        const uint8_t *wp = packed + (size_t)next * psize;
+    double *mv = ms->meter_values;
+    for (int i = 0; i < ms->nmeters; i++) bb_meter_begin(&ms->meters[i]);
+    while (reps < max_reps && (reps < ms->min_reps || total < ms->min_seconds) && !stopped(ms)) {
+        const uint8_t *wp = ps->packed + (size_t)next * ps->psize;
         double t0 = bb_now();
-        prepare(x, s->n, s->k, act);
-        bb_matmul_pool(pool, kern, s->variant, wp, act, y, s->m, s->k, s->n);
+        prepare(x, n, k, act);
+        bb_matmul_pool(pool, kern, v, wp, act, y, m, k, n);
         double t = bb_now() - t0;
         times[reps++] = t;
         total += t;
-        next = (next + 1) % copies;
+        next = (next + 1) % ps->copies;
     }
+    for (int i = 0; i < ms->nmeters; i++) {
+        bb_meter_end(&ms->meters[i], reps, mv);
+        mv += ms->meters[i].type->ncolumns;
+    }
+    res->interrupted = stopped(ms);
     bb_stats st = bb_stats_of(times, reps);
     res->reps = reps;
-    res->copies = copies;
+    res->copies = ps->copies;
     res->t_median = st.median;
     res->t_min = st.min;
     res->t_max = st.max;
     res->t_sd = st.sd;
-    res->packed_bytes = psize;
+    res->spread = bb_stats_spread(&st);
+    res->packed_bytes = ps->psize;
     res->act_bytes = asize;
-    res->gops = 2.0 * s->m * (double)s->k * s->n / st.median / 1e9;
-    res->gbps = (double)psize / st.median / 1e9;
-    if (s->verify) verify(kern, packed, x, y, s->m, s->k, s->n, res, w);
+    res->gops = reps ? 2.0 * m * (double)k * n / st.median / 1e9 : 0;
+    res->gbps = reps ? (double)ps->psize / st.median / 1e9 : 0;
     rc = 0;
 done:
-    free(times);
-    free(w);
     free(x);
     free(y);
     free(act);
-    free(packed);
+    free(times);
+    return rc;
+}
+
+/* Recompute one call's output from the same seeds and compare it with the fp64 product. */
+static int verify_point(bb_pool *pool, const bb_packed_set *ps, const bb_gemm_spec *s, bb_gemm_result *res,
+                        char *err, size_t errlen)
+{
+    const bb_kernel *kern = ps->kernel;
+    int m = ps->m, k = ps->k, n = s->n;
+    float *x = bb_alloc((size_t)n * k * sizeof(float)), *y = bb_alloc((size_t)n * m * sizeof(float));
+    float *wdeq = bb_alloc((size_t)m * k * sizeof(float));
+    void *act = bb_alloc(kern->act_size(n, k));
+    int rc = -1;
+    if (!x || !y || !wdeq || !act) {
+        snprintf(err, errlen, "out of memory verifying M=%d K=%d N=%d", m, k, n);
+        goto done;
+    }
+    bb_rng r;
+    bb_rng_seed(&r, s->seed ^ 0x5eed5eedull);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    (s->variant->prepare ? s->variant->prepare : kern->prepare)(x, n, k, act);
+    bb_matmul_pool(pool, kern, s->variant, ps->packed, act, y, m, k, n);
+    verify(kern, ps->packed, x, y, m, k, n, res, wdeq);
+    rc = 0;
+done:
+    free(x);
+    free(y);
+    free(wdeq);
+    free(act);
+    return rc;
+}
+
+int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    if (bb_kernel_check_shape(s->kernel, s->m, s->k, s->n, err, errlen)) return -1;
+    bb_machine mach;
+    bb_machine_detect(&mach);
+    bb_packed_set ps;
+    if (bb_packed_set_make(s->kernel, s->m, s->k, s->cache, s->seed, &mach, &ps, err, errlen)) return -1;
+    bb_measure_spec ms = {.variant = s->variant, .n = s->n, .warmup = s->warmup, .min_reps = s->min_reps,
+                          .max_reps = s->max_reps, .min_seconds = s->min_seconds, .seed = s->seed};
+    int rc = bb_gemm_measure(pool, &ps, &ms, res, err, errlen);
+    if (rc == 0 && s->verify) rc = verify_point(pool, &ps, s, res, err, errlen);
+    bb_packed_set_free(&ps);
     return rc;
 }

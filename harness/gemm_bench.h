@@ -1,6 +1,7 @@
-/* One measured point of a kernel: random weights of the kernel's natural kind are packed, the
+/* Measured points of a kernel: random weights of the kernel's natural kind are packed, the
  * activations prepared, and prepare + matmul (split over the pool's threads) timed with warm-up
- * and repetitions.  Used by `bitbench gemm` and by the Lua sweep runner.
+ * and repetitions.  Used by `bitbench gemm` (one point) and by the Lua sweep runner (many points,
+ * reusing one packed set across batch sizes and thread counts).
  *
  * Cache modes: resident repeats one packed matrix (it stays in cache if it fits); dram rotates
  * among enough copies of the packed weights that their total exceeds twice the last-level cache,
@@ -8,11 +9,14 @@
 #ifndef BB_GEMM_BENCH_H
 #define BB_GEMM_BENCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kernels/kernel.h"
+#include "machine.h"
+#include "meter.h"
 #include "pool.h"
 
 typedef enum { BB_CACHE_RESIDENT = 0, BB_CACHE_DRAM } bb_cache_mode;
@@ -33,9 +37,11 @@ typedef struct {
 typedef struct {
     int reps, copies;
     double t_median, t_min, t_max, t_sd; /* seconds per call (prepare + matmul) */
+    double spread;                       /* (q3 - q1) / t_median, see stats.h */
     double gops;                         /* 2*M*K*N / t_median / 1e9 */
     double gbps;                         /* packed weight bytes / t_median / 1e9 */
     size_t packed_bytes, act_bytes;
+    bool interrupted;                    /* *stop was raised: the point is incomplete */
     /* --verify */
     bool verified;
     double max_abs_err;   /* max |y - y_ref| */
@@ -46,6 +52,43 @@ typedef struct {
 const char *bb_cache_mode_name(bb_cache_mode c);
 int bb_cache_mode_parse(const char *s, bb_cache_mode *c);
 
+/* How many packed copies a cache mode needs for a matrix of psize bytes on this machine, or -1
+ * with err when they would not fit in the available memory. */
+int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *copies, char *err, size_t errlen);
+
+/* A packed weight matrix, repeated `copies` times (see the cache modes). */
+typedef struct {
+    const bb_kernel *kernel;
+    int m, k;
+    bb_cache_mode cache;
+    size_t psize;    /* bytes of one packed copy */
+    int copies;
+    uint8_t *packed; /* copies * psize bytes */
+} bb_packed_set;
+
+/* Random weights from seed, packed and copied for the cache mode.  Returns 0 or -1 with err. */
+int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache, uint64_t seed,
+                       const bb_machine *mach, bb_packed_set *ps, char *err, size_t errlen);
+void bb_packed_set_free(bb_packed_set *ps);
+
+/* How one point is timed. */
+typedef struct {
+    const bb_variant *variant;
+    int n;
+    int warmup, min_reps, max_reps;
+    double min_seconds;
+    uint64_t seed;                     /* activations */
+    bb_meter *meters;                  /* begun/ended around the timed repetitions */
+    int nmeters;
+    double *meter_values;              /* out: the meters' columns, in order */
+    const volatile sig_atomic_t *stop; /* checked between calls; NULL = never */
+} bb_measure_spec;
+
+/* Time prepare + matmul of ms->n activation rows against ps.  Returns 0 or -1 with err. */
+int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spec *ms, bb_gemm_result *res,
+                    char *err, size_t errlen);
+
+/* One point, start to end (bitbench gemm). */
 int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *spec, bb_gemm_result *res, char *err, size_t errlen);
 
 /* Run variant->matmul over [0, m) split across the pool along the kernel's row multiple. */

@@ -1,15 +1,45 @@
-/* What this machine is: CPU model, cores, caches (from hwloc), memory. */
+/* What this machine is: CPU model, cores, caches and NUMA nodes (from hwloc), memory,
+ * virtualization, OS — everything a result needs to be compared with another machine's. */
 #ifndef BB_MACHINE_H
 #define BB_MACHINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#define BB_MACHINE_MAX_CACHES 8
+#define BB_MACHINE_MAX_NUMA 16
+
+typedef struct {
+    int level;         /* 1, 2, 3 */
+    char type[12];     /* "data", "instruction", "unified" */
+    size_t size;       /* bytes per instance */
+    int line;          /* line size, bytes */
+    int instances;     /* how many of them */
+    int shared_by;     /* processing units per instance */
+} bb_cache_info;
+
+typedef struct {
+    int os_index;
+    size_t memory;     /* local memory, bytes */
+    char cpus[64];     /* "0-1" */
+} bb_numa_info;
 
 typedef struct {
     char cpu_model[128];
+    char cpu_vendor[16];
+    int cpu_family, cpu_model_id, cpu_stepping;
     char cpu_flags[256]; /* the SIMD features bitbench dispatches on */
-    int cores, pus, numa_nodes;
+    int sockets, cores, pus, numa_nodes;
     size_t l1d, l2, l3;  /* bytes, per instance; 0 when unknown */
+    bb_cache_info caches[BB_MACHINE_MAX_CACHES];
+    int ncaches;
+    bb_numa_info numa[BB_MACHINE_MAX_NUMA];
+    int nnuma;
     size_t mem_total, mem_available;
+    bool virtualized;     /* CPUID says it runs under a hypervisor */
+    char hypervisor[16];  /* its vendor signature, "KVMKVMKVM" ... */
+    char os[256];           /* "Linux 6.1.0 x86_64" */
+    char hwloc_version[16];
 } bb_machine;
 
 void bb_machine_detect(bb_machine *m);

@@ -15,6 +15,8 @@ static void usage(FILE *f)
             "  list kernels|models|meters\n"
             "                          the registered kernels, the model configs, the meters\n"
             "  gemm --kernel K ...     time (and --verify) one kernel on one shape\n"
+            "  generate --model M ...  generate text with a llama2.c model through any kernel\n"
+            "  e2e --model NAME ...    prompt and generation tokens/s of a model with synthetic weights\n"
             "  overhead [--threads LIST]\n"
             "                          the harness's own cost per measured call (pool barrier)\n"
             "run 'bitbench COMMAND --help' for a command's options\n");
@@ -30,10 +32,14 @@ int main(int argc, char **argv)
         {"run", bb_cmd_run},
         {"list", bb_cmd_list},
         {"gemm", bb_cmd_gemm},
+        {"generate", bb_cmd_generate},
+        {"e2e", bb_cmd_e2e},
         {"overhead", bb_cmd_overhead},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "bitbench: unknown command '%s'; valid: run, list, gemm, overhead\n", argv[1]);
+    fprintf(stderr, "bitbench: unknown command '%s'; valid:", argv[1]);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) fprintf(stderr, "%s %s", i ? "," : "", cmds[i].name);
+    fputc('\n', stderr);
     return 2;
 }

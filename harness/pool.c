@@ -17,21 +17,27 @@
  * cover the gap between back-to-back matmul calls of a benchmark or a decode step. */
 #define SPIN_ITERS 200000
 
+/* The barrier's hot words sit on cache lines of their own: `generation` (with the job it
+ * announces) is written by the caller and read by every worker, `pending` is written by every
+ * worker and polled by the caller; sharing a line would make each worker's decrement also evict
+ * the line the others are spinning on. */
+#define CACHE_LINE 64
+
 struct bb_pool {
+    _Alignas(CACHE_LINE) _Atomic unsigned generation; /* bumped once per job */
+    bb_pool_fn fn;
+    void *ctx;
     int n;
+    _Alignas(CACHE_LINE) _Atomic int pending;         /* workers (excluding 0) still running the job */
+    _Alignas(CACHE_LINE) _Atomic int stop;
+    _Atomic int sleepers;
+    _Atomic int starting;  /* workers that have not yet bound themselves */
     pthread_t *threads;
     hwloc_topology_t topo;
     int have_topo;
     char placement[1024];
     char (*desc)[48];      /* per thread: where it was bound */
-    _Atomic int starting;  /* workers that have not yet bound themselves */
-
-    _Atomic unsigned generation; /* bumped once per job */
-    _Atomic int pending;         /* workers (excluding 0) still running the job */
-    _Atomic int stop;
-    _Atomic int sleepers;
-    bb_pool_fn fn;
-    void *ctx;
+    int *pu;               /* per thread: OS index of the PU it is bound to, -1 when unbound */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
@@ -54,6 +60,7 @@ void bb_split_rows(int m, int multiple, int tid, int nthreads, int *m0, int *m1)
 /* Bind the calling thread to the tid-th processing unit in "cores first" order. */
 static void bind_thread(bb_pool *p, int tid, char *desc, size_t len)
 {
+    p->pu[tid] = -1;
     if (!p->have_topo) {
         snprintf(desc, len, "t%d:unbound(no topology)", tid);
         return;
@@ -72,6 +79,7 @@ static void bind_thread(bb_pool *p, int tid, char *desc, size_t len)
         snprintf(desc, len, "t%d:unbound(bind refused)", tid);
         return;
     }
+    p->pu[tid] = (int)pu->os_index;
     snprintf(desc, len, "t%d:core%u/pu%u", tid, core->logical_index, pu->os_index);
 }
 
@@ -113,7 +121,8 @@ bb_pool *bb_pool_create(int nthreads, char *err, unsigned errlen)
         snprintf(err, errlen, "thread count must be >= 1, got %d", nthreads);
         return NULL;
     }
-    bb_pool *p = calloc(1, sizeof *p);
+    bb_pool *p = aligned_alloc(CACHE_LINE, (sizeof *p + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE);
+    if (p) memset(p, 0, sizeof *p);
     if (!p) {
         snprintf(err, errlen, "out of memory creating thread pool");
         return NULL;
@@ -124,7 +133,8 @@ bb_pool *bb_pool_create(int nthreads, char *err, unsigned errlen)
     if (hwloc_topology_init(&p->topo) == 0 && hwloc_topology_load(p->topo) == 0) p->have_topo = 1;
     p->threads = calloc((size_t)nthreads, sizeof *p->threads);
     p->desc = calloc((size_t)nthreads, sizeof *p->desc);
-    if (!p->threads || !p->desc) {
+    p->pu = calloc((size_t)nthreads, sizeof *p->pu);
+    if (!p->threads || !p->desc || !p->pu) {
         snprintf(err, errlen, "out of memory creating thread pool");
         bb_pool_destroy(p);
         return NULL;
@@ -183,6 +193,20 @@ void bb_pool_run(bb_pool *p, bb_pool_fn fn, void *ctx)
 
 const char *bb_pool_placement(const bb_pool *p) { return p->placement; }
 
+void bb_pool_cpus(const bb_pool *p, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int t = 0; t < p->n; t++) {
+        char one[16];
+        if (p->pu[t] >= 0) snprintf(one, sizeof one, "%d", p->pu[t]);
+        else snprintf(one, sizeof one, "-");
+        int w = snprintf(buf + used, len - used, "%s%s", t ? ";" : "", one);
+        if (w < 0 || (size_t)w >= len - used) break;
+        used += (size_t)w;
+    }
+}
+
 void bb_pool_destroy(bb_pool *p)
 {
     if (!p) return;
@@ -194,6 +218,7 @@ void bb_pool_destroy(bb_pool *p)
         if (p->threads && p->threads[t]) pthread_join(p->threads[t], NULL);
     free(p->threads);
     free(p->desc);
+    free(p->pu);
     if (p->have_topo) hwloc_topology_destroy(p->topo);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);

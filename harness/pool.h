@@ -5,6 +5,8 @@
 #ifndef BB_POOL_H
 #define BB_POOL_H
 
+#include <stddef.h>
+
 typedef struct bb_pool bb_pool;
 typedef void (*bb_pool_fn)(void *ctx, int tid, int nthreads);
 
@@ -16,6 +18,9 @@ int bb_pool_size(const bb_pool *p);
 void bb_pool_run(bb_pool *p, bb_pool_fn fn, void *ctx);
 /* "t0:core0/pu0 t1:core1/pu2 ..." — where each thread was bound, or why it was not. */
 const char *bb_pool_placement(const bb_pool *p);
+/* "0;2;1;3": the OS index of the processing unit of each thread, in thread order ("-" when a
+ * thread could not be bound). */
+void bb_pool_cpus(const bb_pool *p, char *buf, size_t len);
 
 /* The row slice [m0, m1) of worker tid when M rows are split in units of `multiple` rows,
  * as evenly as possible. */

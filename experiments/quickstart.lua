@@ -1,0 +1,31 @@
+-- Quickstart: a handful of kernels on the two GEMV shapes of BitNet b1.58 2B4T that dominate its
+-- decode (attention q/o 2560x2560 and FFN gate/up 6912x2560), one token (N = 1), on 1 and 2
+-- threads.  Under a minute on two cores:
+--
+--   bitbench run experiments/quickstart.lua
+--
+-- Kernels missing from this build are left out, so the file runs whatever is registered.
+
+local wanted = { "i2_s", "tl2_1", "tq2_0", "q4_0", "f32" }
+local kernels = {}
+for _, name in ipairs(wanted) do
+  if bitbench.kernel(name) then kernels[#kernels + 1] = name end
+end
+
+bitbench.experiment {
+  name = "quickstart",
+  description = "GEMV of a few kernels on BitNet b1.58 2B4T's q/o and gate/up shapes, 1 and 2 threads",
+  sweeps = {
+    bitbench.sweep {
+      name = "gemv",
+      kernels = kernels,
+      shapes = { { m = 2560, k = 2560 }, { m = 6912, k = 2560 } },
+      n = 1,
+      threads = bitbench.range(1, math.min(2, bitbench.machine.pus)),
+      cache = "resident",
+      warmup = 3,
+      reps = 10,
+      min_seconds = 0.2,
+    },
+  },
+}

@@ -1,0 +1,161 @@
+/* bitbench run FILE.lua: load and check an experiment, apply the command-line overrides, plan
+ * it (checking every point before any work), then run it (sweep.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "experiment.h"
+#include "machine.h"
+#include "plan.h"
+#include "sweep.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bitbench run FILE.lua [options]\n"
+            "  --threads LIST   thread counts for every sweep, e.g. 1,2 or 1-4 (replaces the file's)\n"
+            "  --reps R         minimum timed repetitions per point\n"
+            "  --min-time S     minimum timed seconds per point\n"
+            "  --out DIR        results directory (a run writes DIR/<experiment>-<date>-<time>/)\n"
+            "  --only K[,K..]   only these kernels (\"i2_s\" or one variant \"i2_s@avx2\"); repeatable\n"
+            "  --resume         continue the newest incomplete run of this experiment in the results\n"
+            "                   directory, measuring only the points it does not have yet\n"
+            "  --dry-run        check the file and print the planned points; measure nothing\n"
+            "  --quiet          no progress line and no notes on stderr\n"
+            "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
+            "build, command line, meters, status) and results.md; the table is also printed.\n");
+}
+
+/* Split "a,b" arguments of repeated --only options into one list (pointers into argv copies). */
+static int add_only(char ***only, int *n, const char *arg)
+{
+    char *copy = strdup(arg);
+    if (!copy) return -1;
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        char **v = realloc(*only, sizeof *v * (size_t)(*n + 1));
+        if (!v) return -1;
+        *only = v;
+        if (!(v[*n] = strdup(tok))) return -1;
+        (*n)++;
+    }
+    free(copy);
+    return 0;
+}
+
+static void print_plan(const bb_experiment *ex, const bb_plan *plan)
+{
+    printf("| point | sweep | kernel | M | K | N | threads | cache | shape |\n");
+    printf("|---:|---|---|---:|---:|---:|---:|---|---|\n");
+    for (int i = 0; i < plan->npoints; i++) {
+        const bb_point *p = &plan->points[i];
+        const bb_sweep *sw = &ex->sweeps[p->sweep];
+        const bb_shape *sh = &sw->shapes[p->shape];
+        printf("| %d | %s | %s@%s | %d | %d | %d | %d | %s | %s%s%s |\n", p->index, sw->name,
+               sw->kernels[p->kernel].kernel->name, sw->kernels[p->kernel].variant->isa, sh->m, sh->k, p->n,
+               p->threads, bb_cache_mode_name(p->cache), sh->model, sh->model[0] ? " " : "", sh->roles);
+    }
+    printf("%d points, %d skipped\n", plan->npoints, plan->nskipped);
+}
+
+int bb_cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"threads", required_argument, 0, 't'}, {"reps", required_argument, 0, 'r'},
+        {"min-time", required_argument, 0, 'T'}, {"out", required_argument, 0, 'o'},
+        {"only", required_argument, 0, 'O'},    {"resume", no_argument, 0, 'R'},
+        {"dry-run", no_argument, 0, 'D'},       {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    bb_machine mach;
+    bb_machine_detect(&mach);
+    bb_overrides ov = {.min_seconds = -1};
+    int *threads = NULL, nthreads = 0, status = 2;
+    char **only = NULL;
+    int nonly = 0;
+    bool resume = false, quiet = false, dry = false;
+    const char *file = NULL;
+    bb_experiment ex = {0};
+    bb_plan plan = {0};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            free(threads);
+            if (bb_parse_int_list("--threads", optarg, 1, mach.pus, &threads, &nthreads)) goto out;
+            break;
+        case 'r': if (bb_parse_int("--reps", optarg, 1, 10000000, &ov.reps)) goto out; break;
+        case 'T': if (bb_parse_double("--min-time", optarg, 0, 3600, &ov.min_seconds)) goto out; break;
+        case 'o':
+            if (!*optarg) {
+                fprintf(stderr, "bitbench run: --out: empty directory name\n");
+                goto out;
+            }
+            ov.out = optarg;
+            break;
+        case 'O':
+            if (add_only(&only, &nonly, optarg)) goto out;
+            break;
+        case 'R': resume = true; break;
+        case 'D': dry = true; break;
+        case 'q': quiet = true; break;
+        case 'h': usage(stdout); status = 0; goto out;
+        default:
+            fprintf(stderr, "bitbench run: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            goto out;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "bitbench run: which experiment? give a FILE.lua (see experiments/)\n");
+        usage(stderr);
+        goto out;
+    }
+    if (optind + 1 < argc) {
+        fprintf(stderr, "bitbench run: unexpected argument '%s' (one experiment file per run)\n", argv[optind + 1]);
+        goto out;
+    }
+    file = argv[optind];
+    char err[4096];
+    if (bb_experiment_load(file, &mach, &ex, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        goto out;
+    }
+    ov.threads = threads;
+    ov.nthreads = nthreads;
+    ov.only = (const char *const *)only;
+    ov.nonly = nonly;
+    if (bb_experiment_override(&ex, &ov, &mach, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        goto out;
+    }
+    if (!quiet)
+        for (int i = 0; i < ex.nwarnings; i++) fprintf(stderr, "bitbench run: note: %s\n", ex.warnings[i]);
+    int prc = bb_plan_build(&ex, &mach, &plan, err, sizeof err);
+    if (!quiet || prc)
+        for (int i = 0; i < plan.nskipped; i++) fprintf(stderr, "bitbench run: %s\n", plan.skipped[i]);
+    if (prc) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        goto out;
+    }
+    if (dry) {
+        print_plan(&ex, &plan);
+        status = 0;
+        goto out;
+    }
+    bb_run_options ro = {.argc = argc, .argv = argv, .resume = resume, .quiet = quiet};
+    /* argv here starts at "run"; record the whole command line from the program name */
+    ro.argc = argc + 1;
+    ro.argv = argv - 1;
+    status = bb_sweep_run(&ex, &plan, &mach, &ro);
+out:
+    bb_plan_free(&plan);
+    bb_experiment_free(&ex);
+    free(threads);
+    for (int i = 0; i < nonly; i++) free(only[i]);
+    free(only);
+    return status;
+}

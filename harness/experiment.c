@@ -1,0 +1,143 @@
+/* The experiment struct: freeing, locations for messages, command-line overrides. */
+#include "experiment.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suggest.h"
+
+void bb_experiment_free(bb_experiment *ex)
+{
+    for (int i = 0; i < ex->nsweeps; i++) {
+        bb_sweep *s = &ex->sweeps[i];
+        free(s->kernels);
+        free(s->shapes);
+        free(s->n);
+        free(s->threads);
+    }
+    free(ex->sweeps);
+    free(ex->meters);
+    for (int i = 0; i < ex->nwarnings; i++) free(ex->warnings[i]);
+    free(ex->warnings);
+    memset(ex, 0, sizeof *ex);
+}
+
+void bb_experiment_where(const bb_experiment *ex, int line, char *buf, size_t len)
+{
+    if (line > 0) snprintf(buf, len, "%s:%d: ", ex->file, line);
+    else snprintf(buf, len, "%s: ", ex->file);
+}
+
+/* Does --only entry `want` select this kernel choice? */
+static bool only_matches(const char *want, const bb_kernel_choice *kc)
+{
+    if (!strchr(want, '@')) return strcmp(want, kc->kernel->name) == 0;
+    const bb_kernel *k;
+    const bb_variant *v;
+    char err[8];
+    if (bb_kernel_resolve(want, &k, &v, err, sizeof err)) return false;
+    return k == kc->kernel && v == kc->variant;
+}
+
+static int apply_only(bb_experiment *ex, const bb_overrides *o, char *err, size_t errlen)
+{
+    for (int i = 0; i < o->nonly; i++) {
+        const bb_kernel *k;
+        const bb_variant *v;
+        if (bb_kernel_resolve(o->only[i], &k, &v, err, errlen)) {
+            char msg[1600];
+            snprintf(msg, sizeof msg, "--only: %s", err);
+            snprintf(err, errlen, "%s", msg);
+            return -1;
+        }
+    }
+    /* what the file has, for the message when nothing matches */
+    char used[1024] = "";
+    for (int s = 0; s < ex->nsweeps; s++)
+        for (int j = 0; j < ex->sweeps[s].nkernels; j++) {
+            const char *spec = ex->sweeps[s].kernels[j].spec;
+            char pat[BB_NAME_MAX + 4];
+            snprintf(pat, sizeof pat, ", %s,", spec);
+            char hay[1100];
+            snprintf(hay, sizeof hay, ", %s,", used);
+            if (strstr(hay, pat)) continue;
+            size_t len = strlen(used);
+            snprintf(used + len, sizeof used - len, "%s%s", len ? ", " : "", spec);
+        }
+    int kept_sweeps = 0;
+    for (int s = 0; s < ex->nsweeps; s++) {
+        bb_sweep *sw = &ex->sweeps[s];
+        int kept = 0;
+        for (int j = 0; j < sw->nkernels; j++) {
+            bool keep = false;
+            for (int i = 0; i < o->nonly && !keep; i++) keep = only_matches(o->only[i], &sw->kernels[j]);
+            if (keep) sw->kernels[kept++] = sw->kernels[j];
+        }
+        sw->nkernels = kept;
+        if (kept) {
+            if (kept_sweeps != s) {
+                bb_sweep tmp = ex->sweeps[kept_sweeps];
+                ex->sweeps[kept_sweeps] = *sw;
+                *sw = tmp; /* the emptied sweep moves back and is freed with the rest */
+            }
+            kept_sweeps++;
+        }
+    }
+    if (!kept_sweeps) {
+        char list[512] = "";
+        bb_join_names(list, sizeof list, o->only, o->nonly);
+        snprintf(err, errlen, "--only %s: no sweep of %s uses %s (kernels in the file: %s)", list, ex->file,
+                 o->nonly > 1 ? "these kernels" : "this kernel", used);
+        return -1;
+    }
+    /* sweeps past kept_sweeps have no kernels left: free them */
+    for (int s = kept_sweeps; s < ex->nsweeps; s++) {
+        bb_sweep *sw = &ex->sweeps[s];
+        free(sw->kernels);
+        free(sw->shapes);
+        free(sw->n);
+        free(sw->threads);
+    }
+    ex->nsweeps = kept_sweeps;
+    return 0;
+}
+
+int bb_experiment_override(bb_experiment *ex, const bb_overrides *o, const bb_machine *mach, char *err,
+                           size_t errlen)
+{
+    if (o->nonly && apply_only(ex, o, err, errlen)) return -1;
+    for (int s = 0; s < ex->nsweeps; s++) {
+        bb_sweep *sw = &ex->sweeps[s];
+        if (o->nthreads) {
+            for (int i = 0; i < o->nthreads; i++)
+                if (o->threads[i] < 1 || o->threads[i] > mach->pus) {
+                    snprintf(err, errlen, "--threads: %d threads, but this machine has %d processing units (valid: 1..%d)",
+                             o->threads[i], mach->pus, mach->pus);
+                    return -1;
+                }
+            int *t = malloc(sizeof *t * (size_t)o->nthreads);
+            if (!t) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            memcpy(t, o->threads, sizeof *t * (size_t)o->nthreads);
+            free(sw->threads);
+            sw->threads = t;
+            sw->nthreads = o->nthreads;
+        }
+        if (o->reps > 0) {
+            sw->min_reps = o->reps;
+            if (sw->max_reps < o->reps) sw->max_reps = o->reps;
+        }
+        if (o->min_seconds >= 0) sw->min_seconds = o->min_seconds;
+    }
+    if (o->out) {
+        if (strlen(o->out) >= sizeof ex->out) {
+            snprintf(err, errlen, "--out: path too long");
+            return -1;
+        }
+        snprintf(ex->out, sizeof ex->out, "%s", o->out);
+    }
+    return 0;
+}

@@ -1,0 +1,98 @@
+/* An experiment: what a Lua experiment file describes, checked and resolved into C.
+ *
+ * lua_experiment.c runs the file and fills this (every name resolved, every value checked, with
+ * the file and line of the declaration kept for later messages); command-line overrides are
+ * applied with bb_experiment_override; plan.c expands the sweeps into measured points.  Lua never
+ * runs after loading: the runner only sees these structs. */
+#ifndef BB_EXPERIMENT_H
+#define BB_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gemm_bench.h"
+#include "kernels/kernel.h"
+#include "machine.h"
+
+#define BB_NAME_MAX 64
+
+typedef struct {
+    char spec[BB_NAME_MAX];     /* as written: "i2_s" or "i2_s@avx2" */
+    const bb_kernel *kernel;
+    const bb_variant *variant;  /* what runs here (the best usable one when no @isa is given) */
+} bb_kernel_choice;
+
+typedef struct {
+    int m, k;
+    char model[BB_NAME_MAX];    /* "" for a literal shape */
+    char roles[24];             /* the model's projections with this shape: "q+o", "gate+up" */
+} bb_shape;
+
+typedef enum { BB_UNSUPPORTED_SKIP = 0, BB_UNSUPPORTED_ERROR } bb_unsupported;
+
+typedef struct {
+    char name[BB_NAME_MAX];
+    int line;                   /* where it was declared (0: unknown) */
+    bb_kernel_choice *kernels;
+    int nkernels;
+    bb_shape *shapes;
+    int nshapes;
+    int *n, nn;                 /* batch sizes N (activation rows) */
+    int *threads, nthreads;
+    bb_cache_mode cache[2];
+    int ncache;
+    int warmup, min_reps, max_reps;
+    double min_seconds;
+    double spread_limit;        /* flag points with sd/median above this */
+    bb_unsupported on_unsupported;
+    uint64_t seed;
+} bb_sweep;
+
+typedef struct {
+    char name[BB_NAME_MAX];
+    char description[256];
+    char file[1024];            /* the experiment file as given */
+    int line;                   /* of the bitbench.experiment call */
+    char out[1024];             /* results directory */
+    bb_sweep *sweeps;
+    int nsweeps;
+    char (*meters)[BB_NAME_MAX];  /* meter names; "timer" is always first */
+    int nmeters;
+    char **warnings;            /* notes found while loading (duplicates merged, ...) */
+    int nwarnings;
+} bb_experiment;
+
+/* Defaults of a sweep's optional fields (also documented in README.md). */
+#define BB_DEFAULT_WARMUP 3
+#define BB_DEFAULT_MIN_REPS 10
+#define BB_DEFAULT_MAX_REPS 100000
+#define BB_DEFAULT_MIN_SECONDS 0.1
+#define BB_DEFAULT_SPREAD_LIMIT 0.10
+#define BB_DEFAULT_SEED 42
+#define BB_DEFAULT_OUT "results"
+
+/* Run the Lua file and fill ex.  Returns 0, or -1 with one message in err: "FILE:LINE: what was
+ * wrong; what is valid" (a Lua syntax or run-time error keeps Lua's own file:line). */
+int bb_experiment_load(const char *file, const bb_machine *mach, bb_experiment *ex, char *err, size_t errlen);
+void bb_experiment_free(bb_experiment *ex);
+
+/* Command-line overrides; unset fields leave the file's values. */
+typedef struct {
+    const int *threads;       /* --threads: replaces every sweep's thread list */
+    int nthreads;
+    int reps;                 /* --reps: minimum repetitions (0: unset) */
+    double min_seconds;       /* --min-time (< 0: unset) */
+    const char *out;          /* --out */
+    const char *const *only;  /* --only: keep only these kernels ("i2_s" keeps i2_s and i2_s@isa) */
+    int nonly;
+} bb_overrides;
+
+/* Returns 0, or -1 with err (an --only that matches nothing, a thread count beyond the machine). */
+int bb_experiment_override(bb_experiment *ex, const bb_overrides *o, const bb_machine *mach, char *err,
+                           size_t errlen);
+
+/* "FILE:LINE: " or "FILE: " when the line is unknown. */
+void bb_experiment_where(const bb_experiment *ex, int line, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,72 @@
+/* Results of a run: one row per measured point, written as CSV (results_csv.c, appended and
+ * flushed as each point finishes), as a markdown table (results_md.c, llama-bench style), and
+ * a JSON sidecar describing the run (results_json.c).
+ *
+ * One typed column list drives the CSV writer, the CSV reader (for --resume) and the docs:
+ * the fixed columns below, then one column per meter value (names from the meters, e.g.
+ * timer_tsc_ticks_per_call).  Numbers are written with full precision (%.9g); a meter value
+ * that was not measured is an empty cell, never 0. */
+#ifndef BB_RESULTS_H
+#define BB_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define BB_MAX_METER_VALUES 32
+
+typedef struct {
+    char experiment[64], sweep[64];
+    int point;                       /* 1-based index in the run's plan */
+    char kernel[64], variant[16], family[16];
+    double bits_per_weight;
+    int lossless;
+    char model[64], roles[24];       /* empty for literal shapes */
+    int m, k, n, threads;
+    char cpus[128];                  /* PU of each thread: "0;1" */
+    char cache[12];                  /* resident | dram */
+    int warmup, reps;
+    double t_median_s, t_min_s, t_max_s, t_sd_s;
+    double spread;                   /* interquartile range / t_median_s */
+    int spread_flag;                 /* 1 when spread > the sweep's spread_limit */
+    double gops;                     /* 2*M*K*N / t_median / 1e9 */
+    double weight_bytes;             /* packed weight bytes one call reads */
+    double gbps;                     /* weight_bytes / t_median / 1e9 */
+    int nmeter;
+    double meter[BB_MAX_METER_VALUES];
+} bb_result_row;
+
+typedef enum { BB_COL_STR, BB_COL_INT, BB_COL_NUM } bb_col_kind;
+
+typedef struct {
+    const char *name;
+    bb_col_kind kind;
+    size_t offset, size;             /* into bb_result_row */
+    const char *doc;                 /* one line, for README and `--help` */
+} bb_column;
+
+extern const bb_column bb_result_columns[];
+extern const int bb_result_ncolumns;
+
+/* ---- CSV ---- */
+
+/* The header line (without newline) for the fixed columns plus the given meter columns. */
+void bb_csv_header(const char *const *meter_cols, int nmeter, char *buf, size_t len);
+/* Write one row and flush it. */
+int bb_csv_write_row(FILE *f, const bb_result_row *r);
+/* RFC 4180: quote a field when it holds a comma, a quote or a line break. */
+void bb_csv_field(FILE *f, const char *s);
+
+/* Read every complete row of an existing results file whose header must equal `header`.
+ * A final line without its newline (a write cut short by a kill) is dropped and the file is
+ * truncated to its last complete row, so that appending continues cleanly.  *rows is
+ * malloc'd.  Returns 0, or -1 with err. */
+int bb_csv_read(const char *path, const char *header, int nmeter, bb_result_row **rows, int *count, char *err,
+                size_t errlen);
+
+/* ---- markdown ---- */
+
+/* A table of the rows, showing the columns that vary (and always kernel, shape and time). */
+void bb_markdown_table(FILE *f, const bb_result_row *rows, int count);
+
+#endif

@@ -1,0 +1,57 @@
+/* The JSON sidecar of a run (run.json): what ran, where, with what, and how far it got.
+ *
+ *   schema_version, tool {name, version, git_commit}, build {compiler, c_flags, lua, hwloc, papi},
+ *   command_line [argv...], experiment {name, description, file, sha256},
+ *   status ("incomplete" | "complete"), status_reason, started_at, updated_at, ended_at,
+ *   sessions (1 + the number of --resume runs), points {total, done, failed, flagged, skipped},
+ *   machine {cpu_model, vendor, family, model, stepping, flags, virtualized, hypervisor, sockets,
+ *            cores, pus, caches [...], numa [...], mem_total, mem_available, os},
+ *   placement {"<threads>": "t0:core0/pu0 ..."}, meters [{name, available, reason_code, reason,
+ *   columns}], kernels [...], sweeps [...], csv, markdown, skipped [...], failed [...],
+ *   warnings [...]
+ *
+ * It is rewritten (to a temporary file, then renamed) after every point, so a run killed at any
+ * moment leaves a well-formed sidecar whose status says "incomplete". */
+#ifndef BB_RESULTS_JSON_H
+#define BB_RESULTS_JSON_H
+
+#include <stddef.h>
+
+#include "experiment.h"
+#include "machine.h"
+#include "meter.h"
+#include "plan.h"
+
+typedef struct {
+    const bb_experiment *ex;
+    const bb_machine *mach;
+    const bb_plan *plan;
+    int argc;
+    char **argv;
+    char sha256[65];
+    char started_at[32], updated_at[32], ended_at[32]; /* ISO 8601 UTC; ended_at "" while running */
+    int sessions;
+    const char *status;          /* "incomplete" or "complete" */
+    char status_reason[512];
+    int points_done, points_failed, points_flagged;
+    bb_meter *meters;
+    int nmeters;
+    char **placement;            /* indexed by thread count; NULL where unused */
+    int max_threads;
+    char **failures, **flagged;  /* one line each */
+    int nfailures, nflagged;
+    const char *csv_file, *md_file;
+} bb_run_record;
+
+/* Write the sidecar atomically.  Returns 0 or -1 with err. */
+int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_t errlen);
+
+/* Read back the first string or integer member named key that this writer wrote (it puts each
+ * `"key": value` on its own line); not a general JSON parser.  Returns 0 when found. */
+int bb_run_json_peek_string(const char *path, const char *key, char *buf, size_t len);
+int bb_run_json_peek_int(const char *path, const char *key, long *out);
+
+/* Now as ISO 8601 UTC: "2026-11-21T20:30:00Z". */
+void bb_iso_time(char buf[32]);
+
+#endif

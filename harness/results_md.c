@@ -1,0 +1,52 @@
+/* The human-readable table printed at the end of a run, in the manner of llama-bench: fixed
+ * columns for what identifies a point, optional columns only when they vary across the rows,
+ * the time as median ± sd, and a note on points whose spread was flagged. */
+#include <string.h>
+
+#include "results.h"
+
+typedef enum { C_SWEEP, C_MODEL, C_CACHE, C_COUNT } opt_col;
+
+static bool varies(const bb_result_row *rows, int count, opt_col c)
+{
+    for (int i = 1; i < count; i++) {
+        const bb_result_row *a = &rows[0], *b = &rows[i];
+        switch (c) {
+        case C_SWEEP: if (strcmp(a->sweep, b->sweep)) return true; break;
+        case C_MODEL: if (strcmp(a->model, b->model) || strcmp(a->roles, b->roles)) return true; break;
+        case C_CACHE: if (strcmp(a->cache, b->cache)) return true; break;
+        default: break;
+        }
+    }
+    return c == C_MODEL && count > 0 && rows[0].model[0];
+}
+
+void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
+{
+    bool show[C_COUNT], flagged = false;
+    for (int c = 0; c < C_COUNT; c++) show[c] = varies(rows, count, (opt_col)c);
+    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0;
+    fprintf(f, "|%s kernel | bits/w |%s%s M | K | N | threads | time us (median ± sd) | GOP/s | GB/s |%s\n",
+            show[C_SWEEP] ? " sweep |" : "", show[C_MODEL] ? " shape |" : "", show[C_CACHE] ? " cache |" : "",
+            flagged ? " note |" : "");
+    fprintf(f, "|%s---|---:|%s%s---:|---:|---:|---:|---:|---:|---:|%s\n", show[C_SWEEP] ? "---|" : "",
+            show[C_MODEL] ? "---|" : "", show[C_CACHE] ? "---|" : "", flagged ? "---|" : "");
+    for (int i = 0; i < count; i++) {
+        const bb_result_row *r = &rows[i];
+        fputc('|', f);
+        if (show[C_SWEEP]) fprintf(f, " %s |", r->sweep);
+        fprintf(f, " %s@%s | %.3g |", r->kernel, r->variant, r->bits_per_weight);
+        if (show[C_MODEL]) {
+            if (r->model[0]) fprintf(f, " %s %s |", r->model, r->roles);
+            else fprintf(f, " |");
+        }
+        if (show[C_CACHE]) fprintf(f, " %s |", r->cache);
+        fprintf(f, " %d | %d | %d | %d | %.2f ± %.2f | %.2f | %.2f |", r->m, r->k, r->n, r->threads,
+                r->t_median_s * 1e6, r->t_sd_s * 1e6, r->gops, r->gbps);
+        if (flagged) {
+            if (r->spread_flag) fprintf(f, " spread %.0f%% |", r->spread * 100);
+            else fprintf(f, " |");
+        }
+        fputc('\n', f);
+    }
+}

@@ -1,0 +1,565 @@
+#include "sweep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "gemm_bench.h"
+#include "meter.h"
+#include "pool.h"
+#include "progress.h"
+#include "results.h"
+#include "results_json.h"
+#include "sha256.h"
+#include "timer.h"
+
+#ifdef BB_GIT_COMMIT
+#define BB_GIT_COMMIT_TEXT BB_GIT_COMMIT
+#else
+#define BB_GIT_COMMIT_TEXT "unknown"
+#endif
+
+#define CSV_NAME "results.csv"
+#define JSON_NAME "run.json"
+#define MD_NAME "results.md"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+/* Everything one run holds. */
+typedef struct {
+    const bb_experiment *ex;
+    const bb_plan *plan;
+    const bb_machine *mach;
+    const bb_run_options *opt;
+    char dir[1200], csv_path[1300], json_path[1300], md_path[1300];
+    bb_meter *meters;
+    int nmeters;
+    const char *meter_cols[BB_MAX_METER_VALUES];
+    int nmeter_cols;
+    bb_result_row *rows;       /* earlier sessions' rows, then this session's */
+    int nrows, rows_cap;
+    char **done_keys;          /* sorted keys of the rows, for --resume */
+    int ndone;
+    bb_pool **pools;           /* indexed by thread count */
+    int max_threads;
+    bb_run_record rec;
+    bb_progress progress;
+} run_state;
+
+static int mkdir_p(const char *path)
+{
+    char buf[1200];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Is `entry` a run directory of experiment `name`: name-YYYYmmdd-HHMMSS[-N]? */
+static bool is_run_dir(const char *entry, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(entry, name, n) != 0 || entry[n] != '-') return false;
+    const char *p = entry + n + 1;
+    for (int i = 0; i < 15; i++) {
+        if (i == 8 ? p[i] != '-' : (p[i] < '0' || p[i] > '9')) return false;
+    }
+    p += 15;
+    if (!*p) return true;
+    if (*p != '-' || !p[1]) return false;
+    for (p++; *p; p++)
+        if (*p < '0' || *p > '9') return false;
+    return true;
+}
+
+/* Newer first: by timestamp, then by numeric suffix. */
+static int run_dir_newer(const char *a, const char *b, size_t prefix)
+{
+    int c = strncmp(a + prefix, b + prefix, 15);
+    if (c) return c > 0;
+    long sa = a[prefix + 15] ? strtol(a + prefix + 16, NULL, 10) : 1;
+    long sb = b[prefix + 15] ? strtol(b + prefix + 16, NULL, 10) : 1;
+    return sa > sb;
+}
+
+static int find_latest_run(const bb_experiment *ex, char *dir, size_t len, char *err, size_t errlen)
+{
+    DIR *d = opendir(ex->out);
+    if (!d) {
+        snprintf(err, errlen, "--resume: no run of experiment '%s' to resume: cannot open %s (%s)", ex->name,
+                 ex->out, strerror(errno));
+        return -1;
+    }
+    char best[512] = "";
+    struct dirent *e;
+    size_t prefix = strlen(ex->name) + 1;
+    while ((e = readdir(d)))
+        if (is_run_dir(e->d_name, ex->name) && (!best[0] || run_dir_newer(e->d_name, best, prefix)))
+            snprintf(best, sizeof best, "%s", e->d_name);
+    closedir(d);
+    if (!best[0]) {
+        snprintf(err, errlen, "--resume: no run of experiment '%s' under %s to resume", ex->name, ex->out);
+        return -1;
+    }
+    snprintf(dir, len, "%s/%s", ex->out, best);
+    return 0;
+}
+
+static int new_run_dir(const bb_experiment *ex, char *dir, size_t len, char *err, size_t errlen)
+{
+    if (mkdir_p(ex->out)) {
+        snprintf(err, errlen, "cannot create the results directory %s: %s", ex->out, strerror(errno));
+        return -1;
+    }
+    char stamp[16];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    for (int i = 1; i < 1000; i++) {
+        if (i == 1) snprintf(dir, len, "%s/%s-%s", ex->out, ex->name, stamp);
+        else snprintf(dir, len, "%s/%s-%s-%d", ex->out, ex->name, stamp, i);
+        if (mkdir(dir, 0777) == 0) return 0;
+        if (errno != EEXIST) break;
+    }
+    snprintf(err, errlen, "cannot create a run directory under %s: %s", ex->out, strerror(errno));
+    return -1;
+}
+
+static int cmp_key(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void row_key(const bb_result_row *r, char *buf, size_t len)
+{
+    bb_point_key(r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, buf, len);
+}
+
+static bool point_done(const run_state *st, const bb_point *p)
+{
+    char key[512], *kp = key;
+    bb_plan_point_key(st->ex, p, key, sizeof key);
+    return st->ndone && bsearch(&kp, st->done_keys, (size_t)st->ndone, sizeof *st->done_keys, cmp_key);
+}
+
+static int add_row(run_state *st, const bb_result_row *r)
+{
+    if (st->nrows == st->rows_cap) {
+        int cap = st->rows_cap ? 2 * st->rows_cap : 64;
+        bb_result_row *v = realloc(st->rows, sizeof *v * (size_t)cap);
+        if (!v) return -1;
+        st->rows = v;
+        st->rows_cap = cap;
+    }
+    st->rows[st->nrows++] = *r;
+    return 0;
+}
+
+static void add_line(char ***v, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_line(char ***v, int *n, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **nv = realloc(*v, sizeof **v * (size_t)(*n + 1));
+    if (!nv) return;
+    *v = nv;
+    if ((nv[*n] = strdup(buf))) (*n)++;
+}
+
+/* Print a note on stderr (unless quiet), keeping the progress line intact. */
+static void note(run_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(run_state *st, const char *fmt, ...)
+{
+    if (st->opt->quiet) return;
+    bb_progress_clear(&st->progress);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static int write_json(run_state *st)
+{
+    char err[512];
+    bb_iso_time(st->rec.updated_at);
+    if (bb_run_json_write(st->json_path, &st->rec, err, sizeof err)) {
+        bb_progress_clear(&st->progress);
+        fprintf(stderr, "bitbench run: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int open_meters(run_state *st)
+{
+    st->meters = calloc((size_t)st->ex->nmeters, sizeof *st->meters);
+    if (!st->meters) return -1;
+    for (int i = 0; i < st->ex->nmeters; i++) {
+        const bb_meter_type *t = bb_meter_type_by_name(st->ex->meters[i]);
+        if (bb_meter_open(&st->meters[i], t)) {
+            fprintf(stderr, "bitbench run: meter %s: %s\n", t->name, st->meters[i].reason);
+            return -1;
+        }
+        st->nmeters++;
+        if (!st->meters[i].available)
+            note(st, "bitbench run: meter %s is unavailable (%s: %s); its columns stay empty", t->name,
+                 st->meters[i].reason_code, st->meters[i].reason);
+        for (int c = 0; c < t->ncolumns && st->nmeter_cols < BB_MAX_METER_VALUES; c++)
+            st->meter_cols[st->nmeter_cols++] = t->columns[c];
+    }
+    return 0;
+}
+
+/* Earlier rows of a resumed run: read them, remember their keys. */
+static int load_previous(run_state *st, const char *header, char *err, size_t errlen)
+{
+    bb_result_row *rows;
+    int n;
+    if (bb_csv_read(st->csv_path, header, st->nmeter_cols, &rows, &n, err, errlen)) return -1;
+    st->rows = rows;
+    st->nrows = st->rows_cap = n;
+    st->done_keys = calloc((size_t)n + 1, sizeof *st->done_keys);
+    if (!st->done_keys) return -1;
+    for (int i = 0; i < n; i++) {
+        char key[512];
+        row_key(&rows[i], key, sizeof key);
+        if (!(st->done_keys[i] = strdup(key))) return -1;
+        st->ndone++;
+    }
+    qsort(st->done_keys, (size_t)st->ndone, sizeof *st->done_keys, cmp_key);
+    return 0;
+}
+
+static int prepare_dir(run_state *st, FILE **csv, char *err, size_t errlen)
+{
+    const bb_experiment *ex = st->ex;
+    char header[8192];
+    bb_csv_header(st->meter_cols, st->nmeter_cols, header, sizeof header);
+    st->rec.sessions = 1;
+    bb_iso_time(st->rec.started_at);
+    if (st->opt->resume) {
+        if (find_latest_run(ex, st->dir, sizeof st->dir, err, errlen)) return -1;
+        snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
+        snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
+        char status[64] = "", sha[80] = "";
+        if (bb_run_json_peek_string(st->json_path, "status", status, sizeof status) == 0 &&
+            strcmp(status, "complete") == 0) {
+            snprintf(err, errlen, "--resume: the newest run of '%s', %s, is complete; nothing to resume (run "
+                                  "without --resume for a new run)", ex->name, st->dir);
+            return -1;
+        }
+        bb_run_json_peek_string(st->json_path, "started_at", st->rec.started_at, sizeof st->rec.started_at);
+        long sessions = 0;
+        if (bb_run_json_peek_int(st->json_path, "sessions", &sessions) == 0 && sessions > 0)
+            st->rec.sessions = (int)sessions + 1;
+        if (bb_run_json_peek_string(st->json_path, "sha256", sha, sizeof sha) == 0 && strcmp(sha, st->rec.sha256))
+            note(st, "bitbench run: note: %s has changed since the run began; points are matched by sweep, "
+                     "kernel, variant, shape, N, threads and cache mode", ex->file);
+        if (load_previous(st, header, err, errlen)) return -1;
+        *csv = fopen(st->csv_path, "a");
+    } else {
+        if (new_run_dir(ex, st->dir, sizeof st->dir, err, errlen)) return -1;
+        snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
+        snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
+        *csv = fopen(st->csv_path, "w");
+        if (*csv && (fprintf(*csv, "%s\n", header) < 0 || fflush(*csv) != 0)) {
+            fclose(*csv);
+            *csv = NULL;
+        }
+    }
+    snprintf(st->md_path, sizeof st->md_path, "%s/%s", st->dir, MD_NAME);
+    if (!*csv) {
+        snprintf(err, errlen, "cannot write %s: %s", st->csv_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static bb_pool *pool_for(run_state *st, int threads, char *err, size_t errlen)
+{
+    if (!st->pools[threads]) {
+        st->pools[threads] = bb_pool_create(threads, err, (unsigned)errlen);
+        if (!st->pools[threads]) return NULL;
+        free(st->rec.placement[threads]);
+        st->rec.placement[threads] = strdup(bb_pool_placement(st->pools[threads]));
+    }
+    return st->pools[threads];
+}
+
+static void fill_row(run_state *st, const bb_point *p, bb_pool *pool, const bb_gemm_result *r,
+                     const double *meter_values, bb_result_row *row)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+    const bb_shape *sh = &sw->shapes[p->shape];
+    memset(row, 0, sizeof *row);
+    snprintf(row->experiment, sizeof row->experiment, "%s", st->ex->name);
+    snprintf(row->sweep, sizeof row->sweep, "%s", sw->name);
+    row->point = p->index;
+    snprintf(row->kernel, sizeof row->kernel, "%s", kc->kernel->name);
+    snprintf(row->variant, sizeof row->variant, "%s", kc->variant->isa);
+    snprintf(row->family, sizeof row->family, "%s", kc->kernel->family);
+    row->bits_per_weight = kc->kernel->bits_per_weight;
+    row->lossless = kc->kernel->lossless;
+    snprintf(row->model, sizeof row->model, "%s", sh->model);
+    snprintf(row->roles, sizeof row->roles, "%s", sh->model[0] ? sh->roles : "");
+    row->m = sh->m;
+    row->k = sh->k;
+    row->n = p->n;
+    row->threads = p->threads;
+    bb_pool_cpus(pool, row->cpus, sizeof row->cpus);
+    snprintf(row->cache, sizeof row->cache, "%s", bb_cache_mode_name(p->cache));
+    row->warmup = sw->warmup;
+    row->reps = r->reps;
+    row->t_median_s = r->t_median;
+    row->t_min_s = r->t_min;
+    row->t_max_s = r->t_max;
+    row->t_sd_s = r->t_sd;
+    row->spread = r->spread;
+    row->spread_flag = r->spread > sw->spread_limit;
+    row->gops = r->gops;
+    row->weight_bytes = (double)r->packed_bytes;
+    row->gbps = r->gbps;
+    row->nmeter = st->nmeter_cols;
+    for (int i = 0; i < st->nmeter_cols; i++) row->meter[i] = meter_values[i];
+}
+
+static void point_label(const run_state *st, const bb_point *p, char *buf, size_t len)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+    const bb_shape *sh = &sw->shapes[p->shape];
+    snprintf(buf, len, "%s: %s@%s M=%d K=%d N=%d threads=%d %s", sw->name, kc->kernel->name, kc->variant->isa,
+             sh->m, sh->k, p->n, p->threads, bb_cache_mode_name(p->cache));
+}
+
+/* The packed weights currently built, and for which point. */
+typedef struct {
+    bool valid, failed;
+    int sweep, kernel, shape;
+    bb_cache_mode cache;
+    bb_packed_set set;
+    char why[1024];
+} weights_slot;
+
+static bool same_weights(const weights_slot *w, const bb_point *p)
+{
+    return (w->valid || w->failed) && w->sweep == p->sweep && w->kernel == p->kernel && w->shape == p->shape &&
+           w->cache == p->cache;
+}
+
+static int measure_all(run_state *st, FILE *csv)
+{
+    const bb_experiment *ex = st->ex;
+    weights_slot ws = {0};
+    double meter_values[BB_MAX_METER_VALUES];
+    int rc = 0;
+    for (int i = 0; i < st->plan->npoints && !stop_signal; i++) {
+        const bb_point *p = &st->plan->points[i];
+        if (point_done(st, p)) continue;
+        const bb_sweep *sw = &ex->sweeps[p->sweep];
+        const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+        const bb_shape *sh = &sw->shapes[p->shape];
+        char label[256], err[1024];
+        point_label(st, p, label, sizeof label);
+        bb_progress_show(&st->progress, label);
+        if (!same_weights(&ws, p)) {
+            if (ws.valid) bb_packed_set_free(&ws.set);
+            ws = (weights_slot){.sweep = p->sweep, .kernel = p->kernel, .shape = p->shape, .cache = p->cache};
+            if (bb_packed_set_make(kc->kernel, sh->m, sh->k, p->cache, sw->seed, st->mach, &ws.set, ws.why,
+                                   sizeof ws.why))
+                ws.failed = true;
+            else ws.valid = true;
+        }
+        if (stop_signal) break;
+        bb_pool *pool = ws.failed ? NULL : pool_for(st, p->threads, err, sizeof err);
+        if (!pool) {
+            const char *why = ws.failed ? ws.why : err;
+            note(st, "bitbench run: point %d (%s) failed: %s", p->index, label, why);
+            add_line(&st->rec.failures, &st->rec.nfailures, "point %d (%s): %s", p->index, label, why);
+            st->rec.points_failed++;
+            bb_progress_step(&st->progress);
+            continue;
+        }
+        bb_measure_spec ms = {.variant = kc->variant, .n = p->n, .warmup = sw->warmup, .min_reps = sw->min_reps,
+                              .max_reps = sw->max_reps, .min_seconds = sw->min_seconds, .seed = sw->seed,
+                              .meters = st->meters, .nmeters = st->nmeters, .meter_values = meter_values,
+                              .stop = &stop_signal};
+        bb_gemm_result r;
+        if (bb_gemm_measure(pool, &ws.set, &ms, &r, err, sizeof err)) {
+            note(st, "bitbench run: point %d (%s) failed: %s", p->index, label, err);
+            add_line(&st->rec.failures, &st->rec.nfailures, "point %d (%s): %s", p->index, label, err);
+            st->rec.points_failed++;
+            bb_progress_step(&st->progress);
+            continue;
+        }
+        if (r.interrupted) break; /* an unfinished point is not a result */
+        bb_result_row row;
+        fill_row(st, p, pool, &r, meter_values, &row);
+        if (bb_csv_write_row(csv, &row)) {
+            bb_progress_clear(&st->progress);
+            fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->csv_path, strerror(errno));
+            rc = -1;
+            break;
+        }
+        if (add_row(st, &row)) {
+            rc = -1;
+            break;
+        }
+        if (row.spread_flag) {
+            st->rec.points_flagged++;
+            add_line(&st->rec.flagged, &st->rec.nflagged,
+                     "point %d (%s): spread %.1f%% (interquartile range / median) exceeds the sweep's spread_limit %.1f%%", p->index,
+                     label, row.spread * 100, sw->spread_limit * 100);
+        }
+        st->rec.points_done++;
+        bb_progress_step(&st->progress);
+        if (write_json(st)) {
+            rc = -1;
+            break;
+        }
+    }
+    if (ws.valid) bb_packed_set_free(&ws.set);
+    return rc;
+}
+
+static void finish_record(run_state *st, int write_failed)
+{
+    bb_run_record *rec = &st->rec;
+    int total = st->plan->npoints, finished = 0;
+    for (int i = 0; i < st->plan->npoints; i++) finished += point_done(st, &st->plan->points[i]);
+    finished += rec->points_done;
+    if (stop_signal) {
+        rec->status = "incomplete";
+        snprintf(rec->status_reason, sizeof rec->status_reason,
+                 "interrupted by %s after %d of %d points; run again with --resume to continue",
+                 stop_signal == SIGINT ? "SIGINT (Ctrl-C)" : stop_signal == SIGTERM ? "SIGTERM" : "a signal",
+                 finished, total);
+    } else if (write_failed) {
+        rec->status = "incomplete";
+        snprintf(rec->status_reason, sizeof rec->status_reason, "results could not be written after %d of %d points",
+                 finished, total);
+    } else if (rec->points_failed) {
+        rec->status = "incomplete";
+        snprintf(rec->status_reason, sizeof rec->status_reason,
+                 "%d of %d points failed (see \"failed\"); --resume retries them", rec->points_failed, total);
+    } else {
+        rec->status = "complete";
+        rec->status_reason[0] = 0;
+    }
+    bb_iso_time(rec->ended_at);
+}
+
+static void write_markdown(run_state *st)
+{
+    FILE *f = fopen(st->md_path, "w");
+    if (f) {
+        fprintf(f, "# %s\n\n", st->ex->name);
+        bb_markdown_table(f, st->rows, st->nrows);
+        fprintf(f, "\nMachine: %s, %d cores. Build: %s. Experiment: %s (sha256 %.16s). Status: %s%s%s.\n",
+                st->mach->cpu_model, st->mach->cores, BB_GIT_COMMIT_TEXT, st->ex->file, st->rec.sha256,
+                st->rec.status, st->rec.status_reason[0] ? ": " : "", st->rec.status_reason);
+        fclose(f);
+    }
+    if (st->nrows) {
+        printf("\n");
+        bb_markdown_table(stdout, st->rows, st->nrows);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine *mach, const bb_run_options *opt)
+{
+    run_state st = {.ex = ex, .plan = plan, .mach = mach, .opt = opt};
+    char err[4096];
+    int exit_code = 1;
+    FILE *csv = NULL;
+    st.max_threads = 1;
+    for (int i = 0; i < plan->npoints; i++)
+        if (plan->points[i].threads > st.max_threads) st.max_threads = plan->points[i].threads;
+    st.pools = calloc((size_t)st.max_threads + 1, sizeof *st.pools);
+    st.rec.placement = calloc((size_t)st.max_threads + 1, sizeof *st.rec.placement);
+    if (!st.pools || !st.rec.placement) {
+        fprintf(stderr, "bitbench run: out of memory\n");
+        goto done;
+    }
+    st.rec = (bb_run_record){.ex = ex, .mach = mach, .plan = plan, .argc = opt->argc, .argv = opt->argv,
+                             .status = "incomplete", .placement = st.rec.placement, .max_threads = st.max_threads,
+                             .csv_file = CSV_NAME, .md_file = MD_NAME};
+    snprintf(st.rec.status_reason, sizeof st.rec.status_reason, "running (or killed before it could finish)");
+    if (bb_sha256_file(ex->file, st.rec.sha256)) snprintf(st.rec.sha256, sizeof st.rec.sha256, "unreadable");
+    if (open_meters(&st)) goto done;
+    st.rec.meters = st.meters;
+    st.rec.nmeters = st.nmeters;
+    if (prepare_dir(&st, &csv, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        goto done;
+    }
+    int already = 0;
+    for (int i = 0; i < plan->npoints; i++) already += point_done(&st, &plan->points[i]);
+    if (!opt->quiet)
+        fprintf(stderr, "bitbench run: %s: %d points -> %s\n", ex->name, plan->npoints, st.dir);
+    if (opt->resume) note(&st, "bitbench run: resuming: %d of %d points already measured", already, plan->npoints);
+    if (write_json(&st)) goto done;
+
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the process at once */
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    bb_progress_init(&st.progress, plan->npoints, already, !opt->quiet);
+    int failed_write = measure_all(&st, csv) != 0;
+    bb_progress_clear(&st.progress);
+    int sig = stop_signal;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+
+    finish_record(&st, failed_write);
+    if (write_json(&st)) failed_write = 1;
+    write_markdown(&st);
+    if (!opt->quiet) {
+        fprintf(stderr, "bitbench run: %s: %s%s%s\n", st.rec.status, st.dir, st.rec.status_reason[0] ? ": " : "",
+                st.rec.status_reason);
+        if (st.rec.points_flagged)
+            fprintf(stderr, "bitbench run: %d point%s flagged for a large spread (see the spread_flag column)\n",
+                    st.rec.points_flagged, st.rec.points_flagged == 1 ? "" : "s");
+    }
+    if (sig) exit_code = 128 + sig;
+    else exit_code = failed_write || st.rec.points_failed ? 1 : 0;
+done:
+    if (csv) fclose(csv);
+    for (int t = 0; st.pools && t <= st.max_threads; t++)
+        if (st.pools[t]) bb_pool_destroy(st.pools[t]);
+    free(st.pools);
+    for (int i = 0; i < st.nmeters; i++) bb_meter_close(&st.meters[i]);
+    free(st.meters);
+    free(st.rows);
+    for (int i = 0; i < st.ndone; i++) free(st.done_keys[i]);
+    free(st.done_keys);
+    for (int t = 0; st.rec.placement && t <= st.max_threads; t++) free(st.rec.placement[t]);
+    free(st.rec.placement);
+    for (int i = 0; i < st.rec.nfailures; i++) free(st.rec.failures[i]);
+    free(st.rec.failures);
+    for (int i = 0; i < st.rec.nflagged; i++) free(st.rec.flagged[i]);
+    free(st.rec.flagged);
+    return exit_code;
+}

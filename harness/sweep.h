@@ -1,0 +1,30 @@
+/* The sweep runner: executes a validated plan point by point.
+ *
+ * For each point: the thread pool of its thread count (created once, on first use, and kept),
+ * the packed weights of its kernel and shape (built once and reused across N and thread
+ * counts), then bb_gemm_measure with the run's meters.  Each finished row is appended to the CSV
+ * and flushed, and the JSON sidecar rewritten, so that an interrupted run (Ctrl-C, SIGTERM, kill)
+ * keeps every finished row and says it is incomplete; --resume continues the newest run of the
+ * experiment, measuring only the points its CSV does not have yet.  At the end the markdown
+ * table of all rows is printed on stdout and written next to the CSV. */
+#ifndef BB_SWEEP_H
+#define BB_SWEEP_H
+
+#include <stdbool.h>
+
+#include "experiment.h"
+#include "machine.h"
+#include "plan.h"
+
+typedef struct {
+    int argc;
+    char **argv;      /* the command line, for the record */
+    bool resume;
+    bool quiet;       /* no progress line, no notes on stderr */
+} bb_run_options;
+
+/* Returns the process exit status: 0 complete, 1 when points failed or results could not be
+ * written, 128 + signal number when interrupted. */
+int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine *mach, const bb_run_options *opt);
+
+#endif

@@ -1,0 +1,183 @@
+/* The thread pool and the row split: every worker runs every job exactly once (also after the
+ * workers have gone to sleep), bb_split_rows covers [0, M) in contiguous slices on the kernel's
+ * row multiple and balanced to one unit, and every registered kernel variant gives, through
+ * the pool with 2 threads, the single-threaded result bit for bit. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "gemm_bench.h"
+#include "overhead.h"
+#include "pool.h"
+#include "rng.h"
+
+static void test_split(void)
+{
+    static const int multiples[] = {1, 2, 4, 8, 32};
+    int bad = 0;
+    for (int mi = 0; mi < 5; mi++)
+        for (int m = 1; m <= 300 && !bad; m++)
+            for (int t = 1; t <= 6 && !bad; t++) {
+                int mult = multiples[mi], prev_end = 0, min_units = 1 << 30, max_units = 0;
+                for (int tid = 0; tid < t; tid++) {
+                    int m0, m1;
+                    bb_split_rows(m, mult, tid, t, &m0, &m1);
+                    if (m0 != prev_end || m1 < m0 || (m0 % mult && m0 != m) || (m1 % mult && m1 != m)) bad = 1;
+                    int units = (m1 - m0 + mult - 1) / mult;
+                    if (units < min_units) min_units = units;
+                    if (units > max_units) max_units = units;
+                    prev_end = m1;
+                }
+                if (prev_end != m || max_units - min_units > 1) bad = 1;
+                if (bad) CHECK(0, "split m=%d multiple=%d threads=%d is not a balanced cover", m, mult, t);
+            }
+    if (!bad) PASS();
+}
+
+typedef struct {
+    _Atomic int runs[8];
+    _Atomic int wrong_n;
+    int expect_n;
+} count_job;
+
+static void count_fn(void *ctx, int tid, int n)
+{
+    count_job *c = ctx;
+    atomic_fetch_add(&c->runs[tid], 1);
+    if (n != c->expect_n) atomic_fetch_add(&c->wrong_n, 1);
+}
+
+/* jobs back to back, then again after the workers have had time to fall asleep */
+static void run_counted(int threads, int jobs)
+{
+    char err[256];
+    bb_pool *p = bb_pool_create(threads, err, sizeof err);
+    CHECK(p != NULL, "pool: %s", err);
+    if (!p) return;
+    CHECK(bb_pool_size(p) == threads, "size");
+    char cpus[64];
+    bb_pool_cpus(p, cpus, sizeof cpus);
+    int seps = 0;
+    for (const char *c = cpus; *c; c++) seps += *c == ';';
+    CHECK(seps == threads - 1, "one cpu per thread: %s", cpus);
+    char want[16];
+    snprintf(want, sizeof want, "t%d:", threads - 1);
+    CHECK(strstr(bb_pool_placement(p), want) != NULL, "placement names each thread: %s", bb_pool_placement(p));
+    count_job c = {0};
+    c.expect_n = threads;
+    for (int i = 0; i < jobs; i++) bb_pool_run(p, count_fn, &c);
+    struct timespec ts = {0, 80 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    for (int i = 0; i < 10; i++) bb_pool_run(p, count_fn, &c);
+    for (int t = 0; t < threads; t++)
+        CHECK(c.runs[t] == jobs + 10, "thread %d of %d ran %d of %d jobs", t, threads, (int)c.runs[t], jobs + 10);
+    CHECK(c.wrong_n == 0, "every call sees nthreads = %d", threads);
+    bb_pool_destroy(p);
+}
+
+static void test_pool_runs(void)
+{
+    run_counted(1, 100);
+    run_counted(2, 2000);
+    run_counted(3, 20); /* more threads than this 2-core test machine may have: still correct */
+}
+
+/* A K (and M) every constraint of the kernel accepts, or 0. */
+static int pick_k(const bb_kernel *k, int m)
+{
+    static const int ks[] = {256, 512, 768, 1024, 2048, 2560, 4096};
+    char err[256];
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        if (bb_kernel_check_shape(k, m, ks[i], 1, err, sizeof err) == 0) return ks[i];
+    return 0;
+}
+
+static void test_kernels_split(void)
+{
+    char err[1024];
+    bb_pool *pools[3] = {0};
+    for (int t = 1; t <= 2; t++) {
+        pools[t] = bb_pool_create(t, err, sizeof err);
+        CHECK(pools[t] != NULL, "pool %d: %s", t, err);
+        if (!pools[t]) return;
+    }
+    for (int i = 0; i < bb_kernel_count(); i++) {
+        const bb_kernel *kern = bb_kernel_at(i);
+        /* 13 row units: the slices of 2 and 3 threads are uneven */
+        int m = kern->m_multiple * 13;
+        int k = pick_k(kern, m);
+        if (!k) {
+            m = kern->m_multiple * 16;
+            k = pick_k(kern, m);
+        }
+        CHECK(k > 0, "%s: no test shape passes its constraints", kern->name);
+        if (!k) continue;
+        size_t psize = kern->packed_size(m, k);
+        float *w = bb_alloc((size_t)m * k * sizeof(float));
+        uint8_t *packed = bb_alloc(psize);
+        const int n_max = 3;
+        float *x = bb_alloc((size_t)n_max * k * sizeof(float));
+        void *act = bb_alloc(kern->act_size(n_max, k));
+        float *y[3];
+        for (int t = 0; t < 3; t++) y[t] = bb_alloc((size_t)n_max * m * sizeof(float));
+        bb_random_weights(kern, m, k, 1234 + (uint64_t)i, w);
+        bb_weights bw = {.m = m, .k = k, .f32 = w};
+        if (bb_kernel_pack(kern, &bw, packed, err, sizeof err)) {
+            CHECK(0, "%s: pack: %s", kern->name, err);
+            goto next;
+        }
+        bb_rng r;
+        bb_rng_seed(&r, 99);
+        bb_fill_gauss(&r, x, (size_t)n_max * k, 1.0f);
+        for (int v = 0; v < bb_variant_count(kern); v++) {
+            const bb_variant *var = &kern->variants[v];
+            if (!bb_variant_usable(var)) continue;
+            for (int n = 1; n <= n_max; n += 2) {
+                (var->prepare ? var->prepare : kern->prepare)(x, n, k, act);
+                /* reference: one call over all rows, no pool */
+                memset(y[0], 0xff, (size_t)n * m * sizeof(float));
+                var->matmul(packed, act, y[0], m, k, n, 0, m);
+                for (int t = 1; t <= 2; t++) {
+                    memset(y[t], 0xff, (size_t)n * m * sizeof(float));
+                    bb_matmul_pool(pools[t], kern, var, packed, act, y[t], m, k, n);
+                    CHECK(memcmp(y[0], y[t], (size_t)n * m * sizeof(float)) == 0,
+                          "%s@%s M=%d K=%d N=%d: %d threads differ from one call", kern->name, var->isa, m, k, n, t);
+                }
+            }
+        }
+    next:
+        free(w);
+        free(packed);
+        free(x);
+        free(act);
+        for (int t = 0; t < 3; t++) free(y[t]);
+    }
+    for (int t = 1; t <= 2; t++) bb_pool_destroy(pools[t]);
+}
+
+static void test_overhead(void)
+{
+    bb_overhead o;
+    char err[256];
+    int rc = bb_measure_overhead(2, 20, 200, &o, err, sizeof err);
+    CHECK(rc == 0, "overhead: %s", err);
+    if (rc) return;
+    /* A sanity bound only (the machine may be shared): a round trip costs nanoseconds to
+     * microseconds, never the milliseconds of a thread start or a missed wake-up. */
+    CHECK(o.barrier_ns > 0 && o.barrier_ns < 1e6, "barrier %.1f ns", o.barrier_ns);
+    CHECK(o.call_ns > 0 && o.call_ns < 1e6, "measured call %.1f ns", o.call_ns);
+    printf("pool overhead with 2 threads: barrier %.0f ns, measured call %.0f ns (medians)\n", o.barrier_ns,
+           o.call_ns);
+}
+
+int main(void)
+{
+    test_split();
+    test_pool_runs();
+    test_kernels_split();
+    test_overhead();
+    return check_summary("test_pool_split");
+}
