@@ -23,6 +23,11 @@
 #include "tmac.h"
 
 #define AI static inline __attribute__((always_inline))
+
+/* BB_PREFETCH_BYTES ahead of a weight stream (common/prefetch.h).  Called as _mm_prefetch in an
+ * always-inline function: GCC 12 deems a non-inlined wrapper of __builtin_prefetch "const" and
+ * deletes its calls from the big always-inline tiles here (no prefetcht0 was left). */
+AI void prefetch(const void *p) { _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0); }
 #define TB 4 /* row blocks per tile */
 
 /* Lookup of one index vector (bytes 0..15 per lane) for vector u: dword byte t from the table of
@@ -100,7 +105,7 @@ AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *
                 __m256i l[4][2];
                 for (int cc = 0; cc < 4; cc++) {
                     const uint8_t *p = wg + (size_t)(4 * qd + cc) * cstride + 64 * u + 32 * hh;
-                    bb_prefetch_stream(p);
+                    prefetch(p);
                     __m256i v = _mm256_loadu_si256((const __m256i *)p);
                     const __m256i *t4 = tl + 4 * (4 * qd + cc);
                     l[cc][0] = lookup(b, u, _mm256_and_si256(v, m0f), t4);
@@ -116,7 +121,7 @@ AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *
         for (int ch = 0; ch < TMAC_QG / TMAC_CHUNK; ch++) {
             for (int u = 0; u < b; u++) {
                 const uint8_t *p = wg + (size_t)ch * cstride + 64 * u + 32 * hh;
-                bb_prefetch_stream(p);
+                prefetch(p);
                 __m256i v = _mm256_loadu_si256((const __m256i *)p);
                 __m256i ix[2] = {_mm256_and_si256(v, m0f), _mm256_and_si256(_mm256_srli_epi16(v, 4), m0f)};
                 for (int s = 0; s < 2; s++) {

@@ -24,6 +24,11 @@
 
 #define AI static inline __attribute__((always_inline))
 
+/* BB_PREFETCH_BYTES ahead of a weight stream (common/prefetch.h).  Called as _mm_prefetch in an
+ * always-inline function: GCC 12 deems a non-inlined wrapper of __builtin_prefetch "const" and
+ * deletes its calls from the big always-inline tiles here (no prefetcht0 was left). */
+AI void prefetch(const void *p) { _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0); }
+
 typedef struct {
     __m512i sel[4], c[4]; /* per vector u: (K-group << 4) per byte, and 2^plane per byte */
     __m512i x16lo, x16hi; /* vpermt2b indices of expand16 */
@@ -117,7 +122,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
                     for (int u = 0; u < b; u++) {
                         __m512i l[4][2];
                         for (int cc = 0; cc < 4; cc++) {
-                            bb_prefetch_stream(p + cc * cstride + 64 * u);
+                            prefetch(p + cc * cstride + 64 * u);
                             indices(p + cc * cstride + 64 * u, cs->sel[u], &l[cc][0], &l[cc][1]);
                         }
                         for (int hh = 0; hh < 2; hh++) {
@@ -140,7 +145,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
                     const uint8_t *p = wb[i] + chunk * cstride;
                     for (int u = 0; u < b; u++) {
                         __m512i lo, hi;
-                        bb_prefetch_stream(p + 64 * u);
+                        prefetch(p + 64 * u);
                         indices(p + 64 * u, cs->sel[u], &lo, &hi);
                         if (mode == TMAC_EXACT) {
                             acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], _mm512_permutexvar_epi8(lo, t), cs->c[u]);
@@ -177,7 +182,10 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
 AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, const int b,
             const tmac_mode mode)
 {
-    const int tbf = mode == TMAC_LUT8 ? 4 : 2; /* _exact and _fa hold more tables/accumulators */
+    /* 4 blocks share each table register (the most that keeps 8 int32 + 8 float accumulators,
+     * the table and the b selector/weight constants in 32 zmm); _exact and _fa hold two or four
+     * tables and twice the accumulators, so 2 */
+    const int tbf = mode == TMAC_LUT8 ? 4 : 2;
     consts_t cs;
     make_consts(b, &cs);
     int blk = m0 / TMAC_RB, blk1 = (m1 + TMAC_RB - 1) / TMAC_RB;
