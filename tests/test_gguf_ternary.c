@@ -311,6 +311,7 @@ static void test_variants(const char *name, int random_bytes)
             const bb_variant *var = &k->variants[v];
             if (!bb_variant_usable(var)) continue;
             int exact = !(strcmp(name, "tq2_0") == 0 && strcmp(var->isa, "avx512") == 0);
+            (var->prepare ? var->prepare : k->prepare)(x, nn, kd, act);
             var->matmul(p, act, y, m, kd, nn, 0, m);
             int bad = 0;
             for (int c = 0; c < nn; c++)
@@ -331,8 +332,37 @@ static void test_variants(const char *name, int random_bytes)
     free(p); free(w); free(x); free(wd); free(yref); free(y); free(act);
 }
 
+/* The AVX-512 prepare writes bb_quant_q8_K's bytes: ties between +a and -a (the first wins),
+ * an all-zero block, halves that round to even, a block whose extreme is positive. */
+static void test_q8_K_prepare(void)
+{
+    if ((bb_cpu_features() & BB_ISA_AVX512) != BB_ISA_AVX512) return;
+    const int kd = 256 * 9, n = 3;
+    float *x = malloc(sizeof(float) * (size_t)n * kd);
+    bb_rng r;
+    bb_rng_seed(&r, 99);
+    bb_fill_gauss(&r, x, (size_t)n * kd, 2.0f);
+    memset(x + 256, 0, 256 * sizeof(float));                 /* block 1: zeros */
+    x[512 + 7] = -5.0f, x[512 + 100] = 5.0f;                  /* block 2: tie, negative first */
+    x[768 + 3] = 5.0f, x[768 + 200] = -5.0f;                  /* block 3: tie, positive first */
+    for (int i = 0; i < 256; i++) x[1024 + i] = (float)(i - 128) / 2.0f; /* block 4: .5 steps */
+    x[1280 + 17] = 1e-30f;                                    /* block 5: tiny extreme */
+    for (int i = 0; i < 256; i++) if (i != 17) x[1280 + i] = 0;
+    size_t sz = bb_q8_K_rows_size(n, kd);
+    uint8_t *a = malloc(sz), *b = malloc(sz);
+    memset(a, 0x11, sz);
+    memset(b, 0x22, sz);
+    bb_quant_q8_K_rows(x, n, kd, a);
+    bb_gk_quant_q8_K_rows_avx512(x, n, kd, b);
+    size_t diff = 0;
+    for (size_t i = 0; i < sz; i++) diff += a[i] != b[i];
+    CHECK(diff == 0, "q8_K prepare (AVX-512) differs from bb_quant_q8_K_rows in %zu of %zu bytes", diff, sz);
+    free(x); free(a); free(b);
+}
+
 int main(void)
 {
+    test_q8_K_prepare();
     test_tq2_0_bytes();
     test_tq1_0_bytes();
     test_roundtrip("tq1_0");

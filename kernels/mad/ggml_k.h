@@ -63,6 +63,10 @@ typedef struct {
     int32_t qsum[BB_GK_MAX_BLOCKS + BB_GK_CHUNK];
 } bb_gk_arow;
 
+/* q8_K rows with AVX-512, byte-identical to bb_quant_q8_K_rows (q8k_avx512.c): the prepare of
+ * the AVX-512 variants. */
+void bb_gk_quant_q8_K_rows_avx512(const float *x, int n, int k, void *dst);
+
 static inline const char *bb_gk_shape_error(int m, int k)
 {
     (void)m;
