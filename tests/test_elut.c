@@ -7,7 +7,8 @@
  *    matrices (all -1, all +1, alternating, activations at +-127) and K that is not a multiple
  *    of TL2's block of 48 (TL1 tail of 16 or 32 columns), partial row tiles, N > 1; for K that
  *    i2_s refuses (K % 128 != 0), against the exact integer dot product of the same q.
- *  - Every variant's prepare writes the same bytes (i8 rows and tables).
+ *  - Every variant's prepare writes the same bytes (i8 rows and tables, _0's table step), and
+ *    the _0 variants give the reference's bits.
  *  - The _0 kernels' measured error against the exact _1 results, printed, and checked against
  *    the table-rounding part of their derived bound.
  *  - Stored bits per weight, and shapes the kernels refuse. */
@@ -292,6 +293,33 @@ static void check_lossy(void)
         }
 }
 
+/* _0 kernels: every variant's prepare (table step, int8 tables) and matmul give the scalar
+ * reference's bytes and bits, including K with a TL1 tail and partial groups of 16. */
+static void check_q8_variants(void)
+{
+    const int shapes[][3] = {{16, 16, 1}, {19, 80, 2}, {37, 128, 1}, {33, 1552, 3}, {20, 4096, 1}};
+    const char *names[] = {"tl1_0", "tl2_0"};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int xp = 0; xp < X_PATTERNS; xp++)
+            for (int kn = 0; kn < 2; kn++) {
+                int m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
+                int8_t *t = malloc((size_t)m * k);
+                float *w = malloc(sizeof(float) * (size_t)m * k), *x = malloc(sizeof(float) * (size_t)n * k);
+                float *yref = malloc(sizeof(float) * (size_t)n * m);
+                make_weights(W_RANDOM, m, k, 500 + s, t, w, 0.5f);
+                make_acts(xp, n, k, 600 + s, x);
+                bb_weights bw = {.m = m, .k = k, .f32 = w, .ternary = t, .ternary_scale = 0.5f};
+                prepared p;
+                if (prepare_kernel(&p, names[kn], &bw, n) == 0) {
+                    p.kern->prepare(x, n, k, p.act);
+                    p.kern->variants[0].matmul(p.packed, p.act, yref, m, k, n, 0, m);
+                    check_variants(&p, x, m, k, n, yref, xname[xp]);
+                }
+                release(&p);
+                free(t); free(w); free(x); free(yref);
+            }
+}
+
 static void check_sizes_and_refusals(void)
 {
     const char *names[] = {"tl1_0", "tl1_1", "tl2_0", "tl2_1"};
@@ -331,6 +359,7 @@ int main(void)
     check_tables_5_6();
     check_lossless();
     check_lossy();
+    check_q8_variants();
     check_sizes_and_refusals();
     return check_summary("elut");
 }

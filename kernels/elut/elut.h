@@ -54,6 +54,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../common/act_quant.h"
 #include "../kernel.h"
@@ -134,7 +135,7 @@ static inline size_t elut_wscale_off(int m, int k, bool tl2)
 static inline float elut_wscale(const void *w, int m, int k, bool tl2)
 {
     float s;
-    __builtin_memcpy(&s, (const uint8_t *)w + elut_wscale_off(m, k, tl2), sizeof s);
+    memcpy(&s, (const uint8_t *)w + elut_wscale_off(m, k, tl2), sizeof s);
     return s;
 }
 
@@ -143,6 +144,17 @@ static inline float elut_wscale(const void *w, int m, int k, bool tl2)
 static inline float elut_dequant_q8(int32_t isum, float d, float act_scale, float w_scale)
 {
     return act_scale == 0.0f ? 0.0f : (float)isum * d / act_scale * w_scale;
+}
+
+/* For the SIMD table builders: one group's activation bytes as a 32-bit lane; the bytes past the group meet zero digits.  The
+ * last group of a part reads only its own bytes (the others read into the next group). */
+static inline int32_t elut_group_bytes(const int8_t *p, bool last, int len)
+{
+    int32_t v = 0;
+    if (!last) memcpy(&v, p, sizeof v);
+    else if (len == 3) v = (int32_t)((uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8 | (uint32_t)(uint8_t)p[2] << 16);
+    else v = (int32_t)((uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8);
+    return v;
 }
 
 /* Shared implementation (elut.c). */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../common/act_quant.h"
+#include "../common/prefetch.h"
 #include "elut.h"
 
 #define TP 2       /* row tiles per pass */
@@ -66,6 +67,8 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
                 }
                 for (int t = 0; t < tp; t++) {
                     const uint8_t *tile = tile0 + (size_t)t * tstride;
+                    if (hh == 0) bb_prefetch_stream(tile + idx_off + (size_t)b * ELUT_BLOCK);
+                    if (sign && hh == 0 && (b & 3) == 0) bb_prefetch_stream(tile + sign_off + (size_t)b * ELUT_SIGNS);
                     __m256i v = _mm256_loadu_si256(
                         (const __m256i *)(tile + idx_off + (size_t)b * ELUT_BLOCK + 32 * (size_t)hh));
                     __m256i i0 = _mm256_and_si256(v, nib), i1 = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
@@ -180,15 +183,42 @@ void elut_matmul_avx2(const void *w, const void *act, float *y, int m, int k, in
     }
 }
 
-/* One group's activation bytes as a 32-bit lane; the bytes past the group meet zero digits.  The
- * last group of a part reads only its own bytes (the others read into the next group). */
-static inline int32_t group_bytes(const int8_t *p, bool last, int len)
+/* A = max over groups of sum |q| (elut_table_amax), 8 groups per step: vpmaskmovd loads their
+ * bytes, vpermd + vpshufb move each group to one 32-bit lane (zeros elsewhere), vpmaddubsw and
+ * vpmaddwd with ones sum it. */
+static int table_amax(const int8_t *q, const elut_geom *g)
 {
-    int32_t v = 0;
-    if (!last) memcpy(&v, p, sizeof v);
-    else if (len == 3) v = (int32_t)((uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8 | (uint32_t)(uint8_t)p[2] << 16);
-    else v = (int32_t)((uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8);
-    return v;
+    const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+    __m256i mx = _mm256_setzero_si256();
+    for (int tl2 = 0; tl2 < 2; tl2++) {
+        int n = tl2 ? g->ng3 : g->ng1, len = tl2 ? 3 : 2;
+        const int8_t *qp = tl2 ? q : q + g->k3;
+        /* dwords of groups 0-3 to the low lane, 4-7 to the high one */
+        const __m256i dw = tl2 ? _mm256_setr_epi32(0, 1, 2, 0, 3, 4, 5, 0) : _mm256_setr_epi32(0, 1, 0, 0, 2, 3, 0, 0);
+        uint8_t sh[32];
+        for (int i = 0; i < 32; i++) sh[i] = i % 4 < len ? (uint8_t)(len * (i % 16 / 4) + i % 4) : 0x80;
+        const __m256i spread = _mm256_loadu_si256((const __m256i *)sh);
+        for (int j = 0; j < n; j += 8) {
+            int cnt = n - j < 8 ? n - j : 8, bytes = cnt * len, words = bytes / 4;
+            /* whole dwords by vpmaskmovd; a partial last dword (never more than the part) by hand */
+            __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(words), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            __m256i v = _mm256_maskload_epi32((const int *)(const void *)(qp + (size_t)len * j), lanes);
+            if (bytes % 4) {
+                int32_t tail = 0;
+                memcpy(&tail, qp + (size_t)len * j + 4 * words, (size_t)(bytes % 4));
+                v = _mm256_blendv_epi8(v, _mm256_set1_epi32(tail),
+                                       _mm256_cmpeq_epi32(_mm256_set1_epi32(words), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+            }
+            v = _mm256_abs_epi8(_mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(v, dw), spread));
+            /* groups past cnt read zeros */
+            __m256i sum = _mm256_madd_epi16(_mm256_maddubs_epi16(v, ones8), ones16);
+            mx = _mm256_max_epi32(mx, sum);
+        }
+    }
+    __m128i m4 = _mm_max_epi32(_mm256_castsi256_si128(mx), _mm256_extracti128_si256(mx, 1));
+    m4 = _mm_max_epi32(m4, _mm_shuffle_epi32(m4, 0x4e));
+    m4 = _mm_max_epi32(m4, _mm_shuffle_epi32(m4, 0xb1));
+    return _mm_cvtsi128_si32(m4);
 }
 
 /* The tables of one activation row (elut_tables_ref's bytes): entry i of a group is
@@ -202,7 +232,7 @@ void elut_tables_avx2(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab
     const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
                                            0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
     float inv = 0;
-    if (q8) *d = elut_table_step(elut_table_amax(q, g), &inv);
+    if (q8) *d = elut_table_step(table_amax(q, g), &inv);
     const __m256 vinv = _mm256_set1_ps(inv);
     for (int tl2 = 1; tl2 >= 0; tl2--) {
         int n = tl2 ? g->ng3 : g->ng1, len = tl2 ? 3 : 2;
@@ -214,7 +244,7 @@ void elut_tables_avx2(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab
         const __m256i c0 = _mm256_madd_epi16(_mm256_maddubs_epi16(bias, d0), ones);
         const __m256i c1 = _mm256_madd_epi16(_mm256_maddubs_epi16(bias, d1), ones);
         for (int j = 0; j < n; j++) {
-            __m256i a = _mm256_xor_si256(_mm256_set1_epi32(group_bytes(qp + len * j, j + 1 == n, len)), bias);
+            __m256i a = _mm256_xor_si256(_mm256_set1_epi32(elut_group_bytes(qp + len * j, j + 1 == n, len)), bias);
             __m256i s0 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(a, d0), ones), c0);
             __m256i s1 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(a, d1), ones), c1);
             uint8_t *o = out + (size_t)j * ELUT_ENTRIES;

@@ -13,15 +13,17 @@
  * the _0 entries; the low bytes are unsigned (0..255, their negation fits no byte type), so their
  * sign is the signed operand of vpdpbusd, +1 or -1 per byte (one masked blend): VNNI makes that
  * multiply free, where eq. (5) on the recombined int16 needs the int16 lanes this layout avoids.
- * LUT-centric tiling (T-MAC, kept by §3.1.2): four row tiles (64 rows) share every table
- * register load. */
+ * LUT-centric tiling (T-MAC, kept by §3.1.2): eight row tiles (128 rows) share every table
+ * register load; each tile's index and sign streams are prefetched 4 KiB ahead
+ * (common/prefetch.h). */
 #include <immintrin.h>
 #include <string.h>
 
 #include "../common/act_quant.h"
+#include "../common/prefetch.h"
 #include "elut.h"
 
-#define TP 4 /* row tiles per pass */
+#define TP 8 /* row tiles per pass */
 
 #define R4(r) r, 16 + r, 32 + r, 48 + r
 /* byte 4r + g of the transposed block <- byte 16g + r of the stored block (lane g, row r) */
@@ -49,6 +51,8 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
         }
         for (int t = 0; t < tp; t++) {
             const uint8_t *tile = tile0 + (size_t)t * tstride;
+            bb_prefetch_stream(tile + idx_off + (size_t)b * ELUT_BLOCK);
+            if (sign && (b & 3) == 0) bb_prefetch_stream(tile + sign_off + (size_t)b * ELUT_SIGNS);
             __m512i p = _mm512_permutexvar_epi8(tr, _mm512_loadu_si512(tile + idx_off + (size_t)b * ELUT_BLOCK));
             /* (p & 0x0f) | sel: groups 0-3 from the low nibbles, 4-7 from the high ones */
             __m512i x0 = _mm512_ternarylogic_epi32(p, nib, sel, 0xea);
@@ -103,30 +107,21 @@ static inline __attribute__((always_inline)) void tiles(const uint8_t *w, const 
     }
 }
 
-#define TILES_TP(TPV, Q8, TL2)                                                                     \
-    case TPV:                                                                                      \
-        tiles(w, g, tab, tile, TPV, Q8, TL2, isum);                                          \
-        break;
+/* tp is TP, 4 or 1: the compiler specializes each; leftovers run as 4 and 1. */
 #define TILES_KIND(Q8, TL2)                                                                        \
-    switch (tp) {                                                                                  \
-        TILES_TP(1, Q8, TL2)                                                                       \
-        TILES_TP(2, Q8, TL2)                                                                       \
-        TILES_TP(3, Q8, TL2)                                                                       \
-        default: tiles(w, g, tab, tile, TP, Q8, TL2, isum);                                  \
-    }
+    do {                                                                                           \
+        if (tp == TP) tiles(w, g, tab, tile, TP, Q8, TL2, isum);                                   \
+        else if (tp == 4) tiles(w, g, tab, tile, 4, Q8, TL2, isum);                                \
+        else tiles(w, g, tab, tile, 1, Q8, TL2, isum);                                             \
+    } while (0)
 
 static void tiles_any(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile,
                       int tp, elut_kind kind, int32_t *isum)
 {
-    if (kind.q8 && kind.tl2) {
-        TILES_KIND(true, true)
-    } else if (kind.q8) {
-        TILES_KIND(true, false)
-    } else if (kind.tl2) {
-        TILES_KIND(false, true)
-    } else {
-        TILES_KIND(false, false)
-    }
+    if (kind.q8 && kind.tl2) TILES_KIND(true, true);
+    else if (kind.q8) TILES_KIND(true, false);
+    else if (kind.tl2) TILES_KIND(false, true);
+    else TILES_KIND(false, false);
 }
 
 void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
@@ -141,8 +136,8 @@ void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, 
         memcpy(&d, rec, sizeof d);
         /* whole tiles are computed; only the rows of [m0, m1) are written */
         int t1 = (m1 + ELUT_TILE - 1) / ELUT_TILE;
-        for (int tile = m0 / ELUT_TILE; tile < t1; tile += TP) {
-            int tp = t1 - tile < TP ? t1 - tile : TP;
+        for (int tile = m0 / ELUT_TILE, tp; tile < t1; tile += tp) {
+            tp = t1 - tile >= TP ? TP : (t1 - tile >= 4 ? 4 : 1);
             tiles_any(w, &g, rec + ELUT_HEAD, tile, tp, kind, isum);
             int r0 = tile * ELUT_TILE > m0 ? tile * ELUT_TILE : m0;
             int r1 = (tile + tp) * ELUT_TILE < m1 ? (tile + tp) * ELUT_TILE : m1;
@@ -154,15 +149,29 @@ void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, 
     }
 }
 
-/* One group's activation bytes as a 32-bit lane; the bytes past the group meet zero digits.  The
- * last group of a part reads only its own bytes (the others read into the next group). */
-static inline int32_t group_bytes(const int8_t *p, bool last, int len)
+/* A = max over groups of sum |q| (elut_table_amax), 16 groups per step: the group's bytes moved
+ * to one 32-bit lane by vpermb (zeros elsewhere), summed by vpdpbusd with ones. */
+static int table_amax(const int8_t *q, const elut_geom *g)
 {
-    int32_t v = 0;
-    if (!last) memcpy(&v, p, sizeof v);
-    else if (len == 3) v = (int32_t)((uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8 | (uint32_t)(uint8_t)p[2] << 16);
-    else v = (int32_t)((uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8);
-    return v;
+    const __m512i ones = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
+    __m512i mx = zero;
+    for (int tl2 = 0; tl2 < 2; tl2++) {
+        int n = tl2 ? g->ng3 : g->ng1, len = tl2 ? 3 : 2;
+        const int8_t *qp = tl2 ? q : q + g->k3;
+        uint8_t gather[64];
+        for (int i = 0; i < 64; i++) gather[i] = (uint8_t)(len * (i / 4) + i % 4);
+        const __m512i idx = _mm512_loadu_si512(gather);
+        const __mmask64 keep = tl2 ? 0x7777777777777777ull : 0x3333333333333333ull;
+        for (int j = 0; j < n; j += 16) {
+            int cnt = n - j < 16 ? n - j : 16;
+            __mmask64 in = cnt * len == 64 ? ~0ull : (1ull << (cnt * len)) - 1;
+            __mmask64 out = cnt == 16 ? keep : keep & ((1ull << (4 * cnt)) - 1);
+            __m512i v = _mm512_abs_epi8(_mm512_maskz_loadu_epi8(in, qp + (size_t)len * j));
+            v = _mm512_maskz_permutexvar_epi8(out, idx, v);
+            mx = _mm512_max_epi32(mx, _mm512_dpbusd_epi32(zero, v, ones));
+        }
+    }
+    return _mm512_reduce_max_epi32(mx);
 }
 
 /* The tables of one activation row (elut_tables_ref's bytes): entry i of a group is
@@ -173,7 +182,7 @@ void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *t
     size_t ng = (size_t)(g->ng3 + g->ng1);
     const __m512i bias = _mm512_set1_epi8((char)0x80), zero = _mm512_setzero_si512();
     float inv = 0;
-    if (q8) *d = elut_table_step(elut_table_amax(q, g), &inv);
+    if (q8) *d = elut_table_step(table_amax(q, g), &inv);
     const __m512 vinv = _mm512_set1_ps(inv);
     for (int tl2 = 1; tl2 >= 0; tl2--) {
         int n = tl2 ? g->ng3 : g->ng1, len = tl2 ? 3 : 2;
@@ -182,7 +191,7 @@ void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *t
         const __m512i dig = _mm512_loadu_si512(elut_digits[tl2]);
         const __m512i start = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, bias, dig));
         for (int j = 0; j < n; j++) {
-            __m512i a = _mm512_xor_si512(_mm512_set1_epi32(group_bytes(qp + len * j, j + 1 == n, len)), bias);
+            __m512i a = _mm512_xor_si512(_mm512_set1_epi32(elut_group_bytes(qp + len * j, j + 1 == n, len)), bias);
             __m512i t = _mm512_dpbusd_epi32(start, a, dig);
             uint8_t *o = out + (size_t)j * ELUT_ENTRIES;
             if (!q8) {
