@@ -70,7 +70,12 @@ int bb_parse_int_list(const char *opt, const char *s, long lo, long hi, int **ou
             if (end == q || errno) goto bad;
         }
         if (*end && *end != ',') goto bad;
-        if (a < lo || a > hi || b < lo || b > hi || b < a) {
+        if (b < a) {
+            fprintf(stderr, "bitbench: %s: '%.*s' is a backwards range (write first-last)\n", opt, (int)(end - p), p);
+            free(v);
+            return -1;
+        }
+        if (a < lo || a > hi || b < lo || b > hi) {
             fprintf(stderr, "bitbench: %s: '%.*s' is out of range (valid: %ld..%ld)\n", opt, (int)(end - p), p, lo, hi);
             free(v);
             return -1;

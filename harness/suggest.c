@@ -39,6 +39,11 @@ const char *bb_suggest(const char *word, const char *const *candidates, int coun
         }
     }
     if (!best) return NULL;
+    /* a truncated name ("vocab" for "vocab_size") is a plausible slip whatever the distance */
+    size_t wl = strlen(word);
+    if (wl >= 3)
+        for (int i = 0; i < count; i++)
+            if (strncmp(candidates[i], word, wl) == 0) return candidates[i];
     size_t longer = strlen(word) > strlen(best) ? strlen(word) : strlen(best);
     int limit = (int)(longer / 3);
     if (limit < 1) limit = 1;

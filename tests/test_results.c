@@ -1,0 +1,265 @@
+/* The pieces under the results: the JSON emitter (parsed back strictly), CSV quoting and the
+ * resume reader (round trip, empty cells for unmeasured values, a cut-short last row dropped),
+ * SHA-256 against FIPS 180-4 vectors, the statistics and spread, list parsing, name suggestions,
+ * and the timer meter. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "check.h"
+#include "json.h"
+#include "json_check.h"
+#include "meter.h"
+#include "results.h"
+#include "sha256.h"
+#include "stats.h"
+#include "suggest.h"
+
+static void test_json(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bb_json j;
+    bb_json_init(&j, f);
+    bb_json_object_begin(&j, NULL);
+    bb_json_string(&j, "text", "quote \" backslash \\ newline \n tab \t bell \a é");
+    bb_json_number(&j, "pi", 3.141592653589793);
+    bb_json_number(&j, "nan", NAN);
+    bb_json_number(&j, "inf", INFINITY);
+    bb_json_int(&j, "big", 9007199254740993LL);
+    bb_json_bool(&j, "yes", true);
+    bb_json_null(&j, "nothing");
+    bb_json_string(&j, "null_string", NULL);
+    bb_json_array_begin(&j, "empty");
+    bb_json_array_end(&j);
+    bb_json_object_begin(&j, "nested");
+    bb_json_array_begin(&j, "list");
+    bb_json_int(&j, NULL, 1);
+    bb_json_object_begin(&j, NULL);
+    bb_json_string(&j, "k", "v");
+    bb_json_object_end(&j);
+    bb_json_array_end(&j);
+    bb_json_object_end(&j);
+    bb_json_object_end(&j);
+    bb_json_finish(&j);
+    fclose(f);
+    char err[256] = "";
+    jnode *root = json_parse(buf, err, sizeof err);
+    CHECK(root != NULL, "emitted JSON parses: %s\n%s", err, buf);
+    if (root) {
+        const jnode *t = json_at(root, "text");
+        CHECK(t && t->t == J_STR && !strcmp(t->str, "quote \" backslash \\ newline \n tab \t bell \a é"),
+              "string escapes round-trip");
+        CHECK(json_at(root, "pi")->num == 3.141592653589793, "full precision");
+        CHECK(json_at(root, "nan")->t == J_NULL && json_at(root, "inf")->t == J_NULL, "NaN/inf are null");
+        CHECK(json_at(root, "big")->t == J_NUM, "int");
+        CHECK(json_at(root, "yes")->b == 1 && json_at(root, "nothing")->t == J_NULL &&
+                  json_at(root, "null_string")->t == J_NULL,
+              "bool, null");
+        CHECK(json_at(root, "empty")->t == J_ARR && json_at(root, "empty")->nkids == 0, "empty array");
+        CHECK(!strcmp(json_at(root, "nested.list.1.k")->str, "v"), "nesting");
+        json_free(root);
+    }
+    free(buf);
+}
+
+static bb_result_row sample_row(int point)
+{
+    bb_result_row r = {0};
+    snprintf(r.experiment, sizeof r.experiment, "exp");
+    snprintf(r.sweep, sizeof r.sweep, "s");
+    r.point = point;
+    snprintf(r.kernel, sizeof r.kernel, "i2_s");
+    snprintf(r.variant, sizeof r.variant, "avx2");
+    snprintf(r.family, sizeof r.family, "mad");
+    r.bits_per_weight = 2;
+    r.lossless = 1;
+    snprintf(r.model, sizeof r.model, "m");
+    snprintf(r.roles, sizeof r.roles, "q+o");
+    r.m = 2560;
+    r.k = 2560;
+    r.n = point;
+    r.threads = 2;
+    snprintf(r.cpus, sizeof r.cpus, "0;1");
+    snprintf(r.cache, sizeof r.cache, "resident");
+    r.warmup = 3;
+    r.reps = 10;
+    r.t_median_s = 1.0 / 3;
+    r.t_min_s = 0.25;
+    r.t_max_s = 0.5;
+    r.t_sd_s = 0.01;
+    r.spread = 0.02;
+    r.gops = 1e-3;
+    r.weight_bytes = 1638464;
+    r.gbps = 4.9;
+    r.nmeter = 2;
+    r.meter[0] = 123.5;
+    r.meter[1] = NAN;
+    return r;
+}
+
+static void test_csv(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bb_csv_field(f, "plain");
+    fputc('|', f);
+    bb_csv_field(f, "a,b");
+    fputc('|', f);
+    bb_csv_field(f, "say \"hi\"");
+    fputc('|', f);
+    bb_csv_field(f, "two\nlines");
+    fclose(f);
+    CHECK(!strcmp(buf, "plain|\"a,b\"|\"say \"\"hi\"\"\"|\"two\nlines\""), "RFC 4180 quoting: %s", buf);
+    free(buf);
+
+    char path[] = "/tmp/bb_results_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "temp file");
+    if (fd < 0) return;
+    close(fd);
+    const char *mcols[] = {"x_a", "x_b"};
+    char header[2048];
+    bb_csv_header(mcols, 2, header, sizeof header);
+    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,", 38) && strstr(header, ",gbps,x_a,x_b"),
+          "header: %s", header);
+    f = fopen(path, "w");
+    fprintf(f, "%s\n", header);
+    bb_result_row a = sample_row(1), b = sample_row(2);
+    CHECK(bb_csv_write_row(f, &a) == 0 && bb_csv_write_row(f, &b) == 0, "write rows");
+    fputs("exp,s,3,i2_s,av", f); /* a row cut short by a kill */
+    fclose(f);
+    bb_result_row *rows;
+    int n;
+    char err[512];
+    int rc = bb_csv_read(path, header, 2, &rows, &n, err, sizeof err);
+    CHECK(rc == 0 && n == 2, "read back 2 rows: %s", rc ? err : "");
+    if (rc == 0 && n == 2) {
+        CHECK(rows[1].n == 2 && !strcmp(rows[1].cpus, "0;1") && !strcmp(rows[1].roles, "q+o"), "fields");
+        CHECK(rows[0].t_median_s == (double)(float)rows[0].t_median_s || fabs(rows[0].t_median_s - 1.0 / 3) < 1e-9,
+              "numbers with 9 significant digits");
+        CHECK(rows[0].meter[0] == 123.5 && isnan(rows[0].meter[1]), "meter values, empty = not measured");
+        free(rows);
+    }
+    /* the partial row is gone from the file */
+    char *text = slurp(path);
+    CHECK(text && text[strlen(text) - 1] == '\n' && !strstr(text, ",av\n") && !strstr(text, "exp,s,3"),
+          "truncated to the last complete row");
+    free(text);
+    /* an empty cell is written for an unmeasured meter value */
+    text = NULL;
+    f = open_memstream(&text, &len);
+    bb_csv_write_row(f, &a);
+    fclose(f);
+    CHECK(len > 2 && !strcmp(text + len - 2, ",\n") && strstr(text, ",123.5,\n"), "NaN meter -> empty cell: %s", text);
+    free(text);
+    rc = bb_csv_read(path, "other,header", 2, &rows, &n, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "other columns"), "header mismatch refused: %s", err);
+    unlink(path);
+}
+
+static void test_sha256(void)
+{
+    static const struct { const char *in, *hex; } v[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        bb_sha256 s;
+        bb_sha256_init(&s);
+        /* in two pieces, to cross the block buffering */
+        size_t l = strlen(v[i].in);
+        bb_sha256_update(&s, v[i].in, l / 2);
+        bb_sha256_update(&s, v[i].in + l / 2, l - l / 2);
+        uint8_t d[32];
+        bb_sha256_final(&s, d);
+        char hex[65];
+        for (int b = 0; b < 32; b++) snprintf(hex + 2 * b, 3, "%02x", d[b]);
+        CHECK(!strcmp(hex, v[i].hex), "sha256(\"%s\") = %s", v[i].in, hex);
+    }
+    bb_sha256 s;
+    bb_sha256_init(&s);
+    char a[1000];
+    memset(a, 'a', sizeof a);
+    for (int i = 0; i < 1000; i++) bb_sha256_update(&s, a, sizeof a);
+    uint8_t d[32];
+    bb_sha256_final(&s, d);
+    char hex[65];
+    for (int b = 0; b < 32; b++) snprintf(hex + 2 * b, 3, "%02x", d[b]);
+    CHECK(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"), "million a: %s", hex);
+}
+
+static void test_stats(void)
+{
+    double v[] = {5, 1, 4, 2, 3, 100};
+    bb_stats s = bb_stats_of(v, 6);
+    CHECK(s.min == 1 && s.max == 100 && s.median == 3.5, "min/max/median");
+    CHECK(fabs(s.q1 - 2.25) < 1e-12 && fabs(s.q3 - 4.75) < 1e-12, "quartiles %g %g", s.q1, s.q3);
+    CHECK(fabs(bb_stats_spread(&s) - 2.5 / 3.5) < 1e-12, "spread = IQR / median");
+    CHECK(s.sd > 30, "sd sees the outlier");
+    double w[100];
+    for (int i = 0; i < 100; i++) w[i] = 1.0 + (i == 99 ? 50 : 0.001 * (i % 7));
+    bb_stats t = bb_stats_of(w, 100);
+    CHECK(!bb_stats_spread_large(&t, 0.1) && t.sd / t.median > 0.1,
+          "one preempted call in a hundred does not flag the point (spread %g, sd/median %g)", bb_stats_spread(&t),
+          t.sd / t.median);
+    double one = 7;
+    s = bb_stats_of(&one, 1);
+    CHECK(s.median == 7 && s.sd == 0 && s.q1 == 7 && s.q3 == 7, "single sample");
+}
+
+static void test_args_and_names(void)
+{
+    int *v, n;
+    CHECK(bb_parse_int_list("--t", "1,3-5,8", 1, 8, &v, &n) == 0 && n == 5 && v[1] == 3 && v[3] == 5 && v[4] == 8,
+          "list with a range");
+    free(v);
+    CHECK(bb_parse_int_list("--t", "1,", 1, 8, &v, &n) == -1, "trailing comma refused");
+    CHECK(bb_parse_int_list("--t", "3-1", 1, 8, &v, &n) == -1, "backwards range refused");
+    CHECK(bb_parse_int_list("--t", "2,1-3", 1, 8, &v, &n) == -1, "duplicate refused");
+    CHECK(bb_edit_distance("threads", "thread") == 1 && bb_edit_distance("", "abc") == 3, "edit distance");
+    const char *c[] = {"threads", "warmup", "kernels", "vocab_size"};
+    CHECK(!strcmp(bb_suggest("thraeds", c, 4), "threads"), "transposition suggested");
+    CHECK(!strcmp(bb_suggest("vocab", c, 4), "vocab_size"), "prefix suggested");
+    CHECK(bb_suggest("zzz", c, 4) == NULL, "nothing close: no suggestion");
+}
+
+static void test_timer_meter(void)
+{
+    const bb_meter_type *t = bb_meter_type_by_name("timer");
+    CHECK(t && t->ncolumns == 3 && bb_meter_type_by_name("nope") == NULL, "registry");
+    if (!t) return;
+    bb_meter m;
+    CHECK(bb_meter_open(&m, t) == 0 && m.available, "timer is always available");
+    double v[BB_METER_MAX_COLUMNS];
+    bb_meter_begin(&m);
+    volatile double x = 0;
+    for (int i = 0; i < 1000000; i++) x += i;
+    bb_meter_end(&m, 10, v);
+    CHECK(v[0] > 0 && v[1] > 0 && v[2] > 0.1 && v[2] < 10, "region %g s, %g ticks/call, TSC %g GHz", v[0], v[1], v[2]);
+    bb_meter_close(&m);
+    /* an unavailable meter reports NaN, never 0 */
+    bb_meter off = {.type = t, .available = false};
+    v[0] = v[1] = v[2] = 0;
+    bb_meter_begin(&off);
+    bb_meter_end(&off, 10, v);
+    CHECK(isnan(v[0]) && isnan(v[1]) && isnan(v[2]), "unavailable -> NaN");
+}
+
+int main(void)
+{
+    test_json();
+    test_csv();
+    test_sha256();
+    test_stats();
+    test_args_and_names();
+    test_timer_meter();
+    return check_summary("test_results");
+}
