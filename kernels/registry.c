@@ -29,6 +29,8 @@ extern const bb_kernel bb_kernel_tl1_1;
 extern const bb_kernel bb_kernel_tl2_0;
 extern const bb_kernel bb_kernel_tl2_1;
 /* --- codebook (kernels/codebook) --- */
+extern const bb_kernel bb_kernel_cb2;
+extern const bb_kernel bb_kernel_iq4_nl;
 /* --- up-convert (kernels/upconvert) --- */
 extern const bb_kernel bb_kernel_up_i2;
 extern const bb_kernel bb_kernel_up_i1;
@@ -54,6 +56,8 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_tl2_0,
     &bb_kernel_tl2_1,
     /* codebook */
+    &bb_kernel_cb2,
+    &bb_kernel_iq4_nl,
     /* upconvert */
     &bb_kernel_up_i2,
     &bb_kernel_up_i1,

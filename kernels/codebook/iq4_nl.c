@@ -1,0 +1,150 @@
+/* iq4_nl: scalar reference, quantizer and descriptor.  See iq4_nl.h. */
+#include "iq4_nl.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../common/act_quant.h"
+#include "../common/fp16.h"
+
+_Static_assert(sizeof(bb_iq4_nl_block) == 18, "iq4_nl block must be 18 bytes");
+
+const int8_t bb_iq4_nl_kvalues[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+static size_t iq4_nl_packed_size(int m, int k) { return (size_t)m * (k / BB_QK4_NL) * sizeof(bb_iq4_nl_block); }
+
+/* Index of the table value nearest to v (v in table units): binary search over the 15
+ * midpoints between neighbouring values (ties go up). */
+static int nearest_kvalue(float v)
+{
+    int lo = 0; /* the answer is the number of midpoints <= v, in [lo, lo + step * 2) */
+    for (int step = 8; step; step >>= 1) {
+        int e = lo + step - 1;
+        if (v >= 0.5f * (float)(bb_iq4_nl_kvalues[e] + bb_iq4_nl_kvalues[e + 1])) lo += step;
+    }
+    return lo;
+}
+
+static void quant_block(const float *x, bb_iq4_nl_block *out)
+{
+    float amax = 0, max = 0;
+    for (int i = 0; i < BB_QK4_NL; i++)
+        if (fabsf(x[i]) > amax) { amax = fabsf(x[i]); max = x[i]; }
+    memset(out, 0, sizeof *out);
+    if (amax == 0) return;
+    /* candidate inverse scales: the signed max onto table value -127 + t; each candidate's
+     * assignment then gets its least-squares scale sum x v / sum v^2 */
+    float best_err = INFINITY, best_d = 0;
+    for (int t = -7; t <= 7; t++) {
+        float id = (float)(t + bb_iq4_nl_kvalues[0]) / max;
+        double sxv = 0, svv = 0;
+        for (int i = 0; i < BB_QK4_NL; i++) {
+            int v = bb_iq4_nl_kvalues[nearest_kvalue(x[i] * id)];
+            sxv += (double)x[i] * v;
+            svv += (double)v * v;
+        }
+        if (svv == 0) continue;
+        float d = bb_fp16_to_fp32(bb_fp32_to_fp16((float)(sxv / svv)));
+        if (d == 0) continue;
+        float err = 0;
+        for (int i = 0; i < BB_QK4_NL; i++) {
+            float r = x[i] - d * bb_iq4_nl_kvalues[nearest_kvalue(x[i] / d)];
+            err += r * r;
+        }
+        if (err < best_err) { best_err = err; best_d = d; }
+    }
+    out->d = bb_fp32_to_fp16(best_d);
+    if (best_d == 0) return;
+    for (int j = 0; j < BB_QK4_NL / 2; j++)
+        out->qs[j] = (uint8_t)(nearest_kvalue(x[j] / best_d) | nearest_kvalue(x[j + 16] / best_d) << 4);
+}
+
+static int iq4_nl_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    bb_iq4_nl_block *out = dst;
+    size_t nblk = (size_t)w->m * (w->k / BB_QK4_NL);
+    for (size_t b = 0; b < nblk; b++) quant_block(w->f32 + b * BB_QK4_NL, &out[b]);
+    return 0;
+}
+
+static void iq4_nl_unpack(const void *src, int m, int k, float *dst)
+{
+    const bb_iq4_nl_block *blk = src;
+    size_t nblk = (size_t)m * (k / BB_QK4_NL);
+    for (size_t b = 0; b < nblk; b++) {
+        float d = bb_fp16_to_fp32(blk[b].d);
+        for (int j = 0; j < BB_QK4_NL / 2; j++) {
+            dst[b * BB_QK4_NL + j] = d * (float)bb_iq4_nl_kvalues[blk[b].qs[j] & 15];
+            dst[b * BB_QK4_NL + j + 16] = d * (float)bb_iq4_nl_kvalues[blk[b].qs[j] >> 4];
+        }
+    }
+}
+
+static size_t iq4_nl_act_size(int n, int k) { return (size_t)n * bb_iq4_nl_act_stride(k); }
+
+static void iq4_nl_prepare(const float *x, int n, int k, void *act)
+{
+    int nb = k / BB_QK4_NL;
+    for (int c = 0; c < n; c++) {
+        char *row = (char *)act + (size_t)c * bb_iq4_nl_act_stride(k);
+        bb_block_q8_0 *q = (bb_block_q8_0 *)row;
+        bb_quant_q8_0(x + (size_t)c * k, k, q);
+        memset(row + (size_t)34 * nb, 0, bb_iq4_nl_act_d_offset(k) - (size_t)34 * nb);
+        float *d = (float *)(row + bb_iq4_nl_act_d_offset(k));
+        memset(d + nb, 0, bb_iq4_nl_act_c_offset(k) - bb_iq4_nl_act_d_offset(k) - (size_t)4 * nb);
+        int32_t *corr = (int32_t *)(row + bb_iq4_nl_act_c_offset(k));
+        for (int b = 0; b < nb; b++) {
+            d[b] = bb_fp16_to_fp32(q[b].d);
+            for (int l = 0; l < 8; l++) {
+                const int8_t *ql = q[b].qs + 4 * l;
+                corr[8 * b + l] = -128 * (ql[0] + ql[1] + ql[2] + ql[3]);
+            }
+        }
+    }
+}
+
+static void iq4_nl_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    int nb = k / BB_QK4_NL;
+    for (int c = 0; c < n; c++) {
+        const bb_block_q8_0 *a = bb_iq4_nl_act_row(act, k, c);
+        for (int r = m0; r < m1; r++) {
+            const bb_iq4_nl_block *x = (const bb_iq4_nl_block *)w + (size_t)r * nb;
+            float sum = 0.0f;
+            for (int b = 0; b < nb; b++) {
+                int32_t s1 = 0, s2 = 0;
+                for (int j = 0; j < BB_QK4_NL / 2; j++) {
+                    s1 += a[b].qs[j] * bb_iq4_nl_kvalues[x[b].qs[j] & 15];
+                    s2 += a[b].qs[j + 16] * bb_iq4_nl_kvalues[x[b].qs[j] >> 4];
+                }
+                sum += (bb_fp16_to_fp32(x[b].d) * bb_fp16_to_fp32(a[b].d)) * (float)(s1 + s2);
+            }
+            y[(size_t)c * m + r] = sum;
+        }
+    }
+}
+
+const bb_kernel bb_kernel_iq4_nl = {
+    .name = "iq4_nl",
+    .family = "codebook",
+    .description = "GGUF IQ4_NL: one 16-entry non-uniform int8 codebook, 4-bit indices, fp16 scale per 32",
+    .paper = "Arm paper §6.3 (seed 003); llama.cpp IQ4_NL format",
+    .bits_per_weight = 4.5,
+    .lossless = false,
+    .weights = BB_WEIGHTS_REAL,
+    .act = BB_ACT_I8_BLOCK32,
+    .float_accumulation = true,
+    .k_multiple = BB_QK4_NL,
+    .m_multiple = 1,
+    .packed_size = iq4_nl_packed_size,
+    .pack = iq4_nl_pack,
+    .unpack = iq4_nl_unpack,
+    .act_size = iq4_nl_act_size,
+    .prepare = iq4_nl_prepare,
+    .variants = {
+        {"scalar", 0, iq4_nl_matmul_ref, NULL},
+        {"avx2", BB_ISA_AVX2, bb_iq4_nl_matmul_avx2, NULL},
+        {"avx512", BB_ISA_AVX512, bb_iq4_nl_matmul_avx512, NULL},
+    },
+};
