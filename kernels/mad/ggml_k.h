@@ -96,12 +96,19 @@ static inline void bb_gk_arow_fill(bb_gk_arow *r, const bb_block_q8_K *q, int nb
     }
 }
 
+/* Optional: two weight rows against one activation row (out[0], out[1]), for GEMV paths that
+ * amortize per-row work over a pair.  A row's result must not depend on its partner (the driver
+ * pairs a leftover row with itself), so any split of M gives the same bits. */
+typedef void (*bb_gk_pair_fn)(const uint8_t *w0, const uint8_t *w1, const bb_gk_arow *a, int nblk, float *out);
+
 /* The matmul every SIMD variant runs: rows [m0, m1) in tiles of BB_GK_ROW_TILE, activation rows
  * in groups of BB_GK_NB, so a decoded weight block serves BB_GK_NB activation rows and a weight
- * tile is reused from cache by every group.  Each y is computed by one call of `row`, so the
- * result depends neither on the tiling nor on the split of M. */
-static inline void bb_gk_matmul(const void *w, size_t row_bytes, const void *act, float *y, int m, int k, int n,
-                                int m0, int m1, bb_gk_row_fn row)
+ * tile is reused from cache by every group; with one activation row and a `pair` function, weight
+ * rows go two at a time.  Each y is computed by one call of `row` or `pair`, which gives the same
+ * bits for a row whatever its partner, so the result depends neither on the tiling nor on the
+ * split of M. */
+static inline void bb_gk_matmul_pairs(const void *w, size_t row_bytes, const void *act, float *y, int m, int k,
+                                      int n, int m0, int m1, bb_gk_row_fn row, bb_gk_pair_fn pair)
 {
     int nblk = k / BB_QK_K;
     const bb_block_q8_K *arows = act;
@@ -112,6 +119,16 @@ static inline void bb_gk_matmul(const void *w, size_t row_bytes, const void *act
         for (int c0 = 0; c0 < n; c0 += BB_GK_NB) {
             int nb = n - c0 < BB_GK_NB ? n - c0 : BB_GK_NB;
             for (int c = 0; c < nb; c++) bb_gk_arow_fill(&a[c], arows + (size_t)(c0 + c) * nblk, nblk);
+            if (nb == 1 && pair) {
+                for (int r = r0; r < r1; r += 2) {
+                    const uint8_t *w0 = (const uint8_t *)w + (size_t)r * row_bytes;
+                    float out[2];
+                    pair(w0, r + 1 < r1 ? w0 + row_bytes : w0, a, nblk, out);
+                    y[(size_t)c0 * m + r] = out[0];
+                    if (r + 1 < r1) y[(size_t)c0 * m + r + 1] = out[1];
+                }
+                continue;
+            }
             for (int r = r0; r < r1; r++) {
                 float out[BB_GK_NB];
                 row((const uint8_t *)w + (size_t)r * row_bytes, a, nb, nblk, out);
@@ -119,6 +136,12 @@ static inline void bb_gk_matmul(const void *w, size_t row_bytes, const void *act
             }
         }
     }
+}
+
+static inline void bb_gk_matmul(const void *w, size_t row_bytes, const void *act, float *y, int m, int k, int n,
+                                int m0, int m1, bb_gk_row_fn row)
+{
+    bb_gk_matmul_pairs(w, row_bytes, act, y, m, k, n, m0, m1, row, NULL);
 }
 
 #endif
