@@ -339,6 +339,18 @@ static void fill_row(run_state *st, const bb_point *p, bb_pool *pool, const bb_g
     for (int i = 0; i < st->nmeter_cols; i++) row->meter[i] = meter_values[i];
 }
 
+/* A flagged row, for the sidecar's warnings. */
+static void note_flagged(run_state *st, const bb_result_row *r, double limit)
+{
+    char why[64] = "its sweep's spread_limit";
+    if (isfinite(limit)) snprintf(why, sizeof why, "the sweep's spread_limit %.1f%%", limit * 100);
+    st->rec.points_flagged++;
+    add_line(&st->rec.flagged, &st->rec.nflagged,
+             "point %d (%s: %s@%s M=%d K=%d N=%d threads=%d %s): spread %.1f%% (interquartile range / median) "
+             "exceeds %s",
+             r->point, r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, r->spread * 100, why);
+}
+
 static void point_label(const run_state *st, const bb_point *p, char *buf, size_t len)
 {
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
@@ -421,12 +433,7 @@ static int measure_all(run_state *st, FILE *csv)
             rc = -1;
             break;
         }
-        if (row.spread_flag) {
-            st->rec.points_flagged++;
-            add_line(&st->rec.flagged, &st->rec.nflagged,
-                     "point %d (%s): spread %.1f%% (interquartile range / median) exceeds the sweep's spread_limit %.1f%%", p->index,
-                     label, row.spread * 100, sw->spread_limit * 100);
-        }
+        if (row.spread_flag) note_flagged(st, &row, sw->spread_limit);
         st->rec.points_done++;
         bb_progress_step(&st->progress);
         if (write_json(st)) {
@@ -441,9 +448,7 @@ static int measure_all(run_state *st, FILE *csv)
 static void finish_record(run_state *st, int write_failed)
 {
     bb_run_record *rec = &st->rec;
-    int total = st->plan->npoints, finished = 0;
-    for (int i = 0; i < st->plan->npoints; i++) finished += point_done(st, &st->plan->points[i]);
-    finished += rec->points_done;
+    int total = st->plan->npoints, finished = rec->points_done;
     if (stop_signal) {
         rec->status = "incomplete";
         snprintf(rec->status_reason, sizeof rec->status_reason,
@@ -511,8 +516,17 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
         fprintf(stderr, "bitbench run: %s\n", err);
         goto done;
     }
+    /* what earlier sessions of a resumed run already measured counts as done */
     int already = 0;
     for (int i = 0; i < plan->npoints; i++) already += point_done(&st, &plan->points[i]);
+    st.rec.points_done = already;
+    for (int i = 0; i < st.nrows; i++)
+        if (st.rows[i].spread_flag) {
+            double limit = NAN;
+            for (int s = 0; s < ex->nsweeps; s++)
+                if (!strcmp(ex->sweeps[s].name, st.rows[i].sweep)) limit = ex->sweeps[s].spread_limit;
+            note_flagged(&st, &st.rows[i], limit);
+        }
     if (!opt->quiet)
         fprintf(stderr, "bitbench run: %s: %d points -> %s\n", ex->name, plan->npoints, st.dir);
     if (opt->resume) note(&st, "bitbench run: resuming: %d of %d points already measured", already, plan->npoints);

@@ -385,6 +385,7 @@ static void test_interrupt_resume(void)
     if (j) {
         CHECK(!strcmp(jstr(j, "status"), "complete"), "complete after resume: %s", jstr(j, "status"));
         CHECK(jnum(j, "sessions") == 2, "two sessions, got %g", jnum(j, "sessions"));
+        CHECK(jnum(j, "points.done") == points, "points.done counts both sessions: %g", jnum(j, "points.done"));
         json_free(j);
     }
     rc = run(argv_r, out, err);
