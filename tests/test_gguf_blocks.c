@@ -1,14 +1,15 @@
 /* GGUF block formats q8_0 and q4_0 (and q4_0x8, which must hold the same numbers), against
  * blocks worked out by hand from the format description (ggml block_q8_0 / block_q4_0):
  * quantization to the exact bytes (fp16 d little endian, then the quants), unpack of literal
- * bytes to the format's values, the q8_0 activation bytes, and a one-block product every
- * variant must give exactly. */
-#include <math.h>
+ * bytes to the format's values, the q8_0 activation bytes, a one-block product every variant
+ * must give exactly, and the SIMD variants of q8_0 / q4_0 agreeing with each other bit for bit. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "gemm_bench.h"
 #include "kernels/kernel.h"
+#include "rng.h"
 
 static void check_bytes(const char *what, const uint8_t *got, const uint8_t *want, int len)
 {
@@ -125,7 +126,8 @@ static void q4_0_block_b(void)
 }
 
 /* The activation side: x = 1 everywhere gives q8_0 d = fp16(1/127) = 2^-7 * (1 + 8/1024) = 0x2008
- * and q = 127; prepare also stores d as float and the block sum 127*32 = 4064. */
+ * and q = 127; prepare also stores d as float, -8 * the block sum 127*32 = -32512, and -8 * each
+ * 4-byte lane's sum 4*127 = -4064 (qx_0.h aux, at 64, 72 and 96 for K = 32). */
 static void act_block(void)
 {
     const bb_kernel *kern = bb_kernel_by_name("q4_0");
@@ -138,10 +140,13 @@ static void act_block(void)
     for (int j = 0; j < 32; j++) want[2 + j] = 0x7f;
     check_bytes("q8_0 activation block", act, want, 34);
     float d;
-    int32_t s;
+    int32_t o[2], c[8];
     memcpy(&d, act + 64, 4);
-    memcpy(&s, act + 68, 4);
-    CHECK(d == 1032.0f / 131072.0f && s == 4064, "activation aux: d %.9g s %d", d, (int)s);
+    memcpy(o, act + 72, 8);
+    memcpy(c, act + 96, 32);
+    CHECK(d == 1032.0f / 131072.0f && o[0] == -32512 && o[1] == 0, "activation aux: d %.9g o %d %d", d, (int)o[0],
+          (int)o[1]);
+    for (int i = 0; i < 8; i++) CHECK(c[i] == -4064, "activation aux: c[%d] = %d", i, (int)c[i]);
     free(act);
 }
 
@@ -167,6 +172,36 @@ static void check_product(const char *name, int m, const float *w, float want)
     }
     free(packed);
     free(act);
+}
+
+/* q8_0.h / q4_0.h: the AVX2 and AVX-512 variants form the same int32 lane partials and the same
+ * float operations, so they agree bit for bit (the reference only within float rounding). */
+static void simd_variants_agree(const char *name, int m, int k, int n)
+{
+    const bb_kernel *kern = bb_kernel_by_name(name);
+    if (!kern) return;
+    float *w = malloc(sizeof(float) * (size_t)m * k), *x = malloc(sizeof(float) * (size_t)n * k);
+    float *y0 = malloc(sizeof(float) * (size_t)n * m), *y = malloc(sizeof(float) * (size_t)n * m);
+    uint8_t *packed = bb_alloc(kern->packed_size(m, k)), *act = bb_alloc(kern->act_size(n, k));
+    bb_rng r;
+    bb_rng_seed(&r, (uint64_t)m * k + n);
+    bb_fill_gauss(&r, w, (size_t)m * k, 1.0f);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    char err[256];
+    bb_weights bw = {.m = m, .k = k, .f32 = w};
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "%s pack: %s", name, err);
+    kern->prepare(x, n, k, act);
+    const char *first = NULL;
+    for (int v = 1; v < bb_variant_count(kern); v++) {
+        const bb_variant *var = &kern->variants[v];
+        if (!bb_variant_usable(var)) continue;
+        var->matmul(packed, act, first ? y : y0, m, k, n, 0, m);
+        if (!first) first = var->isa;
+        else
+            CHECK(memcmp(y, y0, sizeof(float) * (size_t)n * m) == 0, "%s M=%d K=%d N=%d: %s and %s differ", name, m,
+                  k, n, first, var->isa);
+    }
+    free(w); free(x); free(y0); free(y); free(packed); free(act);
 }
 
 int main(void)
@@ -203,6 +238,11 @@ int main(void)
         for (int c = 0; c < 16; c++)
             for (int t = 0; t < 8; t++) want[16 + 8 * c + t] = qa[2 + 8 * (c / 8) + t] ^ 0x88;
         check_bytes("q4_0x8 record", rec, want, 144);
+    }
+    const int shapes[][3] = {{3, 32, 1}, {17, 32 * 7, 3}, {9, 2560, 5}, {4, 32 * 130, 16}};
+    for (int i = 0; i < 4; i++) {
+        simd_variants_agree("q4_0", shapes[i][0], shapes[i][1], shapes[i][2]);
+        simd_variants_agree("q8_0", shapes[i][0], shapes[i][1], shapes[i][2]);
     }
     return check_summary("gguf_blocks");
 }

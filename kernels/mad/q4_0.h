@@ -11,13 +11,20 @@
  *
  * Reference: y = 0; for each block b in order: y = y + ((float)isum_b * d_w) * d_a (qx_0.h),
  * llama.cpp's generic ggml_vec_dot_q4_0_q8_0; isum_b = sum (nibble - 8) * a exact.
- * SIMD variants (float_accumulation = true): as llama.cpp's x86 path, each block's exact int32
- * dot is kept as 8 int32 lane partials, converted to float and accumulated with FMA into 8-lane
- * float accumulators (two per activation row, even and odd blocks), summed at the end.
- *   avx2:   w = nibble - 8, then the sign trick vpmaddubsw(|w|, sign(a, w)), vpmaddwd(·, 1)
- *   avx512: w = nibble - 8, then vpdpbusd(|w|, sign(a, w))  (llama.cpp's AVX-512 VNNI path)
- * Both form the same exact int32 lane partials (4 weights each) and the same float operations,
- * so the two variants agree with each other bit for bit.
+ * SIMD variants (float_accumulation = true), after llama.cpp's x86 path: block b's exact dot is
+ * kept as 8 int32 lane partials P_b[i] = sum_{j=4i..4i+3} (n_j - 8) * a_j; per activation row two
+ * 8-lane float accumulators A_0 (even b), A_1 (odd b), in block order
+ *     A_{b mod 2}[i] = fma(d_w[b] * d_a[b], (float)P_b[i], A_{b mod 2}[i])
+ * and y = sum of the 8 lanes of A_0 + A_1 ((i + i+4), then (i + i+2), then the two) — within
+ * float rounding of the reference, not bit-equal.  Both variants multiply the stored unsigned
+ * nibbles n directly and start each lane at the activation's -8 * (its 4 activations' sum)
+ * (qx_0.h aux c), which removes the +8 bias exactly and leaves no large cancelling values:
+ *   avx2:   P = vpmaddwd(vpmaddubsw(n, a), 1) + c   (|pair| <= 2*15*127: no saturation)
+ *   avx512: P = vpdpbusd(c, n, a)                   (one VNNI instruction per block)
+ * They compute identical lane partials and float operations, so they agree bit for bit.  The 4
+ * blocks' fp16 d_w of a step are converted together (AVX-512: gathered with one vpermw) and
+ * multiplied by the 4 d_a with one vmulps per activation row; up to 4 activation rows share each
+ * decoded block; the weight stream is prefetched 4 KiB ahead.
  */
 #ifndef BB_Q4_0_H
 #define BB_Q4_0_H

@@ -22,10 +22,13 @@
  * multiplies (no FMA), so the interleaved kernel equals the scalar q4_0 reference bit for bit.
  * The x86 variants undo the XOR while splitting nibbles (x86 multiplies unsigned × signed bytes,
  * vpmaddubsw / vpdpbusd, so the unsigned nibble 0..15 is what they want) and remove the +8 bias
- * with one integer correction per block, -8 * s_a, shared by the 8 rows.
+ * with one integer correction per block, -8 * sum(a) (qx_0.h aux o), shared by the 8 rows.
  *   avx2:   vpmaddubsw on 4 rows × 8 bytes per vector against a broadcast 8-byte activation
  *           slice, vpmaddwd, one vphaddd joins rows 0-3 and 4-7 (lane order 0,1,4,5,2,3,6,7)
- *   avx512: vpdpbusd on 8 rows × 8 bytes per vector; two blocks' row pairs folded with vpermt2d
+ *   avx512: vpdpbusd on 8 rows × 8 bytes per vector, lane pairs started at the correction; two
+ *           blocks' lane pairs folded with vpermt2d into 16 exact row dots
+ * Up to 4 (AVX2) / 8 (AVX-512) activation rows share each decoded record, all activation tiles
+ * run while a group's records are in L1, and the weight stream is prefetched 4 KiB ahead.
  */
 #ifndef BB_Q4_0X8_H
 #define BB_Q4_0X8_H

@@ -5,8 +5,9 @@
  * no activation shuffles are needed (seed 003 §4.1.1).  vpmaddubsw products of the four slices
  * are summed in int16 (|sum| <= 4*2*15*127 < 2^15), vpmaddwd widens, one vphaddd joins rows 0-3
  * and 4-7 into one int32 per row in lane order 0,1,4,5,2,3,6,7 — the scales are loaded in that
- * order and the accumulator is put back in row order once at the end.  Minus 8 * s_a removes the
- * nibble bias; then ((float)isum * d_w) * d_a is added per lane: the reference's exact order. */
+ * order and the accumulator is put back in row order once at the end.  Adding the activation's
+ * -8 * sum (qx_0.h aux o) removes the nibble bias; then ((float)isum * d_w) * d_a is added per
+ * lane: the reference's exact order. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ ALWAYS_INLINE void group_tile(const void *w, const void *act, float *y, int m, i
     }
     for (int b = 0; b < k / BB_QK; b++) {
         const uint8_t *rec = bb_q4_0x8_record(w, k, g, b);
+        for (int l = 0; l < BB_Q4_0X8_BYTES; l += 64) bb_qx_prefetch(rec + l);
         /* 8 fp16 scales in lane order 0,1,4,5,2,3,6,7 (32-bit pairs 0,2,1,3) */
         __m256 dw = _mm256_cvtph_ps(_mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)rec), 0xd8));
         __m256i lo[4], hi[4];
@@ -52,7 +54,7 @@ ALWAYS_INLINE void group_tile(const void *w, const void *act, float *y, int m, i
             __m256i s47 = _mm256_add_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(lo[1], a0), _mm256_maddubs_epi16(hi[1], a2)),
                                            _mm256_add_epi16(_mm256_maddubs_epi16(lo[3], a1), _mm256_maddubs_epi16(hi[3], a3)));
             __m256i isum = _mm256_hadd_epi32(_mm256_madd_epi16(s03, ones), _mm256_madd_epi16(s47, ones));
-            isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(aux[c].s[b] * 8));
+            isum = _mm256_add_epi32(isum, _mm256_set1_epi32(aux[c].o[2 * b]));
             __m256 p = _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(isum), dw), _mm256_set1_ps(aux[c].d[b]));
             acc[c] = _mm256_add_ps(acc[c], p);
         }

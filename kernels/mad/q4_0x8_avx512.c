@@ -4,9 +4,10 @@
  * 8-byte activation slice broadcast to every row (a[0..7], a[16..23] for bytes 0-7, a[8..15],
  * a[24..31] for bytes 8-15), so each int32 lane pair (2i, 2i+1) accumulates row i: four
  * vpdpbusd per block and activation row, no activation shuffles (seed 003 §4.1.1).  Two blocks
- * are done together: two vpermt2d + one add fold their lane pairs into 16 lanes (block b rows
- * 0-7, block b+1 rows 0-7); minus 8 * s_a removes the nibble bias; ((float)isum * d_w) * d_a is
- * formed for both blocks in one vector and added to the 8 row lanes block b first, then block
+ * start at the activation's {-8 * sum, 0} (qx_0.h aux o, one 64-bit broadcast load), which
+ * removes the nibble bias.  Two blocks are done together: two vpermt2d + one add fold their lane
+ * pairs into 16 lanes (block b rows 0-7, block b+1 rows 0-7) of exact int32 dots; ((float)isum *
+ * d_w) * d_a is formed for both blocks and added to the 8 row lanes block b first, then block
  * b+1: the reference's exact order, so the result is bit-equal to it. */
 #include <immintrin.h>
 #include <string.h>
@@ -26,10 +27,11 @@ ALWAYS_INLINE __m512i bcast8(const int8_t *p)
     return _mm512_set1_epi64(v);
 }
 
-/* Block b's int32 lane pairs for one activation row: lane 2i + lane 2i+1 = row i's dot. */
-ALWAYS_INLINE __m512i block_dot(const __m512i *lo, const __m512i *hi, const int8_t *q)
+/* Block b's int32 lane pairs for one activation row, started at the bias correction
+ * o = {-8 * sum(a), 0} in every pair: lane 2i + lane 2i+1 = row i's exact dot. */
+ALWAYS_INLINE __m512i block_dot(const __m512i *lo, const __m512i *hi, const int8_t *q, const int32_t *o)
 {
-    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo[0], bcast8(q));
+    __m512i s = _mm512_dpbusd_epi32(bcast8((const int8_t *)o), lo[0], bcast8(q));
     s = _mm512_dpbusd_epi32(s, hi[0], bcast8(q + 16));
     s = _mm512_dpbusd_epi32(s, lo[1], bcast8(q + 8));
     return _mm512_dpbusd_epi32(s, hi[1], bcast8(q + 24));
@@ -49,8 +51,6 @@ ALWAYS_INLINE void group_tile(const void *w, const void *act, float *y, int m, i
 {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    /* from {x_b, x_b+1}: x of block b in lanes 0-7, of block b+1 in lanes 8-15 */
-    const __m512i spread = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
     const bb_block_q8_0 *a[NB_MAX];
     bb_qx_aux aux[NB_MAX];
     __m256 acc[NB_MAX];
@@ -62,6 +62,7 @@ ALWAYS_INLINE void group_tile(const void *w, const void *act, float *y, int m, i
     int nblk = k / BB_QK, b = 0;
     for (; b + 2 <= nblk; b += 2) {
         const uint8_t *rec = bb_q4_0x8_record(w, k, g, b);
+        for (int l = 0; l < 2 * BB_Q4_0X8_BYTES; l += 64) bb_qx_prefetch(rec + l);
         __m256i d16 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)rec)),
                                               _mm_loadu_si128((const __m128i *)(rec + BB_Q4_0X8_BYTES)), 1);
         __m512 dw = _mm512_cvtph_ps(d16);
@@ -69,15 +70,15 @@ ALWAYS_INLINE void group_tile(const void *w, const void *act, float *y, int m, i
         decode(rec, lo0, hi0);
         decode(rec + BB_Q4_0X8_BYTES, lo1, hi1);
         for (int c = 0; c < nb; c++) {
-            __m512i p0 = block_dot(lo0, hi0, a[c][b].qs), p1 = block_dot(lo1, hi1, a[c][b + 1].qs);
+            __m512i p0 = block_dot(lo0, hi0, a[c][b].qs, aux[c].o + 2 * b);
+            __m512i p1 = block_dot(lo1, hi1, a[c][b + 1].qs, aux[c].o + 2 * b + 2);
             __m512i isum = _mm512_add_epi32(_mm512_permutex2var_epi32(p0, even, p1),
                                             _mm512_permutex2var_epi32(p0, odd, p1));
-            __m512i s2 = _mm512_castsi128_si512(_mm_loadl_epi64((const __m128i *)(aux[c].s + b)));
-            __m512 d2 = _mm512_castps128_ps512(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(aux[c].d + b))));
-            isum = _mm512_sub_epi32(isum, _mm512_slli_epi32(_mm512_permutexvar_epi32(spread, s2), 3));
-            __m512 p = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(isum), dw), _mm512_permutexvar_ps(spread, d2));
-            acc[c] = _mm256_add_ps(acc[c], _mm512_castps512_ps256(p));
-            acc[c] = _mm256_add_ps(acc[c], _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(p), 1)));
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(isum), dw);
+            __m256 f0 = _mm256_mul_ps(_mm512_castps512_ps256(f), _mm256_set1_ps(aux[c].d[b]));
+            __m256 f1 = _mm256_mul_ps(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)),
+                                      _mm256_set1_ps(aux[c].d[b + 1]));
+            acc[c] = _mm256_add_ps(_mm256_add_ps(acc[c], f0), f1);
         }
     }
     if (b < nblk) { /* odd block count: the last block alone, in lanes 0-7 */
@@ -86,10 +87,10 @@ ALWAYS_INLINE void group_tile(const void *w, const void *act, float *y, int m, i
         __m512i lo0[2], hi0[2];
         decode(rec, lo0, hi0);
         for (int c = 0; c < nb; c++) {
-            __m512i p0 = block_dot(lo0, hi0, a[c][b].qs);
+            __m512i p0 = block_dot(lo0, hi0, a[c][b].qs, aux[c].o + 2 * b);
             __m512i isum = _mm512_add_epi32(_mm512_permutexvar_epi32(even, p0), _mm512_permutexvar_epi32(odd, p0));
-            __m256i i8 = _mm256_sub_epi32(_mm512_castsi512_si256(isum), _mm256_set1_epi32(aux[c].s[b] * 8));
-            __m256 p = _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(i8), dw), _mm256_set1_ps(aux[c].d[b]));
+            __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm512_castsi512_si256(isum)), dw);
+            __m256 p = _mm256_mul_ps(f, _mm256_set1_ps(aux[c].d[b]));
             acc[c] = _mm256_add_ps(acc[c], p);
         }
     }

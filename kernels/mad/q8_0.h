@@ -9,14 +9,18 @@
  *
  * Reference: y = 0; for each block b in order: y = y + ((float)isum_b * d_w) * d_a (qx_0.h),
  * llama.cpp's generic ggml_vec_dot_q8_0_q8_0.
- * SIMD variants (float_accumulation = true): as llama.cpp's x86 path, each block's exact int32
- * dot is kept as 8 int32 lane partials (4 weights each), converted to float and accumulated with
- * FMA into 8-lane float accumulators (two per activation row, even and odd blocks), the 16
- * lanes summed at the end; within float rounding of the reference, not bit-equal.
- *   avx2:   sign trick, vpmaddubsw(|w|, sign(a, w)) then vpmaddwd(·, 1)  (as llama.cpp)
- *   avx512: sign trick, vpdpbusd(|w|, sign(a, w))  (llama.cpp's AVX-512 VNNI path)
- * Both form the same exact int32 lane partials (4 weights each) and the same float operations,
- * so the two variants agree with each other bit for bit.
+ * SIMD variants (float_accumulation = true), after llama.cpp's x86 path: block b's exact dot is
+ * kept as 8 int32 lane partials P_b[i] = sum_{j=4i..4i+3} w_j * a_j; per activation row two
+ * 8-lane float accumulators A_0 (even b), A_1 (odd b), in block order
+ *     A_{b mod 2}[i] = fma(d_w[b] * d_a[b], (float)P_b[i], A_{b mod 2}[i])
+ * and y = sum of the 8 lanes of A_0 + A_1 ((i + i+4), then (i + i+2), then the two) — within
+ * float rounding of the reference, not bit-equal.  Both variants use llama.cpp's sign trick, |w|
+ * as the unsigned operand and sign(a, w) as the signed one:
+ *   avx2:   P = vpmaddwd(vpmaddubsw(|w|, sign(a, w)), 1)   (|pair| <= 2*127*127 < 2^15)
+ *   avx512: P = vpdpbusd(0, |w|, sign(a, w))
+ * They compute identical lane partials and float operations, so they agree bit for bit.  Scales
+ * of 4 blocks are converted together; up to 4 activation rows share each loaded block; the weight
+ * stream is prefetched 4 KiB ahead.
  */
 #ifndef BB_Q8_0_H
 #define BB_Q8_0_H

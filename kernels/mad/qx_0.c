@@ -43,7 +43,7 @@ void bb_qx_prepare(const float *x, int n, int k, void *act)
         const bb_block_q8_0 *blk = bb_qx_act_row(act, k, r);
         bb_qx_aux aux = bb_qx_aux_row(act, n, k, r);
         float *d = (float *)aux.d;
-        int32_t *s = (int32_t *)aux.s, *c = (int32_t *)aux.c;
+        int32_t *o = (int32_t *)aux.o, *c = (int32_t *)aux.c;
         for (int b = 0; b < nb; b++) {
             int32_t sum = 0;
             for (int i = 0; i < 8; i++) {
@@ -53,7 +53,8 @@ void bb_qx_prepare(const float *x, int n, int k, void *act)
                 sum += lane;
             }
             d[b] = bb_fp16_to_fp32(blk[b].d);
-            s[b] = sum;
+            o[2 * b] = -8 * sum;
+            o[2 * b + 1] = 0;
         }
     }
 }

@@ -7,15 +7,15 @@
  *     N rows of K/32 bb_block_q8_0, byte-identical to bb_quant_q8_0_rows (ggml's block_q8_0);
  *     then, from the next multiple of 64 bytes, per activation row (nb = K/32 blocks, stride
  *     bb_qx_aux_stride(K)):
- *         float   d[nb]      the block's fp16 scale as float (exact)
- *         int32   s[nb]      the sum of the block's 32 int8
- *         int32   c[nb][8]   (at a multiple of 32 bytes) c[b][i] = -8 * (a[4i] + .. + a[4i+3])
+ *         float   d[nb]        the block's fp16 scale as float (exact)
+ *         int32   o[nb][2]     (at a multiple of 8 bytes) {-8 * sum of the block's 32 int8, 0}
+ *         int32   c[nb][8]     (at a multiple of 32 bytes) c[b][i] = -8 * (a[4i] + .. + a[4i+3])
  * The aux part is derived data for the SIMD variants, in the spirit of llama.cpp's q8_1 / q8_K
  * "s" / "bsums": d lets them broadcast the activation scale without an fp16 conversion per weight
- * row; s and c let q4_0x8 and q4_0 multiply the stored unsigned nibbles n directly and remove
- * their +8 bias exactly, (n - 8)·a = n·a - 8·s, q4_0 per 4-byte int32 lane of vpdpbusd /
- * vpmaddwd (c starts the lane accumulator), q4_0x8 per block and 8 rows (s).  The reference
- * reads only the q8_0 blocks.
+ * row; o and c let q4_0x8 and q4_0 multiply the stored unsigned nibbles n directly and remove
+ * their +8 bias exactly, (n - 8)·a = n·a - 8·sum(a), by starting the int32 accumulators at the
+ * correction: q4_0 per 4-byte lane of vpdpbusd / vpmaddwd (c), q4_0x8 per lane pair (2r, 2r+1)
+ * holding row r (o, broadcast as one 64-bit value).  The reference reads only the q8_0 blocks.
  *
  * Reference semantics (all three kernels; llama.cpp's generic ggml_vec_dot_q4_0_q8_0 /
  * ggml_vec_dot_q8_0_q8_0, operands in this order):
@@ -29,7 +29,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <xmmintrin.h>
+
 #include "../common/act_quant.h"
+#include "../common/prefetch.h"
 #include "../kernel.h"
 
 #define BB_QK 32 /* weights per block in q8_0 and q4_0 */
@@ -50,11 +53,12 @@ void bb_quant_q4_0_block(const float *x, bb_block_q4_0 *dst);
 /* ---- activations ---- */
 typedef struct {
     const float *d;   /* d[b] */
-    const int32_t *s; /* s[b] */
+    const int32_t *o; /* o[2b], o[2b + 1] */
     const int32_t *c; /* c[8b + i] */
 } bb_qx_aux;
 
-static inline size_t bb_qx_aux_c_offset(int k) { return ((size_t)8 * (k / BB_QK) + 31) & ~(size_t)31; }
+static inline size_t bb_qx_aux_o_offset(int k) { return ((size_t)4 * (k / BB_QK) + 7) & ~(size_t)7; }
+static inline size_t bb_qx_aux_c_offset(int k) { return (bb_qx_aux_o_offset(k) + (size_t)8 * (k / BB_QK) + 31) & ~(size_t)31; }
 static inline size_t bb_qx_aux_stride(int k) { return (bb_qx_aux_c_offset(k) + (size_t)32 * (k / BB_QK) + 63) & ~(size_t)63; }
 
 size_t bb_qx_act_size(int n, int k);
@@ -68,7 +72,7 @@ static inline bb_qx_aux bb_qx_aux_row(const void *act, int n, int k, int c)
 {
     size_t q8 = ((size_t)n * (k / BB_QK) * sizeof(bb_block_q8_0) + 63) & ~(size_t)63;
     const char *row = (const char *)act + q8 + (size_t)c * bb_qx_aux_stride(k);
-    bb_qx_aux a = {(const float *)row, (const int32_t *)(row + (size_t)4 * (k / BB_QK)),
+    bb_qx_aux a = {(const float *)row, (const int32_t *)(row + bb_qx_aux_o_offset(k)),
                    (const int32_t *)(row + bb_qx_aux_c_offset(k))};
     return a;
 }
@@ -80,6 +84,14 @@ typedef uint16_t (*bb_qx_get_block)(const void *w, int m, int k, int r, int b, i
 void bb_qx_matmul_ref(bb_qx_get_block get, const void *w, const void *act, float *y, int m, int k, int n,
                       int m0, int m1);
 void bb_qx_unpack(bb_qx_get_block get, const void *src, int m, int k, float *dst);
+
+/* common/prefetch.h's bb_prefetch_stream, but always inlined: GCC's IPA pure-const pass treats a
+ * non-inlined call to a function whose only statement is a prefetch as dead and deletes it (it
+ * did so in these files, leaving the kernels without software prefetch). */
+static inline __attribute__((always_inline)) void bb_qx_prefetch(const void *p)
+{
+    _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
+}
 
 /* SIMD variants of the three kernels (files <kernel>_avx2.c, <kernel>_avx512.c). */
 void bb_q8_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);

@@ -11,18 +11,24 @@
 #define QX_ISA avx2
 #include "qx_0_rows.h"
 
+ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt)
+{
+    size_t bb = block_bytes(fmt);
+    int16_t h[4];
+    for (int j = 0; j < 4; j++) memcpy(&h[j], blk + j * bb, 2);
+    return _mm_cvtph_ps(_mm_setr_epi16(h[0], h[1], h[2], h[3], 0, 0, 0, 0));
+}
+
 ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
-                              const bb_qx_aux *aux, int nb, __m256 *acc)
+                              const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc)
 {
     const __m256i ones = _mm256_set1_epi16(1);
-    __m256 dw = scale8(blk);
     if (fmt == FMT_Q8_0) {
         __m256i w = _mm256_loadu_si256((const __m256i *)(blk + 2)), aw = _mm256_sign_epi8(w, w);
         for (int c = 0; c < nb; c++) {
             __m256i q = _mm256_loadu_si256((const __m256i *)a[c][b].qs);
             __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(aw, _mm256_sign_epi8(q, w)), ones);
-            __m256 s = _mm256_mul_ps(dw, _mm256_set1_ps(aux[c].d[b]));
-            acc[c] = _mm256_fmadd_ps(s, _mm256_cvtepi32_ps(p), acc[c]);
+            acc[c] = _mm256_fmadd_ps(_mm256_broadcast_ss(&sc[c][j]), _mm256_cvtepi32_ps(p), acc[c]);
         }
     } else {
         __m256i u = nibbles_u8(blk);
@@ -30,8 +36,7 @@ ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block
             __m256i q = _mm256_loadu_si256((const __m256i *)a[c][b].qs);
             __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, q), ones);
             p = _mm256_add_epi32(p, _mm256_loadu_si256((const __m256i *)(aux[c].c + 8 * b)));
-            __m256 s = _mm256_mul_ps(dw, _mm256_set1_ps(aux[c].d[b]));
-            acc[c] = _mm256_fmadd_ps(s, _mm256_cvtepi32_ps(p), acc[c]);
+            acc[c] = _mm256_fmadd_ps(_mm256_broadcast_ss(&sc[c][j]), _mm256_cvtepi32_ps(p), acc[c]);
         }
     }
 }

@@ -10,25 +10,35 @@
 #define QX_ISA avx512
 #include "qx_0_rows.h"
 
-ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
-                              const bb_qx_aux *aux, int nb, __m256 *acc)
+/* The 4 blocks' fp16 d gathered with one vpermw / vpermt2w from the 64 / 128 bytes that hold them. */
+ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt)
 {
-    __m256 dw = scale8(blk);
+    static const uint16_t idx4[32] = {0, 9, 18, 27}, idx8[32] = {0, 17, 34, 51};
+    __m512i h;
+    if (fmt == FMT_Q4_0)
+        h = _mm512_permutexvar_epi16(_mm512_loadu_si512(idx4), _mm512_loadu_si512((const void *)blk));
+    else
+        h = _mm512_permutex2var_epi16(_mm512_loadu_si512((const void *)blk), _mm512_loadu_si512(idx8),
+                                      _mm512_loadu_si512((const void *)(blk + 64)));
+    return _mm_cvtph_ps(_mm512_castsi512_si128(h));
+}
+
+ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
+                              const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc)
+{
     if (fmt == FMT_Q8_0) {
         __m256i w = _mm256_loadu_si256((const __m256i *)(blk + 2)), aw = _mm256_sign_epi8(w, w);
         for (int c = 0; c < nb; c++) {
             __m256i q = _mm256_loadu_si256((const __m256i *)a[c][b].qs);
             __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), aw, _mm256_sign_epi8(q, w));
-            __m256 s = _mm256_mul_ps(dw, _mm256_set1_ps(aux[c].d[b]));
-            acc[c] = _mm256_fmadd_ps(s, _mm256_cvtepi32_ps(p), acc[c]);
+            acc[c] = _mm256_fmadd_ps(_mm256_broadcast_ss(&sc[c][j]), _mm256_cvtepi32_ps(p), acc[c]);
         }
     } else {
         __m256i u = nibbles_u8(blk);
         for (int c = 0; c < nb; c++) {
             __m256i q = _mm256_loadu_si256((const __m256i *)a[c][b].qs);
             __m256i p = _mm256_dpbusd_epi32(_mm256_loadu_si256((const __m256i *)(aux[c].c + 8 * b)), u, q);
-            __m256 s = _mm256_mul_ps(dw, _mm256_set1_ps(aux[c].d[b]));
-            acc[c] = _mm256_fmadd_ps(s, _mm256_cvtepi32_ps(p), acc[c]);
+            acc[c] = _mm256_fmadd_ps(_mm256_broadcast_ss(&sc[c][j]), _mm256_cvtepi32_ps(p), acc[c]);
         }
     }
 }

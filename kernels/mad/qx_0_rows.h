@@ -1,14 +1,17 @@
 /* The row loop shared by the SIMD variants of the row-major block kernels q8_0 and q4_0
  * (qx_0_avx2.c, qx_0_avx512.c).  The including file defines
  *     QX_ISA                      suffix of the exported functions (avx2, avx512)
- *     block_step(blk, fmt, b, a, aux, nb, acc)
+ *     quad_d(blk, fmt)            the fp16 d of the 4 blocks from blk on, as 4 floats
+ *     block_step(blk, fmt, b, a, aux, nb, sc, j, acc)
  *                                 adds block b of one weight row times block b of nb activation
  *                                 rows into the 8-lane float accumulators acc[0..nb): exact int32
- *                                 lane partials (4 weights each), converted, FMA with d_w * d_a
+ *                                 lane partials (4 weights each), converted, FMA with the scale
+ *                                 d_w * d_a held in sc[c][j]
  * and gets bb_q8_0_matmul_<QX_ISA> and bb_q4_0_matmul_<QX_ISA>.
  * Up to NB_MAX activation rows share each decoded weight block (N > 1); two accumulators per
  * activation row (even and odd blocks) keep two FMA chains in flight; rows are walked in chunks
- * that stay in L1 so that activation tiles after the first read the weights from cache. */
+ * that stay in L1 so that activation tiles after the first read the weights from cache; the
+ * weight stream is prefetched BB_PREFETCH_BYTES ahead (common/prefetch.h). */
 #ifndef BB_QX_0_ROWS_H
 #define BB_QX_0_ROWS_H
 
@@ -23,14 +26,6 @@ enum { FMT_Q8_0, FMT_Q4_0 };
 
 ALWAYS_INLINE size_t block_bytes(int fmt) { return fmt == FMT_Q8_0 ? sizeof(bb_block_q8_0) : sizeof(bb_block_q4_0); }
 
-/* The block's fp16 d (its first two bytes) as float in all 8 lanes. */
-ALWAYS_INLINE __m256 scale8(const uint8_t *blk)
-{
-    int16_t d;
-    memcpy(&d, blk, 2);
-    return _mm256_cvtph_ps(_mm_set1_epi16(d));
-}
-
 /* q4_0: the block's 32 nibbles as unsigned bytes in the order of the activation block: the 16
  * bytes broadcast to both halves (a load, no shuffle), the upper half shifted right by 4. */
 ALWAYS_INLINE __m256i nibbles_u8(const uint8_t *blk)
@@ -40,7 +35,26 @@ ALWAYS_INLINE __m256i nibbles_u8(const uint8_t *blk)
 }
 
 ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
-                              const bb_qx_aux *aux, int nb, __m256 *acc);
+                              const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc);
+ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt);
+
+/* The scales d_w * d_a of blocks b .. b+3 of one weight row for nb activation rows, into memory:
+ * the fp16 d of 4 blocks are converted with one vcvtph2ps and multiplied with one vmulps per
+ * activation row, and block_step broadcasts each from memory (a load, no shuffle). */
+ALWAYS_INLINE void quad_scales(const uint8_t *blk, int fmt, int b, const bb_qx_aux *aux, int nb, float (*sc)[4])
+{
+    __m128 dw = quad_d(blk, fmt);
+    for (int c = 0; c < nb; c++) _mm_storeu_ps(sc[c], _mm_mul_ps(dw, _mm_loadu_ps(aux[c].d + b)));
+}
+
+/* The same for one block (the last K/32 mod 4 of a row), into sc[c][0]. */
+ALWAYS_INLINE void one_scale(const uint8_t *blk, int b, const bb_qx_aux *aux, int nb, float (*sc)[4])
+{
+    uint16_t h;
+    memcpy(&h, blk, 2);
+    float dw = _cvtsh_ss(h);
+    for (int c = 0; c < nb; c++) sc[c][0] = dw * aux[c].d[b];
+}
 
 static inline float hsum_ps(__m256 v)
 {
@@ -65,12 +79,21 @@ ALWAYS_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *
         const uint8_t *row = w + (size_t)r * nblk * bbytes;
         __m256 even[NB_MAX], odd[NB_MAX];
         for (int c = 0; c < nb; c++) even[c] = odd[c] = _mm256_setzero_ps();
+        float sc[NB_MAX][4];
         int b = 0;
-        for (; b + 2 <= nblk; b += 2) {
-            block_step(row + b * bbytes, fmt, b, a, aux, nb, even);
-            block_step(row + (b + 1) * bbytes, fmt, b + 1, a, aux, nb, odd);
+        for (; b + 4 <= nblk; b += 4) {
+            const uint8_t *blk = row + b * bbytes;
+            for (size_t o = 0; o < 4 * bbytes; o += 64) bb_qx_prefetch(blk + o);
+            quad_scales(blk, fmt, b, aux, nb, sc);
+            block_step(blk, fmt, b, a, aux, nb, sc, 0, even);
+            block_step(blk + bbytes, fmt, b + 1, a, aux, nb, sc, 1, odd);
+            block_step(blk + 2 * bbytes, fmt, b + 2, a, aux, nb, sc, 2, even);
+            block_step(blk + 3 * bbytes, fmt, b + 3, a, aux, nb, sc, 3, odd);
         }
-        if (b < nblk) block_step(row + b * bbytes, fmt, b, a, aux, nb, even);
+        for (; b < nblk; b++) {
+            one_scale(row + b * bbytes, b, aux, nb, sc);
+            block_step(row + b * bbytes, fmt, b, a, aux, nb, sc, 0, (b & 1) ? odd : even);
+        }
         for (int c = 0; c < nb; c++) y[(size_t)(c0 + c) * m + r] = hsum_ps(_mm256_add_ps(even[c], odd[c]));
     }
 }
