@@ -8,6 +8,7 @@
 
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
+#include "../mad/ggml_k.h" /* bb_gk_quant_q8_K_rows_avx512: q8_K bytes of bb_quant_q8_K_rows, faster */
 
 _Static_assert(sizeof(bb_cb2_block) == 82, "cb2 block must be 82 bytes");
 
@@ -264,6 +265,6 @@ const bb_kernel bb_kernel_cb2 = {
     .variants = {
         {"scalar", 0, cb2_matmul_ref, NULL},
         {"avx2", BB_ISA_AVX2, bb_cb2_matmul_avx2, NULL},
-        {"avx512", BB_ISA_AVX512, bb_cb2_matmul_avx512, NULL},
+        {"avx512", BB_ISA_AVX512, bb_cb2_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
     },
 };

@@ -13,28 +13,34 @@ const int8_t bb_iq4_nl_kvalues[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 
 
 static size_t iq4_nl_packed_size(int m, int k) { return (size_t)m * (k / BB_QK4_NL) * sizeof(bb_iq4_nl_block); }
 
-/* Index of the table value nearest to v (v in table units): binary search over the 15
- * midpoints between neighbouring values (ties go up). */
-static int nearest_kvalue(float v)
+/* Midpoints between neighbouring table values. */
+static const float kmid[15] = {-115.5f, -93.5f, -74.0f, -57.0f, -42.0f, -28.5f, -16.0f, -4.5f,
+                               7.0f,    19.0f,  31.5f,  45.5f,  61.0f,  79.0f,  101.0f};
+
+/* Index of the table value nearest to v (v in table units): binary search over the midpoints
+ * (ties go up). */
+static inline int nearest_kvalue(float v)
 {
-    int lo = 0; /* the answer is the number of midpoints <= v, in [lo, lo + step * 2) */
-    for (int step = 8; step; step >>= 1) {
-        int e = lo + step - 1;
-        if (v >= 0.5f * (float)(bb_iq4_nl_kvalues[e] + bb_iq4_nl_kvalues[e + 1])) lo += step;
-    }
+    int lo = 0; /* the answer is the number of midpoints <= v */
+    for (int step = 8; step; step >>= 1) lo += (v >= kmid[lo + step - 1]) * step; /* branch-free */
     return lo;
 }
 
 static void quant_block(const float *x, bb_iq4_nl_block *out)
 {
     float amax = 0, max = 0;
-    for (int i = 0; i < BB_QK4_NL; i++)
+    double xx = 0;
+    for (int i = 0; i < BB_QK4_NL; i++) {
         if (fabsf(x[i]) > amax) { amax = fabsf(x[i]); max = x[i]; }
+        xx += (double)x[i] * x[i];
+    }
     memset(out, 0, sizeof *out);
     if (amax == 0) return;
     /* candidate inverse scales: the signed max onto table value -127 + t; each candidate's
-     * assignment then gets its least-squares scale sum x v / sum v^2 */
-    float best_err = INFINITY, best_d = 0;
+     * assignment gets its least-squares scale sum x v / sum v^2, with squared error
+     * xx - (sum x v)^2 / sum v^2; the best scale is stored as fp16 and the elements assigned to
+     * their nearest value for the stored scale */
+    double best_err = INFINITY, best_d = 0;
     for (int t = -7; t <= 7; t++) {
         float id = (float)(t + bb_iq4_nl_kvalues[0]) / max;
         double sxv = 0, svv = 0;
@@ -43,20 +49,15 @@ static void quant_block(const float *x, bb_iq4_nl_block *out)
             sxv += (double)x[i] * v;
             svv += (double)v * v;
         }
-        if (svv == 0) continue;
-        float d = bb_fp16_to_fp32(bb_fp32_to_fp16((float)(sxv / svv)));
-        if (d == 0) continue;
-        float err = 0;
-        for (int i = 0; i < BB_QK4_NL; i++) {
-            float r = x[i] - d * bb_iq4_nl_kvalues[nearest_kvalue(x[i] / d)];
-            err += r * r;
-        }
-        if (err < best_err) { best_err = err; best_d = d; }
+        double err = xx - sxv * sxv / svv;
+        if (err < best_err) { best_err = err; best_d = sxv / svv; }
     }
-    out->d = bb_fp32_to_fp16(best_d);
-    if (best_d == 0) return;
+    float d = bb_fp16_to_fp32(bb_fp32_to_fp16((float)best_d));
+    if (d == 0) return;
+    out->d = bb_fp32_to_fp16(d);
+    float id = 1.0f / d;
     for (int j = 0; j < BB_QK4_NL / 2; j++)
-        out->qs[j] = (uint8_t)(nearest_kvalue(x[j] / best_d) | nearest_kvalue(x[j + 16] / best_d) << 4);
+        out->qs[j] = (uint8_t)(nearest_kvalue(x[j] * id) | nearest_kvalue(x[j + 16] * id) << 4);
 }
 
 static int iq4_nl_pack(const bb_weights *w, void *dst, char *err, size_t errlen)

@@ -25,9 +25,10 @@
  * up kvalue + 128 instead and multiplies it unsigned by q with vpdpbusd, starting each block's
  * accumulator at the prepared correction -128 * sum q (exact, no int16 stage to saturate).
  *
- * Packing: per block, d = the fp16 scale that minimizes the squared error over 15 candidate
- * inverse scales (the block's signed max mapped to -127 + t, t = -7..7, each refined by least
- * squares), elements at their nearest table value for the stored d. */
+ * Packing: per block, 15 candidate inverse scales (the block's signed max mapped to table value
+ * -127 + t, t = -7..7, as llama.cpp's quantizer tries), each assignment refined to its
+ * least-squares scale; the one with the lowest squared error is stored as fp16 d, and the
+ * elements take their nearest table value for the stored d. */
 #ifndef BB_IQ4_NL_H
 #define BB_IQ4_NL_H
 
