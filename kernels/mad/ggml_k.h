@@ -9,9 +9,10 @@
  *     sumf = 0;  for each block b in order:  sumf += (float)isum_b * (a_b.d * fp16(w_b.d))
  *
  * (q2_k: sumf += dall_b * (float)isum_b - dmin_b * (float)summs_b, see q2_k.h).  isum_b is an
- * exact integer (|isum_b| < 2^24, so the conversion is exact too).  The SIMD variants compute
- * the integer sums of up to BB_GK_CHUNK blocks in vector registers, the per-block products
- * lane by lane with the same IEEE operations, and then add the products in block order.
+ * exact integer (|isum_b| < 2^24, so the conversion is exact too).  The exact SIMD variants (all
+ * but tq2_0's AVX-512 one, see tq2_0.h) compute the integer sums of up to BB_GK_CHUNK blocks in
+ * vector registers, the per-block products lane by lane with the same IEEE operations, and then
+ * add the products in block order.
  */
 #ifndef BB_GGML_K_H
 #define BB_GGML_K_H
@@ -84,6 +85,20 @@ static inline float bb_gk_fold(float sumf, const float *p, int nb)
 
 /* One weight row against nb (<= BB_GK_NB) activation rows: out[c] = y for activation row c. */
 typedef void (*bb_gk_row_fn)(const uint8_t *wrow, const bb_gk_arow *a, int nb, int nblk, float *out);
+
+/* Defines `static void name(wrow, a, nb, nblk, out)` calling impl(wrow, a, NB, nblk, out) with a
+ * constant NB = nb, so that impl (always_inline) is compiled once per group size with its loops
+ * over activation rows unrolled and its accumulators in registers. */
+#define BB_GK_ROW_BY_NB(name, impl)                                                            \
+    static void name(const uint8_t *wrow, const bb_gk_arow *a, int nb, int nblk, float *out)   \
+    {                                                                                           \
+        switch (nb) {                                                                           \
+        case 1: impl(wrow, a, 1, nblk, out); break;                                             \
+        case 2: impl(wrow, a, 2, nblk, out); break;                                             \
+        case 3: impl(wrow, a, 3, nblk, out); break;                                             \
+        default: impl(wrow, a, 4, nblk, out); break;                                            \
+        }                                                                                       \
+    }
 
 static inline void bb_gk_arow_fill(bb_gk_arow *r, const bb_block_q8_K *q, int nblk)
 {

@@ -4,6 +4,7 @@
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ggml_k.h"
 
@@ -41,6 +42,45 @@ static inline float bb_gk_fold_tq_avx2(float sumf, const int32_t *csum, const bb
         _mm256_storeu_ps(p + i, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), d));
     }
     return bb_gk_fold(sumf, p, nc);
+}
+
+/* The exact ternary row (tq1_0, tq2_0): per block `decode` gives 8 vectors of 32 codes (0..3)
+ * lined up with q[32p..32p+31]; sum c*q in int16 (bb_gk_dot8_i16), widened, four blocks reduced
+ * together, the block sums of q subtracted, the products folded in block order (ggml_k.h).
+ * Inlined with constant nb and decode, so each kernel gets its own straight-line code. */
+static inline __attribute__((always_inline)) void bb_gk_tq_row_avx2(const uint8_t *wrow, size_t bsize, size_t doff,
+                                                                    void (*decode)(const uint8_t *blk, __m256i c[8]),
+                                                                    const bb_gk_arow *a, const int nb, int nblk,
+                                                                    float *out)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    float sumf[BB_GK_NB] = {0};
+    for (int b0 = 0; b0 < nblk; b0 += BB_GK_CHUNK) {
+        int nc = nblk - b0 < BB_GK_CHUNK ? nblk - b0 : BB_GK_CHUNK;
+        float wd[BB_GK_CHUNK] = {0};
+        int32_t csum[BB_GK_NB][BB_GK_CHUNK] = {{0}};
+        for (int g = 0; g < nc; g += 4) {
+            __m256i s[BB_GK_NB][4];
+            for (int j = 0; j < 4; j++) {
+                if (g + j >= nc) {
+                    for (int r = 0; r < nb; r++) s[r][j] = _mm256_setzero_si256();
+                    continue;
+                }
+                const uint8_t *blk = wrow + (size_t)(b0 + g + j) * bsize;
+                uint16_t d;
+                memcpy(&d, blk + doff, 2);
+                wd[g + j] = _cvtsh_ss(d);
+                __m256i c[8];
+                decode(blk, c);
+                for (int r = 0; r < nb; r++)
+                    s[r][j] = _mm256_madd_epi16(bb_gk_dot8_i16(c, a[r].q[b0 + g + j].qs), ones);
+            }
+            for (int r = 0; r < nb; r++)
+                _mm_storeu_si128((__m128i *)&csum[r][g], bb_gk_reduce4_avx2(s[r][0], s[r][1], s[r][2], s[r][3]));
+        }
+        for (int r = 0; r < nb; r++) sumf[r] = bb_gk_fold_tq_avx2(sumf[r], csum[r], &a[r], b0, wd, nc);
+    }
+    for (int r = 0; r < nb; r++) out[r] = sumf[r];
 }
 
 #endif

@@ -103,15 +103,7 @@ static inline __attribute__((always_inline)) void q2_k_row_nb(const uint8_t *wro
     for (int r = 0; r < nb; r++) out[r] = sumf[r];
 }
 
-static void q2_k_row(const uint8_t *wrow, const bb_gk_arow *a, int nb, int nblk, float *out)
-{
-    switch (nb) {
-    case 1: q2_k_row_nb(wrow, a, 1, nblk, out); break;
-    case 2: q2_k_row_nb(wrow, a, 2, nblk, out); break;
-    case 3: q2_k_row_nb(wrow, a, 3, nblk, out); break;
-    default: q2_k_row_nb(wrow, a, 4, nblk, out); break;
-    }
-}
+BB_GK_ROW_BY_NB(q2_k_row, q2_k_row_nb)
 
 void bb_q2_k_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {

@@ -97,15 +97,7 @@ static inline __attribute__((always_inline)) void tq1_0_row_nb(const uint8_t *wr
     for (int r = 0; r < nb; r++) out[r] = sumf[r];
 }
 
-static void tq1_0_row(const uint8_t *wrow, const bb_gk_arow *a, int nb, int nblk, float *out)
-{
-    switch (nb) {
-    case 1: tq1_0_row_nb(wrow, a, 1, nblk, out); break;
-    case 2: tq1_0_row_nb(wrow, a, 2, nblk, out); break;
-    case 3: tq1_0_row_nb(wrow, a, 3, nblk, out); break;
-    default: tq1_0_row_nb(wrow, a, 4, nblk, out); break;
-    }
-}
+BB_GK_ROW_BY_NB(tq1_0_row, tq1_0_row_nb)
 
 void bb_tq1_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
