@@ -204,6 +204,43 @@ static void simd_variants_agree(const char *name, int m, int k, int n)
     free(w); free(x); free(y0); free(y); free(packed); free(act);
 }
 
+/* Every variant's prepare writes the same bytes as the scalar one (q8_0 blocks and aux), on
+ * Gaussian rows of several magnitudes and on blocks built to hit roundf's ties (x/d = k + 0.5
+ * exactly), values just below a tie, zeros and -0, and scales that underflow or overflow fp16. */
+static void prepare_variants_agree(void)
+{
+    const bb_kernel *kern = bb_kernel_by_name("q4_0");
+    if (!kern) return;
+    const int n = 12, k = 32 * 9;
+    float *x = malloc(sizeof(float) * n * k);
+    bb_rng r;
+    bb_rng_seed(&r, 99);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    const float mags[6] = {1.0f, 1e-3f, 3e-8f, 1e-41f, 1e5f, 1e7f}; /* d: normal .. subnormal fp16, fp16 inf */
+    for (int row = 0; row < 6; row++)
+        for (int i = 0; i < k; i++) x[row * k + i] *= mags[row];
+    float *t = x + 6 * k; /* amax 127 -> d = 1: x itself is x/d */
+    for (int i = 0; i < k; i++) t[i] = (float)(i % 64 - 32) + 0.5f;
+    t[0] = 127.0f;
+    t[32] = -127.0f;
+    for (int i = 64; i < 96; i++) t[i] = 0.49999997f * (i & 1 ? 1.0f : -1.0f);
+    t[64] = 127.0f;
+    for (int i = 96; i < 128; i++) t[i] = (i & 1) ? -0.0f : 0.0f; /* all-zero block */
+    uint8_t *ref = bb_alloc(kern->act_size(n, k)), *got = bb_alloc(kern->act_size(n, k));
+    kern->prepare(x, n, k, ref);
+    for (int v = 1; v < bb_variant_count(kern); v++) {
+        const bb_variant *var = &kern->variants[v];
+        if (!bb_variant_usable(var) || !var->prepare) continue;
+        memset(got, 0x5a, kern->act_size(n, k));
+        var->prepare(x, n, k, got);
+        size_t i = 0;
+        while (i < kern->act_size(n, k) && got[i] == ref[i]) i++;
+        CHECK(i == kern->act_size(n, k), "prepare@%s: byte %zu is 0x%02x, scalar gives 0x%02x", var->isa, i,
+              i < kern->act_size(n, k) ? got[i] : 0, i < kern->act_size(n, k) ? ref[i] : 0);
+    }
+    free(x); free(ref); free(got);
+}
+
 int main(void)
 {
     q8_0_block_a();
@@ -239,6 +276,7 @@ int main(void)
             for (int t = 0; t < 8; t++) want[16 + 8 * c + t] = qa[2 + 8 * (c / 8) + t] ^ 0x88;
         check_bytes("q4_0x8 record", rec, want, 144);
     }
+    prepare_variants_agree();
     const int shapes[][3] = {{3, 32, 1}, {17, 32 * 7, 3}, {9, 2560, 5}, {4, 32 * 130, 16}};
     for (int i = 0; i < 4; i++) {
         simd_variants_agree("q4_0", shapes[i][0], shapes[i][1], shapes[i][2]);

@@ -47,7 +47,7 @@ const bb_kernel bb_kernel_q4_0 = {
     .prepare = bb_qx_prepare,
     .variants = {
         {"scalar", 0, q4_0_matmul_ref, NULL},
-        {"avx2", BB_ISA_AVX2, bb_q4_0_matmul_avx2, NULL},
-        {"avx512", BB_ISA_AVX512, bb_q4_0_matmul_avx512, NULL},
+        {"avx2", BB_ISA_AVX2, bb_q4_0_matmul_avx2, bb_qx_prepare_avx2},
+        {"avx512", BB_ISA_AVX512, bb_q4_0_matmul_avx512, bb_qx_prepare_avx512},
     },
 };

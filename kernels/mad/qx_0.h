@@ -63,6 +63,10 @@ static inline size_t bb_qx_aux_stride(int k) { return (bb_qx_aux_c_offset(k) + (
 
 size_t bb_qx_act_size(int n, int k);
 void bb_qx_prepare(const float *x, int n, int k, void *act);
+/* The same bytes, vectorized (qx_0_avx2.c, qx_0_avx512.c): roundf's half-away-from-zero done
+ * exactly as trunc plus a step where the exact remainder is >= 0.5. */
+void bb_qx_prepare_avx2(const float *x, int n, int k, void *act);
+void bb_qx_prepare_avx512(const float *x, int n, int k, void *act);
 
 static inline const bb_block_q8_0 *bb_qx_act_row(const void *act, int k, int c)
 {
