@@ -10,7 +10,7 @@
  * q_i in {0,1} and u_i = 2 q_i - 1 in {-1,+1},
  *     c = sum_i 2^i u_i + o,        o = L - z2 (stored, int8 in [-L, L]),
  * so each bit plane is a ±1 matrix and the zero point is one constant "all-ones plane" of weight o.
- * Quantizer (per row and group, tmac_quantize_group): for every z2 = 0 .. 2L the smallest scale
+ * Quantizer (per row and group, quantize_group in tmac.c): for every z2 = 0 .. 2L the smallest scale
  * that covers the group without clipping, s = max(max_k w_k / (L - z), -min_k w_k / z) (terms
  * with zero denominator omitted; a z2 that cannot cover the group is skipped), codes
  * q = clamp(nearbyint(w / s + z), 0, L); candidates whose grid reaches further than twice the
@@ -25,7 +25,8 @@
  * g = 4 activations per table: for K-group j (activations 4j .. 4j+3) and 4-bit pattern p,
  *     T_j[p] = sum_t (bit_t(p) ? +x_{4j+t} : -x_{4j+t}).
  * Mirror consolidation (§3.3): T_j[p ^ 15] = -T_j[p], so only p = 0..7 (bit 3 clear) is stored;
- * the kernels rebuild entries 8..15 by negation (SIMD: in registers, once per tile).
+ * the kernels rebuild entries 8..15 by negation (scalar: per lookup; AVX-512: in registers, once
+ * per 16-activation chunk and row tile; AVX2: once per group and row tile, into an L1 buffer).
  * Three configurations, each its own kernel name:
  *   tmac_wB        table quantization (§3.3): float tables, one scale per 128 activations,
  *                  d = amax / 127 with amax = max |T_j[p]| over the group's 32 tables,
@@ -33,7 +34,8 @@
  *   tmac_wB_fa     the same int8 tables plus fast 8-bit aggregation (§4): lookups biased to
  *                  u = qT + 128 are averaged with the rounding average (u + u' + 1) >> 1 over the
  *                  same row and plane of K-groups j, j+4, j+8, j+12 as avg(avg(u0,u1), avg(u2,u3))
- *                  and the sum is taken as 4 v - 514 (the expected rounding bias 2 removed).
+ *                  and the sum is taken as 4 v - 514 (4 * 128 for the bias, and 2, the mean of the
+                  rounding excess 4 v - sum u in [0, 4], removed).
  *   tmac_wB_exact  lossless tables: activations are per-row int8 absmax (common/act_quant.h, the
  *                  same q as i2_s), T in int16 (|T| <= 508), looked up as two byte tables
  *                  (low byte unsigned, high byte signed) and recombined as lo + 256 hi.
@@ -42,7 +44,8 @@
  * For output y[n][m], per group g of 128 activations with table scale d_g (exact: d_g = 1/s_a
  * for all g, s_a the int8 row scale, 0 for an all-zero row):
  *     isum_g = sum_i 2^i sum_{j in g} T_j[p_ij] + o * SQ_g              (exact int32)
- *       p_ij = the 4 bits of plane i of the row's codes at K-group j,
+ *       T    = the stored integer tables (int8 qT; int16 for _exact), mirrored for p >= 8,
+ *       p_ij = the 4 bits of plane i of the row's codes at K-group j (bit t: k = 4j + t),
  *       SQ_g = sum_{j in g} T_j[15]    (the offset plane),
  *     (tmac_wB_fa replaces each plane's sum over j by sum over quads of 4 v - 514)
  *     y = sum_g ((float)isum_g * h_g) * d_g       float, g ascending, from 0, no FMA.
