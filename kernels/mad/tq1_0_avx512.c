@@ -1,9 +1,10 @@
-/* tq1_0, AVX-512 VNNI + VBMI.  The 52 code bytes of a block are loaded once (masked, so the
- * last block of a tensor is not over-read); for each 64 consecutive values one vpermb places the
- * byte holding each value's trit in its lane and one per-lane multiply by 3^n (vpmullw on the
- * even bytes and on the odd bytes, blended: a byte multiply modulo 256) brings the trit to the
- * top of the byte; the trit is then [b >= 86] + [b >= 171] (two unsigned compares into masks,
- * two masked moves), which equals (b * 3) >> 8 on every byte.  vpdpbusd multiplies the codes
+/* tq1_0, AVX-512 VNNI + VBMI.  Values 0..127 come from qs[0..31] broadcast to both halves of a
+ * zmm and multiplied by [1 | 3] and [9 | 27] with byte adds (modulo 256).  For values 128..255 the
+ * 52 code bytes are loaded once (masked, so the last block of a tensor is not over-read), one
+ * vpermb per 64 values places the byte holding each value's trit in its lane, and one per-lane
+ * multiply by 3^n (vpmullw on the even and on the odd bytes, blended: a byte multiply modulo 256)
+ * brings the trit to the top of the byte.  The trit is then [b >= 86] + [b >= 171] (two
+ * unsigned compares into masks, two masked moves), which equals (b * 3) >> 8 on every byte.  vpdpbusd multiplies the codes
  * 0..2 by q (exact int32); four blocks' partial sums are reduced together, the block sums of q
  * subtracted, and the per-block products folded in block order: the reference's bits
  * (ggml_k.h).  Decoded codes serve up to BB_GK_NB activation rows. */
@@ -13,25 +14,22 @@
 #include "ggml_k_avx512.h"
 #include "tq1_0.h"
 
-/* Source byte of each value (tq1_0.h), for values 64v .. 64v+63. */
-static const uint8_t src_idx[4][64] = {
+/* Source byte of each value (tq1_0.h), for values 128..191 and 192..255. */
+static const uint8_t src_idx[2][64] = {
 #define R32(a) a, a + 1, a + 2, a + 3, a + 4, a + 5, a + 6, a + 7, a + 8, a + 9, a + 10, a + 11, a + 12, a + 13, a + 14, a + 15, \
                a + 16, a + 17, a + 18, a + 19, a + 20, a + 21, a + 22, a + 23, a + 24, a + 25, a + 26, a + 27, a + 28,      \
                a + 29, a + 30, a + 31
 #define R16(a) a, a + 1, a + 2, a + 3, a + 4, a + 5, a + 6, a + 7, a + 8, a + 9, a + 10, a + 11, a + 12, a + 13, a + 14, a + 15
-    {R32(0), R32(0)},
-    {R32(0), R32(0)},
     {R32(0), R16(32), R16(32)},
     {R16(32), R16(32), R16(32), 48, 49, 50, 51, 48, 49, 50, 51, 48, 49, 50, 51, 48, 49, 50, 51},
 #undef R16
 #undef R32
 };
 
-/* 3^trit of each value, per 16-bit lane (both bytes of a lane always share it). */
-static const uint16_t pow3_lanes[4][32] = {
+/* 3^trit of each value, per 16-bit lane (both bytes of a lane always share it), for values
+ * 128..191 and 192..255. */
+static const uint16_t pow3_lanes[2][32] = {
 #define X8(a) a, a, a, a, a, a, a, a
-    {X8(1), X8(1), X8(3), X8(3)},
-    {X8(9), X8(9), X8(27), X8(27)},
     {X8(81), X8(81), X8(1), X8(3)},
     {X8(9), X8(27), X8(81), 1, 1, 3, 3, 9, 9, 27, 27},
 #undef X8
@@ -44,8 +42,8 @@ static inline __attribute__((always_inline)) void tq1_0_row_nb(const uint8_t *wr
     const __m512i hi_bytes = _mm512_set1_epi16((short)0xff00);
     const __m512i one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2);
     const __m512i t86 = _mm512_set1_epi8(86), t171 = _mm512_set1_epi8((char)171);
-    __m512i idx[4], mul[4];
-    for (int v = 0; v < 4; v++) {
+    __m512i idx[2], mul[2];
+    for (int v = 0; v < 2; v++) {
         idx[v] = _mm512_loadu_si512(src_idx[v]);
         mul[v] = _mm512_loadu_si512(pow3_lanes[v]);
     }
@@ -64,15 +62,24 @@ static inline __attribute__((always_inline)) void tq1_0_row_nb(const uint8_t *wr
                 }
                 const bb_block_tq1_0 *blk = &x[b0 + 4 * g + j];
                 bb_prefetch_stream(blk);
+                __m512i t[4];
+                /* values 0..127: qs[0..31] broadcast, times [1 | 3] and [9 | 27] by byte adds */
+                __m512i x = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)blk->qs));
+                t[0] = _mm512_mask_add_epi8(x, (__mmask64)0xffffffff00000000ull, x, _mm512_add_epi8(x, x));
+                __m512i t3 = _mm512_add_epi8(t[0], _mm512_add_epi8(t[0], t[0]));
+                t[1] = _mm512_add_epi8(t3, _mm512_add_epi8(t3, t3));
+                /* values 128..255: vpermb of the 52 code bytes, byte multiply by 3^n */
                 __m512i bytes = _mm512_maskz_loadu_epi8(0xfffffffffffffull, blk); /* qs, qh: 52 bytes */
-                __m512i c[4];
-                for (int v = 0; v < 4; v++) {
+                for (int v = 0; v < 2; v++) {
                     __m512i p = _mm512_permutexvar_epi8(idx[v], bytes);
                     __m512i ev = _mm512_mullo_epi16(p, mul[v]);                            /* even bytes right */
                     __m512i od = _mm512_mullo_epi16(_mm512_and_si512(p, hi_bytes), mul[v]); /* odd bytes right */
-                    __m512i t = _mm512_mask_blend_epi8((__mmask64)0xaaaaaaaaaaaaaaaaull, ev, od);
-                    c[v] = _mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(t, t86), one);
-                    c[v] = _mm512_mask_mov_epi8(c[v], _mm512_cmpge_epu8_mask(t, t171), two);
+                    t[2 + v] = _mm512_mask_blend_epi8((__mmask64)0xaaaaaaaaaaaaaaaaull, ev, od);
+                }
+                __m512i c[4];
+                for (int v = 0; v < 4; v++) {
+                    c[v] = _mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(t[v], t86), one);
+                    c[v] = _mm512_mask_mov_epi8(c[v], _mm512_cmpge_epu8_mask(t[v], t171), two);
                 }
                 for (int r = 0; r < nb; r++) {
                     const int8_t *q = a[r].q[b0 + 4 * g + j].qs;
