@@ -4,15 +4,13 @@
  *          over up to 32 groups (<= 16256), widened with vpmaddwd: exact.
  * avxvnni: VEX vpdpbusd straight into int32 — the paper's exact sequence with vpdpbusd (u8 x s8)
  *          for vpdpbssd (s8 x s8).
- * Dword d of accumulator j is row 8j + d of the block.  Two activation rows share each expanded
- * tile (GEMM); weights are prefetched ahead (common/prefetch.h). */
+ * Dword d of accumulator i is row 8i + d of the block.  Two streams per pass: two blocks against
+ * one activation row (GEMV) or one block against two activation rows (GEMM). */
 #include <immintrin.h>
 #include <string.h>
 
-#include "../common/prefetch.h"
 #include "up_i1.h"
 
-#define NB 2
 #define FLUSH 32
 
 static inline __m256i bcast_dword(const void *p)
@@ -45,82 +43,90 @@ static inline __m256i expand(const uint8_t *p, const expand_consts *e)
     return _mm256_blendv_epi8(e->two, _mm256_setzero_si256(), set);
 }
 
-static inline __attribute__((always_inline)) void block_avx2(const uint8_t *blk, int k, const int8_t *const *q,
-                                                             const int nb, int32_t (*usum)[BB_UP_MB])
+/* Streams s = c * nblk + j; nb * nblk <= 2. */
+static inline __attribute__((always_inline)) void block_avx2(const uint8_t *blk, const int nblk, int k,
+                                                             const int8_t *const *q, const int nb,
+                                                             int32_t (*usum)[2 * BB_UP_MB])
 {
     const expand_consts e = consts();
     const __m256i ones = _mm256_set1_epi16(1);
-    __m256i acc[NB][4], acc16[NB][4];
-    for (int c = 0; c < nb; c++)
-        for (int j = 0; j < 4; j++) acc[c][j] = acc16[c][j] = _mm256_setzero_si256();
+    const size_t bstride = (size_t)k / 4 * BB_UP_I1_GROUP;
+    __m256i acc[2][4], acc16[2][4];
+    for (int s = 0; s < nb * nblk; s++)
+        for (int i = 0; i < 4; i++) acc[s][i] = acc16[s][i] = _mm256_setzero_si256();
     int groups = k / 4;
     for (int g0 = 0; g0 < groups; g0 += FLUSH) {
         int g1 = g0 + FLUSH < groups ? g0 + FLUSH : groups;
-        for (int g = g0; g < g1; g++) {
-            const uint8_t *p = blk + (size_t)g * BB_UP_I1_GROUP;
-            if ((g & 3) == 0) bb_prefetch_stream(p);
-            __m256i x[NB];
-            for (int c = 0; c < nb; c++) x[c] = bcast_dword(q[c] + 4 * g);
-            for (int j = 0; j < 4; j++) {
-                __m256i u = expand(p + 4 * j, &e);
-                for (int c = 0; c < nb; c++) acc16[c][j] = _mm256_add_epi16(acc16[c][j], _mm256_maddubs_epi16(u, x[c]));
+        for (int g = g0; g < g1; g++)
+            for (int j = 0; j < nblk; j++) {
+                const uint8_t *p = blk + j * bstride + (size_t)g * BB_UP_I1_GROUP;
+                if ((g & 3) == 0) bb_up_prefetch(p);
+                for (int i = 0; i < 4; i++) {
+                    __m256i u = expand(p + 4 * i, &e);
+                    for (int c = 0; c < nb; c++)
+                        acc16[c * nblk + j][i] =
+                            _mm256_add_epi16(acc16[c * nblk + j][i], _mm256_maddubs_epi16(u, bcast_dword(q[c] + 4 * g)));
+                }
             }
-        }
-        for (int c = 0; c < nb; c++)
-            for (int j = 0; j < 4; j++) {
-                acc[c][j] = _mm256_add_epi32(acc[c][j], _mm256_madd_epi16(acc16[c][j], ones));
-                acc16[c][j] = _mm256_setzero_si256();
+        for (int s = 0; s < nb * nblk; s++)
+            for (int i = 0; i < 4; i++) {
+                acc[s][i] = _mm256_add_epi32(acc[s][i], _mm256_madd_epi16(acc16[s][i], ones));
+                acc16[s][i] = _mm256_setzero_si256();
             }
     }
-    for (int c = 0; c < nb; c++)
-        for (int j = 0; j < 4; j++) _mm256_storeu_si256((__m256i *)(usum[c] + 8 * j), acc[c][j]);
+    for (int s = 0; s < nb * nblk; s++)
+        for (int i = 0; i < 4; i++) _mm256_storeu_si256((__m256i *)(usum[s / nblk] + BB_UP_MB * (s % nblk) + 8 * i), acc[s][i]);
 }
 
-static void blocks_avx2(const void *w, const uint8_t *blk, int k, const int8_t *const *q, int nb,
-                        int32_t (*usum)[BB_UP_MB])
+static void blocks_avx2(const void *w, const uint8_t *blk, int nblk, int k, const int8_t *const *q, int nb,
+                        int32_t (*usum)[2 * BB_UP_MB])
 {
     (void)w;
-    if (nb == 2) block_avx2(blk, k, q, 2, usum);
-    else block_avx2(blk, k, q, 1, usum);
+    if (nblk == 2) block_avx2(blk, 2, k, q, 1, usum);
+    else if (nb == 2) block_avx2(blk, 1, k, q, 2, usum);
+    else block_avx2(blk, 1, k, q, 1, usum);
 }
 
 void bb_up_i1_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_up_matmul_blocks(w, act, y, m, k, n, m0, m1, 1, NB, blocks_avx2);
+    bb_up_matmul_blocks(w, act, y, m, k, n, m0, m1, 1, 2, blocks_avx2);
 }
 
 #define VNNI __attribute__((target("avxvnni")))
 
-static inline __attribute__((always_inline)) VNNI void block_vnni(const uint8_t *blk, int k, const int8_t *const *q,
-                                                                  const int nb, int32_t (*usum)[BB_UP_MB])
+static inline __attribute__((always_inline)) VNNI void block_vnni(const uint8_t *blk, const int nblk, int k,
+                                                                  const int8_t *const *q, const int nb,
+                                                                  int32_t (*usum)[2 * BB_UP_MB])
 {
     const expand_consts e = consts();
-    __m256i acc[NB][4];
-    for (int c = 0; c < nb; c++)
-        for (int j = 0; j < 4; j++) acc[c][j] = _mm256_setzero_si256();
-    for (int g = 0; g < k / 4; g++) {
-        const uint8_t *p = blk + (size_t)g * BB_UP_I1_GROUP;
-        if ((g & 3) == 0) bb_prefetch_stream(p);
-        __m256i x[NB];
-        for (int c = 0; c < nb; c++) x[c] = bcast_dword(q[c] + 4 * g);
-        for (int j = 0; j < 4; j++) {
-            __m256i u = expand(p + 4 * j, &e);
-            for (int c = 0; c < nb; c++) acc[c][j] = _mm256_dpbusd_avx_epi32(acc[c][j], u, x[c]);
+    const size_t bstride = (size_t)k / 4 * BB_UP_I1_GROUP;
+    __m256i acc[2][4];
+    for (int s = 0; s < nb * nblk; s++)
+        for (int i = 0; i < 4; i++) acc[s][i] = _mm256_setzero_si256();
+    for (int g = 0; g < k / 4; g++)
+        for (int j = 0; j < nblk; j++) {
+            const uint8_t *p = blk + j * bstride + (size_t)g * BB_UP_I1_GROUP;
+            if ((g & 3) == 0) bb_up_prefetch(p);
+            for (int i = 0; i < 4; i++) {
+                __m256i u = expand(p + 4 * i, &e);
+                for (int c = 0; c < nb; c++)
+                    acc[c * nblk + j][i] = _mm256_dpbusd_avx_epi32(acc[c * nblk + j][i], u, bcast_dword(q[c] + 4 * g));
+            }
         }
-    }
-    for (int c = 0; c < nb; c++)
-        for (int j = 0; j < 4; j++) _mm256_storeu_si256((__m256i *)(usum[c] + 8 * j), acc[c][j]);
+    for (int s = 0; s < nb * nblk; s++)
+        for (int i = 0; i < 4; i++) _mm256_storeu_si256((__m256i *)(usum[s / nblk] + BB_UP_MB * (s % nblk) + 8 * i), acc[s][i]);
 }
 
-static VNNI void blocks_vnni(const void *w, const uint8_t *blk, int k, const int8_t *const *q, int nb,
-                             int32_t (*usum)[BB_UP_MB])
+static VNNI void blocks_vnni(const void *w, const uint8_t *blk, int nblk, int k, const int8_t *const *q, int nb,
+                             int32_t (*usum)[2 * BB_UP_MB])
 {
     (void)w;
-    if (nb == 2) block_vnni(blk, k, q, 2, usum);
-    else block_vnni(blk, k, q, 1, usum);
+    if (nblk == 2) block_vnni(blk, 2, k, q, 1, usum);
+    else if (nb == 2) block_vnni(blk, 1, k, q, 2, usum);
+    else block_vnni(blk, 1, k, q, 1, usum);
 }
 
 void bb_up_i1_matmul_avxvnni(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_up_matmul_blocks(w, act, y, m, k, n, m0, m1, 1, NB, blocks_vnni);
+    bb_up_matmul_blocks(w, act, y, m, k, n, m0, m1, 1, 2, blocks_vnni);
 }

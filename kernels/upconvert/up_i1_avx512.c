@@ -3,15 +3,13 @@
  * into a mask register, whose bit i selects byte i — exactly the VNNI4 byte of that bit (up_i1.h)
  * — so vpblendmb gives the 64 weight bytes u = w + 1 in {0, 2}, and vpdpbusd (u8 x s8) multiplies
  * them with the broadcast activation dword: 2 ops per 512-bit output instead of 5 per 256-bit.
- * Accumulator dword d is row 16h + d.  For a GEMV, P = 4 interleaved accumulator sets keep the
- * vpdpbusd dependency chains shorter than its latency; for a GEMM the activation rows do that. */
+ * Accumulator dword d is row 16h + d.  Streams: two blocks against one activation row (GEMV) or
+ * one block against up to four rows (GEMM); with fewer than four streams, P interleaved
+ * accumulator sets (alternate groups) keep the vpdpbusd chains shorter than its latency. */
 #include <immintrin.h>
 #include <string.h>
 
-#include "../common/prefetch.h"
 #include "up_i1.h"
-
-#define NB 4
 
 static inline __mmask64 tile_mask(const uint8_t *p)
 {
@@ -27,57 +25,55 @@ static inline __m512i bcast_dword(const int8_t *p)
     return _mm512_set1_epi32(d);
 }
 
-static inline __attribute__((always_inline)) void block_512(const uint8_t *blk, int k, const int8_t *const *q,
-                                                            const int nb, int32_t (*usum)[BB_UP_MB])
+/* One group g of stream (c, j) into accumulator set a[2]. */
+static inline __attribute__((always_inline)) void group(const uint8_t *t, const int8_t *qc, int g, __m512i a[2])
 {
-    const int P = nb == 1 ? 4 : (nb == 2 ? 2 : 1); /* accumulator sets */
     const __m512i two = _mm512_set1_epi8(2), zero = _mm512_setzero_si512();
-    __m512i acc[4][2]; /* [c * P + p][h] */
-    for (int s = 0; s < 4; s++) acc[s][0] = acc[s][1] = zero;
+    __m512i x = bcast_dword(qc + 4 * g);
+    a[0] = _mm512_dpbusd_epi32(a[0], _mm512_mask_blend_epi8(tile_mask(t), two, zero), x);
+    a[1] = _mm512_dpbusd_epi32(a[1], _mm512_mask_blend_epi8(tile_mask(t + 8), two, zero), x);
+}
+
+/* Streams s = c * nblk + j; nb * nblk <= 4; accumulator set (s, p) = acc[s * P + p]. */
+static inline __attribute__((always_inline)) void block_512(const uint8_t *blk, const int nblk, int k,
+                                                            const int8_t *const *q, const int nb,
+                                                            int32_t (*usum)[2 * BB_UP_MB])
+{
+    const int S = nb * nblk, P = 4 / S;
+    const size_t bstride = (size_t)k / 4 * BB_UP_I1_GROUP;
+    __m512i acc[4][2];
+    for (int s = 0; s < 4; s++) acc[s][0] = acc[s][1] = _mm512_setzero_si512();
     int groups = k / 4, g = 0;
     for (; g <= groups - P; g += P)
-        for (int p = 0; p < P; p++) {
-            const uint8_t *t = blk + (size_t)(g + p) * BB_UP_I1_GROUP;
-            if (((g + p) & 3) == 0) bb_prefetch_stream(t);
-            __m512i u0 = _mm512_mask_blend_epi8(tile_mask(t), two, zero);
-            __m512i u1 = _mm512_mask_blend_epi8(tile_mask(t + 8), two, zero);
-            for (int c = 0; c < nb; c++) {
-                __m512i x = bcast_dword(q[c] + 4 * (g + p));
-                acc[c * P + p][0] = _mm512_dpbusd_epi32(acc[c * P + p][0], u0, x);
-                acc[c * P + p][1] = _mm512_dpbusd_epi32(acc[c * P + p][1], u1, x);
+        for (int p = 0; p < P; p++)
+            for (int j = 0; j < nblk; j++) {
+                const uint8_t *t = blk + j * bstride + (size_t)(g + p) * BB_UP_I1_GROUP;
+                if (((g + p) & 3) == 0) bb_up_prefetch(t);
+                for (int c = 0; c < nb; c++) group(t, q[c], g + p, acc[(c * nblk + j) * P + p]);
             }
-        }
-    for (; g < groups; g++) {
-        const uint8_t *t = blk + (size_t)g * BB_UP_I1_GROUP;
-        __m512i u0 = _mm512_mask_blend_epi8(tile_mask(t), two, zero);
-        __m512i u1 = _mm512_mask_blend_epi8(tile_mask(t + 8), two, zero);
-        for (int c = 0; c < nb; c++) {
-            __m512i x = bcast_dword(q[c] + 4 * g);
-            acc[c * P][0] = _mm512_dpbusd_epi32(acc[c * P][0], u0, x);
-            acc[c * P][1] = _mm512_dpbusd_epi32(acc[c * P][1], u1, x);
-        }
-    }
-    for (int c = 0; c < nb; c++)
+    for (; g < groups; g++)
+        for (int j = 0; j < nblk; j++)
+            for (int c = 0; c < nb; c++) group(blk + j * bstride + (size_t)g * BB_UP_I1_GROUP, q[c], g, acc[(c * nblk + j) * P]);
+    for (int s = 0; s < S; s++)
         for (int h = 0; h < 2; h++) {
-            __m512i s = acc[c * P][h];
-            for (int p = 1; p < P; p++) s = _mm512_add_epi32(s, acc[c * P + p][h]);
-            _mm512_storeu_si512((void *)(usum[c] + 16 * h), s);
+            __m512i sum = acc[s * P][h];
+            for (int p = 1; p < P; p++) sum = _mm512_add_epi32(sum, acc[s * P + p][h]);
+            _mm512_storeu_si512((void *)(usum[s / nblk] + BB_UP_MB * (s % nblk) + 16 * h), sum);
         }
 }
 
-static void blocks_512(const void *w, const uint8_t *blk, int k, const int8_t *const *q, int nb,
-                       int32_t (*usum)[BB_UP_MB])
+static void blocks_512(const void *w, const uint8_t *blk, int nblk, int k, const int8_t *const *q, int nb,
+                       int32_t (*usum)[2 * BB_UP_MB])
 {
     (void)w;
-    switch (nb) {
-    case 4: block_512(blk, k, q, 4, usum); break;
-    case 3: block_512(blk, k, q, 3, usum); break;
-    case 2: block_512(blk, k, q, 2, usum); break;
-    default: block_512(blk, k, q, 1, usum); break;
-    }
+    if (nblk == 2) block_512(blk, 2, k, q, 1, usum);
+    else if (nb == 4) block_512(blk, 1, k, q, 4, usum);
+    else if (nb == 3) block_512(blk, 1, k, q, 3, usum);
+    else if (nb == 2) block_512(blk, 1, k, q, 2, usum);
+    else block_512(blk, 1, k, q, 1, usum);
 }
 
 void bb_up_i1_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_up_matmul_blocks(w, act, y, m, k, n, m0, m1, 1, NB, blocks_512);
+    bb_up_matmul_blocks(w, act, y, m, k, n, m0, m1, 1, 4, blocks_512);
 }

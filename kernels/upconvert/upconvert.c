@@ -28,15 +28,20 @@ void bb_up_write_head(void *dst, int m, const int8_t *levels, int nlevels, const
 void bb_up_matmul_blocks(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
                          int bits, int nb_max, bb_up_block_fn fn)
 {
-    for (int b = m0 / BB_UP_MB; b < m1 / BB_UP_MB; b++) {
+    int b1 = m1 / BB_UP_MB;
+    for (int b = m0 / BB_UP_MB; b < b1;) {
         const uint8_t *blk = bb_up_block(w, m, k, bits, b);
+        int nblk = n == 1 && b + 1 < b1 ? 2 : 1;
         for (int c0 = 0; c0 < n; c0 += nb_max) {
             int nb = n - c0 < nb_max ? n - c0 : nb_max;
             const int8_t *q[BB_UP_NB_MAX];
-            int32_t usum[BB_UP_NB_MAX][BB_UP_MB];
+            int32_t usum[BB_UP_NB_MAX][2 * BB_UP_MB];
             for (int c = 0; c < nb; c++) q[c] = bb_i8_row_q(act, k, c0 + c);
-            fn(w, blk, k, q, nb, usum);
-            for (int c = 0; c < nb; c++) bb_up_store(y, m, k, w, act, c0 + c, b * BB_UP_MB, usum[c]);
+            fn(w, blk, nblk, k, q, nb, usum);
+            for (int c = 0; c < nb; c++)
+                for (int j = 0; j < nblk; j++)
+                    bb_up_store(y, m, k, w, act, c0 + c, (b + j) * BB_UP_MB, usum[c] + BB_UP_MB * j);
         }
+        b += nblk;
     }
 }

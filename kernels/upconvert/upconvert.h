@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <xmmintrin.h>
+
 #include "../common/act_quant.h"
 
 #define BB_UP_MB 32        /* rows per block: the paper's b_m = 32 (§III-B) */
@@ -75,16 +77,36 @@ static inline void bb_up_store(float *y, int m, int k, const void *w, const void
         y[(size_t)c * m + r0 + i] = bb_i8_dequant(usum[i] - corr, h->scale, scale[r0 + i]);
 }
 
-/* The per-variant inner kernel: rows [32*blk_index, +32) of nb (<= BB_UP_NB_MAX) activation
- * rows q[0..nb) -> usum[c][i] = sum_k u[i][k] * q[c][k]. */
+/* The per-variant inner kernel: nblk (1 or 2) consecutive 32-row blocks starting at blk, against
+ * nb (<= BB_UP_NB_MAX) activation rows q[0..nb) -> usum[c][32*j + i] = sum_k u * q[c][k] for row
+ * i of block j.  The driver asks for two blocks only for a single activation row (GEMV): two
+ * weight streams in flight instead of one (measured: a lone stream does not keep enough DRAM
+ * requests outstanding once the up-convert work sits between its loads). */
 #define BB_UP_NB_MAX 4
-typedef void (*bb_up_block_fn)(const void *w, const uint8_t *blk, int k, const int8_t *const *q, int nb,
-                               int32_t (*usum)[BB_UP_MB]);
+typedef void (*bb_up_block_fn)(const void *w, const uint8_t *blk, int nblk, int k, const int8_t *const *q, int nb,
+                               int32_t (*usum)[2 * BB_UP_MB]);
 
 /* The row-slice / activation-chunk loop every SIMD variant shares: for each 32-row block of
- * [m0, m1) and each chunk of up to nb_max activation rows, fn then bb_up_store. */
+ * [m0, m1) (pairs of blocks when n == 1) and each chunk of up to nb_max activation rows, fn then
+ * bb_up_store. */
 void bb_up_matmul_blocks(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
                          int bits, int nb_max, bb_up_block_fn fn);
+
+/* Weight-stream prefetch of the family, issued once per 64-byte line of each stream: into L1 2 KiB
+ * ahead and into L2 8 KiB ahead.  The L2 requests travel without holding an L1 fill buffer for
+ * long, so more lines are in flight than with one L1 prefetch 4 KiB ahead (common/prefetch.h);
+ * measured on this machine (`bitbench gemm --cache dram`, 1 thread, see the kernels' headers). */
+#ifndef BB_UP_PF_L1
+#define BB_UP_PF_L1 2048
+#endif
+#ifndef BB_UP_PF_L2
+#define BB_UP_PF_L2 8192
+#endif
+static inline void bb_up_prefetch(const void *p)
+{
+    _mm_prefetch((const char *)p + BB_UP_PF_L1, _MM_HINT_T0);
+    _mm_prefetch((const char *)p + BB_UP_PF_L2, _MM_HINT_T1);
+}
 
 /* Shape rule shared by the family: int32 exactness (see above). */
 const char *bb_up_shape_error(int m, int k);

@@ -1,0 +1,58 @@
+/* kernels/common/i8_rows_simd.h: the AVX2 and AVX-512 versions of bb_quant_i8_rows write the
+ * same bytes as the scalar one (q, scale, qsum, zero padding and head) for every K remainder,
+ * Gaussian rows, rows of exact rounding ties (x * s = j + 0.5, which must go to even), rows with
+ * values beyond the absmax after scaling, and all-zero rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "kernels/common/act_quant.h"
+#include "kernels/common/i8_rows_simd.h"
+#include "kernels/cpu.h"
+#include "rng.h"
+
+static void fill(int pattern, float *x, int k, bb_rng *r)
+{
+    for (int i = 0; i < k; i++) {
+        switch (pattern) {
+        case 0: x[i] = (float)bb_rng_gauss(r); break;
+        case 1: x[i] = (float)(i % 254 - 127) + 0.5f; break; /* ties once s = 1 */
+        case 2: x[i] = 0.0f; break;
+        default: x[i] = (float)bb_rng_gauss(r) * 1e-30f; break; /* tiny scale */
+        }
+    }
+    if (pattern == 1) x[0] = 127.0f; /* absmax 127: s = 1 exactly */
+}
+
+int main(void)
+{
+    typedef void (*prep_fn)(const float *, int, int, void *);
+    struct { const char *name; uint64_t isa; prep_fn fn; } impls[] = {
+        {"avx2", BB_ISA_AVX2, bb_quant_i8_rows_avx2},
+        {"avx512", BB_ISA_AVX512, bb_quant_i8_rows_avx512},
+    };
+    bb_rng r;
+    bb_rng_seed(&r, 11);
+    static const int ks[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1000, 1600, 4099};
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (int pattern = 0; pattern < 4; pattern++) {
+            int k = ks[ki], n = 3;
+            float *x = malloc(sizeof(float) * (size_t)n * k);
+            size_t size = bb_i8_rows_size(n, k);
+            unsigned char *want = malloc(size), *got = malloc(size);
+            for (int c = 0; c < n; c++) fill(c == 2 ? 0 : pattern, x + (size_t)c * k, k, &r);
+            memset(want, 0x5a, size);
+            bb_quant_i8_rows(x, n, k, want);
+            for (size_t v = 0; v < sizeof impls / sizeof impls[0]; v++) {
+                if ((bb_cpu_features() & impls[v].isa) != impls[v].isa) continue;
+                memset(got, 0xa5, size);
+                impls[v].fn(x, n, k, got);
+                CHECK(memcmp(want, got, size) == 0, "bb_quant_i8_rows_%s K=%d pattern %d: bytes differ", impls[v].name, k,
+                      pattern);
+            }
+            free(x);
+            free(want);
+            free(got);
+        }
+    return check_summary("i8_rows_simd");
+}
