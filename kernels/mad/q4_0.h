@@ -21,10 +21,10 @@
  * (qx_0.h aux c), which removes the +8 bias exactly and leaves no large cancelling values:
  *   avx2:   P = vpmaddwd(vpmaddubsw(n, a), 1) + c   (|pair| <= 2*15*127: no saturation)
  *   avx512: P = vpdpbusd(c, n, a)                   (one VNNI instruction per block)
- * They compute identical lane partials and float operations, so they agree bit for bit.  The 4
- * blocks' fp16 d_w of a step are converted together (AVX-512: gathered with one vpermw) and
- * multiplied by the 4 d_a with one vmulps per activation row; up to 4 activation rows share each
- * decoded block; the weight stream is prefetched 4 KiB ahead.
+ * They compute identical lane partials and float operations, so they agree bit for bit.  The fp16
+ * d_w of 4 blocks are converted together (one vcvtph2ps) and multiplied by the 4 d_a with one
+ * vmulps per activation row; up to 4 activation rows share each decoded block; the weight
+ * stream is prefetched 4 KiB ahead.
  */
 #ifndef BB_Q4_0_H
 #define BB_Q4_0_H

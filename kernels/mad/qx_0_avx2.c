@@ -11,14 +11,6 @@
 #define QX_ISA avx2
 #include "qx_0_rows.h"
 
-ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt)
-{
-    size_t bb = block_bytes(fmt);
-    int16_t h[4];
-    for (int j = 0; j < 4; j++) memcpy(&h[j], blk + j * bb, 2);
-    return _mm_cvtph_ps(_mm_setr_epi16(h[0], h[1], h[2], h[3], 0, 0, 0, 0));
-}
-
 ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
                               const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc)
 {

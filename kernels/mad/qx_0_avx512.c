@@ -11,18 +11,6 @@
 #include "qx_0_rows.h"
 
 /* The 4 blocks' fp16 d gathered with one vpermw / vpermt2w from the 64 / 128 bytes that hold them. */
-ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt)
-{
-    static const uint16_t idx4[32] = {0, 9, 18, 27}, idx8[32] = {0, 17, 34, 51};
-    __m512i h;
-    if (fmt == FMT_Q4_0)
-        h = _mm512_permutexvar_epi16(_mm512_loadu_si512(idx4), _mm512_loadu_si512((const void *)blk));
-    else
-        h = _mm512_permutex2var_epi16(_mm512_loadu_si512((const void *)blk), _mm512_loadu_si512(idx8),
-                                      _mm512_loadu_si512((const void *)(blk + 64)));
-    return _mm_cvtph_ps(_mm512_castsi512_si128(h));
-}
-
 ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
                               const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc)
 {

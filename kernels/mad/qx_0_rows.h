@@ -1,7 +1,6 @@
 /* The row loop shared by the SIMD variants of the row-major block kernels q8_0 and q4_0
  * (qx_0_avx2.c, qx_0_avx512.c).  The including file defines
  *     QX_ISA                      suffix of the exported functions (avx2, avx512)
- *     quad_d(blk, fmt)            the fp16 d of the 4 blocks from blk on, as 4 floats
  *     block_step(blk, fmt, b, a, aux, nb, sc, j, acc)
  *                                 adds block b of one weight row times block b of nb activation
  *                                 rows into the 8-lane float accumulators acc[0..nb): exact int32
@@ -36,7 +35,15 @@ ALWAYS_INLINE __m256i nibbles_u8(const uint8_t *blk)
 
 ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
                               const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc);
-ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt);
+/* The fp16 d of the 4 blocks from blk on, as 4 floats (one vcvtph2ps; gathering the 4 halves
+ * with a 512-bit vpermw instead measured slower). */
+ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt)
+{
+    size_t bb = block_bytes(fmt);
+    int16_t h[4];
+    for (int j = 0; j < 4; j++) memcpy(&h[j], blk + j * bb, 2);
+    return _mm_cvtph_ps(_mm_setr_epi16(h[0], h[1], h[2], h[3], 0, 0, 0, 0));
+}
 
 /* The scales d_w * d_a of blocks b .. b+3 of one weight row for nb activation rows, into memory:
  * the fp16 d of 4 blocks are converted with one vcvtph2ps and multiplied with one vmulps per
