@@ -14,16 +14,15 @@
 #include "q4_0x8.h"
 
 #define NB_MAX 4
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-ALWAYS_INLINE __m256i bcast8(const int8_t *p)
+BB_QX_INLINE __m256i bcast8(const int8_t *p)
 {
     int64_t v;
     memcpy(&v, p, 8);
     return _mm256_set1_epi64x(v);
 }
 
-ALWAYS_INLINE void group_tile(const void *w, const void *act, float *y, int m, int k, int n, int g, int c0, int nb)
+BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, int k, int n, int g, int c0, int nb)
 {
     const __m256i m4 = _mm256_set1_epi8(15), flip = _mm256_set1_epi8((char)0x88), ones = _mm256_set1_epi16(1);
     const bb_block_q8_0 *a[NB_MAX];

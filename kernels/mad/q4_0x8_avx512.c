@@ -3,8 +3,8 @@
  * nibble plane undoes the XOR 0x88 and masks; vpdpbusd multiplies the unsigned nibbles by an
  * 8-byte activation slice broadcast to every row (a[0..7], a[16..23] for bytes 0-7, a[8..15],
  * a[24..31] for bytes 8-15), so each int32 lane pair (2i, 2i+1) accumulates row i: four
- * vpdpbusd per block and activation row, no activation shuffles (seed 003 §4.1.1).  Two blocks
- * start at the activation's {-8 * sum, 0} (qx_0.h aux o, one 64-bit broadcast load), which
+ * vpdpbusd per block and activation row, no activation shuffles (seed 003 §4.1.1).  The lane
+ * pairs start at the activation's {-8 * sum, 0} (qx_0.h aux o, one 64-bit broadcast load), which
  * removes the nibble bias.  Two blocks are done together: two vpermt2d + one add fold their lane
  * pairs into 16 lanes (block b rows 0-7, block b+1 rows 0-7) of exact int32 dots; ((float)isum *
  * d_w) * d_a is formed for both blocks and added to the 8 row lanes block b first, then block
@@ -15,12 +15,11 @@
 #include "q4_0x8.h"
 
 #define NB_MAX 8
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 /* ternlog imm for (x & m) ^ c: x = 0xf0, m = 0xcc, c = 0xaa -> (0xf0 & 0xcc) ^ 0xaa */
 #define AND_XOR 0x6a
 
-ALWAYS_INLINE __m512i bcast8(const int8_t *p)
+BB_QX_INLINE __m512i bcast8(const int8_t *p)
 {
     int64_t v;
     memcpy(&v, p, 8);
@@ -29,7 +28,7 @@ ALWAYS_INLINE __m512i bcast8(const int8_t *p)
 
 /* Block b's int32 lane pairs for one activation row, started at the bias correction
  * o = {-8 * sum(a), 0} in every pair: lane 2i + lane 2i+1 = row i's exact dot. */
-ALWAYS_INLINE __m512i block_dot(const __m512i *lo, const __m512i *hi, const int8_t *q, const int32_t *o)
+BB_QX_INLINE __m512i block_dot(const __m512i *lo, const __m512i *hi, const int8_t *q, const int32_t *o)
 {
     __m512i s = _mm512_dpbusd_epi32(bcast8((const int8_t *)o), lo[0], bcast8(q));
     s = _mm512_dpbusd_epi32(s, hi[0], bcast8(q + 16));
@@ -37,7 +36,7 @@ ALWAYS_INLINE __m512i block_dot(const __m512i *lo, const __m512i *hi, const int8
     return _mm512_dpbusd_epi32(s, hi[1], bcast8(q + 24));
 }
 
-ALWAYS_INLINE void decode(const uint8_t *rec, __m512i *lo, __m512i *hi)
+BB_QX_INLINE void decode(const uint8_t *rec, __m512i *lo, __m512i *hi)
 {
     const __m512i m4 = _mm512_set1_epi8(15), eight = _mm512_set1_epi8(8);
     for (int v = 0; v < 2; v++) {
@@ -47,7 +46,7 @@ ALWAYS_INLINE void decode(const uint8_t *rec, __m512i *lo, __m512i *hi)
     }
 }
 
-ALWAYS_INLINE void group_tile(const void *w, const void *act, float *y, int m, int k, int n, int g, int c0, int nb)
+BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, int k, int n, int g, int c0, int nb)
 {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);

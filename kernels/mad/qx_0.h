@@ -37,6 +37,9 @@
 
 #define BB_QK 32 /* weights per block in q8_0 and q4_0 */
 
+/* The SIMD files build their loops from small helpers that must inline into one function. */
+#define BB_QX_INLINE static inline __attribute__((always_inline))
+
 /* ggml block_q4_0: 18 bytes, fp16 d then 16 bytes; weight j (0..15) is the low nibble of qs[j],
  * weight j+16 its high nibble; value (nibble - 8) * d. */
 typedef struct {
@@ -92,7 +95,7 @@ void bb_qx_unpack(bb_qx_get_block get, const void *src, int m, int k, float *dst
 /* common/prefetch.h's bb_prefetch_stream, but always inlined: GCC's IPA pure-const pass treats a
  * non-inlined call to a function whose only statement is a prefetch as dead and deletes it (it
  * did so in these files, leaving the kernels without software prefetch). */
-static inline __attribute__((always_inline)) void bb_qx_prefetch(const void *p)
+BB_QX_INLINE void bb_qx_prefetch(const void *p)
 {
     _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
 }

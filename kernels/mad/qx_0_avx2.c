@@ -11,7 +11,7 @@
 #define QX_ISA avx2
 #include "qx_0_rows.h"
 
-ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
+BB_QX_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
                               const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc)
 {
     const __m256i ones = _mm256_set1_epi16(1);

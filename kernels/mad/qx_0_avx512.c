@@ -11,7 +11,7 @@
 #include "qx_0_rows.h"
 
 /* The 4 blocks' fp16 d gathered with one vpermw / vpermt2w from the 64 / 128 bytes that hold them. */
-ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
+BB_QX_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
                               const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc)
 {
     if (fmt == FMT_Q8_0) {

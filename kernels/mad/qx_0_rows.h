@@ -21,23 +21,22 @@
 
 enum { FMT_Q8_0, FMT_Q4_0 };
 #define NB_MAX 4
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-ALWAYS_INLINE size_t block_bytes(int fmt) { return fmt == FMT_Q8_0 ? sizeof(bb_block_q8_0) : sizeof(bb_block_q4_0); }
+BB_QX_INLINE size_t block_bytes(int fmt) { return fmt == FMT_Q8_0 ? sizeof(bb_block_q8_0) : sizeof(bb_block_q4_0); }
 
 /* q4_0: the block's 32 nibbles as unsigned bytes in the order of the activation block: the 16
  * bytes broadcast to both halves (a load, no shuffle), the upper half shifted right by 4. */
-ALWAYS_INLINE __m256i nibbles_u8(const uint8_t *blk)
+BB_QX_INLINE __m256i nibbles_u8(const uint8_t *blk)
 {
     __m256i q = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(blk + 2)));
     return _mm256_and_si256(_mm256_srlv_epi32(q, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)), _mm256_set1_epi8(15));
 }
 
-ALWAYS_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
+BB_QX_INLINE void block_step(const uint8_t *blk, int fmt, int b, const bb_block_q8_0 *const *a,
                               const bb_qx_aux *aux, int nb, const float (*sc)[4], int j, __m256 *acc);
 /* The fp16 d of the 4 blocks from blk on, as 4 floats (one vcvtph2ps; gathering the 4 halves
  * with a 512-bit vpermw instead measured slower). */
-ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt)
+BB_QX_INLINE __m128 quad_d(const uint8_t *blk, int fmt)
 {
     size_t bb = block_bytes(fmt);
     int16_t h[4];
@@ -48,14 +47,14 @@ ALWAYS_INLINE __m128 quad_d(const uint8_t *blk, int fmt)
 /* The scales d_w * d_a of blocks b .. b+3 of one weight row for nb activation rows, into memory:
  * the fp16 d of 4 blocks are converted with one vcvtph2ps and multiplied with one vmulps per
  * activation row, and block_step broadcasts each from memory (a load, no shuffle). */
-ALWAYS_INLINE void quad_scales(const uint8_t *blk, int fmt, int b, const bb_qx_aux *aux, int nb, float (*sc)[4])
+BB_QX_INLINE void quad_scales(const uint8_t *blk, int fmt, int b, const bb_qx_aux *aux, int nb, float (*sc)[4])
 {
     __m128 dw = quad_d(blk, fmt);
     for (int c = 0; c < nb; c++) _mm_storeu_ps(sc[c], _mm_mul_ps(dw, _mm_loadu_ps(aux[c].d + b)));
 }
 
 /* The same for one block (the last K/32 mod 4 of a row), into sc[c][0]. */
-ALWAYS_INLINE void one_scale(const uint8_t *blk, int b, const bb_qx_aux *aux, int nb, float (*sc)[4])
+BB_QX_INLINE void one_scale(const uint8_t *blk, int b, const bb_qx_aux *aux, int nb, float (*sc)[4])
 {
     uint16_t h;
     memcpy(&h, blk, 2);
@@ -71,7 +70,7 @@ static inline float hsum_ps(__m256 v)
     return _mm_cvtss_f32(s);
 }
 
-ALWAYS_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *y, int m, int k, int n, int m0,
+BB_QX_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *y, int m, int k, int n, int m0,
                              int m1, int c0, int nb)
 {
     int nblk = k / BB_QK;
@@ -105,7 +104,7 @@ ALWAYS_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *
     }
 }
 
-ALWAYS_INLINE void rows_matmul(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
+BB_QX_INLINE void rows_matmul(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
                                int fmt)
 {
     size_t row_bytes = (size_t)(k / BB_QK) * block_bytes(fmt);
