@@ -102,7 +102,9 @@ void bb_up_matmul_blocks(const void *w, const void *act, float *y, int m, int k,
 #ifndef BB_UP_PF_L2
 #define BB_UP_PF_L2 8192
 #endif
-static inline void bb_up_prefetch(const void *p)
+/* always_inline: GCC 12 does not inline a plain inline wrapper into the always_inline tiles,
+ * then sees a call without side effects and deletes it (no prefetch at all was emitted). */
+static inline __attribute__((always_inline)) void bb_up_prefetch(const void *p)
 {
     _mm_prefetch((const char *)p + BB_UP_PF_L1, _MM_HINT_T0);
     _mm_prefetch((const char *)p + BB_UP_PF_L2, _MM_HINT_T1);
