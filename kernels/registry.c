@@ -18,6 +18,10 @@ extern const bb_kernel bb_kernel_tq2_0;
 extern const bb_kernel bb_kernel_q2_k;
 extern const bb_kernel bb_kernel_tq1_0;
 /* --- float baselines (baselines/) --- */
+extern const bb_kernel bb_kernel_f32;
+extern const bb_kernel bb_kernel_f32_blas;
+extern const bb_kernel bb_kernel_f16;
+extern const bb_kernel bb_kernel_bf16;
 /* --- bit-wise LUT (kernels/bitlut) --- */
 extern const bb_kernel bb_kernel_tmac_w1, bb_kernel_tmac_w1_fa, bb_kernel_tmac_w1_exact;
 extern const bb_kernel bb_kernel_tmac_w2, bb_kernel_tmac_w2_fa, bb_kernel_tmac_w2_exact;
@@ -45,6 +49,10 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_q2_k,
     &bb_kernel_tq1_0,
     /* float */
+    &bb_kernel_f32,
+    &bb_kernel_f32_blas,
+    &bb_kernel_f16,
+    &bb_kernel_bf16,
     /* bitlut */
     &bb_kernel_tmac_w1, &bb_kernel_tmac_w1_fa, &bb_kernel_tmac_w1_exact,
     &bb_kernel_tmac_w2, &bb_kernel_tmac_w2_fa, &bb_kernel_tmac_w2_exact,

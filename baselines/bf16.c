@@ -1,0 +1,48 @@
+#include "bf16.h"
+
+#include "float_common.h"
+
+static size_t bf16_packed_size(int m, int k) { return (size_t)m * k * sizeof(uint16_t); }
+
+static int bf16_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    bb_fl_pack_weights(BB_FL_BF16, w->f32, (size_t)w->m * w->k, dst);
+    return 0;
+}
+
+static void bf16_unpack(const void *src, int m, int k, float *dst) { bb_fl_unpack_weights(BB_FL_BF16, src, (size_t)m * k, dst); }
+
+static size_t bf16_act_size(int n, int k) { return (size_t)n * k * sizeof(uint16_t); }
+
+static void bf16_prepare(const float *x, int n, int k, void *act) { bb_fl_prepare_ref(BB_FL_BF16, x, (size_t)n * k, act); }
+
+static void bf16_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_fl_matmul_ref(BB_FL_BF16, w, act, y, m, k, n, m0, m1);
+}
+
+const bb_kernel bb_kernel_bf16 = {
+    .name = "bf16",
+    .family = "float",
+    .description = "bfloat16 weights x bfloat16 activations, float accumulation",
+    .paper = "Intel up-convert paper §IV, BF16 baseline, Fig. 12 (seed 004)",
+    .bits_per_weight = 16.0,
+    .lossless = false,
+    .weights = BB_WEIGHTS_REAL,
+    .act = BB_ACT_BF16,
+    .float_accumulation = true,
+    .k_multiple = 1,
+    .m_multiple = 1,
+    .packed_size = bf16_packed_size,
+    .pack = bf16_pack,
+    .unpack = bf16_unpack,
+    .act_size = bf16_act_size,
+    .prepare = bf16_prepare,
+    .variants = {
+        {"scalar", 0, bf16_matmul_ref, NULL},
+        {"avx2", BB_ISA_AVX2, bb_bf16_matmul_avx2, bb_bf16_prepare_avx2},
+        {"avx512", BB_ISA_AVX512, bb_bf16_matmul_avx512, bb_bf16_prepare_avx2},
+        {"avx512bf16", BB_ISA_AVX512BF16, bb_bf16_matmul_avx512bf16, bb_bf16_prepare_avx2},
+    },
+};

@@ -1,0 +1,47 @@
+#include "f32.h"
+
+#include "float_common.h"
+
+size_t bb_f32_packed_size(int m, int k) { return (size_t)m * k * sizeof(float); }
+
+int bb_f32_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    bb_fl_pack_weights(BB_FL_F32, w->f32, (size_t)w->m * w->k, dst);
+    return 0;
+}
+
+void bb_f32_unpack(const void *src, int m, int k, float *dst) { bb_fl_unpack_weights(BB_FL_F32, src, (size_t)m * k, dst); }
+
+size_t bb_f32_act_size(int n, int k) { return (size_t)n * k * sizeof(float); }
+
+void bb_f32_prepare(const float *x, int n, int k, void *act) { bb_fl_prepare_ref(BB_FL_F32, x, (size_t)n * k, act); }
+
+void bb_f32_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_fl_matmul_ref(BB_FL_F32, w, act, y, m, k, n, m0, m1);
+}
+
+const bb_kernel bb_kernel_f32 = {
+    .name = "f32",
+    .family = "float",
+    .description = "float32 weights x float32 activations, float accumulation (full-precision baseline)",
+    .paper = "FP baseline of seeds 000-004; fp32 as in T-MAC §5.1's BLAS baseline (seed 002)",
+    .bits_per_weight = 32.0,
+    .lossless = true,
+    .weights = BB_WEIGHTS_REAL,
+    .act = BB_ACT_F32,
+    .float_accumulation = true,
+    .k_multiple = 1,
+    .m_multiple = 1,
+    .packed_size = bb_f32_packed_size,
+    .pack = bb_f32_pack,
+    .unpack = bb_f32_unpack,
+    .act_size = bb_f32_act_size,
+    .prepare = bb_f32_prepare,
+    .variants = {
+        {"scalar", 0, bb_f32_matmul_ref, NULL},
+        {"avx2", BB_ISA_AVX2, bb_f32_matmul_avx2, NULL},
+        {"avx512", BB_ISA_AVX512, bb_f32_matmul_avx512, NULL},
+    },
+};

@@ -1,0 +1,312 @@
+/* Shared machinery of the float baselines (f32, f32_blas, f16, bf16): one scalar reference, one
+ * N-tiling driver and one register-tile template (instantiated for AVX2 and AVX-512 from
+ * float_tile.h), so that the kernels differ only in how an element is stored.
+ *
+ * All four compute y[n][m] = sum_k W[m][k] * X[n][k] with products and sums in float (binary32);
+ * W and X are row-major and K-contiguous (a weight row and an activation row are both dot-product
+ * operands, as in llama.cpp's ggml_vec_dot_f16/bf16 and in a BLAS sgemm with B transposed).
+ *
+ * Modes (how the packed weights / prepared activations store an element):
+ *   BB_FL_F32     weights float32, activations float32
+ *   BB_FL_F16     weights IEEE binary16, activations rounded to binary16 and stored back as the
+ *                 float32 they equal (exact), so the inner loop converts only the weights
+ *   BB_FL_BF16    weights and activations bfloat16; SIMD variants split each 32-bit pair into its
+ *                 even element (<< 16) and odd element (& 0xffff0000), two FMAs per pair
+ *   BB_FL_BF16DP  same bytes as BB_FL_BF16, multiplied pairwise by vdpbf16ps (AVX512-BF16 only)
+ * Every binary16 or bfloat16 product is exact in float (11x11 and 8x8 significand bits), so the
+ * variants differ from the scalar reference only in the order of the float additions.
+ *
+ * Blocking of the SIMD variants (bb_fl_drive): for each row tile of R weight rows and each tile of
+ * C activation rows, R x C vector accumulators stay in registers across a K-block; each weight
+ * vector loaded feeds C FMAs and each activation vector R FMAs.  All column tiles of a block of
+ * 16 activation rows pass over the same K-block of the R weight rows (8 KiB of each activation
+ * row: the weight chunk stays in L1, the activation chunk, 16 x 8 KiB, in L2), so every weight
+ * byte comes from memory once for 16 activation rows.  Accumulators are parked in a small buffer
+ * between K-blocks (bit-exact).  Measured on Emerald Rapids at M=128 K=2560 N=16 (cpu time):
+ * 1 KiB K-blocks, which keep the activation chunk in L1 too, were ~30% slower than 8 KiB ones
+ * (parking costs more than the L2 loads it saves); 4x4 and 6x4 AVX-512 tiles are equal, 8x3
+ * slower; 4x2 and 3x3 AVX2 tiles are equal.
+ * Every accumulator sees the same sequence of operations whatever the tile, block or row slice it
+ * falls in, so any split of M gives the same bits.
+ * N = 1 uses a taller single-column tile (memory-bound GEMV: more independent rows in flight). */
+#ifndef BB_FLOAT_COMMON_H
+#define BB_FLOAT_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/common/fp16.h"
+#include "kernels/kernel.h"
+
+enum { BB_FL_F32 = 0, BB_FL_F16, BB_FL_BF16, BB_FL_BF16DP };
+
+/* Bytes per element of the packed weights and of the prepared activations. */
+static inline size_t bb_fl_wsize(int mode) { return mode == BB_FL_F32 ? 4 : 2; }
+static inline size_t bb_fl_xsize(int mode) { return mode == BB_FL_F32 || mode == BB_FL_F16 ? 4 : 2; }
+
+/* ---- scalar pieces: pack, unpack, prepare, reference ---- */
+
+/* Weights float -> stored format (round to nearest even, common/fp16.h). */
+static inline void bb_fl_pack_weights(int mode, const float *src, size_t count, void *dst)
+{
+    if (mode == BB_FL_F32) {
+        memcpy(dst, src, count * sizeof(float));
+        return;
+    }
+    uint16_t *d = dst;
+    for (size_t i = 0; i < count; i++) d[i] = mode == BB_FL_F16 ? bb_fp32_to_fp16(src[i]) : bb_fp32_to_bf16(src[i]);
+}
+
+static inline float bb_fl_weight(int mode, const void *w, size_t i)
+{
+    if (mode == BB_FL_F32) return ((const float *)w)[i];
+    uint16_t h = ((const uint16_t *)w)[i];
+    return mode == BB_FL_F16 ? bb_fp16_to_fp32(h) : bb_bf16_to_fp32(h);
+}
+
+static inline float bb_fl_act(int mode, const void *act, size_t i)
+{
+    if (mode == BB_FL_F32 || mode == BB_FL_F16) return ((const float *)act)[i];
+    return bb_bf16_to_fp32(((const uint16_t *)act)[i]);
+}
+
+static inline void bb_fl_unpack_weights(int mode, const void *src, size_t count, float *dst)
+{
+    for (size_t i = 0; i < count; i++) dst[i] = bb_fl_weight(mode, src, i);
+}
+
+/* The reference prepare: the activations each variant's prepare must reproduce byte for byte. */
+static inline void bb_fl_prepare_ref(int mode, const float *x, size_t count, void *act)
+{
+    if (mode == BB_FL_F32) {
+        memcpy(act, x, count * sizeof(float));
+    } else if (mode == BB_FL_F16) {
+        float *a = act;
+        for (size_t i = 0; i < count; i++) a[i] = bb_fp16_to_fp32(bb_fp32_to_fp16(x[i]));
+    } else {
+        uint16_t *a = act;
+        for (size_t i = 0; i < count; i++) a[i] = bb_fp32_to_bf16(x[i]);
+    }
+}
+
+/* The reference semantics: one float accumulator per output, k in increasing order, each
+ * product rounded to float and added (no FMA: plain C in a file built without ISA flags). */
+static inline void bb_fl_matmul_ref(int mode, const void *w, const void *act, float *y, int m, int k, int n,
+                                    int m0, int m1)
+{
+    for (int c = 0; c < n; c++)
+        for (int r = m0; r < m1; r++) {
+            float s = 0.0f;
+            for (int i = 0; i < k; i++)
+                s += bb_fl_weight(mode, w, (size_t)r * k + i) * bb_fl_act(mode, act, (size_t)c * k + i);
+            y[(size_t)c * m + r] = s;
+        }
+}
+
+/* ---- the SIMD driver (ISA independent; the tiles are in float_tile.h) ---- */
+
+#define BB_FL_RMAX 8   /* most weight rows in a register tile */
+#define BB_FL_CMAX 4   /* most activation rows in a register tile */
+#define BB_FL_LANES 16 /* floats per parked accumulator slot (the widest vector) */
+#define BB_FL_KBLOCK_BYTES 8192 /* K-block: this many bytes of each activation row */
+/* GEMV weight-row prefetch distance: the hardware streamer stops at 4 KiB pages and N = 1 runs
+ * BB_FL_RMAX row streams at once; a software prefetch 1 KiB ahead in each row bridges the page
+ * boundaries. */
+#define BB_FL_PREFETCH 1024
+#define BB_FL_NBLOCK 16 /* activation rows per column block (a multiple of every tile width) */
+
+typedef struct {
+    const uint8_t *w[BB_FL_RMAX]; /* weight rows of the tile (the last one repeated as padding) */
+    const uint8_t *x[BB_FL_CMAX]; /* activation rows of the tile (likewise) */
+    int i0, i1, k;                /* this call covers elements [i0, i1) of K; i1 == k: finish */
+    int first;                    /* i0 == 0: start from zero, else from the parked sums */
+    float *park;                  /* parked accumulators, [rows][cols][BB_FL_LANES] */
+    float out[BB_FL_RMAX * BB_FL_CMAX]; /* when finishing: the sums, out[r * BB_FL_CMAX + c] */
+} bb_fl_tile;
+
+typedef struct {
+    int rows, cols;
+    void (*fn)(bb_fl_tile *t);
+} bb_fl_shape;
+
+/* A variant: its mode, its GEMM tile (cols > 1) and its GEMV tile (cols == 1). */
+typedef struct {
+    int mode;
+    bb_fl_shape gemm, gemv;
+} bb_fl_plan;
+
+static inline void bb_fl_drive(const bb_fl_plan *pl, const void *w, const void *act, float *y, int m, int k,
+                               int n, int m0, int m1)
+{
+    const size_t wrow = (size_t)k * bb_fl_wsize(pl->mode), xrow = (size_t)k * bb_fl_xsize(pl->mode);
+    _Alignas(64) float park[BB_FL_NBLOCK * BB_FL_RMAX * BB_FL_LANES]; /* tiles x rows x cols <= 16 x rows */
+    bb_fl_tile t;
+    t.k = k;
+    for (int c0 = 0; c0 < n;) {
+        /* A lone last activation row takes the GEMV tile; two or more take GEMM tiles, the last
+         * one padded by repeating its last row (wasted lanes, never wrong ones). */
+        const bb_fl_shape *sh = n - c0 == 1 ? &pl->gemv : &pl->gemm;
+        int ncols = n - c0 < BB_FL_NBLOCK ? n - c0 : BB_FL_NBLOCK;
+        int ntiles = (ncols + sh->cols - 1) / sh->cols;
+        int kb = sh->cols == 1 ? k : (int)(BB_FL_KBLOCK_BYTES / bb_fl_xsize(pl->mode));
+        for (int r0 = m0; r0 < m1; r0 += sh->rows) {
+            int nr = m1 - r0 < sh->rows ? m1 - r0 : sh->rows;
+            for (int r = 0; r < sh->rows; r++) t.w[r] = (const uint8_t *)w + (size_t)(r0 + (r < nr ? r : nr - 1)) * wrow;
+            for (int i0 = 0; i0 < k; i0 += kb) {
+                t.i0 = i0;
+                t.i1 = k - i0 > kb ? i0 + kb : k;
+                t.first = i0 == 0;
+                for (int j = 0; j < ntiles; j++) {
+                    int cb = c0 + j * sh->cols, nc = c0 + ncols - cb < sh->cols ? c0 + ncols - cb : sh->cols;
+                    for (int c = 0; c < sh->cols; c++)
+                        t.x[c] = (const uint8_t *)act + (size_t)(cb + (c < nc ? c : nc - 1)) * xrow;
+                    t.park = park + (size_t)j * sh->rows * sh->cols * BB_FL_LANES;
+                    sh->fn(&t);
+                    if (t.i1 == k)
+                        for (int c = 0; c < nc; c++)
+                            for (int r = 0; r < nr; r++) y[(size_t)(cb + c) * m + r0 + r] = t.out[r * BB_FL_CMAX + c];
+                }
+            }
+        }
+        c0 += ncols;
+    }
+}
+
+/* One line per SIMD variant: its tiles and its matmul entry point. */
+#define BB_FL_DEFINE_MATMUL(fname, isa, mode, gemm_rows, gemm_cols, gemv_rows)                         \
+    static void fname##_gemm_tile(bb_fl_tile *t) { bb_fl_tile_##isa(t, gemm_rows, gemm_cols, mode); } \
+    static void fname##_gemv_tile(bb_fl_tile *t) { bb_fl_tile_##isa(t, gemv_rows, 1, mode); }         \
+    void fname(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)          \
+    {                                                                                                  \
+        static const bb_fl_plan plan = {mode, {gemm_rows, gemm_cols, fname##_gemm_tile},               \
+                                        {gemv_rows, 1, fname##_gemv_tile}};                            \
+        bb_fl_drive(&plan, w, act, y, m, k, n, m0, m1);                                                \
+    }
+
+/* ---- AVX2 + FMA + F16C: 8 floats per vector ---- */
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+
+/* The tiles are instantiated with constant shapes and modes: forced inlining lets the compiler
+ * unroll them fully and keep every accumulator in a register. */
+#define BB_FL_INLINE static inline __attribute__((always_inline))
+
+/* Element `i` of a row, `part` 0/1 = even/odd elements of bfloat16 pairs. */
+BB_FL_INLINE __m256 bb_fl256_load(const uint8_t *p, int i, int part, int type)
+{
+    switch (type) {
+    case BB_FL_F32: return _mm256_loadu_ps((const float *)p + i);
+    case BB_FL_F16: return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + i)));
+    default: {
+        __m256i v = _mm256_loadu_si256((const __m256i *)((const uint16_t *)p + i));
+        return _mm256_castsi256_ps(part ? _mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u))
+                                        : _mm256_slli_epi32(v, 16));
+    }
+    }
+}
+
+/* The same for the last cnt (< one step) elements of a row; the missing lanes read as zero. */
+BB_FL_INLINE __m256 bb_fl256_load_tail(const uint8_t *p, int i, int cnt, int part, int type)
+{
+    if (type == BB_FL_F32) {
+        __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        return _mm256_maskload_ps((const float *)p + i, _mm256_cmpgt_epi32(_mm256_set1_epi32(cnt), idx));
+    }
+    _Alignas(32) uint16_t buf[16] = {0};
+    memcpy(buf, (const uint16_t *)p + i, (size_t)cnt * 2);
+    return bb_fl256_load((const uint8_t *)buf, 0, part, type);
+}
+
+BB_FL_INLINE __m256 bb_fl256_madd(__m256 w, __m256 x, __m256 acc, int mode)
+{
+    (void)mode;
+    return _mm256_fmadd_ps(w, x, acc);
+}
+
+BB_FL_INLINE float bb_fl256_reduce(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+#define BB_FLT_ISA avx2
+#define BB_FLT_V __m256
+#define BB_FLT_LANES 8
+#define BB_FLT_ZERO() _mm256_setzero_ps()
+#define BB_FLT_LOAD bb_fl256_load
+#define BB_FLT_LOAD_TAIL bb_fl256_load_tail
+#define BB_FLT_MADD bb_fl256_madd
+#define BB_FLT_REDUCE bb_fl256_reduce
+#define BB_FLT_PARK_LOAD(p) _mm256_load_ps(p)
+#define BB_FLT_PARK_STORE(p, v) _mm256_store_ps(p, v)
+#include "float_tile.h"
+#endif
+
+/* ---- AVX-512 F/BW/VL (+ BF16 where compiled for it): 16 floats per vector ---- */
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+
+BB_FL_INLINE __m512 bb_fl512_from_pairs(__m512i v, int part, int type)
+{
+    if (type == BB_FL_BF16DP) return _mm512_castsi512_ps(v);
+    return _mm512_castsi512_ps(part ? _mm512_and_si512(v, _mm512_set1_epi32((int)0xffff0000u)) : _mm512_slli_epi32(v, 16));
+}
+
+BB_FL_INLINE __m512 bb_fl512_load(const uint8_t *p, int i, int part, int type)
+{
+    switch (type) {
+    case BB_FL_F32: return _mm512_loadu_ps((const float *)p + i);
+    case BB_FL_F16: return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const uint16_t *)p + i)));
+    default: return bb_fl512_from_pairs(_mm512_loadu_si512((const uint16_t *)p + i), part, type);
+    }
+}
+
+BB_FL_INLINE __m512 bb_fl512_load_tail(const uint8_t *p, int i, int cnt, int part, int type)
+{
+    switch (type) {
+    case BB_FL_F32: return _mm512_maskz_loadu_ps((__mmask16)((1u << cnt) - 1), (const float *)p + i);
+    case BB_FL_F16:
+        return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16((__mmask16)((1u << cnt) - 1), (const uint16_t *)p + i));
+    default:
+        return bb_fl512_from_pairs(_mm512_maskz_loadu_epi16((__mmask32)((1ull << cnt) - 1), (const uint16_t *)p + i),
+                                   part, type);
+    }
+}
+
+BB_FL_INLINE __m512 bb_fl512_madd(__m512 w, __m512 x, __m512 acc, int mode)
+{
+#if defined(__AVX512BF16__)
+    /* vdpbf16ps: acc += w[2j+1]*x[2j+1] then += w[2j]*x[2j] per lane, denormals as zero. */
+    if (mode == BB_FL_BF16DP)
+        return _mm512_dpbf16_ps(acc, (__m512bh)_mm512_castps_si512(w), (__m512bh)_mm512_castps_si512(x));
+#endif
+    (void)mode;
+    return _mm512_fmadd_ps(w, x, acc);
+}
+
+#undef BB_FLT_ISA
+#undef BB_FLT_V
+#undef BB_FLT_LANES
+#undef BB_FLT_ZERO
+#undef BB_FLT_LOAD
+#undef BB_FLT_LOAD_TAIL
+#undef BB_FLT_MADD
+#undef BB_FLT_REDUCE
+#undef BB_FLT_PARK_LOAD
+#undef BB_FLT_PARK_STORE
+#define BB_FLT_ISA avx512
+#define BB_FLT_V __m512
+#define BB_FLT_LANES 16
+#define BB_FLT_ZERO() _mm512_setzero_ps()
+#define BB_FLT_LOAD bb_fl512_load
+#define BB_FLT_LOAD_TAIL bb_fl512_load_tail
+#define BB_FLT_MADD bb_fl512_madd
+#define BB_FLT_REDUCE _mm512_reduce_add_ps
+#define BB_FLT_PARK_LOAD(p) _mm512_load_ps(p)
+#define BB_FLT_PARK_STORE(p, v) _mm512_store_ps(p, v)
+#include "float_tile.h"
+#endif
+
+#endif
