@@ -27,8 +27,13 @@
  * Every variant computes isum_b in integers and the float steps in this order, so all variants
  * give the reference's bits (float_accumulation = false).  SIMD: the codebooks (as u = c + 64)
  * sit in one register; AVX2 selects a sub-group's codebook with vpermd (one dword per codebook)
- * and its elements with vpshufb, AVX-512 VBMI looks both up at once with one vpermb over the
- * 32 bytes (index = element | codebook << 2), the register-resident lookup of §5.3 / §6.3.
+ * and its elements with vpshufb (9 instructions per 32 weights), AVX-512 VBMI looks both up at
+ * once with one vpermb over the 32 bytes (index = element | codebook << 2; 7 instructions per 64
+ * weights), the register-resident lookup of §5.3 / §6.3.  Why 8 codebooks (the paper uses 4, 8
+ * or 16): a 3-bit codebook number and a 5-bit local scale fill one byte per sub-group, and 8
+ * codebooks of 4 bytes are exactly the 8 dwords one vpermd chooses from.  The paper's example
+ * has 4 codebooks; on Gaussian weights 1, 2, 4, 8 built codebooks give relative RMS errors
+ * 0.307, 0.282, 0.274, 0.270 (q2_k: 0.296).
  *
  * Packing (quantization): for each sub-group and codebook the best continuous scale (grid around
  * the absmax fit, each point refined by least squares); d = fp16(largest sub-group scale / 31);

@@ -12,7 +12,6 @@
 #include <immintrin.h>
 
 #include "../common/act_quant.h"
-#include "../common/prefetch.h"
 #include "cb_simd.h"
 #include "iq4_nl.h"
 
@@ -42,8 +41,7 @@ static inline __attribute__((always_inline)) void row_nc(const bb_iq4_nl_block *
         __m256 wd = cnt == CHUNK ? weight_d8(&x[b0]) : bb_cb_f16x8(&x[b0].d, sizeof(bb_iq4_nl_block), cnt);
         for (int c = 0; c < nc; c++)
             _mm256_storeu_ps(sc[c], _mm256_mul_ps(wd, _mm256_loadu_ps(ad[c] + b0)));
-        bb_prefetch_stream(&x[b0]);
-        bb_prefetch_stream(&x[b0] + 4);
+        for (int o = 0; o < CHUNK * (int)sizeof(bb_iq4_nl_block); o += 64) bb_cb_prefetch((const char *)&x[b0] + o);
         int j = 0;
         for (; j + 2 <= cnt; j += 2) {
             const bb_iq4_nl_block *x0 = &x[b0 + j];
