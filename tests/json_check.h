@@ -222,18 +222,4 @@ static const jnode *json_at(const jnode *n, const char *path)
     return n;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)len + 1);
-    size_t got = fread(s, 1, (size_t)len, f);
-    s[got] = 0;
-    fclose(f);
-    return s;
-}
-
 #endif

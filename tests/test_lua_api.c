@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "experiment.h"
 #include "plan.h"
 
@@ -21,13 +22,7 @@ static const char *lua_file(const char *name, const char *text)
     static int slot;
     char *p = paths[slot++ % 8];
     snprintf(p, 512, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    if (!f) {
-        perror(p);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
+    write_text(p, text);
     return p;
 }
 
@@ -363,8 +358,6 @@ int main(void)
     test_override_errors();
     test_errors();
     /* clean up */
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    remove_tree(dir);
     return check_summary("test_lua_api");
 }

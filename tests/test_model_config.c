@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "models/model_config.h"
 
 static void expect_params(const char *name, double billions, double tolerance)
@@ -84,22 +85,11 @@ static void test_shapes(void)
           "bitnet.cpp 100B preset");
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
-}
-
 static void expect_bad(const char *dir, const char *text, const char *frag)
 {
     char path[512], err[2048];
     snprintf(path, sizeof path, "%s/bad.lua", dir);
-    write_file(path, text);
+    write_text(path, text);
     bb_model_config c;
     int rc = bb_model_load_file(path, &c, err, sizeof err);
     CHECK(rc == -1 && strstr(err, frag) && strstr(err, "bad.lua"), "wanted \"%s\", got: %s", frag,
@@ -133,7 +123,7 @@ static void test_errors(void)
     /* by name: the file name and the name field must agree; unknown names list the valid ones */
     char path[600], err[2048];
     snprintf(path, sizeof path, "%s/tiny.lua", dir);
-    write_file(path, "return { name = 'other', style = 'llama', dim = 64, ffn_dim = 128, " GOOD_TAIL);
+    write_text(path, "return { name = 'other', style = 'llama', dim = 64, ffn_dim = 128, " GOOD_TAIL);
     setenv("BITBENCH_MODELS", dir, 1);
     bb_model_config c;
     CHECK(bb_model_load("tiny", &c, err, sizeof err) == -1 && strstr(err, "field 'name' is 'other' but the file is tiny.lua"),
@@ -142,9 +132,7 @@ static void test_errors(void)
               strstr(err, "did you mean 'tiny'?") && strstr(err, "valid models: bad, tiny"),
           "unknown name: %s", err);
     unsetenv("BITBENCH_MODELS");
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    remove_tree(dir);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "check.h"
+#include "files.h"
 #include "json.h"
 #include "json_check.h"
 #include "meter.h"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "json_check.h"
 
 static const char *bin;
@@ -39,17 +40,6 @@ static int run(char *const argv[], const char *out, const char *err)
     pid_t pid = spawn(argv, out, err);
     if (pid < 0 || waitpid(pid, &st, 0) != pid) return -2;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
 }
 
 /* The one run directory under `res` (the newest when several). */
@@ -191,7 +181,7 @@ static void test_tiny_sweep(void)
              "  },\n"
              "}\n",
              res, pus >= 2 ? 2 : 1);
-    write_file(lua, text);
+    write_text(lua, text);
     char *argv[] = {(char *)bin, "run", lua, NULL};
     int rc = run(argv, out, err);
     char *errtext = slurp(err);
@@ -322,7 +312,7 @@ static void test_interrupt_resume(void)
              "  { name = 's', kernels = 'i2_s', shapes = { {256, 256} }, n = bitbench.range(1, %d), threads = 1,\n"
              "    warmup = 0, reps = 1, min_seconds = 0.1 } } }\n",
              res, points);
-    write_file(lua, text);
+    write_text(lua, text);
     char *argv[] = {(char *)bin, "run", lua, NULL};
     pid_t pid = spawn(argv, out, err);
     CHECK(pid > 0, "spawn");
@@ -410,8 +400,6 @@ int main(void)
     }
     test_tiny_sweep();
     test_interrupt_resume();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (check_failed == 0 && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    if (check_failed == 0) remove_tree(dir); /* kept for inspection when something failed */
     return check_summary("test_run_e2e");
 }

@@ -1,0 +1,43 @@
+/* Scratch files for tests: write a text file, read one whole, remove a scratch directory. */
+#ifndef BB_TEST_FILES_H
+#define BB_TEST_FILES_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Write text to path; exits the test on failure (nothing after it could work). */
+static inline void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The whole file, NUL-terminated and malloc'd; NULL when unreadable. */
+static inline char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)len + 1);
+    size_t got = s ? fread(s, 1, (size_t)len, f) : 0;
+    if (s) s[got] = 0;
+    fclose(f);
+    return s;
+}
+
+/* rm -rf of a directory this test made under /tmp. */
+static inline void remove_tree(const char *dir)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+#endif
