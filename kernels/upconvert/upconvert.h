@@ -92,15 +92,16 @@ typedef void (*bb_up_block_fn)(const void *w, const uint8_t *blk, int nblk, int 
 void bb_up_matmul_blocks(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
                          int bits, int nb_max, bb_up_block_fn fn);
 
-/* Weight-stream prefetch of the family, issued once per 64-byte line of each stream: into L1 2 KiB
- * ahead and into L2 8 KiB ahead.  The L2 requests travel without holding an L1 fill buffer for
- * long, so more lines are in flight than with one L1 prefetch 4 KiB ahead (common/prefetch.h);
- * measured on this machine (`bitbench gemm --cache dram`, 1 thread, see the kernels' headers). */
+/* Weight-stream prefetch of the family, issued once per 64-byte line of each stream: into L1
+ * 1 KiB ahead and into L2 4 KiB ahead.  Chosen with `bitbench gemm --cache dram`-style interleaved
+ * runs (M = K = 4096, 1 thread, medians of 30, three rounds) against L1/L2 distances 1K/8K, 2K/4K,
+ * 2K/8K, 4K/4K, 4K/16K: 1K/4K gave up_i2 0.96-1.03x the bandwidth of a plain read sweep of the
+ * same bytes, the others 0.73-0.95x. */
 #ifndef BB_UP_PF_L1
-#define BB_UP_PF_L1 2048
+#define BB_UP_PF_L1 1024
 #endif
 #ifndef BB_UP_PF_L2
-#define BB_UP_PF_L2 8192
+#define BB_UP_PF_L2 4096
 #endif
 /* always_inline: GCC 12 does not inline a plain inline wrapper into the always_inline tiles,
  * then sees a call without side effects and deletes it (no prefetch at all was emitted). */
