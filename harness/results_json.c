@@ -9,9 +9,7 @@
 
 #include "json.h"
 
-#ifndef BB_GIT_COMMIT
-#define BB_GIT_COMMIT "unknown"
-#endif
+#include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
 #ifndef BB_C_FLAGS
 #define BB_C_FLAGS "unknown"
 #endif

@@ -20,11 +20,7 @@
 #include "sha256.h"
 #include "timer.h"
 
-#ifdef BB_GIT_COMMIT
-#define BB_GIT_COMMIT_TEXT BB_GIT_COMMIT
-#else
-#define BB_GIT_COMMIT_TEXT "unknown"
-#endif
+#include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
 
 #define CSV_NAME "results.csv"
 #define JSON_NAME "run.json"
@@ -477,7 +473,7 @@ static void write_markdown(run_state *st)
         fprintf(f, "# %s\n\n", st->ex->name);
         bb_markdown_table(f, st->rows, st->nrows);
         fprintf(f, "\nMachine: %s, %d cores. Build: %s. Experiment: %s (sha256 %.16s). Status: %s%s%s.\n",
-                st->mach->cpu_model, st->mach->cores, BB_GIT_COMMIT_TEXT, st->ex->file, st->rec.sha256,
+                st->mach->cpu_model, st->mach->cores, BB_GIT_COMMIT, st->ex->file, st->rec.sha256,
                 st->rec.status, st->rec.status_reason[0] ? ": " : "", st->rec.status_reason);
         fclose(f);
     }
