@@ -106,8 +106,8 @@ int bb_tmac_pack(const bb_weights *w, void *dst, int b)
         float *hb = (float *)tmac_block_h(dst, m, k, b, blk);
         int8_t *ob = (int8_t *)tmac_block_o(dst, m, k, b, blk);
         for (int g = 0; g < G; g++) {
-            float h;
-            int o;
+            float h = 0.0f; /* always set by quantize_group; initialized for the compiler */
+            int o = 0;
             quantize_group(w->f32 + (size_t)r * k + (size_t)g * TMAC_QG, b, q, &h, &o);
             hb[g * TMAC_RB + rr] = h;
             ob[g * TMAC_RB + rr] = (int8_t)o;
@@ -116,7 +116,8 @@ int bb_tmac_pack(const bb_weights *w, void *dst, int b)
                 for (int i = 0; i < b; i++) {
                     int p = 0, shift;
                     for (int t = 0; t < 4; t++) p |= ((q[4 * jj + t] >> i) & 1) << t;
-                    wb[nibble_at(inv, b, rr, j, i, &shift)] |= (uint8_t)(p << shift);
+                    size_t at = nibble_at(inv, b, rr, j, i, &shift); /* sets shift: sequence it first */
+                    wb[at] |= (uint8_t)(p << shift);
                 }
             }
         }
