@@ -2,8 +2,11 @@
  *
  * Which of the paper's options this variant uses (seed 002):
  *   LUT-centric layout (§3.2): the four 16-entry tables of a 16-activation chunk live in ONE zmm
- *     and are looked up with vpermb (VBMI: 64-entry byte table, index = nibble | K-group << 4);
- *     each table register is reused by a tile of 4 row blocks (128 rows; 2 blocks for _exact);
+ *     and are looked up with vpermb (VBMI: 64-entry byte table, index = nibble | K-group << 4).
+ *     vpshufb zmm cannot serve this layout: its 4 lookups of one row (one dword) come from 2 or 4
+ *     tables, which do not fit one 128-bit lane; vpermb reaches all 64 bytes at the same cost, so
+ *     one vpermb + one vpdpbusd handle 64 lookups of 16 rows.  Each table register is reused by a
+ *     tile of 4 row blocks (128 rows; 2 blocks for _exact and _fa, which hold more registers);
  *     the loop order is rows (tile) → K, and the weights are read in the packed order (one 64-byte
  *     load gives the patterns of 2 x 16 rows for one dword pattern, lo/hi nibble).
  *   mirror consolidation (§3.3): the 8 stored entries per table are expanded in registers: one
