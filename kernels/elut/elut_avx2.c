@@ -254,9 +254,9 @@ void elut_tables_avx2(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab
                 _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(b));
                 _mm_storeu_si128((__m128i *)(o + ng * ELUT_ENTRIES), _mm256_extracti128_si256(b, 1));
             } else {
-                const int mode = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-                __m256 f0 = _mm256_round_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s0), vinv), mode);
-                __m256 f1 = _mm256_round_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s1), vinv), mode);
+                /* the rounding mode must be a literal constant: at -O0 a const variable is not one */
+                __m256 f0 = _mm256_round_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s0), vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                __m256 f1 = _mm256_round_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s1), vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
                 __m256i w = _mm256_packs_epi32(_mm256_cvtps_epi32(f0), _mm256_cvtps_epi32(f1));
                 __m256i b = _mm256_permute4x64_epi64(_mm256_packs_epi16(w, w), 0x08);
                 _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(b));
