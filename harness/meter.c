@@ -8,6 +8,9 @@
 
 static const bb_meter_type *const types[] = {
     &bb_meter_timer,
+    &bb_meter_papi,
+    &bb_meter_pcm,
+    &bb_meter_rapl,
 };
 
 int bb_meter_type_count(void) { return (int)(sizeof types / sizeof types[0]); }

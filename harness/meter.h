@@ -58,5 +58,8 @@ void bb_meter_end(bb_meter *m, int calls, double *values);
 
 /* The meters of this build. */
 extern const bb_meter_type bb_meter_timer;
+extern const bb_meter_type bb_meter_papi; /* meters/meter_papi.c */
+extern const bb_meter_type bb_meter_pcm;  /* meters/meter_pcm.c */
+extern const bb_meter_type bb_meter_rapl; /* meters/meter_rapl.c */
 
 #endif

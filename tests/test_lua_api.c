@@ -324,7 +324,7 @@ static void test_errors(void)
     expect_error("kernel type", "bitbench.experiment { sweeps = { { kernels = { 'i2_s', 3 }, shapes = {{256,256}} } } }\n",
                  "field 'kernels', entry 2: must be a string, got number 3", NULL);
     expect_error("meters", "bitbench.experiment { meters = { 'papi2' }, sweeps = { { kernels = 'i2_s', shapes = {{256,256}} } } }\n",
-                 "field 'meters': unknown meter 'papi2'; valid meters: timer", NULL);
+                 "field 'meters': unknown meter 'papi2'; valid meters: timer, papi, pcm, rapl", NULL);
     expect_error("no sweeps", "bitbench.experiment { name = 'x' }\n", "missing field 'sweeps'", NULL);
     expect_error("sweeps not a list", "bitbench.experiment { sweeps = { a = { kernels = 'i2_s' } } }\n",
                  "field 'sweeps' must be a non-empty list of sweep tables", NULL);
