@@ -130,7 +130,8 @@ static inline int pattern(const void *w, const int inv[4][4], int k, int b, int 
 {
     int shift;
     const uint8_t *wb = tmac_block_w(w, k, b, r / TMAC_RB);
-    return (wb[nibble_at(inv, b, r % TMAC_RB, j, i, &shift)] >> shift) & 15;
+    size_t at = nibble_at(inv, b, r % TMAC_RB, j, i, &shift); /* sets shift: call it first */
+    return (wb[at] >> shift) & 15;
 }
 
 void bb_tmac_unpack(const void *src, int m, int k, float *dst, int b)
@@ -203,9 +204,8 @@ static void prepare_lut8(const float *x, int n, int k, void *act, tmac_mode mode
 {
     float tab[8 * TMAC_TPG];
     for (int c = 0; c < n; c++) {
-        tmac_ghead *head = (tmac_ghead *)tmac_col_head(act, n, k, mode, c);
+        tmac_ghead *head = tmac_col_begin(act, n, k, mode, c);
         int8_t *qt = (int8_t *)tmac_col_tables(act, n, k, mode, c);
-        memset(head, 0, tmac_head_bytes(k));
         for (int g = 0; g < k / TMAC_QG; g++) {
             const float *xg = x + (size_t)c * k + (size_t)g * TMAC_QG;
             float amax = bb_tmac_float_tables(xg, tab);
@@ -214,8 +214,6 @@ static void prepare_lut8(const float *x, int n, int k, void *act, tmac_mode mode
             if (mode == TMAC_FA) /* stored biased, u = qT + 128: the mirror is then -u mod 256 */
                 for (int e = 0; e < 8 * TMAC_TPG; e++) qg[e] = (int8_t)(uint8_t)(qg[e] + 128);
         }
-        size_t used = tmac_head_bytes(k) + (size_t)k * 2;
-        memset((uint8_t *)head + used, 0, tmac_col_stride(k, mode) - used);
     }
 }
 
@@ -223,14 +221,13 @@ void tmac_prepare(const float *x, int n, int k, void *act) { prepare_lut8(x, n, 
 void tmac_fa_prepare(const float *x, int n, int k, void *act) { prepare_lut8(x, n, k, act, TMAC_FA); }
 
 /* Exact tables from the int8 row of bb_quant_i8_rows (already in act). */
-static void exact_tables(const void *act, int n, int k, int c)
+static void exact_tables(void *act, int n, int k, int c)
 {
     const bb_i8_row_head *rh = bb_i8_row(act, k, c);
     const int8_t *q = bb_i8_row_q(act, k, c);
-    tmac_ghead *head = (tmac_ghead *)tmac_col_head(act, n, k, TMAC_EXACT, c);
+    tmac_ghead *head = tmac_col_begin(act, n, k, TMAC_EXACT, c);
     int16_t *tab = (int16_t *)tmac_col_tables(act, n, k, TMAC_EXACT, c);
     float d = rh->scale != 0.0f ? 1.0f / rh->scale : 0.0f;
-    memset(head, 0, tmac_head_bytes(k));
     for (int g = 0; g < k / TMAC_QG; g++) {
         int32_t sq = 0;
         for (int i = 0; i < TMAC_QG; i++) sq += q[g * TMAC_QG + i];
@@ -243,8 +240,6 @@ static void exact_tables(const void *act, int n, int k, int c)
             int v = ((p & 1) ? qj[0] : -qj[0]) + ((p & 2) ? qj[1] : -qj[1]) + ((p & 4) ? qj[2] : -qj[2]) - qj[3];
             tab[8 * j + p] = (int16_t)v;
         }
-    size_t used = tmac_head_bytes(k) + (size_t)k * 4;
-    memset((uint8_t *)head + used, 0, tmac_col_stride(k, TMAC_EXACT) - used);
 }
 
 void tmac_exact_prepare(const float *x, int n, int k, void *act)

@@ -66,8 +66,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <xmmintrin.h>
 
 #include "../common/act_quant.h"
+#include "../common/prefetch.h"
 #include "../kernel.h"
 
 #define TMAC_QG 128       /* weights per scale group (and activations per table scale) */
@@ -138,6 +141,13 @@ static inline const void *tmac_col_tables(const void *act, int n, int k, tmac_mo
 {
     return (const uint8_t *)tmac_col_head(act, n, k, mode, col) + tmac_head_bytes(k);
 }
+/* Start writing column col of a prepared buffer: zeroed first, so padding bytes are defined. */
+static inline tmac_ghead *tmac_col_begin(void *act, int n, int k, tmac_mode mode, int col)
+{
+    tmac_ghead *head = (tmac_ghead *)tmac_col_head(act, n, k, mode, col);
+    memset(head, 0, tmac_col_stride(k, mode));
+    return head;
+}
 
 /* ---- shared scalar parts (tmac.c) ---- */
 size_t bb_tmac_packed_size(int m, int k, int b);
@@ -151,6 +161,23 @@ double bb_tmac_error_bound(const float *wdeq_row, const float *x, int k, tmac_mo
 float bb_tmac_float_tables(const float *x, float *tab);
 
 /* ---- SIMD variants (tmac_avx2.c, tmac_avx512.c): matmul for any bit width and mode ---- */
+/* BB_PREFETCH_BYTES ahead of a weight stream (common/prefetch.h), as an always-inline function:
+ * GCC 12 deems a non-inlined wrapper of __builtin_prefetch "const" and deletes its calls from
+ * the big always-inline tiles of the SIMD files (bb_prefetch_stream left no prefetcht0 there). */
+static inline __attribute__((always_inline)) void tmac_prefetch(const void *p)
+{
+    _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
+}
+/* bb_tmac_matmul_<isa> body: RUN(w, act, y, m, k, n, m0, m1, B, MODE) specialised for constant
+ * bit width and mode. */
+#define TMAC_RUN_B(RUN, B)                                                     \
+    case B:                                                                    \
+        if (mode == TMAC_LUT8) RUN(w, act, y, m, k, n, m0, m1, B, TMAC_LUT8);  \
+        else if (mode == TMAC_FA) RUN(w, act, y, m, k, n, m0, m1, B, TMAC_FA); \
+        else RUN(w, act, y, m, k, n, m0, m1, B, TMAC_EXACT);                   \
+        break;
+#define TMAC_DISPATCH(RUN) \
+    switch (b) { TMAC_RUN_B(RUN, 1) TMAC_RUN_B(RUN, 2) TMAC_RUN_B(RUN, 3) TMAC_RUN_B(RUN, 4) }
 void bb_tmac_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
                          tmac_mode mode);
 void bb_tmac_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,

@@ -19,15 +19,10 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../common/prefetch.h"
 #include "tmac.h"
 
 #define AI static inline __attribute__((always_inline))
 
-/* BB_PREFETCH_BYTES ahead of a weight stream (common/prefetch.h).  Called as _mm_prefetch in an
- * always-inline function: GCC 12 deems a non-inlined wrapper of __builtin_prefetch "const" and
- * deletes its calls from the big always-inline tiles here (no prefetcht0 was left). */
-AI void prefetch(const void *p) { _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0); }
 #define TB 4 /* row blocks per tile */
 
 /* Lookup of one index vector (bytes 0..15 per lane) for vector u: dword byte t from the table of
@@ -105,7 +100,7 @@ AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *
                 __m256i l[4][2];
                 for (int cc = 0; cc < 4; cc++) {
                     const uint8_t *p = wg + (size_t)(4 * qd + cc) * cstride + 64 * u + 32 * hh;
-                    prefetch(p);
+                    tmac_prefetch(p);
                     __m256i v = _mm256_loadu_si256((const __m256i *)p);
                     const __m256i *t4 = tl + 4 * (4 * qd + cc);
                     l[cc][0] = lookup(b, u, _mm256_and_si256(v, m0f), t4);
@@ -121,7 +116,7 @@ AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *
         for (int ch = 0; ch < TMAC_QG / TMAC_CHUNK; ch++) {
             for (int u = 0; u < b; u++) {
                 const uint8_t *p = wg + (size_t)ch * cstride + 64 * u + 32 * hh;
-                prefetch(p);
+                tmac_prefetch(p);
                 __m256i v = _mm256_loadu_si256((const __m256i *)p);
                 __m256i ix[2] = {_mm256_and_si256(v, m0f), _mm256_and_si256(_mm256_srli_epi16(v, 4), m0f)};
                 for (int s = 0; s < 2; s++) {
@@ -209,22 +204,10 @@ AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m
     }
 }
 
-#define RUN_MODES(B)                                                          \
-    case B:                                                                   \
-        if (mode == TMAC_LUT8) run(w, act, y, m, k, n, m0, m1, B, TMAC_LUT8); \
-        else if (mode == TMAC_FA) run(w, act, y, m, k, n, m0, m1, B, TMAC_FA); \
-        else run(w, act, y, m, k, n, m0, m1, B, TMAC_EXACT);                  \
-        break;
-
 void bb_tmac_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
                          tmac_mode mode)
 {
-    switch (b) {
-        RUN_MODES(1)
-        RUN_MODES(2)
-        RUN_MODES(3)
-        RUN_MODES(4)
-    }
+    TMAC_DISPATCH(run)
 }
 
 /* ---- prepare (tmac_wB, tmac_wB_fa): the same bytes as the scalar prepare ----
@@ -241,9 +224,8 @@ static void prepare_avx2(const float *x, int n, int k, void *act, tmac_mode mode
     const __m256 lim = _mm256_set1_ps(127.0f), nlim = _mm256_set1_ps(-127.0f);
     const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     for (int c = 0; c < n; c++) {
-        tmac_ghead *head = (tmac_ghead *)tmac_col_head(act, n, k, mode, c);
+        tmac_ghead *head = tmac_col_begin(act, n, k, mode, c);
         uint8_t *qt = (uint8_t *)tmac_col_tables(act, n, k, mode, c);
-        memset(head, 0, tmac_head_bytes(k));
         for (int g = 0; g < k / TMAC_QG; g++) {
             const float *xg = x + (size_t)c * k + (size_t)g * TMAC_QG;
             __m256 tab[TMAC_TPG], amax = _mm256_setzero_ps();
@@ -274,8 +256,6 @@ static void prepare_avx2(const float *x, int n, int k, void *act, tmac_mode mode
             head[g].d = am / 127.0f;
             head[g].sq = sq;
         }
-        size_t used = tmac_head_bytes(k) + (size_t)k * 2;
-        memset((uint8_t *)head + used, 0, tmac_col_stride(k, mode) - used);
     }
 }
 

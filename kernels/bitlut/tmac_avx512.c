@@ -22,15 +22,10 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../common/prefetch.h"
 #include "tmac.h"
 
 #define AI static inline __attribute__((always_inline))
 
-/* BB_PREFETCH_BYTES ahead of a weight stream (common/prefetch.h).  Called as _mm_prefetch in an
- * always-inline function: GCC 12 deems a non-inlined wrapper of __builtin_prefetch "const" and
- * deletes its calls from the big always-inline tiles here (no prefetcht0 was left). */
-AI void prefetch(const void *p) { _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0); }
 
 typedef struct {
     __m512i sel[4], c[4]; /* per vector u: (K-group << 4) per byte, and 2^plane per byte */
@@ -125,7 +120,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
                     for (int u = 0; u < b; u++) {
                         __m512i l[4][2];
                         for (int cc = 0; cc < 4; cc++) {
-                            prefetch(p + cc * cstride + 64 * u);
+                            tmac_prefetch(p + cc * cstride + 64 * u);
                             indices(p + cc * cstride + 64 * u, cs->sel[u], &l[cc][0], &l[cc][1]);
                         }
                         for (int hh = 0; hh < 2; hh++) {
@@ -148,7 +143,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
                     const uint8_t *p = wb[i] + chunk * cstride;
                     for (int u = 0; u < b; u++) {
                         __m512i lo, hi;
-                        prefetch(p + 64 * u);
+                        tmac_prefetch(p + 64 * u);
                         indices(p + 64 * u, cs->sel[u], &lo, &hi);
                         if (mode == TMAC_EXACT) {
                             acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], _mm512_permutexvar_epi8(lo, t), cs->c[u]);
@@ -198,22 +193,10 @@ AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m
         for (int c = 0; c < n; c++) tile(w, act, y, m, k, n, c, blk, 1, b, mode, &cs);
 }
 
-#define RUN_MODES(B)                                                          \
-    case B:                                                                   \
-        if (mode == TMAC_LUT8) run(w, act, y, m, k, n, m0, m1, B, TMAC_LUT8); \
-        else if (mode == TMAC_FA) run(w, act, y, m, k, n, m0, m1, B, TMAC_FA); \
-        else run(w, act, y, m, k, n, m0, m1, B, TMAC_EXACT);                  \
-        break;
-
 void bb_tmac_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
                            tmac_mode mode)
 {
-    switch (b) {
-        RUN_MODES(1)
-        RUN_MODES(2)
-        RUN_MODES(3)
-        RUN_MODES(4)
-    }
+    TMAC_DISPATCH(run)
 }
 
 /* ---- prepare (tmac_wB, tmac_wB_fa): the same bytes as the scalar prepare ----
@@ -234,9 +217,8 @@ static void prepare_avx512(const float *x, int n, int k, void *act, tmac_mode mo
     }
     const __m512 lim = _mm512_set1_ps(127.0f), nlim = _mm512_set1_ps(-127.0f);
     for (int c = 0; c < n; c++) {
-        tmac_ghead *head = (tmac_ghead *)tmac_col_head(act, n, k, mode, c);
+        tmac_ghead *head = tmac_col_begin(act, n, k, mode, c);
         uint8_t *qt = (uint8_t *)tmac_col_tables(act, n, k, mode, c);
-        memset(head, 0, tmac_head_bytes(k));
         for (int g = 0; g < k / TMAC_QG; g++) {
             const float *xg = x + (size_t)c * k + (size_t)g * TMAC_QG;
             __m512 tab[TMAC_TPG / 2], amax = _mm512_setzero_ps();
@@ -264,8 +246,6 @@ static void prepare_avx512(const float *x, int n, int k, void *act, tmac_mode mo
             head[g].d = am / 127.0f;
             head[g].sq = -_mm512_reduce_add_epi32(sq);
         }
-        size_t used = tmac_head_bytes(k) + (size_t)k * 2;
-        memset((uint8_t *)head + used, 0, tmac_col_stride(k, mode) - used);
     }
 }
 
