@@ -6,6 +6,8 @@ int bb_cmd_list(int argc, char **argv);
 int bb_cmd_gemm(int argc, char **argv);
 int bb_cmd_run(int argc, char **argv);
 int bb_cmd_overhead(int argc, char **argv);
+int bb_cmd_roofline(int argc, char **argv); /* cmd_roofline.c */
+int bb_cmd_plot(int argc, char **argv);     /* cmd_plot.c */
 int bb_cmd_generate(int argc, char **argv);
 int bb_cmd_e2e(int argc, char **argv);
 

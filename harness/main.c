@@ -34,7 +34,7 @@ int main(int argc, char **argv)
         {"gemm", bb_cmd_gemm},
         {"generate", bb_cmd_generate},
         {"e2e", bb_cmd_e2e},
-        {"overhead", bb_cmd_overhead},
+        {"overhead", bb_cmd_overhead}, {"roofline", bb_cmd_roofline}, {"plot", bb_cmd_plot},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);

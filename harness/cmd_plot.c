@@ -1,0 +1,577 @@
+/* bitbench plot RESULTS_DIR [--kind KIND] [--profile FILE] [--out DIR]: figures of a results
+ * folder drawn by gnuplot (the scripts/ *.gp files), PNG and SVG.  The C side only reads the CSV files (by
+ * column name) and the machine profile of `bitbench roofline`, writes small data files, and runs
+ * gnuplot; every plotted number is a measured one or, for the roofline's operational intensity,
+ * the ratio of two measured columns (gops / gbps = operations per weight byte).
+ * Kinds: roofline, threads, gemv_bw, tokens, ebw; default all that the data allow. */
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+
+#define PL_MAX_COLS 128
+#define PL_MAX_ROWS 20000
+#define PL_MAX_KEYS 64
+
+typedef struct {
+    int ncols, nrows;
+    char *head[PL_MAX_COLS];
+    char **cell; /* nrows * ncols */
+} table;
+
+static void table_free(table *t)
+{
+    for (int i = 0; i < t->ncols; i++) free(t->head[i]);
+    for (long i = 0; i < (long)t->nrows * t->ncols; i++) free(t->cell[i]);
+    free(t->cell);
+    memset(t, 0, sizeof *t);
+}
+
+/* One CSV line into fields (double-quoted fields with "" escapes allowed). */
+static int split_csv(const char *line, char **out, int max)
+{
+    int n = 0;
+    const char *p = line;
+    while (n < max) {
+        char buf[4096];
+        size_t len = 0;
+        if (*p == '"') {
+            p++;
+            while (*p && !(*p == '"' && p[1] != '"')) {
+                if (*p == '"') p++;
+                if (len < sizeof buf - 1) buf[len++] = *p;
+                p++;
+            }
+            if (*p == '"') p++;
+        }
+        while (*p && *p != ',' && *p != '\n' && *p != '\r') {
+            if (len < sizeof buf - 1) buf[len++] = *p;
+            p++;
+        }
+        buf[len] = 0;
+        out[n++] = strdup(buf);
+        if (*p != ',') break;
+        p++;
+    }
+    return n;
+}
+
+static int table_read(const char *path, table *t)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    static char line[1 << 16];
+    do { /* '#' lines before the header are comments */
+        if (!fgets(line, sizeof line, f)) {
+            fclose(f);
+            return -1;
+        }
+    } while (line[0] == '#');
+    t->ncols = split_csv(line, t->head, PL_MAX_COLS);
+    int cap = 256;
+    t->cell = calloc((size_t)cap * t->ncols, sizeof *t->cell);
+    while (t->nrows < PL_MAX_ROWS && fgets(line, sizeof line, f)) {
+        if (line[0] == '\n' || line[0] == '#') continue;
+        if (t->nrows == cap) {
+            cap *= 2;
+            t->cell = realloc(t->cell, (size_t)cap * t->ncols * sizeof *t->cell);
+        }
+        char *v[PL_MAX_COLS];
+        int n = split_csv(line, v, PL_MAX_COLS);
+        for (int c = 0; c < t->ncols; c++) t->cell[(long)t->nrows * t->ncols + c] = c < n ? v[c] : strdup("");
+        for (int c = t->ncols; c < n; c++) free(v[c]);
+        t->nrows++;
+    }
+    fclose(f);
+    return 0;
+}
+
+static int col(const table *t, const char *name)
+{
+    for (int i = 0; i < t->ncols; i++)
+        if (!strcmp(t->head[i], name)) return i;
+    return -1;
+}
+
+static const char *cellv(const table *t, int r, int c) { return c < 0 ? "" : t->cell[(long)r * t->ncols + c]; }
+static double num(const table *t, int r, int c)
+{
+    const char *s = cellv(t, r, c);
+    return *s ? strtod(s, NULL) : NAN;
+}
+
+/* ---- the machine profile (our own JSON layout, read by key order inside each object) ---- */
+
+typedef struct {
+    int maxthreads;
+    double bw[65][4];
+    double peak_i8, peak_f32;
+    int ngamma;
+    char gk[128][48];
+    double gbpw[128], gbound[128];
+    char cpu[128], date[40];
+} profile;
+
+static const char *find_key(const char *p, const char *end, const char *key)
+{
+    char pat[80];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *q = strstr(p, pat);
+    return q && q < end ? q + strlen(pat) : NULL;
+}
+
+static void json_str(const char *v, char *out, size_t len)
+{
+    out[0] = 0;
+    if (!v || *v != '"') return;
+    size_t n = 0;
+    for (v++; *v && *v != '"' && n + 1 < len; v++) out[n++] = *v;
+    out[n] = 0;
+}
+
+static int profile_read(const char *path, profile *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)len + 1);
+    size_t got = fread(s, 1, (size_t)len, f);
+    s[got] = 0;
+    fclose(f);
+    const char *end = s + got;
+    json_str(find_key(s, end, "cpu_model"), pr->cpu, sizeof pr->cpu);
+    json_str(find_key(s, end, "date"), pr->date, sizeof pr->date);
+    static const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
+    for (const char *p = s; (p = strstr(p, "\"level\": ")) != NULL;) {
+        const char *oe = strchr(p, '}');
+        char level[16];
+        json_str(p + 9, level, sizeof level);
+        const char *th = find_key(p, oe, "threads"), *g = find_key(p, oe, "gbps");
+        int t = th ? atoi(th) : 0;
+        for (int l = 0; l < 4; l++)
+            if (!strcmp(level, lv[l]) && t >= 1 && t <= 64 && g) {
+                pr->bw[t][l] = strtod(g, NULL);
+                if (t > pr->maxthreads) pr->maxthreads = t;
+            }
+        p = oe ? oe : end;
+    }
+    for (const char *p = s; (p = strstr(p, "\"instruction\": ")) != NULL;) {
+        const char *oe = strchr(p, '}');
+        char name[32];
+        json_str(p + 15, name, sizeof name);
+        const char *g = find_key(p, oe, "gops_all_derived");
+        if (g && !strcmp(name, "vpdpbusd")) pr->peak_i8 = strtod(g, NULL);
+        if (g && !strcmp(name, "fma_fp32")) pr->peak_f32 = strtod(g, NULL);
+        p = oe ? oe : end;
+    }
+    for (const char *p = s; (p = strstr(p, "\"kernel\": ")) != NULL && pr->ngamma < 128;) {
+        const char *oe = strchr(p, '}');
+        const char *b = find_key(p, oe, "compute_bound_gbps_derived"), *w = find_key(p, oe, "bits_per_weight");
+        if (b && w) {
+            json_str(p + 10, pr->gk[pr->ngamma], sizeof pr->gk[0]);
+            pr->gbpw[pr->ngamma] = strtod(w, NULL);
+            pr->gbound[pr->ngamma++] = strtod(b, NULL);
+        }
+        p = oe ? oe : end;
+    }
+    free(s);
+    return pr->maxthreads > 0 ? 0 : -1;
+}
+
+/* ---- running gnuplot ---- */
+
+typedef struct {
+    char scripts[PATH_MAX], out[PATH_MAX], tmp[64], title_tail[256];
+    int produced;
+} plot_ctx;
+
+static int gnuplot(plot_ctx *c, const char *kind, const char *script, const char *vars)
+{
+    for (int svg = 0; svg < 2; svg++) {
+        char cmd[16384], outfile[PATH_MAX + 32];
+        snprintf(outfile, sizeof outfile, "%s/%s.%s", c->out, kind, svg ? "svg" : "png");
+        snprintf(cmd, sizeof cmd, "gnuplot -e 'scriptdir=\"%s\"; term=\"%s\"; outfile=\"%s\"; %s' '%s/%s' 2>%s/gnuplot.err",
+                 c->scripts, svg ? "svg" : "png", outfile, vars, c->scripts, script, c->tmp);
+        int rc = system(cmd);
+        struct stat st;
+        if (rc != 0 || stat(outfile, &st) || st.st_size == 0) {
+            char errf[128], line[512] = "";
+            snprintf(errf, sizeof errf, "%s/gnuplot.err", c->tmp);
+            FILE *f = fopen(errf, "r");
+            if (f) {
+                size_t n = fread(line, 1, sizeof line - 1, f);
+                line[n] = 0;
+                fclose(f);
+            }
+            fprintf(stderr, "bitbench plot: gnuplot failed on %s (%s): %s\n", script, outfile, line);
+            return -1;
+        }
+        printf("%s\n", outfile);
+    }
+    c->produced++;
+    return 0;
+}
+
+/* Distinct string keys, in order of first appearance. */
+typedef struct {
+    int n;
+    char k[PL_MAX_KEYS][240];
+} keys;
+
+static int key_index(keys *ks, const char *k, int add)
+{
+    for (int i = 0; i < ks->n; i++)
+        if (!strcmp(ks->k[i], k)) return i;
+    if (!add || ks->n == PL_MAX_KEYS) return -1;
+    snprintf(ks->k[ks->n], sizeof ks->k[0], "%s", k);
+    return ks->n++;
+}
+
+static void label_of(const table *t, int r, char *buf, size_t len)
+{
+    int ck = col(t, "kernel"), cv = col(t, "variant");
+    const char *v = cellv(t, r, cv);
+    snprintf(buf, len, "%s%s%s", cellv(t, r, ck), *v ? "@" : "", v);
+}
+
+/* ---- kinds ---- */
+
+static int plot_roofline(plot_ctx *c, const table *g, const profile *pr)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/roofline.dat", c->tmp);
+    FILE *f = fopen(path, "w");
+    keys ks = {0};
+    int cg = col(g, "gops"), cb = col(g, "gbps");
+    for (int r = 0; r < g->nrows; r++) {
+        char l[96];
+        label_of(g, r, l, sizeof l);
+        key_index(&ks, l, 1);
+    }
+    int blocks = 0;
+    for (int i = 0; i < ks.n; i++) {
+        int any = 0;
+        for (int r = 0; r < g->nrows; r++) {
+            char l[96];
+            label_of(g, r, l, sizeof l);
+            double ops = num(g, r, cg), bw = num(g, r, cb);
+            if (strcmp(l, ks.k[i]) || !(ops > 0) || !(bw > 0)) continue;
+            if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
+            any = 1;
+            fprintf(f, "x %.6g %.6g\n", ops / bw, ops);
+        }
+        blocks += any;
+    }
+    fclose(f);
+    if (!blocks) return 1;
+    int t = pr->maxthreads;
+    char vars[1024];
+    snprintf(vars, sizeof vars,
+             "points=\"%s\"; nblocks=%d; ttl=\"Roofline: %s\"; l1=%g; l2=%g; l3=%g; dram=%g; peak_i8=%g; peak_f32=%g", path,
+             blocks, c->title_tail, pr->bw[t][0], pr->bw[t][1], pr->bw[t][2], pr->bw[t][3], pr->peak_i8, pr->peak_f32);
+    return gnuplot(c, "roofline", "roofline.gp", vars);
+}
+
+static int plot_threads(plot_ctx *c, const table *g, const profile *pr)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/threads.dat", c->tmp);
+    FILE *f = fopen(path, "w");
+    keys ks = {0};
+    int ct = col(g, "threads"), cm = col(g, "m"), ck = col(g, "k"), cn = col(g, "n"), cg = col(g, "gops"),
+        cb = col(g, "gbps");
+    for (int r = 0; r < g->nrows; r++) {
+        char l[96], full[240];
+        label_of(g, r, l, sizeof l);
+        snprintf(full, sizeof full, "%s %sx%sx%s", l, cellv(g, r, cm), cellv(g, r, ck), cellv(g, r, cn));
+        key_index(&ks, full, 1);
+    }
+    int blocks = 0;
+    for (int i = 0; i < ks.n && blocks < 12; i++) {
+        int any = 0;
+        for (int th = 1; th <= 256; th++)
+            for (int r = 0; r < g->nrows; r++) {
+                char l[96], full[240];
+                label_of(g, r, l, sizeof l);
+                snprintf(full, sizeof full, "%s %sx%sx%s", l, cellv(g, r, cm), cellv(g, r, ck), cellv(g, r, cn));
+                if (strcmp(full, ks.k[i]) || (int)num(g, r, ct) != th) continue;
+                if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
+                any = 1;
+                fprintf(f, "%d %.6g %.6g\n", th, num(g, r, cg), num(g, r, cb));
+                break;
+            }
+        blocks += any;
+    }
+    fclose(f);
+    if (!blocks) return 1;
+    char vars[1024];
+    snprintf(vars, sizeof vars, "points=\"%s\"; nblocks=%d; ttl=\"Throughput and bandwidth vs threads: %s\"; dram=%g",
+             path, blocks, c->title_tail, pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    return gnuplot(c, "threads", "threads.gp", vars);
+}
+
+static int plot_gemv_bw(plot_ctx *c, const table *g, const profile *pr)
+{
+    int ct = col(g, "threads"), cm = col(g, "m"), ck = col(g, "k"), cn = col(g, "n"), cb = col(g, "gbps");
+    keys shapes = {0}, kern = {0};
+    static double best[PL_MAX_KEYS][PL_MAX_KEYS], bestt[PL_MAX_KEYS][PL_MAX_KEYS];
+    for (int r = 0; r < g->nrows; r++) {
+        if ((int)num(g, r, cn) != 1) continue;
+        char l[96], s[64];
+        label_of(g, r, l, sizeof l);
+        snprintf(s, sizeof s, "%sx%s", cellv(g, r, cm), cellv(g, r, ck));
+        int si = key_index(&shapes, s, 1), ki = key_index(&kern, l, 1);
+        if (si < 0 || ki < 0) continue;
+        double th = num(g, r, ct), bw = num(g, r, cb);
+        if (th > bestt[si][ki] || (th == bestt[si][ki] && bw > best[si][ki])) bestt[si][ki] = th, best[si][ki] = bw;
+    }
+    if (!shapes.n) return 1;
+    char path[128];
+    snprintf(path, sizeof path, "%s/gemv_bw.dat", c->tmp);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "shape");
+    for (int k = 0; k < kern.n; k++) fprintf(f, " \"%s\"", kern.k[k]);
+    fputc('\n', f);
+    for (int s = 0; s < shapes.n; s++) {
+        fprintf(f, "\"%s\"", shapes.k[s]);
+        for (int k = 0; k < kern.n; k++)
+            if (bestt[s][k] > 0) fprintf(f, " %.6g", best[s][k]);
+            else fprintf(f, " NaN");
+        fputc('\n', f);
+    }
+    fclose(f);
+    char vars[1024];
+    snprintf(vars, sizeof vars, "points=\"%s\"; ncols=%d; ttl=\"GEMV (N=1) weight bandwidth, most threads: %s\"; dram=%g",
+             path, kern.n + 1, c->title_tail, pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    return gnuplot(c, "gemv_bw", "gemv_bw.gp", vars);
+}
+
+static int plot_tokens(plot_ctx *c, const table *e)
+{
+    int cmod = col(e, "model"), ck = col(e, "kernel"), ct = col(e, "threads"), ctg = col(e, "tg_tps"),
+        cpp = col(e, "pp_tps");
+    if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
+    keys models = {0}, kern = {0};
+    static double tg[PL_MAX_KEYS][PL_MAX_KEYS], pp[PL_MAX_KEYS][PL_MAX_KEYS], tt[PL_MAX_KEYS][PL_MAX_KEYS];
+    memset(tt, 0, sizeof tt);
+    for (int r = 0; r < e->nrows; r++) {
+        int mi = key_index(&models, cellv(e, r, cmod), 1), ki = key_index(&kern, cellv(e, r, ck), 1);
+        if (mi < 0 || ki < 0) continue;
+        double th = num(e, r, ct);
+        if (th >= tt[mi][ki]) tt[mi][ki] = th, tg[mi][ki] = num(e, r, ctg), pp[mi][ki] = num(e, r, cpp);
+    }
+    if (!models.n) return 1;
+    char ptg[128], ppp[128];
+    snprintf(ptg, sizeof ptg, "%s/tg.dat", c->tmp);
+    snprintf(ppp, sizeof ppp, "%s/pp.dat", c->tmp);
+    for (int which = 0; which < 2; which++) {
+        FILE *f = fopen(which ? ppp : ptg, "w");
+        fprintf(f, "model");
+        for (int k = 0; k < kern.n; k++) fprintf(f, " \"%s\"", kern.k[k]);
+        fputc('\n', f);
+        for (int m = 0; m < models.n; m++) {
+            fprintf(f, "\"%s\"", models.k[m]);
+            for (int k = 0; k < kern.n; k++) {
+                double v = which ? pp[m][k] : tg[m][k];
+                if (tt[m][k] > 0 && isfinite(v)) fprintf(f, " %.6g", v);
+                else fprintf(f, " NaN");
+            }
+            fputc('\n', f);
+        }
+        fclose(f);
+    }
+    char vars[1024];
+    snprintf(vars, sizeof vars, "tg=\"%s\"; pp=\"%s\"; ncols=%d; ttl=\"Tokens/s by model and kernel, most threads: %s\"",
+             ptg, ppp, kern.n + 1, c->title_tail);
+    return gnuplot(c, "tokens", "tokens.gp", vars);
+}
+
+static int plot_ebw(plot_ctx *c, const profile *pr)
+{
+    if (!pr || !pr->ngamma) return 1;
+    int t = pr->maxthreads;
+    double dram = pr->bw[t][3];
+    char path[128];
+    snprintf(path, sizeof path, "%s/ebw.dat", c->tmp);
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < pr->ngamma; i++) {
+        double bound = pr->gbound[i] * t;
+        fprintf(f, "\"%s (%.2g b/w)\" %.6g %.6g %.6g\n", pr->gk[i], pr->gbpw[i], pr->gbpw[i], bound,
+                bound < dram ? bound : dram);
+    }
+    fclose(f);
+    char vars[1024];
+    snprintf(vars, sizeof vars, "points=\"%s\"; ttl=\"Effective bandwidth per kernel, %d threads: %s\"; dram=%g", path, t,
+             c->title_tail, dram);
+    return gnuplot(c, "ebw", "ebw.gp", vars);
+}
+
+/* ---- the command ---- */
+
+static void find_scripts(char *out, size_t len)
+{
+    const char *src = getenv("BITBENCH_SOURCE_DIR");
+    char exe[PATH_MAX];
+    ssize_t n;
+    if (src) snprintf(out, len, "%s/scripts", src);
+    else if (access("scripts/roofline.gp", R_OK) == 0) snprintf(out, len, "%s", "scripts");
+    else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = 0;
+        snprintf(out, len, "%.4000s/../scripts", exe);
+    } else
+        snprintf(out, len, "scripts");
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: bitbench plot RESULTS_DIR [--kind KIND] [--profile FILE] [--out DIR]\n"
+               "  --kind KIND     roofline, threads, gemv_bw, tokens, ebw (default: every kind the data allow)\n"
+               "  --profile FILE  machine profile of `bitbench roofline` (default RESULTS_DIR/machine-profile.json,\n"
+               "                  then results/machine-profile.json)\n"
+               "  --out DIR       where the PNG and SVG files go (default plots)\n");
+}
+
+int bb_cmd_plot(int argc, char **argv)
+{
+    static const struct option opts[] = {{"kind", required_argument, 0, 'k'}, {"profile", required_argument, 0, 'p'},
+                                         {"out", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *kind = NULL, *prof_path = NULL, *out = "plots";
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'k': kind = optarg; break;
+        case 'p': prof_path = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "bitbench plot: unknown option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    static const char *kinds[] = {"roofline", "threads", "gemv_bw", "tokens", "ebw"};
+    if (kind) {
+        int ok = 0;
+        for (int i = 0; i < 5; i++) ok |= !strcmp(kind, kinds[i]);
+        if (!ok) {
+            fprintf(stderr, "bitbench plot: unknown kind '%s'; valid: roofline, threads, gemv_bw, tokens, ebw\n", kind);
+            return 2;
+        }
+    }
+    const char *dir = argv[optind];
+    static plot_ctx c;
+    memset(&c, 0, sizeof c);
+    find_scripts(c.scripts, sizeof c.scripts);
+    snprintf(c.out, sizeof c.out, "%s", out);
+    mkdir(c.out, 0777);
+    snprintf(c.tmp, sizeof c.tmp, "/tmp/bitbench-plot-XXXXXX");
+    if (!mkdtemp(c.tmp)) {
+        fprintf(stderr, "bitbench plot: cannot create a temporary folder\n");
+        return 1;
+    }
+
+    /* the CSV files of the folder, classified by their columns */
+    static table gemm, e2e;
+    int have_gemm = 0, have_e2e = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "bitbench plot: %s: not a folder\n", dir);
+        return 1;
+    }
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        size_t n = strlen(ent->d_name);
+        if (n < 5 || strcmp(ent->d_name + n - 4, ".csv")) continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", dir, ent->d_name);
+        table t;
+        if (table_read(p, &t)) continue;
+        if (!have_e2e && col(&t, "model") >= 0 && col(&t, "tg_tps") >= 0 && col(&t, "kernel") >= 0) {
+            e2e = t;
+            have_e2e = 1;
+        } else if (!have_gemm && col(&t, "gops") >= 0 && col(&t, "gbps") >= 0 && col(&t, "kernel") >= 0 &&
+                   col(&t, "threads") >= 0 && col(&t, "m") >= 0 && col(&t, "k") >= 0 && col(&t, "n") >= 0) {
+            gemm = t;
+            have_gemm = 1;
+        } else
+            table_free(&t);
+    }
+    closedir(d);
+
+    static profile pr;
+    char pp[PATH_MAX];
+    int have_prof = 0;
+    if (prof_path) have_prof = profile_read(prof_path, &pr) == 0;
+    else {
+        snprintf(pp, sizeof pp, "%s/machine-profile.json", dir);
+        have_prof = profile_read(pp, &pr) == 0 || profile_read("results/machine-profile.json", &pr) == 0;
+    }
+    if (prof_path && !have_prof) fprintf(stderr, "bitbench plot: %s: not a machine profile\n", prof_path);
+
+    /* machine and date for the titles: the run's run.json, else the profile */
+    char cpu[128] = "", date[40] = "";
+    char rj[PATH_MAX];
+    snprintf(rj, sizeof rj, "%s/run.json", dir);
+    FILE *f = fopen(rj, "r");
+    if (f) {
+        static char buf[1 << 20];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        json_str(find_key(buf, buf + n, "cpu_model"), cpu, sizeof cpu);
+        json_str(find_key(buf, buf + n, "started_at"), date, sizeof date);
+    }
+    if (!cpu[0] && have_prof) snprintf(cpu, sizeof cpu, "%s", pr.cpu);
+    if (!date[0] && have_prof) snprintf(date, sizeof date, "%s", pr.date);
+    if (date[10] == 'T') date[10] = 0; /* the day is enough in a title */
+    snprintf(c.title_tail, sizeof c.title_tail, "%s, %s", cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated");
+    for (char *q = c.title_tail; *q; q++)
+        if (*q == '"' || *q == '\'') *q = ' ';
+
+    int failed = 0, skipped_wanted = 0;
+    for (int i = 0; i < 5; i++) {
+        if (kind && strcmp(kind, kinds[i])) continue;
+        int rc;
+        const char *why = NULL;
+        if (i == 0) rc = !have_gemm ? (why = "no GEMM results CSV", 1)
+                         : !have_prof ? (why = "no machine profile (run bitbench roofline)", 1)
+                                      : plot_roofline(&c, &gemm, &pr);
+        else if (i == 1) rc = have_gemm ? plot_threads(&c, &gemm, have_prof ? &pr : NULL) : (why = "no GEMM results CSV", 1);
+        else if (i == 2) rc = have_gemm ? plot_gemv_bw(&c, &gemm, have_prof ? &pr : NULL) : (why = "no GEMM results CSV", 1);
+        else if (i == 3) rc = have_e2e ? plot_tokens(&c, &e2e) : (why = "no CSV with model, kernel, threads, tg_tps", 1);
+        else rc = have_prof ? plot_ebw(&c, &pr) : (why = "no machine profile (run bitbench roofline)", 1);
+        if (rc > 0) {
+            fprintf(stderr, "bitbench plot: %s skipped: %s\n", kinds[i], why ? why : "no points in the data");
+            skipped_wanted += kind != NULL;
+        }
+        failed += rc < 0;
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", c.tmp);
+    if (system(cmd)) { /* a leftover temporary folder is harmless */
+    }
+    if (have_gemm) table_free(&gemm);
+    if (have_e2e) table_free(&e2e);
+    return failed ? 1 : skipped_wanted ? 1 : 0;
+}

@@ -1,0 +1,68 @@
+/* bitbench roofline: measure this machine's ceilings and write the machine profile (roofline.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "args.h"
+#include "commands.h"
+#include "machine.h"
+#include "roofline.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: bitbench roofline [--threads T] [--quick] [--kernels K1,K2] [--out FILE]\n"
+               "  --threads T    bandwidth for 1..T threads, peaks for 1 and T (default: the physical cores)\n"
+               "  --quick        about a tenth of the time per figure (tests)\n"
+               "  --kernels LIST gamma for these kernels only (default: every registered kernel)\n"
+               "  --out FILE     machine profile JSON (default results/machine-profile.json)\n");
+}
+
+int bb_cmd_roofline(int argc, char **argv)
+{
+    static const struct option opts[] = {{"threads", required_argument, 0, 't'}, {"quick", no_argument, 0, 'q'},
+                                         {"kernels", required_argument, 0, 'k'}, {"out", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    bb_machine mach;
+    bb_machine_detect(&mach);
+    int threads = mach.cores > 0 ? mach.cores : 1;
+    int quick = 0;
+    const char *kernels = NULL, *out = "results/machine-profile.json";
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': if (bb_parse_int("--threads", optarg, 1, BB_ROOF_MAX_THREADS, &threads)) return 2; break;
+        case 'q': quick = 1; break;
+        case 'k': kernels = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "bitbench roofline: unknown option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash) { /* the profile's folder (results/ by default) may not exist yet */
+        *slash = 0;
+        if (dir[0]) mkdir(dir, 0777);
+    }
+    static bb_roofline r;
+    char err[256];
+    if (bb_roofline_measure(&r, &mach, threads, quick, kernels, stderr, err, sizeof err)) {
+        fprintf(stderr, "bitbench roofline: %s\n", err);
+        return 1;
+    }
+    bb_roofline_print(&r, stdout);
+    if (bb_roofline_write_json(&r, &mach, out, err, sizeof err)) {
+        fprintf(stderr, "bitbench roofline: %s\n", err);
+        return 1;
+    }
+    printf("\nmachine profile: %s\n", out);
+    return 0;
+}

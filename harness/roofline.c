@@ -1,0 +1,417 @@
+/* `bitbench roofline` measurements: see roofline.h for what is measured and how. */
+#include "roofline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gemm_bench.h"
+#include "json.h"
+#include "kernels/kernel.h"
+#include "pool.h"
+#include "timer.h"
+
+const char *const bb_roof_level_names[BB_ROOF_LEVELS] = {"L1", "L2", "L3", "DRAM"};
+
+static bool has512(void) { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"); }
+
+/* ---- read bandwidth ---- */
+
+typedef struct {
+    uint8_t *buf[BB_ROOF_MAX_THREADS];
+    size_t bytes;
+    int passes;
+    bool zmm;
+} read_job;
+
+static void read_worker(void *ctx, int tid, int n)
+{
+    read_job *j = ctx;
+    (void)n;
+    for (int p = 0; p < j->passes; p++) {
+        if (j->zmm) bb_roof_read512(j->buf[tid], j->bytes);
+        else bb_roof_read256(j->buf[tid], j->bytes);
+    }
+}
+
+/* GB/s of nthreads threads each reading `bytes` of its own buffer; the best of `runs` timed runs
+ * of enough passes to last about `seconds` each (fastest = least disturbed by other processes). */
+static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds, int runs)
+{
+    read_job j = {.bytes = bytes, .passes = 1, .zmm = has512()};
+    for (int t = 0; t < nthreads; t++) {
+        j.buf[t] = bb_alloc(bytes);
+        if (!j.buf[t]) {
+            for (int u = 0; u < t; u++) free(j.buf[u]);
+            return NAN;
+        }
+        memset(j.buf[t], t + 1, bytes); /* touch: pages exist before timing */
+    }
+    bb_pool_run(pool, read_worker, &j); /* untimed pass: warm the level */
+    double t0 = bb_now();
+    bb_pool_run(pool, read_worker, &j);
+    double one = bb_now() - t0;
+    j.passes = one > 0 ? (int)fmin(1e6, fmax(1, seconds / one)) : 1;
+    double best = INFINITY;
+    for (int r = 0; r < runs; r++) {
+        t0 = bb_now();
+        bb_pool_run(pool, read_worker, &j);
+        double t = bb_now() - t0;
+        if (t < best) best = t;
+    }
+    for (int t = 0; t < nthreads; t++) free(j.buf[t]);
+    return (double)bytes * nthreads * j.passes / best / 1e9;
+}
+
+/* ---- instruction peaks ---- */
+
+typedef struct {
+    long (*fn)(long);
+    long iters;
+} peak_job;
+
+static void peak_worker(void *ctx, int tid, int n)
+{
+    peak_job *j = ctx;
+    (void)tid, (void)n;
+    j->fn(j->iters);
+}
+
+/* 1e9 instructions/s over the pool's threads: the best of `runs` short runs.  Other processes
+ * share the cores; a run that was preempted is only slower, so the fastest run is the ceiling. */
+static double peak_rate(bb_pool *pool, long (*fn)(long), double run_s, int runs)
+{
+    peak_job j = {fn, 1000};
+    for (;;) { /* calibrate on the calling thread */
+        double t0 = bb_now();
+        fn(j.iters);
+        double t = bb_now() - t0;
+        if (t > run_s / 4 || j.iters > (1L << 40)) {
+            j.iters = (long)fmax(1000, j.iters * run_s / fmax(t, 1e-9));
+            break;
+        }
+        j.iters *= 4;
+    }
+    double best = INFINITY;
+    for (int r = 0; r < runs; r++) {
+        double t0 = bb_now();
+        bb_pool_run(pool, peak_worker, &j);
+        double t = bb_now() - t0;
+        if (t < best) best = t;
+    }
+    return (double)j.iters * 12 * bb_pool_size(pool) / best / 1e9;
+}
+
+static double measure_clock(double seconds)
+{
+    long iters = 1000;
+    double best = 0;
+    for (;;) {
+        double t0 = bb_now();
+        long adds = bb_roof_add_chain(iters);
+        double t = bb_now() - t0;
+        if (t > seconds / 10) {
+            for (int r = 0; r < 5; r++) {
+                t0 = bb_now();
+                adds = bb_roof_add_chain(iters);
+                t = bb_now() - t0;
+                if (adds / t / 1e9 > best) best = adds / t / 1e9;
+            }
+            return best;
+        }
+        iters *= 4;
+    }
+}
+
+/* ---- gamma ---- */
+
+static void measure_gamma(bb_pool *pool1, const bb_kernel *kern, const bb_machine *mach, double ghz, bool quick,
+                          bb_roof_gamma *g)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->kernel, sizeof g->kernel, "%s", kern->name);
+    g->bpw = kern->bits_per_weight;
+    const bb_kernel *k2;
+    const bb_variant *v;
+    char err[256];
+    if (bb_kernel_resolve(kern->name, &k2, &v, err, sizeof err)) {
+        snprintf(g->reason, sizeof g->reason, "%.120s", err);
+        return;
+    }
+    snprintf(g->variant, sizeof g->variant, "%s", v->isa);
+    size_t budget = (mach->l1d ? mach->l1d : 32768) / 2;
+    int mm = kern->m_multiple > 0 ? kern->m_multiple : 1, km = kern->k_multiple > 0 ? kern->k_multiple : 1;
+    int k = 0, m = 0;
+    for (int kk = 1024; kk <= 8192 && !m; kk *= 2) {
+        int kt = (kk + km - 1) / km * km;
+        int mt = 0;
+        for (int mc = mm; mc <= 4096; mc += mm) {
+            if (kern->packed_size(mc, kt) > budget) break;
+            if (!kern->shape_error || !kern->shape_error(mc, kt)) mt = mc;
+        }
+        if (mt) k = kt, m = mt;
+    }
+    if (!m) {
+        snprintf(g->reason, sizeof g->reason, "no legal shape with packed weights within half the L1d (%zu bytes)",
+                 budget);
+        return;
+    }
+    g->m = m;
+    g->k = k;
+    bb_gemm_spec spec = {.kernel = kern, .variant = v, .m = m, .k = k, .n = 1, .cache = BB_CACHE_RESIDENT,
+                         .warmup = 20, .min_reps = 50, .min_seconds = quick ? 0.01 : 0.05, .max_reps = 1000000,
+                         .seed = 1};
+    bb_gemm_result res;
+    if (bb_gemm_bench(pool1, &spec, &res, err, sizeof err)) {
+        snprintf(g->reason, sizeof g->reason, "%.120s", err);
+        return;
+    }
+    g->ok = true;
+    g->t_call = res.t_median;
+    double vectors = (double)m * k / 32;
+    g->gamma = res.t_median * ghz * 1e9 / vectors;
+    g->ebw_compute_gbps = 4.0 * g->bpw / g->gamma * ghz; /* bytes per 32 weights / cycles * cycles/ns */
+}
+
+static bool kernel_selected(const char *only, const char *name)
+{
+    if (!only) return true;
+    size_t n = strlen(name);
+    for (const char *p = only; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return true;
+        if (!e) break;
+        p = e + 1;
+    }
+    return false;
+}
+
+int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, bool quick, const char *only,
+                        FILE *log, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (maxthreads < 1) maxthreads = 1;
+    if (maxthreads > BB_ROOF_MAX_THREADS) maxthreads = BB_ROOF_MAX_THREADS;
+    r->quick = quick;
+    r->maxthreads = maxthreads;
+    double sec = quick ? 0.03 : 0.3;
+    r->ghz = measure_clock(sec);
+    if (log) fprintf(log, "clock (dependent adds): %.3f GHz\n", r->ghz);
+
+    size_t l1 = mach->l1d ? mach->l1d : 32768, l2 = mach->l2 ? mach->l2 : 1 << 20, llc = bb_machine_llc(mach);
+    for (int t = 1; t <= maxthreads; t++) {
+        char perr[128];
+        bb_pool *pool = bb_pool_create(t, perr, sizeof perr);
+        if (!pool) {
+            snprintf(err, errlen, "thread pool of %d: %s", t, perr);
+            return -1;
+        }
+        size_t sizes[BB_ROOF_LEVELS];
+        sizes[0] = l1 / 2;
+        sizes[1] = l2 / 2;
+        sizes[2] = 4 * l2;
+        if (mach->l3 && sizes[2] * t > mach->l3 / 2) sizes[2] = mach->l3 / 2 / t;
+        size_t dram_total = 2 * llc;
+        if (mach->mem_available && dram_total > mach->mem_available / 4) dram_total = mach->mem_available / 4;
+        sizes[3] = dram_total / t;
+        for (int l = 0; l < BB_ROOF_LEVELS; l++) {
+            sizes[l] = sizes[l] / 4096 * 4096;
+            if (t == 1) r->level_bytes[l] = l == 3 ? dram_total / 4096 * 4096 : sizes[l];
+            /* DRAM: one pass per run is already long; cache levels: many short runs */
+            r->bw[t][l] = l == 3 ? read_bw(pool, t, sizes[l], 0, quick ? 3 : 7)
+                                 : read_bw(pool, t, sizes[l], quick ? 0.002 : 0.005, quick ? 9 : 31);
+            if (log) fprintf(log, "read %-4s %d thread(s), %zu bytes each: %.1f GB/s\n", bb_roof_level_names[l], t,
+                             sizes[l], r->bw[t][l]);
+        }
+        bb_pool_destroy(pool);
+    }
+
+    static const struct {
+        const char *name, *feature[3];
+        long (*fn)(long);
+        double ops;
+    } peaks[BB_ROOF_NPEAK] = {
+        /* ops per instruction: 64 u8 x s8 products summed in 16 int32 lanes = 64 multiply-adds */
+        {"vpdpbusd", {"avx512f", "avx512bw", "avx512vnni"}, bb_roof_vpdpbusd, 128},
+        {"vpmaddubsw", {"avx512f", "avx512bw", NULL}, bb_roof_vpmaddubsw, 96}, /* 64 mul + 32 add */
+        {"vpshufb", {"avx512f", "avx512bw", NULL}, bb_roof_vpshufb, 64},       /* 64 byte lookups */
+        {"vpermb", {"avx512f", "avx512bw", "avx512vbmi"}, bb_roof_vpermb, 64},
+        {"fma_fp32", {"avx512f", NULL, NULL}, bb_roof_fma, 32},                /* 16 lanes x 2 */
+        {"vdpbf16ps", {"avx512f", "avx512bw", "avx512bf16"}, bb_roof_bf16dot, 64}, /* 32 bf16 MACs */
+    };
+    char perr[128];
+    bb_pool *p1 = bb_pool_create(1, perr, sizeof perr), *pt = bb_pool_create(maxthreads, perr, sizeof perr);
+    if (!p1 || !pt) {
+        if (p1) bb_pool_destroy(p1);
+        snprintf(err, errlen, "thread pool: %s", perr);
+        return -1;
+    }
+    for (int i = 0; i < BB_ROOF_NPEAK; i++) {
+        bb_roof_peak *pk = &r->peak[i];
+        pk->name = peaks[i].name;
+        pk->ops_per_instr = peaks[i].ops;
+        pk->available = true;
+        for (int f = 0; f < 3 && peaks[i].feature[f]; f++) {
+            /* __builtin_cpu_supports needs a literal: compare the known names */
+            const char *ft = peaks[i].feature[f];
+            bool ok = !strcmp(ft, "avx512f")      ? __builtin_cpu_supports("avx512f")
+                      : !strcmp(ft, "avx512bw")   ? __builtin_cpu_supports("avx512bw")
+                      : !strcmp(ft, "avx512vnni") ? __builtin_cpu_supports("avx512vnni")
+                      : !strcmp(ft, "avx512vbmi") ? __builtin_cpu_supports("avx512vbmi")
+                      : !strcmp(ft, "avx512bf16") ? __builtin_cpu_supports("avx512bf16")
+                                                  : false;
+            if (!ok) {
+                pk->available = false;
+                snprintf(pk->reason, sizeof pk->reason, "CPU lacks %s", ft);
+                break;
+            }
+        }
+        if (!pk->available) continue;
+        /* two rounds, keeping the faster: a round can fall entirely inside another process's burst */
+        for (int round = 0; round < 2; round++) {
+            pk->ginstr_1t = fmax(pk->ginstr_1t, peak_rate(p1, peaks[i].fn, quick ? 0.002 : 0.005, quick ? 9 : 31));
+            pk->ginstr_tt = fmax(pk->ginstr_tt, peak_rate(pt, peaks[i].fn, quick ? 0.002 : 0.005, quick ? 9 : 31));
+        }
+        if (log) fprintf(log, "%-10s %.2f G instr/s (1 thread), %.2f (%d threads)\n", pk->name, pk->ginstr_1t,
+                         pk->ginstr_tt, maxthreads);
+    }
+    bb_pool_destroy(pt);
+
+    for (int i = 0; i < bb_kernel_count() && r->ngamma < BB_ROOF_MAX_GAMMA; i++) {
+        const bb_kernel *kern = bb_kernel_at(i);
+        if (!kernel_selected(only, kern->name)) continue;
+        bb_roof_gamma *g = &r->gamma[r->ngamma++];
+        measure_gamma(p1, kern, mach, r->ghz, quick, g);
+        if (log) {
+            if (g->ok) fprintf(log, "gamma %-12s %5.2f cycles / 32 weights (M=%d K=%d)\n", g->kernel, g->gamma, g->m, g->k);
+            else fprintf(log, "gamma %-12s not measured: %s\n", g->kernel, g->reason);
+        }
+    }
+    bb_pool_destroy(p1);
+    return 0;
+}
+
+int bb_roofline_write_json(const bb_roofline *r, const bb_machine *m, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write", path);
+        return -1;
+    }
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    bb_json j;
+    bb_json_init(&j, f);
+    bb_json_object_begin(&j, NULL);
+    bb_json_string(&j, "kind", "bitbench machine profile");
+    bb_json_string(&j, "date", date);
+    bb_json_bool(&j, "quick", r->quick);
+    bb_json_object_begin(&j, "machine");
+    bb_json_string(&j, "cpu_model", m->cpu_model);
+    bb_json_string(&j, "cpu_flags", m->cpu_flags);
+    bb_json_int(&j, "cores", m->cores);
+    bb_json_int(&j, "pus", m->pus);
+    bb_json_int(&j, "l1d_bytes", (long long)m->l1d);
+    bb_json_int(&j, "l2_bytes", (long long)m->l2);
+    bb_json_int(&j, "l3_bytes", (long long)m->l3);
+    bb_json_bool(&j, "virtualized", m->virtualized);
+    bb_json_string(&j, "os", m->os);
+    bb_json_object_end(&j);
+    bb_json_number(&j, "clock_ghz", r->ghz);
+    bb_json_string(&j, "clock_method", "dependent 64-bit add chain, one add per cycle, best of 5");
+    bb_json_array_begin(&j, "read_bandwidth");
+    for (int t = 1; t <= r->maxthreads; t++)
+        for (int l = 0; l < BB_ROOF_LEVELS; l++) {
+            bb_json_object_begin(&j, NULL);
+            bb_json_string(&j, "level", bb_roof_level_names[l]);
+            bb_json_int(&j, "threads", t);
+            bb_json_int(&j, "buffer_bytes", (long long)(l == 3 ? r->level_bytes[3] / (size_t)t : r->level_bytes[l]));
+            bb_json_number(&j, "gbps", r->bw[t][l]);
+            bb_json_object_end(&j);
+        }
+    bb_json_array_end(&j);
+    bb_json_array_begin(&j, "peaks");
+    for (int i = 0; i < BB_ROOF_NPEAK; i++) {
+        const bb_roof_peak *p = &r->peak[i];
+        bb_json_object_begin(&j, NULL);
+        bb_json_string(&j, "instruction", p->name);
+        bb_json_bool(&j, "available", p->available);
+        bb_json_string(&j, "reason", p->available ? NULL : p->reason);
+        bb_json_number(&j, "ops_per_instruction", p->ops_per_instr);
+        if (p->available) {
+            bb_json_number(&j, "ginstr_per_s_1t", p->ginstr_1t);
+            bb_json_number(&j, "ginstr_per_s_all", p->ginstr_tt);
+            bb_json_int(&j, "threads_all", r->maxthreads);
+            bb_json_number(&j, "gops_1t_derived", p->ginstr_1t * p->ops_per_instr);
+            bb_json_number(&j, "gops_all_derived", p->ginstr_tt * p->ops_per_instr);
+            bb_json_number(&j, "instr_per_cycle_derived", p->ginstr_1t / r->ghz);
+        }
+        bb_json_object_end(&j);
+    }
+    bb_json_array_end(&j);
+    bb_json_array_begin(&j, "gamma");
+    for (int i = 0; i < r->ngamma; i++) {
+        const bb_roof_gamma *g = &r->gamma[i];
+        bb_json_object_begin(&j, NULL);
+        bb_json_string(&j, "kernel", g->kernel);
+        bb_json_string(&j, "variant", g->variant[0] ? g->variant : NULL);
+        bb_json_number(&j, "bits_per_weight", g->bpw);
+        if (g->ok) {
+            bb_json_int(&j, "m", g->m);
+            bb_json_int(&j, "k", g->k);
+            bb_json_number(&j, "t_call_s", g->t_call);
+            bb_json_number(&j, "gamma_cycles_per_32_weights", g->gamma);
+            bb_json_number(&j, "compute_bound_gbps_derived", g->ebw_compute_gbps);
+        } else {
+            bb_json_string(&j, "reason", g->reason);
+        }
+        bb_json_object_end(&j);
+    }
+    bb_json_array_end(&j);
+    bb_json_object_end(&j);
+    bb_json_finish(&j);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "%s: write error", path);
+        return -1;
+    }
+    return 0;
+}
+
+void bb_roofline_print(const bb_roofline *r, FILE *f)
+{
+    fprintf(f, "effective clock: %.3f GHz (dependent adds)\n\nread bandwidth, GB/s\n%-8s", r->ghz, "threads");
+    for (int l = 0; l < BB_ROOF_LEVELS; l++) fprintf(f, " %9s", bb_roof_level_names[l]);
+    fputc('\n', f);
+    for (int t = 1; t <= r->maxthreads; t++) {
+        fprintf(f, "%-8d", t);
+        for (int l = 0; l < BB_ROOF_LEVELS; l++) fprintf(f, " %9.1f", r->bw[t][l]);
+        fputc('\n', f);
+    }
+    fprintf(f, "\n%-11s %12s %12s %9s %12s\n", "instruction", "Ginstr/s 1t", "Ginstr/s all", "instr/clk",
+            "GOP/s all");
+    for (int i = 0; i < BB_ROOF_NPEAK; i++) {
+        const bb_roof_peak *p = &r->peak[i];
+        if (!p->available) {
+            fprintf(f, "%-11s not measured: %s\n", p->name, p->reason);
+            continue;
+        }
+        fprintf(f, "%-11s %12.2f %12.2f %9.2f %12.1f\n", p->name, p->ginstr_1t, p->ginstr_tt, p->ginstr_1t / r->ghz,
+                p->ginstr_tt * p->ops_per_instr);
+    }
+    fprintf(f, "\n%-14s %-10s %6s %6s %6s %12s %14s\n", "kernel", "variant", "bpw", "M", "K", "gamma(cyc/32w)",
+            "B/gamma GB/s");
+    for (int i = 0; i < r->ngamma; i++) {
+        const bb_roof_gamma *g = &r->gamma[i];
+        if (!g->ok) {
+            fprintf(f, "%-14s not measured: %s\n", g->kernel, g->reason);
+            continue;
+        }
+        fprintf(f, "%-14s %-10s %6.3f %6d %6d %12.2f %14.1f\n", g->kernel, g->variant, g->bpw, g->m, g->k, g->gamma,
+                g->ebw_compute_gbps);
+    }
+}

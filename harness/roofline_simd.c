@@ -1,0 +1,121 @@
+/* Microbenchmarks of the instructions the kernels live on, for `bitbench roofline`: each runs
+ * 12 independent dependency chains of one instruction (enough to cover its latency times its
+ * throughput on current cores: latency 5 x 2 per cycle = 10 in flight at most), so the loop runs
+ * at the instruction's issue throughput.  The files are compiled without ISA flags (harness/),
+ * so each function carries its own target attribute and is only called when the CPU has it
+ * (roofline.c checks).  Each returns the number of instructions of the measured kind executed and
+ * stores the accumulators to a sink so nothing is removed. */
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "roofline.h"
+
+volatile int bb_roof_sink;
+
+#define CHAINS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+/* An empty asm that "may change" each accumulator: the chains start equal, and without it the
+ * compiler proves them identical and folds the whole loop away. */
+#define OPAQUE(n) __asm__ volatile("" : "+v"(a##n));
+
+#define DEF_ZMM_INT(fname, tgt, expr)                                                                     \
+    __attribute__((target(tgt))) long fname(long iters)                                                   \
+    {                                                                                                        \
+        __m512i b = _mm512_set1_epi8((char)(bb_roof_sink + 3)), c = _mm512_set1_epi8((char)(bb_roof_sink + 1)); \
+        __m512i a0 = b, a1 = c, a2 = b, a3 = c, a4 = b, a5 = c, a6 = b, a7 = c, a8 = b, a9 = c, a10 = b, a11 = c; \
+        for (long i = 0; i < iters; i++) {                                                                   \
+            CHAINS(expr) CHAINS(OPAQUE)                                                                      \
+        }                                                                                                    \
+        __m512i s = _mm512_xor_si512(_mm512_xor_si512(_mm512_xor_si512(a0, a1), _mm512_xor_si512(a2, a3)),  \
+                                     _mm512_xor_si512(_mm512_xor_si512(a4, a5), _mm512_xor_si512(a6, a7)));  \
+        s = _mm512_xor_si512(s, _mm512_xor_si512(_mm512_xor_si512(a8, a9), _mm512_xor_si512(a10, a11)));     \
+        bb_roof_sink = _mm512_reduce_add_epi32(s);                                                           \
+        return iters * 12;                                                                                   \
+    }
+
+#define VPDPBUSD(n) a##n = _mm512_dpbusd_epi32(a##n, b, c);
+#define VPMADDUBSW(n) a##n = _mm512_maddubs_epi16(a##n, b);
+#define VPSHUFB(n) a##n = _mm512_shuffle_epi8(b, a##n);
+#define VPERMB(n) a##n = _mm512_permutexvar_epi8(a##n, b);
+
+DEF_ZMM_INT(bb_roof_vpdpbusd, "avx512f,avx512bw,avx512vnni", VPDPBUSD)
+DEF_ZMM_INT(bb_roof_vpmaddubsw, "avx512f,avx512bw", VPMADDUBSW)
+DEF_ZMM_INT(bb_roof_vpshufb, "avx512f,avx512bw", VPSHUFB)
+DEF_ZMM_INT(bb_roof_vpermb, "avx512f,avx512bw,avx512vbmi", VPERMB)
+
+__attribute__((target("avx512f"))) long bb_roof_fma(long iters)
+{
+    __m512 b = _mm512_set1_ps(0.999f + (float)bb_roof_sink), c = _mm512_set1_ps(1e-7f);
+    __m512 a0 = b, a1 = c, a2 = b, a3 = c, a4 = b, a5 = c, a6 = b, a7 = c, a8 = b, a9 = c, a10 = b, a11 = c;
+#define FMA(n) a##n = _mm512_fmadd_ps(a##n, b, c);
+    for (long i = 0; i < iters; i++) {
+        CHAINS(FMA) CHAINS(OPAQUE)
+    }
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                             _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+    s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+    bb_roof_sink = (int)_mm512_reduce_add_ps(s);
+    return iters * 12;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) long bb_roof_bf16dot(long iters)
+{
+    __m512bh b = (__m512bh)_mm512_set1_epi16((short)(0x3f80 + (bb_roof_sink & 1)));
+    __m512bh c = (__m512bh)_mm512_set1_epi16((short)0x3380);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0,
+           a9 = a0, a10 = a0, a11 = a0;
+#define BF16(n) a##n = _mm512_dpbf16_ps(a##n, b, c);
+    for (long i = 0; i < iters; i++) {
+        CHAINS(BF16) CHAINS(OPAQUE)
+    }
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                             _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+    s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+    bb_roof_sink = (int)_mm512_reduce_add_ps(s);
+    return iters * 12;
+}
+
+/* Read `bytes` (a multiple of 256) from p with 64-byte loads into four xor accumulators: the
+ * loads are independent, so the loop runs at the load bandwidth of wherever p lives.  No software
+ * prefetch: 4 KiB-ahead prefetching measured no faster here (6 GB/s from DRAM, one thread). */
+__attribute__((target("avx512f"))) void bb_roof_read512(const void *p, size_t bytes)
+{
+    const __m512i *v = p;
+    __m512i x0 = _mm512_setzero_si512(), x1 = x0, x2 = x0, x3 = x0;
+    for (size_t i = 0; i < bytes / 64; i += 4) {
+        x0 = _mm512_xor_si512(x0, _mm512_load_si512(v + i));
+        x1 = _mm512_xor_si512(x1, _mm512_load_si512(v + i + 1));
+        x2 = _mm512_xor_si512(x2, _mm512_load_si512(v + i + 2));
+        x3 = _mm512_xor_si512(x3, _mm512_load_si512(v + i + 3));
+    }
+    bb_roof_sink = _mm512_reduce_add_epi32(_mm512_xor_si512(_mm512_xor_si512(x0, x1), _mm512_xor_si512(x2, x3)));
+}
+
+__attribute__((target("avx2"))) void bb_roof_read256(const void *p, size_t bytes)
+{
+    const __m256i *v = p;
+    __m256i x0 = _mm256_setzero_si256(), x1 = x0, x2 = x0, x3 = x0;
+    for (size_t i = 0; i < bytes / 32; i += 4) {
+        x0 = _mm256_xor_si256(x0, _mm256_load_si256(v + i));
+        x1 = _mm256_xor_si256(x1, _mm256_load_si256(v + i + 1));
+        x2 = _mm256_xor_si256(x2, _mm256_load_si256(v + i + 2));
+        x3 = _mm256_xor_si256(x3, _mm256_load_si256(v + i + 3));
+    }
+    __m256i s = _mm256_xor_si256(_mm256_xor_si256(x0, x1), _mm256_xor_si256(x2, x3));
+    bb_roof_sink = _mm256_extract_epi32(s, 0) ^ _mm256_extract_epi32(s, 7);
+}
+
+/* A chain of dependent 64-bit register-register adds: one per cycle at the core's clock,
+ * whatever the TSC says.  Register operands, not immediates: recent Intel cores (Golden Cove and
+ * later) fold chains of add-immediate at rename, which measured 11 GHz here. */
+long bb_roof_add_chain(long iters)
+{
+    long x = bb_roof_sink, one = 1 + (bb_roof_sink & 0);
+    __asm__ volatile("" : "+r"(one));
+    for (long i = 0; i < iters; i++)
+        __asm__ volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+                         "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
+                         : "+r"(x)
+                         : "r"(one));
+    bb_roof_sink = (int)x;
+    return iters * 8;
+}
