@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "experiment.h"
 #include "machine.h"
+#include "meter.h"
 #include "plan.h"
 #include "sweep.h"
 
@@ -23,6 +24,7 @@ static void usage(FILE *f)
             "  --only K[,K..]   only these kernels (\"i2_s\" or one variant \"i2_s@avx2\"); repeatable\n"
             "  --resume         continue the newest incomplete run of this experiment in the results\n"
             "                   directory, measuring only the points it does not have yet\n"
+            "  --meters M[,M..] also these meters (papi, pcm, rapl; see 'bitbench list meters')\n"
             "  --dry-run        check the file and print the planned points; measure nothing\n"
             "  --quiet          no progress line and no notes on stderr\n"
             "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
@@ -67,7 +69,9 @@ int bb_cmd_run(int argc, char **argv)
         {"min-time", required_argument, 0, 'T'}, {"out", required_argument, 0, 'o'},
         {"only", required_argument, 0, 'O'},    {"resume", no_argument, 0, 'R'},
         {"dry-run", no_argument, 0, 'D'},       {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"meters", required_argument, 0, 'M'},  {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *meters_arg = NULL; /* --meters papi,rapl: added to the file's meters */
     bb_machine mach;
     bb_machine_detect(&mach);
     bb_overrides ov = {.min_seconds = -1};
@@ -99,6 +103,9 @@ int bb_cmd_run(int argc, char **argv)
         case 'O':
             if (add_only(&only, &nonly, optarg)) goto out;
             break;
+        case 'M':
+            meters_arg = optarg;
+            break;
         case 'R': resume = true; break;
         case 'D': dry = true; break;
         case 'q': quiet = true; break;
@@ -123,6 +130,24 @@ int bb_cmd_run(int argc, char **argv)
     if (bb_experiment_load(file, &mach, &ex, err, sizeof err)) {
         fprintf(stderr, "bitbench run: %s\n", err);
         goto out;
+    }
+    if (meters_arg) {
+        char list[512], names[256];
+        snprintf(list, sizeof list, "%s", meters_arg);
+        for (char *save = NULL, *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+            if (!bb_meter_type_by_name(m)) {
+                bb_meter_type_names(names, sizeof names);
+                fprintf(stderr, "bitbench run: --meters: unknown meter '%s'; valid meters: %s\n", m, names);
+                goto out;
+            }
+            int dup = 0;
+            for (int j = 0; j < ex.nmeters && !dup; j++) dup = strcmp(ex.meters[j], m) == 0;
+            if (dup) continue;
+            void *grown = realloc(ex.meters, sizeof *ex.meters * (size_t)(ex.nmeters + 1));
+            if (!grown) goto out;
+            ex.meters = grown;
+            snprintf(ex.meters[ex.nmeters++], sizeof ex.meters[0], "%s", m);
+        }
     }
     ov.threads = threads;
     ov.nthreads = nthreads;
