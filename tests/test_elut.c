@@ -181,6 +181,22 @@ static void check_lossless(void)
 }
 
 /* Every triple / pair of one row packs to the paper's code and unpacks back. */
+/* The 4-bit index of group j of tile row 0 at byte offset base, and a sign bit (the byte
+ * functions set shift / bit, so they are called before the shift that reads them). */
+static int idx_at(const uint8_t *packed, size_t base, int j)
+{
+    int shift;
+    size_t at = base + elut_idx_byte(j, 0, &shift);
+    return (packed[at] >> shift) & 15;
+}
+
+static int sign_at(const uint8_t *packed, size_t base, int j)
+{
+    int bit;
+    size_t at = base + elut_sign_byte(j, 0, &bit);
+    return (packed[at] >> bit) & 1;
+}
+
 static void check_tables_5_6(void)
 {
     const int m = 16, k = 96; /* 27 triples (81 columns) + filler in the TL2 part, TL1: 8 pairs */
@@ -203,24 +219,24 @@ static void check_tables_5_6(void)
         elut_pack(&bw, packed, tl2);
         elut_unpack(packed, m, k, back, tl2);
         CHECK(memcmp(w, back, sizeof w) == 0, "TL%d: unpack(pack(w)) != w", tl2 + 1);
-        int wrong = 0, shift, bit;
+        int wrong = 0;
         if (tl2) {
             CHECK(g.k3 == 96 && g.k2 == 0, "K=96: ThreeK=%d TwoK=%d", g.k3, g.k2);
             for (int c = 0; c < 27; c++) { /* Table 6: index |9a+3b+c|, sign v < 0 */
                 int v = 9 * t[3 * c] + 3 * t[3 * c + 1] + t[3 * c + 2];
-                int idx = (packed[elut_idx_byte(c, 0, &shift)] >> shift) & 15;
-                int sg = (packed[g.sign_off + elut_sign_byte(c, 0, &bit)] >> bit) & 1;
+                int idx = idx_at(packed, 0, c);
+                int sg = sign_at(packed, g.sign_off, c);
                 wrong += idx != abs(v) || sg != (v < 0);
             }
             /* the rows printed in Table 6 */
-            int idx13 = (packed[elut_idx_byte(0, 0, &shift)] >> shift) & 15; /* (-1,-1,-1) */
-            int sg13 = (packed[g.sign_off + elut_sign_byte(0, 0, &bit)] >> bit) & 1;
+            int idx13 = idx_at(packed, 0, 0); /* (-1,-1,-1) */
+            int sg13 = sign_at(packed, g.sign_off, 0);
             CHECK(idx13 == 13 && sg13 == 1, "Table 6: (-1,-1,-1) -> sign %d index %d, want 1 1101", sg13, idx13);
-            int idx11 = (packed[elut_idx_byte(24, 0, &shift)] >> shift) & 15; /* triple 24 = (1,1,-1) */
+            int idx11 = idx_at(packed, 0, 24); /* triple 24 = (1,1,-1) */
             CHECK(idx11 == 11, "Table 6: (1,1,-1) -> index %d, want 1011", idx11);
         } else {
             for (int c = 0; c < 9; c++) { /* Table 5: the pair (t[2c], t[2c+1]) of row 0 */
-                int idx = (packed[g.idx1_off + elut_idx_byte(c, 0, &shift)] >> shift) & 15;
+                int idx = idx_at(packed, g.idx1_off, c);
                 wrong += idx != 3 * (t[2 * c] + 1) + (t[2 * c + 1] + 1);
             }
         }

@@ -47,7 +47,10 @@ int elut_pack(const bb_weights *w, void *dst, bool tl2)
             int v = 9 * t[3 * j] + 3 * t[3 * j + 1] + t[3 * j + 2]; /* Table 6 */
             size_t at = elut_idx_byte(j, rr, &shift);
             tile[at] |= (uint8_t)((v < 0 ? -v : v) << shift);
-            if (v < 0) tile[g.sign_off + elut_sign_byte(j, rr, &bit)] |= (uint8_t)(1u << bit);
+            if (v < 0) {
+                size_t sat = g.sign_off + elut_sign_byte(j, rr, &bit); /* sets bit: call it first */
+                tile[sat] |= (uint8_t)(1u << bit);
+            }
         }
         for (int j = 0; j < g.ng1; j++) {
             const int8_t *p = t + g.k3 + 2 * j;
@@ -63,15 +66,17 @@ int elut_pack(const bb_weights *w, void *dst, bool tl2)
 static inline int tl2_lookup_index(const uint8_t *tile, const elut_geom *g, int j, int rr, int *sign)
 {
     int shift, bit;
-    int idx = (tile[elut_idx_byte(j, rr, &shift)] >> shift) & 15;
-    *sign = -((tile[g->sign_off + elut_sign_byte(j, rr, &bit)] >> bit) & 1);
-    return idx;
+    /* the byte functions set shift/bit: call them before the shifts that read those */
+    size_t at = elut_idx_byte(j, rr, &shift), sat = g->sign_off + elut_sign_byte(j, rr, &bit);
+    *sign = -((tile[sat] >> bit) & 1);
+    return (tile[at] >> shift) & 15;
 }
 
 static inline int tl1_lookup_index(const uint8_t *tile, const elut_geom *g, int j, int rr)
 {
     int shift;
-    return (tile[g->idx1_off + elut_idx_byte(j, rr, &shift)] >> shift) & 15;
+    size_t at = g->idx1_off + elut_idx_byte(j, rr, &shift); /* sets shift: call it first */
+    return (tile[at] >> shift) & 15;
 }
 
 void elut_unpack(const void *src, int m, int k, float *dst, bool tl2)
