@@ -17,20 +17,21 @@
  *     vpshufb       byte i <- the byte holding bit i  (lane 0: bytes 0,1; lane 1: bytes 2,3)
  *     vpand         isolate bit i % 8 in byte i
  *     vpcmpeqb      0xff where the bit is set
- *     vpblendvb     select the weight byte: u = 0 (bit 1, w = -1) or u = 2 (bit 0, w = +1)
+ *     blend         select the weight byte: u = 0 (bit 1, w = -1) or u = 2 (bit 0, w = +1);
+ *                   with one side 0 the paper's vpblendvb is a vpandn (1 uop instead of 2-3)
  * then one int8 dot product with the broadcast activations q[4g..4g+3].
  *
  * Activations: per-row int8 (BB_ACT_I8_ROW).  Exact semantics (upconvert.h):
  *     y[n][m] = bb_i8_dequant(sum_k (1 - 2*bit[m][k]) * q[n][k], s_a[n], scale[m]).
  * Sign handling on vpdpbusd / vpmaddubsw (unsigned x signed): the blend selects u = w + 1 in
- * {0, 2} instead of the paper's {-1, +1} (same instruction, other constants), and 1 * qsum is
+ * {0, 2} instead of the paper's {-1, +1} (a select against zero), and 1 * qsum is
  * subtracted once per output.
  *
  * Instructions per 256-bit output vector (the paper's gamma: 1 shuffle + 1 AND + 1 compare +
  * 1 blend + 1 FMA; the vpbroadcastd loads not counted):
- *   avx2     vpshufb + vpand + vpcmpeqb + vpblendvb + vpmaddubsw + vpaddw = 6, plus
+ *   avx2     vpshufb + vpand + vpcmpeqb + vpandn + vpmaddubsw + vpaddw = 6, plus
  *            8 vpmaddwd/vpaddd every 32 groups of 4 outputs (+0.06)
- *   avxvnni  vpshufb + vpand + vpcmpeqb + vpblendvb + vpdpbusd = 5: the paper's exact sequence
+ *   avxvnni  vpshufb + vpand + vpcmpeqb + vpandn + vpdpbusd = 5: the paper's sequence
  *   avx512   AVX-512BW does shuffle + AND + compare in the mask unit: kmovq loads 64 bits of two
  *            tiles straight into a mask register (bit i -> byte i), vpblendmb selects 0 / 2,
  *            vpdpbusd: 2 zmm ops (+1 mask load) per 512-bit output = 1 op per 256-bit output

@@ -1,5 +1,5 @@
 /* up_i1, 256-bit: the paper's Figure 2 microkernel (M = 32, N = 1, K = 4 per step), one
- * vpbroadcastd + vpshufb + vpand + vpcmpeqb + vpblendvb per 8x4 tile.
+ * vpbroadcastd + vpshufb + vpand + vpcmpeqb + blend (vpandn, see expand) per 8x4 tile.
  * avx2:    vpmaddubsw (u in {0,2} x q -> int16 pairs, |.| <= 2*2*127 = 508), summed in int16
  *          over up to 32 groups (<= 16256), widened with vpmaddwd: exact.
  * avxvnni: VEX vpdpbusd straight into int32 — the paper's exact sequence with vpdpbusd (u8 x s8)
@@ -35,12 +35,14 @@ static inline expand_consts consts(void)
     return e;
 }
 
-/* One 8x4 tile (the dword at p) -> 32 bytes u = w + 1 in VNNI4 order. */
+/* One 8x4 tile (the dword at p) -> 32 bytes u = w + 1 in VNNI4 order.  The paper's final
+ * vpblendvb selects +1 / -1; here it selects 0 (bit set) / 2, a select against zero, which is one
+ * vpandn (GCC turns the blendv of these constants into exactly that). */
 static inline __m256i expand(const uint8_t *p, const expand_consts *e)
 {
     __m256i t = _mm256_shuffle_epi8(bcast_dword(p), e->perm);
     __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(t, e->bitsel), e->bitsel);
-    return _mm256_blendv_epi8(e->two, _mm256_setzero_si256(), set);
+    return _mm256_andnot_si256(set, e->two);
 }
 
 /* Streams s = c * nblk + j; nb * nblk <= 2. */

@@ -40,9 +40,10 @@
  *            8 vpmaddwd/vpaddd every 16 groups (+0.125): 3.875 ops
  *   avxvnni  (1 vpsrld + 2 vpand + 4 vpshufb + 4 vpdpbusd) / 4 = 2.75 ops: the paper's kernel
  *            with vpdpbusd for vpdpbssd
- *   avx512   one 64-byte load = two groups = 8 output vectors:
- *            (1 vpsrld + 2 vpandq + 4 vpshufb + 4 vpdpbusd + 1 vpermd joining the two groups'
- *            activation dwords) / 8 = 1.5 zmm ops (each 512-bit op does two 256-bit outputs' work)
+ *   avx512   one 64-byte load = two groups = 8 output vectors: 1 vpsrld + 2 vpandq + 4 vpshufb +
+ *            4 vpdpbusd per load, plus 1 vpermd joining the two groups' activation dwords, shared
+ *            by the two blocks a GEMV streams at once: (11 + 0.5) / 8 = 1.44 zmm ops (each 512-bit
+ *            op does the work of two 256-bit ones, but 512-bit ops have fewer issue ports)
  * Bytes read per 256-bit output: B = 8 (as in the paper's model, eq. 3).
  */
 #ifndef BB_UP_I2_H
