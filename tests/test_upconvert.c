@@ -9,7 +9,7 @@
  *     prepared buffer, all -128 (outside what prepare produces; the offset trick must still be
  *     exact);
  *   - BitNet ternary weights (one per-tensor scale, from floats and from the ternary view) through
- *     up_i2, which must pick the ternary level set and be exact. */
+ *     up_i2, which must pick the ternary level set, be exact, and agree bit for bit with i2_s. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +186,39 @@ static void ternary_cases(const bb_kernel *up_i2)
     free(t); free(w); free(wdeq); free(scale); free(x); free(packed); free(act);
 }
 
+/* BitNet arithmetic: with ternary weights and one tensor scale, up_i2 computes exactly what the
+ * lossless i2_s computes (same int8 activations, same integer sums, same dequantization), so the
+ * two must agree bit for bit. */
+static void agrees_with_i2_s(const bb_kernel *up_i2)
+{
+    const bb_kernel *i2s = bb_kernel_by_name("i2_s");
+    if (!i2s) return;
+    int m = 64, k = 1024, n = 2;
+    size_t mk = (size_t)m * k;
+    bb_rng r;
+    bb_rng_seed(&r, 99);
+    float *w = malloc(sizeof(float) * mk), *x = malloc(sizeof(float) * (size_t)n * k);
+    float *y0 = malloc(sizeof(float) * (size_t)n * m), *y1 = malloc(sizeof(float) * (size_t)n * m);
+    bb_fill_ternary(&r, w, mk, 0.0421875f);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    void *p0 = bb_alloc(up_i2->packed_size(m, k)), *p1 = bb_alloc(i2s->packed_size(m, k));
+    void *a0 = bb_alloc(up_i2->act_size(n, k)), *a1 = bb_alloc(i2s->act_size(n, k));
+    char err[256];
+    bb_weights bw = {.m = m, .k = k, .f32 = w};
+    CHECK(bb_kernel_pack(up_i2, &bw, p0, err, sizeof err) == 0 && bb_kernel_pack(i2s, &bw, p1, err, sizeof err) == 0,
+          "pack: %s", err);
+    up_i2->prepare(x, n, k, a0);
+    i2s->prepare(x, n, k, a1);
+    i2s->variants[0].matmul(p1, a1, y1, m, k, n, 0, m);
+    for (int v = 0; v < bb_variant_count(up_i2); v++) {
+        if (!bb_variant_usable(&up_i2->variants[v])) continue;
+        up_i2->variants[v].matmul(p0, a0, y0, m, k, n, 0, m);
+        CHECK(memcmp(y0, y1, sizeof(float) * (size_t)n * m) == 0, "up_i2@%s and i2_s differ on BitNet ternary weights",
+              up_i2->variants[v].isa);
+    }
+    free(w); free(x); free(y0); free(y1); free(p0); free(p1); free(a0); free(a1);
+}
+
 int main(void)
 {
     const bb_kernel *up_i2 = bb_kernel_by_name("up_i2"), *up_i1 = bb_kernel_by_name("up_i1");
@@ -222,5 +255,6 @@ int main(void)
     free(w);
 
     ternary_cases(up_i2);
+    agrees_with_i2_s(up_i2);
     return check_summary("upconvert");
 }
