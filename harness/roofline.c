@@ -20,7 +20,8 @@ static bool has512(void) { return __builtin_cpu_supports("avx512f") && __builtin
 
 typedef struct {
     uint8_t *buf[BB_ROOF_MAX_THREADS];
-    size_t bytes;
+    size_t bytes;      /* each thread's buffer */
+    size_t chunk, off; /* what one run reads of it */
     int passes;
     bool zmm;
 } read_job;
@@ -30,8 +31,8 @@ static void read_worker(void *ctx, int tid, int n)
     read_job *j = ctx;
     (void)n;
     for (int p = 0; p < j->passes; p++) {
-        if (j->zmm) bb_roof_read512(j->buf[tid], j->bytes);
-        else bb_roof_read256(j->buf[tid], j->bytes);
+        if (j->zmm) bb_roof_read512(j->buf[tid] + j->off, j->chunk);
+        else bb_roof_read256(j->buf[tid] + j->off, j->chunk);
     }
 }
 
@@ -39,7 +40,7 @@ static void read_worker(void *ctx, int tid, int n)
  * of enough passes to last about `seconds` each (fastest = least disturbed by other processes). */
 static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds, int runs)
 {
-    read_job j = {.bytes = bytes, .passes = 1, .zmm = has512()};
+    read_job j = {.bytes = bytes, .chunk = bytes, .passes = 1, .zmm = has512()};
     for (int t = 0; t < nthreads; t++) {
         j.buf[t] = bb_alloc(bytes);
         if (!j.buf[t]) {
@@ -62,6 +63,35 @@ static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds,
     }
     for (int t = 0; t < nthreads; t++) free(j.buf[t]);
     return (double)bytes * nthreads * j.passes / best / 1e9;
+}
+
+/* DRAM: each thread's buffer (together twice the last-level cache) is read in 4 MiB chunks,
+ * each chunk a timed run, cycling through the buffers so that a chunk was last touched a whole
+ * last-level cache ago; the fastest chunk counts.  Short runs, because on a shared machine a
+ * pass over the whole buffer (hundreds of ms) is always preempted somewhere. */
+static double dram_bw(bb_pool *pool, int nthreads, size_t bytes, int runs)
+{
+    read_job j = {.bytes = bytes, .chunk = (size_t)4 << 20, .passes = 1, .zmm = has512()};
+    if (j.chunk > bytes) j.chunk = bytes;
+    for (int t = 0; t < nthreads; t++) {
+        j.buf[t] = bb_alloc(bytes);
+        if (!j.buf[t]) {
+            for (int u = 0; u < t; u++) free(j.buf[u]);
+            return NAN;
+        }
+        memset(j.buf[t], t + 1, bytes);
+    }
+    size_t nchunks = bytes / j.chunk;
+    double best = INFINITY;
+    for (int r = 0; r < runs; r++) {
+        j.off = (size_t)r % nchunks * j.chunk;
+        double t0 = bb_now();
+        bb_pool_run(pool, read_worker, &j);
+        double t = bb_now() - t0;
+        if (t < best) best = t;
+    }
+    for (int t = 0; t < nthreads; t++) free(j.buf[t]);
+    return (double)j.chunk * nthreads / best / 1e9;
 }
 
 /* ---- instruction peaks ---- */
@@ -103,25 +133,25 @@ static double peak_rate(bb_pool *pool, long (*fn)(long), double run_s, int runs)
     return (double)j.iters * 12 * bb_pool_size(pool) / best / 1e9;
 }
 
-static double measure_clock(double seconds)
+/* GHz from the dependent add chain: the fastest of many short runs (0.5 ms each), since on a
+ * shared machine any longer run is likely preempted somewhere and would read low. */
+static double measure_clock(int runs)
 {
     long iters = 1000;
-    double best = 0;
     for (;;) {
+        double t0 = bb_now();
+        bb_roof_add_chain(iters);
+        if (bb_now() - t0 > 5e-4 || iters > (1L << 40)) break;
+        iters *= 2;
+    }
+    double best = 0;
+    for (int r = 0; r < runs; r++) {
         double t0 = bb_now();
         long adds = bb_roof_add_chain(iters);
         double t = bb_now() - t0;
-        if (t > seconds / 10) {
-            for (int r = 0; r < 5; r++) {
-                t0 = bb_now();
-                adds = bb_roof_add_chain(iters);
-                t = bb_now() - t0;
-                if (adds / t / 1e9 > best) best = adds / t / 1e9;
-            }
-            return best;
-        }
-        iters *= 4;
+        if (t > 0 && adds / t / 1e9 > best) best = adds / t / 1e9;
     }
+    return best;
 }
 
 /* ---- gamma ---- */
@@ -168,9 +198,11 @@ static void measure_gamma(bb_pool *pool1, const bb_kernel *kern, const bb_machin
         return;
     }
     g->ok = true;
-    g->t_call = res.t_median;
+    /* the fastest call, not the median: gamma is a property of the code on this core, and on a
+     * shared machine the median includes other processes' time slices */
+    g->t_call = res.t_min;
     double vectors = (double)m * k / 32;
-    g->gamma = res.t_median * ghz * 1e9 / vectors;
+    g->gamma = res.t_min * ghz * 1e9 / vectors;
     g->ebw_compute_gbps = 4.0 * g->bpw / g->gamma * ghz; /* bytes per 32 weights / cycles * cycles/ns */
 }
 
@@ -196,8 +228,7 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
     if (maxthreads > BB_ROOF_MAX_THREADS) maxthreads = BB_ROOF_MAX_THREADS;
     r->quick = quick;
     r->maxthreads = maxthreads;
-    double sec = quick ? 0.03 : 0.3;
-    r->ghz = measure_clock(sec);
+    r->ghz = measure_clock(quick ? 41 : 201);
     if (log) fprintf(log, "clock (dependent adds): %.3f GHz\n", r->ghz);
 
     size_t l1 = mach->l1d ? mach->l1d : 32768, l2 = mach->l2 ? mach->l2 : 1 << 20, llc = bb_machine_llc(mach);
@@ -213,15 +244,15 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
         sizes[1] = l2 / 2;
         sizes[2] = 4 * l2;
         if (mach->l3 && sizes[2] * t > mach->l3 / 2) sizes[2] = mach->l3 / 2 / t;
-        size_t dram_total = 2 * llc;
+        size_t dram_total = 2 * llc; /* 4 x measured the same here: no LLC hits left */
         if (mach->mem_available && dram_total > mach->mem_available / 4) dram_total = mach->mem_available / 4;
         sizes[3] = dram_total / t;
         for (int l = 0; l < BB_ROOF_LEVELS; l++) {
             sizes[l] = sizes[l] / 4096 * 4096;
             if (t == 1) r->level_bytes[l] = l == 3 ? dram_total / 4096 * 4096 : sizes[l];
-            /* DRAM: one pass per run is already long; cache levels: many short runs */
-            r->bw[t][l] = l == 3 ? read_bw(pool, t, sizes[l], 0, quick ? 3 : 7)
-                                 : read_bw(pool, t, sizes[l], quick ? 0.002 : 0.005, quick ? 9 : 31);
+            /* many short runs: see dram_bw */
+            r->bw[t][l] = l == 3 ? dram_bw(pool, t, sizes[l], quick ? 200 : 600)
+                                 : read_bw(pool, t, sizes[l], 0.001, quick ? 15 : 61);
             if (log) fprintf(log, "read %-4s %d thread(s), %zu bytes each: %.1f GB/s\n", bb_roof_level_names[l], t,
                              sizes[l], r->bw[t][l]);
         }
@@ -271,8 +302,8 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
         if (!pk->available) continue;
         /* two rounds, keeping the faster: a round can fall entirely inside another process's burst */
         for (int round = 0; round < 2; round++) {
-            pk->ginstr_1t = fmax(pk->ginstr_1t, peak_rate(p1, peaks[i].fn, quick ? 0.002 : 0.005, quick ? 9 : 31));
-            pk->ginstr_tt = fmax(pk->ginstr_tt, peak_rate(pt, peaks[i].fn, quick ? 0.002 : 0.005, quick ? 9 : 31));
+            pk->ginstr_1t = fmax(pk->ginstr_1t, peak_rate(p1, peaks[i].fn, 0.001, quick ? 15 : 61));
+            pk->ginstr_tt = fmax(pk->ginstr_tt, peak_rate(pt, peaks[i].fn, 0.001, quick ? 15 : 61));
         }
         if (log) fprintf(log, "%-10s %.2f G instr/s (1 thread), %.2f (%d threads)\n", pk->name, pk->ginstr_1t,
                          pk->ginstr_tt, maxthreads);

@@ -2,14 +2,15 @@
  * plots and reports.
  *   - read bandwidth (GB/s, 1e9 bytes/s) from L1, L2, L3 and DRAM for 1..T threads: each thread
  *     reads its own buffer sized for the level (L1: half the L1d; L2: half the L2; L3: 4 x L2,
- *     within half the L3 shared by all threads; DRAM: twice the last-level cache in total),
- *     with 512-bit loads (256-bit without AVX-512), repeatedly, after one untimed pass;
+ *     within half the L3 shared by all threads; DRAM: twice the last-level cache in total, read
+ *     in 4 MiB chunks timed one by one), with 512-bit loads (256-bit without AVX-512), the
+ *     fastest of many short runs (1 ms; other processes share the cores);
  *   - peak throughput of vpdpbusd, vpmaddubsw, vpshufb, vpermb (512-bit), fp32 FMA (512-bit)
  *     and the bf16 dot vdpbf16ps, in instructions/s and operations/s, for 1 and T threads;
  *   - the effective core clock from a chain of dependent adds (one per cycle);
  *   - per kernel, the gamma of the Intel up-convert paper (Sec. 3, Eq. 2): cycles per 256-bit
  *     vector of up-converted int8 weights (32 weights), measured as one thread's GEMV (N = 1,
- *     prepare + matmul) on a matrix whose packed weights fit in half the L1d, times the
+ *     prepare + matmul, the fastest call) on a matrix whose packed weights fit in half the L1d, times the
  *     measured clock; with it the effective-bandwidth roofline ebw = min(beta, B/gamma), B the
  *     packed bytes of 32 weights (4 x bits/weight), B/gamma given in GB/s at the measured clock.
  * Every number is measured; the only derived ones (ops/s from instructions/s, per-cycle figures
@@ -42,7 +43,7 @@ typedef struct {
     int m, k;
     bool ok;
     char reason[128];
-    double t_call;          /* seconds per GEMV call, median */
+    double t_call;          /* seconds per GEMV call, the fastest of the timed calls */
     double gamma;           /* cycles per 32 weights */
     double ebw_compute_gbps; /* B/gamma: packed weight GB/s the computation alone sustains */
 } bb_roof_gamma;
