@@ -331,7 +331,7 @@ static int plot_gemv_bw(plot_ctx *c, const table *g, const profile *pr)
         if ((int)num(g, r, cn) != 1) continue;
         char l[96], s[64];
         label_of(g, r, l, sizeof l);
-        snprintf(s, sizeof s, "%sx%s", cellv(g, r, cm), cellv(g, r, ck));
+        snprintf(s, sizeof s, "%sx%s %s", cellv(g, r, cm), cellv(g, r, ck), cellv(g, r, col(g, "cache")));
         int si = key_index(&shapes, s, 1), ki = key_index(&kern, l, 1);
         if (si < 0 || ki < 0) continue;
         double th = num(g, r, ct), bw = num(g, r, cb);
@@ -408,7 +408,7 @@ static int plot_ebw(plot_ctx *c, const profile *pr)
     FILE *f = fopen(path, "w");
     for (int i = 0; i < pr->ngamma; i++) {
         double bound = pr->gbound[i] * t;
-        fprintf(f, "\"%s (%.2g b/w)\" %.6g %.6g %.6g\n", pr->gk[i], pr->gbpw[i], pr->gbpw[i], bound,
+        fprintf(f, "\"%s %.3g\" %.6g %.6g %.6g\n", pr->gk[i], pr->gbpw[i], pr->gbpw[i], bound,
                 bound < dram ? bound : dram);
     }
     fclose(f);

@@ -19,6 +19,8 @@ static void usage(FILE *f)
             "  e2e --model NAME ...    prompt and generation tokens/s of a model with synthetic weights\n"
             "  overhead [--threads LIST]\n"
             "                          the harness's own cost per measured call (pool barrier)\n"
+            "  roofline [--quick] ...  this machine's bandwidth and instruction ceilings, gamma per kernel\n"
+            "  plot RESULTS_DIR ...    gnuplot figures (PNG, SVG) of a results folder into plots/\n"
             "run 'bitbench COMMAND --help' for a command's options\n");
 }
 

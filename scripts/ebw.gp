@@ -7,7 +7,8 @@ set title ttl noenhanced
 set style data histogram
 set style histogram cluster gap 1
 set style fill solid 0.8 border -1
-set xtics rotate by -40 font ",9"
+set xtics rotate by -60 font ",8"
+set xlabel "kernel and bits per weight" offset 0,-1
 set ylabel "weight bandwidth (GB/s)"
 set logscale y
 set yrange [0.1:*]

@@ -6,7 +6,7 @@ set title ttl noenhanced
 set style data histogram
 set style histogram cluster gap 1
 set style fill solid 0.8 border -1
-set xlabel "shape (M x K)"
+set xlabel "shape (M x K) and cache mode"
 set ylabel "attained weight bandwidth (GB/s)"
 set xtics rotate by -30
 set yrange [0:*]
