@@ -10,7 +10,7 @@
  *   - the effective core clock from a chain of dependent adds (one per cycle);
  *   - per kernel, the gamma of the Intel up-convert paper (Sec. 3, Eq. 2): cycles per 256-bit
  *     vector of up-converted int8 weights (32 weights), measured as one thread's GEMV (N = 1,
- *     prepare + matmul, the fastest call) on a matrix whose packed weights fit in half the L1d, times the
+ *     matmul alone on activations prepared once, the fastest of many 0.2 ms batches) on a matrix whose packed weights fit in half the L1d, times the
  *     measured clock; with it the effective-bandwidth roofline ebw = min(beta, B/gamma), B the
  *     packed bytes of 32 weights (4 x bits/weight), B/gamma given in GB/s at the measured clock.
  * Every number is measured; the only derived ones (ops/s from instructions/s, per-cycle figures
@@ -43,7 +43,7 @@ typedef struct {
     int m, k;
     bool ok;
     char reason[128];
-    double t_call;          /* seconds per GEMV call, the fastest of the timed calls */
+    double t_call;          /* seconds per GEMV matmul call (no prepare), fastest batch */
     double gamma;           /* cycles per 32 weights */
     double ebw_compute_gbps; /* B/gamma: packed weight GB/s the computation alone sustains */
 } bb_roof_gamma;
