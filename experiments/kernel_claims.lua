@@ -1,0 +1,58 @@
+-- The kernel-level speed claims the README reports, measured side by side in one run:
+--   mad:       i2_s and tq2_0 GEMV against q4_0 on BitNet-2B4T's FFN shape (M=6912, K=2560),
+--              weights streamed from DRAM (bitnet.cpp §2; foundation issue);
+--   lut:       T-MAC (tmac_w2) and bitnet.cpp's TL kernels against i2_s and tq1_0 on the
+--              bitnet_b1_58-large and BitNet-2B4T shapes, cache-resident and from DRAM;
+--   upconvert: Intel's up_i2 / up_i1 against q8_0 on Falcon3-1B, MobileLLM-1.5B and Llama-3-8B
+--              projection shapes, from DRAM (Intel paper Figures 5-7);
+--   codebook:  cb2 against q2_k, iq4_nl against q4_0 (Arm paper §5-6).
+-- About 10 minutes on 2 cores.  Then:  lua5.4 scripts/claims.lua RESULTS_DIR/results.csv
+--
+--   bitbench run experiments/kernel_claims.lua
+
+local function have(list)
+  local out = {}
+  for _, k in ipairs(list) do if bitbench.kernel(k) then out[#out + 1] = k end end
+  return out
+end
+
+local threads = bitbench.range(1, math.min(2, bitbench.machine.pus))
+
+bitbench.experiment {
+  name = "kernel_claims",
+  description = "GEMV speed claims of bitnet.cpp, T-MAC, Arm and Intel papers, side by side",
+  sweeps = {
+    bitbench.sweep {
+      name = "mad",
+      kernels = have { "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0" },
+      shapes = { { m = 6912, k = 2560 } },
+      threads = threads,
+      cache = "dram",
+      reps = 20, min_seconds = 0.3,
+    },
+    bitbench.sweep {
+      name = "lut",
+      kernels = have { "i2_s", "tmac_w2", "tmac_w2_exact", "tl1_0", "tl2_0", "tl2_1", "tq1_0", "tq2_0" },
+      shapes = { { m = 4096, k = 1536 }, { m = 1536, k = 4096 }, { m = 6912, k = 2560 }, { m = 2560, k = 6912 } },
+      threads = threads,
+      cache = { "resident", "dram" },
+      reps = 20, min_seconds = 0.2,
+    },
+    bitbench.sweep {
+      name = "upconvert",
+      kernels = have { "q8_0", "up_i2", "up_i1" },
+      shapes = { "falcon3-1b", "mobilellm-1.5b", "llama-3-8b" },
+      threads = threads,
+      cache = "dram",
+      reps = 10, min_seconds = 0.2,
+    },
+    bitbench.sweep {
+      name = "codebook",
+      kernels = have { "cb2", "q2_k", "iq4_nl", "q4_0" },
+      shapes = { { m = 6912, k = 2560 }, { m = 4096, k = 4096 } },
+      threads = threads,
+      cache = { "resident", "dram" },
+      reps = 20, min_seconds = 0.2,
+    },
+  },
+}

@@ -1,0 +1,148 @@
+-- Turns a kernel_claims run (experiments/kernel_claims.lua) into the README's tables: every
+-- figure is read from the results CSV (and the DRAM read ceiling from a `bitbench roofline`
+-- machine profile), so the text always matches the files.
+--
+--   lua5.4 scripts/claims.lua RESULTS_DIR/results.csv [results/machine-profile.json]
+
+local csv_path, profile_path = arg[1], arg[2] or "results/machine-profile.json"
+if not csv_path then
+  io.stderr:write("usage: lua5.4 scripts/claims.lua RESULTS.csv [machine-profile.json]\n")
+  os.exit(2)
+end
+
+local function split(line)
+  local out = {}
+  for field in (line .. ","):gmatch("([^,]*),") do out[#out + 1] = field end
+  return out
+end
+
+local f = assert(io.open(csv_path, "r"))
+local header = split(f:read("l"))
+local col = {}
+for i, name in ipairs(header) do col[name] = i end
+local rows = {}
+for line in f:lines() do
+  local v = split(line)
+  rows[#rows + 1] = {
+    sweep = v[col.sweep], kernel = v[col.kernel], variant = v[col.variant], m = tonumber(v[col.m]),
+    k = tonumber(v[col.k]), threads = tonumber(v[col.threads]), cache = v[col.cache],
+    t = tonumber(v[col.t_median_s]), gbps = tonumber(v[col.gbps]), model = v[col.model] or "",
+  }
+end
+f:close()
+
+-- DRAM read ceiling per thread count from the machine profile, if there is one.
+local dram = {}
+local pf = io.open(profile_path, "r")
+if pf then
+  local text = pf:read("a")
+  pf:close()
+  for entry in text:gmatch("{[^{}]*\"level\"%s*:%s*\"DRAM\"[^{}]*}") do
+    local th = tonumber(entry:match("\"threads\"%s*:%s*(%d+)"))
+    local g = tonumber(entry:match("\"gbps\"%s*:%s*([%d.eE+-]+)"))
+    if th and g then dram[th] = g end
+  end
+end
+
+local function find(sweep, kernel, m, k, threads, cache)
+  for _, r in ipairs(rows) do
+    if r.sweep == sweep and r.kernel == kernel and r.m == m and r.k == k and r.threads == threads and r.cache == cache then
+      return r
+    end
+  end
+end
+
+local function thread_counts(sweep)
+  local seen, out = {}, {}
+  for _, r in ipairs(rows) do
+    if r.sweep == sweep and not seen[r.threads] then seen[r.threads] = true; out[#out + 1] = r.threads end
+  end
+  table.sort(out)
+  return out
+end
+
+local function us(r) return r and string.format("%.1f", r.t * 1e6) or "—" end
+-- speed-up of a over b: t(b) / t(a)
+local function ratio(a, b) return (a and b) and string.format("%.2f×", b.t / a.t) or "—" end
+
+print("Measured by `bitbench run experiments/kernel_claims.lua`, tabulated by `scripts/claims.lua`.")
+print("Times are medians of prepare + matmul per call; a ratio X× of kernel A over B is t(B) / t(A).")
+print()
+
+-- 1. i2_s and tq2_0 against q4_0 (the foundation's target).
+print("**Multiply-add GEMV, M=6912 K=2560, weights from DRAM**")
+print()
+print("| threads | kernel | µs | GB/s | of DRAM read | speed-up over q4_0 |")
+print("|---:|---|---:|---:|---:|---:|")
+for _, th in ipairs(thread_counts("mad")) do
+  local base = find("mad", "q4_0", 6912, 2560, th, "dram")
+  for _, kn in ipairs({ "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0" }) do
+    local r = find("mad", kn, 6912, 2560, th, "dram")
+    if r then
+      local share = dram[th] and string.format("%.0f %%", 100 * r.gbps / dram[th]) or "—"
+      print(string.format("| %d | %s@%s | %s | %.1f | %s | %s |", th, kn, r.variant, us(r), r.gbps, share, ratio(r, base)))
+    end
+  end
+end
+if next(dram) then
+  local parts = {}
+  for th, g in pairs(dram) do parts[#parts + 1] = string.format("%.1f GB/s with %d thread%s", g, th, th > 1 and "s" or "") end
+  table.sort(parts)
+  print()
+  print("DRAM read ceiling from `bitbench roofline`: " .. table.concat(parts, ", ") .. ".")
+end
+print()
+
+-- 2. The LUT claims (T-MAC and bitnet.cpp TL).
+print("**Lookup-table kernels against multiply-add (bitnet_b1_58-large and BitNet-2B4T shapes), µs per call**")
+print()
+print("| M×K | cache | threads | i2_s | tmac_w2 | tl2_0 | tl1_0 | tq1_0 | tq2_0 | tl2_0 vs tq1_0 | tmac_w2 vs i2_s |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+local shapes = { { 4096, 1536 }, { 1536, 4096 }, { 6912, 2560 }, { 2560, 6912 } }
+for _, cache in ipairs({ "resident", "dram" }) do
+  for _, s in ipairs(shapes) do
+    for _, th in ipairs(thread_counts("lut")) do
+      local g = function(kn) return find("lut", kn, s[1], s[2], th, cache) end
+      print(string.format("| %d×%d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |", s[1], s[2], cache, th,
+        us(g("i2_s")), us(g("tmac_w2")), us(g("tl2_0")), us(g("tl1_0")), us(g("tq1_0")), us(g("tq2_0")),
+        ratio(g("tl2_0"), g("tq1_0")), ratio(g("tmac_w2"), g("i2_s"))))
+    end
+  end
+end
+print()
+
+-- 3. Intel up-convert against q8_0 (attained bandwidth).
+print("**Up-convert GEMV from DRAM: attained weight bandwidth (GB/s) against q8_0**")
+print()
+print("| model | M×K | threads | q8_0 | up_i2 | up_i1 | up_i2 / q8_0 |")
+print("|---|---|---:|---:|---:|---:|---:|")
+local seen = {}
+for _, r in ipairs(rows) do
+  if r.sweep == "upconvert" and r.kernel == "q8_0" then
+    local key = r.m .. "x" .. r.k .. "t" .. r.threads
+    if not seen[key] then
+      seen[key] = true
+      local a = find("upconvert", "up_i2", r.m, r.k, r.threads, "dram")
+      local b = find("upconvert", "up_i1", r.m, r.k, r.threads, "dram")
+      print(string.format("| %s | %d×%d | %d | %.1f | %s | %s | %s |", r.model, r.m, r.k, r.threads, r.gbps,
+        a and string.format("%.1f", a.gbps) or "—", b and string.format("%.1f", b.gbps) or "—",
+        a and string.format("%.0f %%", 100 * a.gbps / r.gbps) or "—"))
+    end
+  end
+end
+print()
+
+-- 4. Codebooks.
+print("**Codebook kernels, µs per call (cb2 against q2_k, iq4_nl against q4_0)**")
+print()
+print("| M×K | cache | threads | cb2 | q2_k | cb2 vs q2_k | iq4_nl | q4_0 | iq4_nl vs q4_0 |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+for _, cache in ipairs({ "resident", "dram" }) do
+  for _, s in ipairs({ { 6912, 2560 }, { 4096, 4096 } }) do
+    for _, th in ipairs(thread_counts("codebook")) do
+      local g = function(kn) return find("codebook", kn, s[1], s[2], th, cache) end
+      print(string.format("| %d×%d | %s | %d | %s | %s | %s | %s | %s | %s |", s[1], s[2], cache, th, us(g("cb2")),
+        us(g("q2_k")), ratio(g("cb2"), g("q2_k")), us(g("iq4_nl")), us(g("q4_0")), ratio(g("iq4_nl"), g("q4_0"))))
+    end
+  end
+end
