@@ -98,7 +98,10 @@ BB_QX_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *y
         }
         for (; b < nblk; b++) {
             one_scale(row + b * bbytes, b, aux, nb, sc);
-            block_step(row + b * bbytes, fmt, b, a, aux, nb, sc, 0, (b & 1) ? odd : even);
+            if (b & 1) /* two calls, not a pointer choice: the accumulators stay in registers */
+                block_step(row + b * bbytes, fmt, b, a, aux, nb, sc, 0, odd);
+            else
+                block_step(row + b * bbytes, fmt, b, a, aux, nb, sc, 0, even);
         }
         for (int c = 0; c < nb; c++) y[(size_t)(c0 + c) * m + r] = hsum_ps(_mm256_add_ps(even[c], odd[c]));
     }
