@@ -6,6 +6,7 @@
 
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
+#include "../mad/qx_0.h" /* the q8_0 activation buffer shared with q4_0 / q8_0, and its prepare */
 
 _Static_assert(sizeof(bb_iq4_nl_block) == 18, "iq4_nl block must be 18 bytes");
 
@@ -82,34 +83,11 @@ static void iq4_nl_unpack(const void *src, int m, int k, float *dst)
     }
 }
 
-static size_t iq4_nl_act_size(int n, int k) { return (size_t)n * bb_iq4_nl_act_stride(k); }
-
-static void iq4_nl_prepare(const float *x, int n, int k, void *act)
-{
-    int nb = k / BB_QK4_NL;
-    for (int c = 0; c < n; c++) {
-        char *row = (char *)act + (size_t)c * bb_iq4_nl_act_stride(k);
-        bb_block_q8_0 *q = (bb_block_q8_0 *)row;
-        bb_quant_q8_0(x + (size_t)c * k, k, q);
-        memset(row + (size_t)34 * nb, 0, bb_iq4_nl_act_d_offset(k) - (size_t)34 * nb);
-        float *d = (float *)(row + bb_iq4_nl_act_d_offset(k));
-        memset(d + nb, 0, bb_iq4_nl_act_c_offset(k) - bb_iq4_nl_act_d_offset(k) - (size_t)4 * nb);
-        int32_t *corr = (int32_t *)(row + bb_iq4_nl_act_c_offset(k));
-        for (int b = 0; b < nb; b++) {
-            d[b] = bb_fp16_to_fp32(q[b].d);
-            for (int l = 0; l < 8; l++) {
-                const int8_t *ql = q[b].qs + 4 * l;
-                corr[8 * b + l] = -128 * (ql[0] + ql[1] + ql[2] + ql[3]);
-            }
-        }
-    }
-}
-
 static void iq4_nl_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
     int nb = k / BB_QK4_NL;
     for (int c = 0; c < n; c++) {
-        const bb_block_q8_0 *a = bb_iq4_nl_act_row(act, k, c);
+        const bb_block_q8_0 *a = bb_qx_act_row(act, k, c);
         for (int r = m0; r < m1; r++) {
             const bb_iq4_nl_block *x = (const bb_iq4_nl_block *)w + (size_t)r * nb;
             float sum = 0.0f;
@@ -141,11 +119,11 @@ const bb_kernel bb_kernel_iq4_nl = {
     .packed_size = iq4_nl_packed_size,
     .pack = iq4_nl_pack,
     .unpack = iq4_nl_unpack,
-    .act_size = iq4_nl_act_size,
-    .prepare = iq4_nl_prepare,
+    .act_size = bb_qx_act_size,
+    .prepare = bb_qx_prepare,
     .variants = {
         {"scalar", 0, iq4_nl_matmul_ref, NULL},
-        {"avx2", BB_ISA_AVX2, bb_iq4_nl_matmul_avx2, NULL},
-        {"avx512", BB_ISA_AVX512, bb_iq4_nl_matmul_avx512, NULL},
+        {"avx2", BB_ISA_AVX2, bb_iq4_nl_matmul_avx2, bb_qx_prepare_avx2},
+        {"avx512", BB_ISA_AVX512, bb_iq4_nl_matmul_avx512, bb_qx_prepare_avx512},
     },
 };

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "../common/act_quant.h"
+#include "../mad/qx_0.h"
 #include "cb_simd.h"
 #include "iq4_nl.h"
 
@@ -62,8 +63,8 @@ void bb_iq4_nl_matmul_avx2(const void *w, const void *act, float *y, int m, int 
         const bb_block_q8_0 *a[BB_CB_NB_MAX];
         const float *ad[BB_CB_NB_MAX];
         for (int c = 0; c < ncol; c++) {
-            a[c] = bb_iq4_nl_act_row(act, k, c0 + c);
-            ad[c] = bb_iq4_nl_act_d(a[c], k);
+            a[c] = bb_qx_act_row(act, k, c0 + c);
+            ad[c] = bb_qx_aux_row(act, n, k, c0 + c).d;
         }
         for (int r = m0; r < m1; r++) {
             const bb_iq4_nl_block *x = (const bb_iq4_nl_block *)w + (size_t)r * nb;
