@@ -15,6 +15,9 @@ void bb_experiment_free(bb_experiment *ex)
         free(s->shapes);
         free(s->n);
         free(s->threads);
+        free(s->models);
+        free(s->prompt);
+        free(s->gen);
     }
     free(ex->sweeps);
     free(ex->meters);

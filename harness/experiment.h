@@ -14,6 +14,7 @@
 #include "gemm_bench.h"
 #include "kernels/kernel.h"
 #include "machine.h"
+#include "models/model_config.h"
 
 #define BB_NAME_MAX 64
 
@@ -47,6 +48,16 @@ typedef struct {
     double spread_limit;        /* flag points with sd/median above this */
     bb_unsupported on_unsupported;
     uint64_t seed;
+    /* A model sweep (field `models` instead of `shapes`): end-to-end points through bb_e2e_bench,
+     * one row each in e2e.csv.  min_reps is its `reps` (repetitions of prefill + generation). */
+    bool is_model;
+    bb_model_config *models;
+    int nmodels;
+    char out_kernel[BB_NAME_MAX];
+    int *prompt, nprompt;       /* prompt lengths (pp) */
+    int *gen, ngen;             /* generation lengths (tg) */
+    bool kv_f16;
+    int distinct_layers;        /* synthetic layers generated (the rest reuse them); 0 = all */
 } bb_sweep;
 
 typedef struct {
@@ -71,6 +82,8 @@ typedef struct {
 #define BB_DEFAULT_SPREAD_LIMIT 0.10
 #define BB_DEFAULT_SEED 42
 #define BB_DEFAULT_OUT "results"
+#define BB_DEFAULT_E2E_REPS 3
+#define BB_DEFAULT_DISTINCT_LAYERS 2
 
 /* Run the Lua file and fill ex.  Returns 0, or -1 with one message in err: "FILE:LINE: what was
  * wrong; what is valid" (a Lua syntax or run-time error keeps Lua's own file:line). */

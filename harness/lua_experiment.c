@@ -292,6 +292,10 @@ static void *grow(lua_State *L, void *p, size_t elem, int count)
 static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      "n",       "threads",
                                            "warmup", "reps",     "max_reps",    "min_seconds",
                                            "cache",  "on_unsupported", "spread_limit", "seed"};
+static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
+                                                 "threads", "prompt", "gen",            "reps",
+                                                 "kv",      "seed",   "on_unsupported", "distinct_layers"};
+static const char *const kv_names[] = {"f32", "f16"};
 static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out"};
 static const char *const unsupported_names[] = {"skip", "error"};
 
@@ -465,6 +469,100 @@ static void read_ints(lua_State *L, load_ctx *c, int t, bb_sweep *sw, const char
             if (v[i] == v[j]) fail(L, c, sw, "field '%s': %d is listed twice", field, v[i]);
 }
 
+static void read_models(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    lua_getfield(L, t, "models");
+    int n = string_list_len(L, c, sw, "models");
+    for (int i = 1; i <= n; i++) {
+        const char *name = string_entry(L, c, sw, "models", i);
+        bb_model_config cfg;
+        char err[2048];
+        /* bb_model_load names the valid models and the nearest one for an unknown name */
+        if (bb_model_load(name, &cfg, err, sizeof err)) fail(L, c, sw, "field 'models', entry %d: %s", i, err);
+        for (int j = 0; j < sw->nmodels; j++)
+            if (strcmp(sw->models[j].name, cfg.name) == 0)
+                fail(L, c, sw, "field 'models': '%s' is listed twice", cfg.name);
+        sw->models = grow(L, sw->models, sizeof *sw->models, sw->nmodels);
+        sw->models[sw->nmodels++] = cfg;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* The fields of a model sweep (sw->name and sw->line are set). */
+static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    char err[1024];
+    sw->is_model = true;
+    if (bb_lua_check_fields(L, t, model_sweep_fields, (int)(sizeof model_sweep_fields / sizeof *model_sweep_fields),
+                            err, sizeof err))
+        fail(L, c, sw, "%s (a sweep with 'models' is a model sweep)", err);
+    sw->min_reps = BB_DEFAULT_E2E_REPS;
+    sw->seed = BB_DEFAULT_SEED;
+    sw->distinct_layers = BB_DEFAULT_DISTINCT_LAYERS;
+    read_models(L, c, t, sw);
+    read_kernels(L, c, t, sw);
+    snprintf(sw->out_kernel, sizeof sw->out_kernel, "f16");
+    if (bb_lua_get_string(L, t, "out_kernel", NULL, 0, sw->out_kernel, sizeof sw->out_kernel, err, sizeof err) < 0)
+        fail(L, c, sw, "%s", err);
+    {
+        const bb_kernel *k;
+        const bb_variant *v;
+        char kerr[1536];
+        if (bb_kernel_resolve(sw->out_kernel, &k, &v, kerr, sizeof kerr)) {
+            const char *names[256];
+            int nk = 0;
+            for (int i = 0; i < bb_kernel_count() && nk < 256; i++) names[nk++] = bb_kernel_at(i)->name;
+            const char *near = bb_suggest(sw->out_kernel, names, nk);
+            char hint[96] = "", valid[1200] = "";
+            if (near) snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+            bb_join_names(valid, sizeof valid, names, nk);
+            fail(L, c, sw, "field 'out_kernel': unknown kernel '%s'%s; valid kernels: %s", sw->out_kernel, hint,
+                 valid);
+        }
+    }
+    sw->threads = malloc(sizeof *sw->threads);
+    sw->prompt = malloc(sizeof *sw->prompt);
+    sw->gen = malloc(sizeof *sw->gen);
+    if (!sw->threads || !sw->prompt || !sw->gen) luaL_error(L, "out of memory");
+    sw->threads[0] = c->mach->cores > 0 ? c->mach->cores : 1;
+    sw->nthreads = 1;
+    sw->prompt[0] = 16;
+    sw->nprompt = 1;
+    sw->gen[0] = 8;
+    sw->ngen = 1;
+    read_ints(L, c, t, sw, "threads", 1, 1 << 16, &sw->threads, &sw->nthreads);
+    for (int i = 0; i < sw->nthreads; i++)
+        if (sw->threads[i] > c->mach->pus)
+            fail(L, c, sw, "field 'threads': %d threads, but this machine has %d processing units (valid: 1..%d)",
+                 sw->threads[i], c->mach->pus, c->mach->pus);
+    read_ints(L, c, t, sw, "prompt", 0, 1 << 16, &sw->prompt, &sw->nprompt);
+    read_ints(L, c, t, sw, "gen", 0, 1 << 16, &sw->gen, &sw->ngen);
+    for (int i = 0; i < sw->nprompt; i++)
+        for (int j = 0; j < sw->ngen; j++)
+            if (sw->prompt[i] == 0 && sw->gen[j] == 0)
+                fail(L, c, sw, "fields 'prompt' and 'gen' are both 0 in one point: nothing to measure (valid: "
+                               "prompt >= 0, gen >= 0, not both 0)");
+    long v;
+    int rc = bb_lua_get_int(L, t, "reps", 1, 1000000, &v, err, sizeof err);
+    if (rc < 0) fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->min_reps = (int)v;
+    sw->max_reps = sw->min_reps;
+    rc = bb_lua_get_int(L, t, "distinct_layers", 0, 1 << 16, &v, err, sizeof err);
+    if (rc < 0) fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->distinct_layers = (int)v;
+    rc = bb_lua_get_int(L, t, "seed", 0, 9007199254740991L, &v, err, sizeof err);
+    if (rc < 0) fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->seed = (uint64_t)v;
+    char s[32] = "f32";
+    if (bb_lua_get_string(L, t, "kv", kv_names, 2, s, sizeof s, err, sizeof err) < 0) fail(L, c, sw, "%s", err);
+    sw->kv_f16 = strcmp(s, "f16") == 0;
+    snprintf(s, sizeof s, "skip");
+    if (bb_lua_get_string(L, t, "on_unsupported", unsupported_names, 2, s, sizeof s, err, sizeof err) < 0)
+        fail(L, c, sw, "%s", err);
+    sw->on_unsupported = strcmp(s, "error") == 0 ? BB_UNSUPPORTED_ERROR : BB_UNSUPPORTED_SKIP;
+}
+
 static void read_sweep(lua_State *L, load_ctx *c, int t, int index, bb_sweep *sw)
 {
     char err[1024];
@@ -480,6 +578,17 @@ static void read_sweep(lua_State *L, load_ctx *c, int t, int index, bb_sweep *sw
     for (int i = 0; sw->name[i]; i++)
         if (sw->name[i] == ',' || sw->name[i] == '"' || sw->name[i] == '\n' || sw->name[i] == '|')
             fail(L, c, sw, "field 'name': a sweep name may not contain ',', '\"', '|' or a newline");
+    lua_getfield(L, t, "models");
+    bool is_model = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (is_model) {
+        lua_getfield(L, t, "shapes");
+        if (!lua_isnil(L, -1))
+            fail(L, c, sw, "has both 'models' (a model sweep) and 'shapes' (a kernel sweep); use one of them");
+        lua_pop(L, 1);
+        read_model_sweep(L, c, t, sw);
+        return;
+    }
     if (bb_lua_check_fields(L, t, sweep_fields, (int)(sizeof sweep_fields / sizeof *sweep_fields), err, sizeof err))
         fail(L, c, sw, "%s", err);
     sw->warmup = BB_DEFAULT_WARMUP;

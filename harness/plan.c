@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/e2e_bench.h"
+
 void bb_point_key(const char *sweep, const char *kernel, const char *variant, int m, int k, int n, int threads,
                   const char *cache, char *buf, size_t len)
 {
@@ -22,6 +24,7 @@ void bb_plan_point_key(const bb_experiment *ex, const bb_point *p, char *buf, si
 void bb_plan_free(bb_plan *plan)
 {
     free(plan->points);
+    free(plan->e2e);
     for (int i = 0; i < plan->nskipped; i++) free(plan->skipped[i]);
     free(plan->skipped);
     memset(plan, 0, sizeof *plan);
@@ -43,14 +46,85 @@ static void shape_label(const bb_shape *sh, char *buf, size_t len)
     else snprintf(buf, len, "M=%d K=%d", sh->m, sh->k);
 }
 
+/* The end-to-end points of a model sweep: each (kernel, model) is checked up front, with the
+ * engine's own estimate (every linear shape the kernel must take, the packed weights, embedding,
+ * classifier and KV cache at the largest context of the sweep) against the memory available now,
+ * and is skipped or refused as on_unsupported says. */
+static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int s, bb_plan *plan, size_t *cap,
+                            char *err, size_t errlen)
+{
+    const bb_sweep *sw = &ex->sweeps[s];
+    char where[1100];
+    bb_experiment_where(ex, sw->line ? sw->line : ex->line, where, sizeof where);
+    int max_seq = 1, max_prompt = 1;
+    for (int i = 0; i < sw->nprompt; i++)
+        for (int j = 0; j < sw->ngen; j++) {
+            if (sw->prompt[i] + sw->gen[j] > max_seq) max_seq = sw->prompt[i] + sw->gen[j];
+            if (sw->prompt[i] > max_prompt) max_prompt = sw->prompt[i];
+        }
+    for (int ki = 0; ki < sw->nkernels; ki++)
+        for (int mi = 0; mi < sw->nmodels; mi++) {
+            const bb_model_config *cfg = &sw->models[mi];
+            bb_tf_dims d;
+            bb_tf_dims_from_config(cfg, max_seq, &d);
+            bb_tf_options o = {.kernel = sw->kernels[ki].kernel->name, .out_kernel = sw->out_kernel,
+                               .kv_f16 = sw->kv_f16, .max_batch = max_prompt < 512 ? max_prompt : 512};
+            size_t need = 0;
+            char why[1024] = "";
+            if (!bb_tf_estimate_bytes(&d, &o, &need, why, sizeof why) && mach->mem_available &&
+                need > mach->mem_available / 100 * 90)
+                snprintf(why, sizeof why, "does not fit in memory: needs %.2f GiB (packed weights, embedding, KV "
+                         "cache) but %.2f GiB is available", need / 1073741824.0, mach->mem_available / 1073741824.0);
+            if (why[0]) {
+                if (sw->on_unsupported == BB_UNSUPPORTED_ERROR) {
+                    snprintf(err, errlen, "%ssweep '%s': %s cannot run model %s: %s (the sweep has on_unsupported "
+                             "= \"error\"; use \"skip\" to leave such points out)", where, sw->name,
+                             sw->kernels[ki].spec, cfg->name, why);
+                    return -1;
+                }
+                char msg[2048];
+                snprintf(msg, sizeof msg, "sweep '%s': skipped %s on model %s: %s", sw->name, sw->kernels[ki].spec,
+                         cfg->name, why);
+                if (add_skip(plan, msg)) goto oom;
+                continue;
+            }
+            for (int pi = 0; pi < sw->nprompt; pi++)
+                for (int gi = 0; gi < sw->ngen; gi++)
+                    for (int ti = 0; ti < sw->nthreads; ti++) {
+                        if (sw->prompt[pi] == 0 && sw->gen[gi] == 0) continue;
+                        if ((size_t)plan->ne2e == *cap) {
+                            *cap = *cap ? 2 * *cap : 16;
+                            bb_e2e_point *v = realloc(plan->e2e, sizeof *v * *cap);
+                            if (!v) goto oom;
+                            plan->e2e = v;
+                        }
+                        int index = plan->ne2e + 1;
+                        plan->e2e[plan->ne2e++] = (bb_e2e_point){.index = index, .sweep = s, .kernel = ki,
+                                                                 .model = mi, .prompt = sw->prompt[pi],
+                                                                 .gen = sw->gen[gi], .threads = sw->threads[ti]};
+                    }
+        }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory planning the run");
+    return -1;
+}
+
 int bb_plan_build(const bb_experiment *ex, const bb_machine *mach, bb_plan *plan, char *err, size_t errlen)
 {
     memset(plan, 0, sizeof *plan);
-    size_t cap = 0;
+    size_t cap = 0, e2e_cap = 0;
     for (int s = 0; s < ex->nsweeps; s++) {
         const bb_sweep *sw = &ex->sweeps[s];
         char where[1100];
         bb_experiment_where(ex, sw->line ? sw->line : ex->line, where, sizeof where);
+        if (sw->is_model) {
+            if (plan_model_sweep(ex, mach, s, plan, &e2e_cap, err, errlen)) {
+                bb_plan_free(plan);
+                return -1;
+            }
+            continue;
+        }
         for (int ki = 0; ki < sw->nkernels; ki++) {
             const bb_kernel *kern = sw->kernels[ki].kernel;
             for (int si = 0; si < sw->nshapes; si++) {
@@ -97,7 +171,7 @@ int bb_plan_build(const bb_experiment *ex, const bb_machine *mach, bb_plan *plan
             }
         }
     }
-    if (plan->npoints == 0) {
+    if (plan->npoints == 0 && plan->ne2e == 0) {
         snprintf(err, errlen, "%s: nothing to run: every kernel/shape combination was skipped (%d skipped; see "
                  "above or set on_unsupported = \"error\" for the reasons)", ex->file, plan->nskipped);
         return -1;

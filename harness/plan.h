@@ -18,9 +18,18 @@ typedef struct {
     bb_cache_mode cache;
 } bb_point;
 
+/* One end-to-end point of a model sweep (run after the kernel points). */
+typedef struct {
+    int index;          /* 1-based among the e2e points */
+    int sweep, kernel, model;
+    int prompt, gen, threads;
+} bb_e2e_point;
+
 typedef struct {
     bb_point *points;
     int npoints;
+    bb_e2e_point *e2e;
+    int ne2e;
     char **skipped;     /* one message per skipped (kernel, shape) */
     int nskipped;
 } bb_plan;

@@ -127,6 +127,33 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
         bb_json_string(j, "name", sw->name);
         if (sw->line) bb_json_int(j, "line", sw->line);
         else bb_json_null(j, "line");
+        if (sw->is_model) {
+            bb_json_string(j, "type", "model");
+            bb_json_array_begin(j, "models");
+            for (int i = 0; i < sw->nmodels; i++) bb_json_string(j, NULL, sw->models[i].name);
+            bb_json_array_end(j);
+            bb_json_array_begin(j, "kernels");
+            for (int i = 0; i < sw->nkernels; i++) bb_json_string(j, NULL, sw->kernels[i].spec);
+            bb_json_array_end(j);
+            bb_json_string(j, "out_kernel", sw->out_kernel);
+            bb_json_array_begin(j, "threads");
+            for (int i = 0; i < sw->nthreads; i++) bb_json_int(j, NULL, sw->threads[i]);
+            bb_json_array_end(j);
+            bb_json_array_begin(j, "prompt");
+            for (int i = 0; i < sw->nprompt; i++) bb_json_int(j, NULL, sw->prompt[i]);
+            bb_json_array_end(j);
+            bb_json_array_begin(j, "gen");
+            for (int i = 0; i < sw->ngen; i++) bb_json_int(j, NULL, sw->gen[i]);
+            bb_json_array_end(j);
+            bb_json_int(j, "reps", sw->min_reps);
+            bb_json_string(j, "kv", sw->kv_f16 ? "f16" : "f32");
+            bb_json_int(j, "distinct_layers", sw->distinct_layers);
+            bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
+            bb_json_int(j, "seed", (long long)sw->seed);
+            bb_json_object_end(j);
+            continue;
+        }
+        bb_json_string(j, "type", "kernel");
         bb_json_array_begin(j, "kernels");
         for (int i = 0; i < sw->nkernels; i++) bb_json_string(j, NULL, sw->kernels[i].spec);
         bb_json_array_end(j);
@@ -205,6 +232,11 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_int(&j, "flagged", r->points_flagged);
     bb_json_int(&j, "skipped", r->plan->nskipped);
     bb_json_object_end(&j);
+    bb_json_object_begin(&j, "e2e_points");
+    bb_json_int(&j, "total", r->plan->ne2e);
+    bb_json_int(&j, "done", r->e2e_done);
+    bb_json_int(&j, "failed", r->e2e_failed);
+    bb_json_object_end(&j);
     write_machine(&j, r->mach);
     bb_json_object_begin(&j, "placement");
     for (int t = 1; t <= r->max_threads; t++)
@@ -232,6 +264,8 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     write_sweeps(&j, ex);
     bb_json_string(&j, "csv", r->csv_file);
     bb_json_string(&j, "markdown", r->md_file);
+    /* model sweeps: one row per end-to-end point (columns in README.md, "End-to-end") */
+    bb_json_string(&j, "e2e_csv", r->plan->ne2e ? r->e2e_file : NULL);
     string_array(&j, "skipped", r->plan->skipped, r->plan->nskipped);
     string_array(&j, "failed", r->failures, r->nfailures);
     bb_json_array_begin(&j, "warnings");

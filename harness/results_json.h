@@ -41,6 +41,8 @@ typedef struct {
     char **failures, **flagged;  /* one line each */
     int nfailures, nflagged;
     const char *csv_file, *md_file;
+    const char *e2e_file;        /* model sweeps' CSV (null in run.json when there are none) */
+    int e2e_done, e2e_failed;
 } bb_run_record;
 
 /* Write the sidecar atomically.  Returns 0 or -1 with err. */

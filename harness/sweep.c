@@ -13,6 +13,7 @@
 
 #include "gemm_bench.h"
 #include "meter.h"
+#include "models/e2e_bench.h"
 #include "pool.h"
 #include "progress.h"
 #include "results.h"
@@ -25,6 +26,21 @@
 #define CSV_NAME "results.csv"
 #define JSON_NAME "run.json"
 #define MD_NAME "results.md"
+#define E2E_NAME "e2e.csv"
+
+/* The columns of e2e.csv, one row per end-to-end point of a model sweep (README.md, "End-to-end";
+ * `bitbench plot --kind tokens` reads model, kernel, threads, tg_tps and pp_tps by name). */
+static const char E2E_HEADER[] =
+    "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,"
+    "pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,"
+    "tg_gbps_derived,footprint_bytes";
+
+/* What the markdown table and --resume need of an e2e row. */
+typedef struct {
+    char sweep[BB_NAME_MAX], model[BB_NAME_MAX], kernel[BB_NAME_MAX], variant[32];
+    int threads, prompt, gen;
+    double pp, pp_min, pp_max, tg, tg_min, tg_max;
+} e2e_row;
 
 static volatile sig_atomic_t stop_signal;
 
@@ -49,6 +65,9 @@ typedef struct {
     int max_threads;
     bb_run_record rec;
     bb_progress progress;
+    char e2e_path[1300];
+    e2e_row *e2e_rows;
+    int ne2e_rows;
 } run_state;
 
 static int mkdir_p(const char *path)
@@ -459,6 +478,11 @@ static void finish_record(run_state *st, int write_failed)
         rec->status = "incomplete";
         snprintf(rec->status_reason, sizeof rec->status_reason,
                  "%d of %d points failed (see \"failed\"); --resume retries them", rec->points_failed, total);
+    } else if (rec->e2e_failed) {
+        rec->status = "incomplete";
+        snprintf(rec->status_reason, sizeof rec->status_reason,
+                 "%d of %d end-to-end points failed (see \"failed\"); --resume retries them", rec->e2e_failed,
+                 st->plan->ne2e);
     } else {
         rec->status = "complete";
         rec->status_reason[0] = 0;
@@ -466,12 +490,196 @@ static void finish_record(run_state *st, int write_failed)
     bb_iso_time(rec->ended_at);
 }
 
+/* ---------------------------------------------------------------- model sweeps ---- */
+
+static bool e2e_same(const e2e_row *r, const char *sweep, const char *model, const char *kernel, const char *variant,
+                     int threads, int prompt, int gen)
+{
+    return !strcmp(r->sweep, sweep) && !strcmp(r->model, model) && !strcmp(r->kernel, kernel) &&
+           !strcmp(r->variant, variant) && r->threads == threads && r->prompt == prompt && r->gen == gen;
+}
+
+static bool e2e_done(const run_state *st, const bb_e2e_point *p)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+    for (int i = 0; i < st->ne2e_rows; i++)
+        if (e2e_same(&st->e2e_rows[i], sw->name, sw->models[p->model].name, kc->kernel->name, kc->variant->isa,
+                     p->threads, p->prompt, p->gen))
+            return true;
+    return false;
+}
+
+static int e2e_add(run_state *st, const e2e_row *r)
+{
+    e2e_row *v = realloc(st->e2e_rows, sizeof *v * (size_t)(st->ne2e_rows + 1));
+    if (!v) return -1;
+    st->e2e_rows = v;
+    v[st->ne2e_rows++] = *r;
+    return 0;
+}
+
+/* Rows of an earlier session of a resumed run (our own writer: no quoting, fixed columns). */
+static int e2e_load(run_state *st, FILE *f)
+{
+    char line[4096];
+    if (!fgets(line, sizeof line, f)) return 0;
+    line[strcspn(line, "\r\n")] = 0;
+    if (strcmp(line, E2E_HEADER)) return -1;
+    while (fgets(line, sizeof line, f)) {
+        if (!strchr(line, '\n')) break; /* a row cut short by a kill: measured again */
+        line[strcspn(line, "\r\n")] = 0;
+        char *col[32];
+        int n = 0;
+        for (char *c = line; n < 32;) {
+            col[n++] = c;
+            char *comma = strchr(c, ',');
+            if (!comma) break;
+            *comma = 0;
+            c = comma + 1;
+        }
+        if (n != 24) continue;
+        e2e_row r = {0};
+        snprintf(r.sweep, sizeof r.sweep, "%s", col[1]);
+        snprintf(r.model, sizeof r.model, "%s", col[3]);
+        snprintf(r.kernel, sizeof r.kernel, "%s", col[4]);
+        snprintf(r.variant, sizeof r.variant, "%s", col[5]);
+        r.threads = atoi(col[9]);
+        r.prompt = atoi(col[10]);
+        r.gen = atoi(col[11]);
+        r.pp = strtod(col[13], NULL), r.pp_min = strtod(col[14], NULL), r.pp_max = strtod(col[15], NULL);
+        r.tg = strtod(col[16], NULL), r.tg_min = strtod(col[17], NULL), r.tg_max = strtod(col[18], NULL);
+        if (e2e_add(st, &r)) return -1;
+    }
+    return 0;
+}
+
+static FILE *e2e_open(run_state *st, char *err, size_t errlen)
+{
+    snprintf(st->e2e_path, sizeof st->e2e_path, "%s/%s", st->dir, E2E_NAME);
+    FILE *f = NULL;
+    if (st->opt->resume && (f = fopen(st->e2e_path, "r"))) {
+        int rc = e2e_load(st, f);
+        fclose(f);
+        if (rc) {
+            snprintf(err, errlen, "%s: not an e2e.csv of this version (header differs); cannot resume it",
+                     st->e2e_path);
+            return NULL;
+        }
+        f = fopen(st->e2e_path, "a");
+    } else {
+        f = fopen(st->e2e_path, "w");
+        if (f && (fprintf(f, "%s\n", E2E_HEADER) < 0 || fflush(f) != 0)) {
+            fclose(f);
+            f = NULL;
+        }
+    }
+    if (!f) snprintf(err, errlen, "cannot write %s: %s", st->e2e_path, strerror(errno));
+    return f;
+}
+
+static void e2e_fail(run_state *st, const bb_e2e_point *p, const char *label, const char *why)
+{
+    note(st, "bitbench run: e2e point %d (%s) failed: %s", p->index, label, why);
+    add_line(&st->rec.failures, &st->rec.nfailures, "e2e point %d (%s): %s", p->index, label, why);
+    st->rec.e2e_failed++;
+}
+
+/* The end-to-end points, after the kernel points: one bb_e2e_bench each (it builds the model's
+ * synthetic weights, times prefill and decode over the sweep's repetitions, and frees it). */
+static int measure_e2e(run_state *st)
+{
+    const bb_plan *plan = st->plan;
+    char err[2048];
+    FILE *f = e2e_open(st, err, sizeof err);
+    if (!f) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        return -1;
+    }
+    for (int i = 0; i < plan->ne2e; i++)
+        st->rec.e2e_done += e2e_done(st, &plan->e2e[i]);
+    int rc = 0;
+    for (int i = 0; i < plan->ne2e && !stop_signal; i++) {
+        const bb_e2e_point *p = &plan->e2e[i];
+        if (e2e_done(st, p)) continue;
+        const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+        const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+        const bb_model_config *cfg = &sw->models[p->model];
+        char label[256];
+        snprintf(label, sizeof label, "%s %s %s pp%d tg%d t%d", sw->name, cfg->name, kc->spec, p->prompt, p->gen,
+                 p->threads);
+        if (!st->opt->quiet) fprintf(stderr, "bitbench run: e2e %d/%d: %s\n", p->index, plan->ne2e, label);
+        bb_pool *pool = pool_for(st, p->threads, err, sizeof err);
+        if (!pool) {
+            e2e_fail(st, p, label, err);
+            continue;
+        }
+        bb_e2e_spec spec = {.model = cfg, .kernel = kc->spec, .out_kernel = sw->out_kernel, .prompt_len = p->prompt,
+                            .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
+                            .kv_f16 = sw->kv_f16, .seed = sw->seed};
+        bb_e2e_result r;
+        if (bb_e2e_bench(pool, &spec, &r, err, sizeof err)) {
+            e2e_fail(st, p, label, err);
+            continue;
+        }
+        if (fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%.4f,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%zu,%.6g,%zu\n",
+                    st->ex->name, sw->name, p->index, cfg->name, kc->kernel->name, kc->variant->isa,
+                    kc->kernel->family, kc->kernel->bits_per_weight, sw->out_kernel, p->threads, p->prompt, p->gen,
+                    sw->min_reps, r.pp_tps_median, r.pp_tps_min, r.pp_tps_max, r.tg_tps_median, r.tg_tps_min,
+                    r.tg_tps_max, r.tg_ms_per_token, r.matmul_share, r.weight_bytes_per_token, r.tg_gbps,
+                    r.footprint) < 0 ||
+            fflush(f) != 0) {
+            fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
+            rc = -1;
+            break;
+        }
+        e2e_row row = {.threads = p->threads, .prompt = p->prompt, .gen = p->gen, .pp = r.pp_tps_median,
+                       .pp_min = r.pp_tps_min, .pp_max = r.pp_tps_max, .tg = r.tg_tps_median, .tg_min = r.tg_tps_min,
+                       .tg_max = r.tg_tps_max};
+        snprintf(row.sweep, sizeof row.sweep, "%s", sw->name);
+        snprintf(row.model, sizeof row.model, "%s", cfg->name);
+        snprintf(row.kernel, sizeof row.kernel, "%s", kc->kernel->name);
+        snprintf(row.variant, sizeof row.variant, "%s", kc->variant->isa);
+        if (e2e_add(st, &row)) {
+            rc = -1;
+            break;
+        }
+        st->rec.e2e_done++;
+        if (write_json(st)) {
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* llama-bench's table: one line per test (pp<P>, tg<G>) with tokens/s, median (min-max). */
+static void e2e_markdown(FILE *f, const run_state *st)
+{
+    fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |\n");
+    fprintf(f, "|---|---|---:|---|---:|---:|\n");
+    for (int i = 0; i < st->ne2e_rows; i++) {
+        const e2e_row *r = &st->e2e_rows[i];
+        if (r->prompt > 0)
+            fprintf(f, "| %s | %s@%s | %d | pp%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
+                    r->threads, r->prompt, r->pp, r->pp_min, r->pp_max);
+        if (r->gen > 0)
+            fprintf(f, "| %s | %s@%s | %d | tg%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
+                    r->threads, r->gen, r->tg, r->tg_min, r->tg_max);
+    }
+}
+
 static void write_markdown(run_state *st)
 {
     FILE *f = fopen(st->md_path, "w");
     if (f) {
         fprintf(f, "# %s\n\n", st->ex->name);
-        bb_markdown_table(f, st->rows, st->nrows);
+        if (st->nrows || !st->ne2e_rows) bb_markdown_table(f, st->rows, st->nrows);
+        if (st->ne2e_rows) {
+            fprintf(f, "%sEnd-to-end (%s):\n\n", st->nrows ? "\n" : "", E2E_NAME);
+            e2e_markdown(f, st);
+        }
         fprintf(f, "\nMachine: %s, %d cores. Build: %s. Experiment: %s (sha256 %.16s). Status: %s%s%s.\n",
                 st->mach->cpu_model, st->mach->cores, BB_GIT_COMMIT, st->ex->file, st->rec.sha256,
                 st->rec.status, st->rec.status_reason[0] ? ": " : "", st->rec.status_reason);
@@ -480,6 +688,11 @@ static void write_markdown(run_state *st)
     if (st->nrows) {
         printf("\n");
         bb_markdown_table(stdout, st->rows, st->nrows);
+        printf("\n");
+    }
+    if (st->ne2e_rows) {
+        printf("\n");
+        e2e_markdown(stdout, st);
         printf("\n");
     }
     fflush(stdout);
@@ -494,6 +707,8 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     st.max_threads = 1;
     for (int i = 0; i < plan->npoints; i++)
         if (plan->points[i].threads > st.max_threads) st.max_threads = plan->points[i].threads;
+    for (int i = 0; i < plan->ne2e; i++)
+        if (plan->e2e[i].threads > st.max_threads) st.max_threads = plan->e2e[i].threads;
     st.pools = calloc((size_t)st.max_threads + 1, sizeof *st.pools);
     st.rec.placement = calloc((size_t)st.max_threads + 1, sizeof *st.rec.placement);
     if (!st.pools || !st.rec.placement) {
@@ -502,7 +717,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     }
     st.rec = (bb_run_record){.ex = ex, .mach = mach, .plan = plan, .argc = opt->argc, .argv = opt->argv,
                              .status = "incomplete", .placement = st.rec.placement, .max_threads = st.max_threads,
-                             .csv_file = CSV_NAME, .md_file = MD_NAME};
+                             .csv_file = CSV_NAME, .md_file = MD_NAME, .e2e_file = E2E_NAME};
     snprintf(st.rec.status_reason, sizeof st.rec.status_reason, "running (or killed before it could finish)");
     if (bb_sha256_file(ex->file, st.rec.sha256)) snprintf(st.rec.sha256, sizeof st.rec.sha256, "unreadable");
     if (open_meters(&st)) goto done;
@@ -524,7 +739,8 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
             note_flagged(&st, &st.rows[i], limit);
         }
     if (!opt->quiet)
-        fprintf(stderr, "bitbench run: %s: %d points -> %s\n", ex->name, plan->npoints, st.dir);
+        fprintf(stderr, "bitbench run: %s: %d points%s -> %s\n", ex->name, plan->npoints,
+                plan->ne2e ? " + end-to-end points" : "", st.dir);
     if (opt->resume) note(&st, "bitbench run: resuming: %d of %d points already measured", already, plan->npoints);
     if (write_json(&st)) goto done;
 
@@ -539,6 +755,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     bb_progress_init(&st.progress, plan->npoints, already, !opt->quiet);
     int failed_write = measure_all(&st, csv) != 0;
     bb_progress_clear(&st.progress);
+    if (plan->ne2e && !failed_write && !stop_signal) failed_write = measure_e2e(&st) != 0;
     int sig = stop_signal;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -554,7 +771,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
                     st.rec.points_flagged, st.rec.points_flagged == 1 ? "" : "s");
     }
     if (sig) exit_code = 128 + sig;
-    else exit_code = failed_write || st.rec.points_failed ? 1 : 0;
+    else exit_code = failed_write || st.rec.points_failed || st.rec.e2e_failed ? 1 : 0;
 done:
     if (csv) fclose(csv);
     for (int t = 0; st.pools && t <= st.max_threads; t++)
@@ -563,6 +780,7 @@ done:
     for (int i = 0; i < st.nmeters; i++) bb_meter_close(&st.meters[i]);
     free(st.meters);
     free(st.rows);
+    free(st.e2e_rows);
     for (int i = 0; i < st.ndone; i++) free(st.done_keys[i]);
     free(st.done_keys);
     for (int t = 0; st.rec.placement && t <= st.max_threads; t++) free(st.rec.placement[t]);

@@ -1,0 +1,74 @@
+#!/bin/sh
+# Model sweeps (bitbench.sweep{ models = ... }): validation errors name the file and line, a tiny
+# model sweep runs end to end into a well-formed e2e.csv with positive tokens/s, and a model that
+# cannot fit in memory is refused before any work.  $1 is the bitbench binary.
+BB="$1"
+pass=0; fail=0
+T=$(mktemp -d /tmp/bb_e2e_sweep_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+expect_error() {
+    pattern="$1"; shift
+    err=$("$BB" "$@" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && printf '%s' "$err" | grep -q -- "$pattern"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "FAIL: bitbench $* -> rc=$rc, stderr: $err (wanted /$pattern/)"
+    fi
+}
+check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+
+# a tiny BitNet model in a models directory of our own
+mkdir -p "$T/models"
+cat > "$T/models/tiny.lua" <<'LUA'
+return { name = "tiny", style = "bitnet", dim = 128, ffn_dim = 256, n_layers = 2, n_heads = 4,
+         n_kv_heads = 4, vocab_size = 256, ffn_act = "relu2", tied_embedding = true, source = "test" }
+LUA
+cp models/bitnet-dummy-100b.lua "$T/models/" 2>/dev/null || cp "$(dirname "$0")/../models/bitnet-dummy-100b.lua" "$T/models/"
+BITBENCH_MODELS="$T/models"; export BITBENCH_MODELS
+
+sweep() { # $1 file, $2 the sweep's fields
+    printf 'bitbench.experiment {\n  name = "e2e_t", out = "%s",\n  sweeps = {\n    bitbench.sweep { %s },\n  },\n}\n' \
+        "$T/res" "$2" > "$T/$1"
+}
+
+sweep typo.lua 'models = {"tiny"}, kernels = {"i2_s"}, prompts = {4}'
+expect_error "typo.lua:4: sweep 'sweep1': unknown field 'prompts'" run "$T/typo.lua"
+sweep model.lua 'models = {"tinny"}, kernels = {"i2_s"}'
+expect_error "model.lua:4: sweep 'sweep1': field 'models', entry 1: .*tiny" run "$T/model.lua"
+sweep kern.lua 'models = {"tiny"}, kernels = {"i2s"}'
+expect_error "kern.lua:4: .*unknown kernel 'i2s' (did you mean 'i2_s'?)" run "$T/kern.lua"
+sweep outk.lua 'models = {"tiny"}, kernels = {"i2_s"}, out_kernel = "f61"'
+expect_error "outk.lua:4: .*field 'out_kernel': unknown kernel 'f61'" run "$T/outk.lua"
+sweep kv.lua 'models = {"tiny"}, kernels = {"i2_s"}, kv = "q8"'
+expect_error "kv.lua:4: .*kv.*f32.*f16" run "$T/kv.lua"
+sweep both.lua 'models = {"tiny"}, shapes = {{256,256}}, kernels = {"i2_s"}'
+expect_error "both.lua:4: .*both 'models'.*'shapes'" run "$T/both.lua"
+sweep zero.lua 'models = {"tiny"}, kernels = {"i2_s"}, prompt = 0, gen = 0'
+expect_error "zero.lua:4: .*both 0" run "$T/zero.lua"
+sweep reps.lua 'models = {"tiny"}, kernels = {"i2_s"}, reps = 0'
+expect_error "reps.lua:4: .*reps" run "$T/reps.lua"
+
+# a model that cannot fit is refused up front (on_unsupported = "error"), or skipped and reported
+sweep big.lua 'models = {"bitnet-dummy-100b"}, kernels = {"f32"}, on_unsupported = "error"'
+expect_error "big.lua:4: sweep 'sweep1': f32 cannot run model bitnet-dummy-100b: does not fit in memory: needs" \
+    run "$T/big.lua"
+sweep bigskip.lua 'models = {"bitnet-dummy-100b"}, kernels = {"f32"}'
+expect_error "nothing to run" run "$T/bigskip.lua"
+
+# the tiny model end to end
+sweep good.lua 'name = "tiny_e2e", models = {"tiny"}, kernels = {"i2_s", "f16"}, threads = {1}, prompt = {8}, gen = {4}, reps = 2, kv = "f16"'
+out=$("$BB" run "$T/good.lua" 2>"$T/stderr"); rc=$?
+check '[ "$rc" -eq 0 ]' "tiny sweep exit $rc: $(cat "$T/stderr")"
+csv=$(ls "$T"/res/e2e_t-*/e2e.csv 2>/dev/null | head -1)
+check '[ -f "$csv" ]' "no e2e.csv"
+check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,footprint_bytes" ]' "e2e.csv header"
+check '[ "$(wc -l < "$csv")" -eq 3 ]' "e2e.csv: want 2 rows"
+bad=$(awk -F, 'NR > 1 && (NF != 24 || $4 != "tiny" || $10 != 1 || $11 != 8 || $12 != 4 || !($14 > 0) || !($17 > 0) || !($15 <= $14 && $14 <= $16) || !($18 <= $17 && $17 <= $19) || !($22 > 0) || !($24 > 0)) { print }' "$csv")
+check '[ -z "$bad" ]' "malformed rows: $bad"
+check 'printf "%s" "$out" | grep -q "| tiny | i2_s@[a-z0-9]* | 1 | tg4 |"' "markdown table: $out"
+check 'grep -q "\"e2e_csv\": \"e2e.csv\"" "$T"/res/e2e_t-*/run.json' "run.json names e2e.csv"
+check 'grep -q "\"status\": \"complete\"" "$T"/res/e2e_t-*/run.json' "run.json complete"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
