@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "kernels/kernel.h"
 #include "meter.h"
+#include "models/e2e_bench.h"
 #include "models/model_config.h"
 
 static void list_kernels(void)
@@ -27,8 +28,25 @@ static void list_kernels(void)
     }
 }
 
-/* Model configs with their parameter counts; a config that does not load is reported, not
- * skipped. */
+/* The memory the engine needs for a model with a kernel at a 2048-token context (packed linear
+ * layers, f16 embedding and classifier, f32 KV cache, 512-token prefill buffers), from
+ * bb_tf_estimate_bytes: "-" when the kernel cannot take one of the model's shapes. */
+#define LIST_CONTEXT 2048
+
+static void model_memory(const bb_model_config *c, const char *kernel, char *buf, size_t len)
+{
+    bb_tf_dims d;
+    bb_tf_dims_from_config(c, LIST_CONTEXT, &d);
+    bb_tf_options o = {.kernel = kernel, .out_kernel = "f16", .max_batch = 512};
+    size_t need;
+    char err[512];
+    if (bb_tf_estimate_bytes(&d, &o, &need, err, sizeof err)) snprintf(buf, len, "-");
+    else if (need >= (size_t)1 << 30) snprintf(buf, len, "%.1f GiB", need / 1073741824.0);
+    else snprintf(buf, len, "%.0f MiB", need / 1048576.0);
+}
+
+/* Model configs with their parameter counts and memory needs; a config that does not load is
+ * reported, not skipped. */
 static int list_models(void)
 {
     char **names;
@@ -37,8 +55,8 @@ static int list_models(void)
         fprintf(stderr, "bitbench list models: no model configs (*.lua) in %s\n", bb_model_dir());
         return 1;
     }
-    printf("%-20s %-7s %6s %6s %6s %7s %7s %6s %9s %s\n", "model", "style", "dim", "ffn", "layers", "heads/kv",
-           "vocab", "ffn_act", "params", "shapes M×K (roles)");
+    printf("%-20s %-7s %6s %6s %6s %7s %7s %6s %9s %10s %10s %s\n", "model", "style", "dim", "ffn", "layers",
+           "heads/kv", "vocab", "ffn_act", "params", "mem i2_s", "mem f16", "shapes M×K (roles)");
     for (int i = 0; i < n; i++) {
         bb_model_config c;
         char err[2048];
@@ -61,10 +79,17 @@ static int list_models(void)
             if (w < 0) break;
             used += (size_t)w;
         }
-        printf("%-20s %-7s %6d %6d %6d %7s %7d %6s %9s %s\n", c.name, bb_model_style_name(c.style), c.dim, c.ffn_dim,
-               c.n_layers, hk, c.vocab_size, bb_model_ffn_act_name(c.ffn_act), params, shapes);
+        char mem_i2s[24], mem_f16[24];
+        model_memory(&c, "i2_s", mem_i2s, sizeof mem_i2s);
+        model_memory(&c, "f16", mem_f16, sizeof mem_f16);
+        printf("%-20s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", c.name, bb_model_style_name(c.style), c.dim,
+               c.ffn_dim, c.n_layers, hk, c.vocab_size, bb_model_ffn_act_name(c.ffn_act), params, mem_i2s, mem_f16,
+               shapes);
     }
     bb_model_names_free(names, n);
+    printf("mem: what the engine allocates at a %d-token context (packed linear layers, f16 embedding and "
+           "classifier, f32 KV cache, prefill buffers); '-': the kernel cannot take one of the model's shapes\n",
+           LIST_CONTEXT);
     return bad;
 }
 

@@ -70,8 +70,10 @@ expect_error "is complete; nothing to resume" run "$good" --resume
 # --only selects among the file's kernels: i2_s@scalar is not among them, i2_s is
 expect_ok "1 points, 1 skipped" run "$good" --dry-run --only i2_s --threads 1 --only i2_s@scalar
 
-expect_ok "llama-2-7b .* 6.74B 4096x4096 (q+k+v+o) 11008x4096 (gate+up) 4096x11008 (down)" list models
-expect_ok "bitnet-b1.58-2b4t .* 2.41B 2560x2560 (q+o) 640x2560 (k+v)" list models
+expect_ok "llama-2-7b .* 6.74B .* 4096x4096 (q+k+v+o) 11008x4096 (gate+up) 4096x11008 (down)" list models
+expect_ok "bitnet-b1.58-2b4t .* 2.41B .* 2560x2560 (q+o) 640x2560 (k+v)" list models
+# the memory each kernel needs (i2_s, f16) at a 2048-token context
+expect_ok "bitnet-b1.58-large .* 729M  *[0-9]* MiB  *[0-9.]* GiB 1536x1536" list models
 expect_ok "timer .*yes .*timer_tsc_ticks_per_call" list meters
 expect_error "unknown list 'foo'; valid: kernels, models, meters" list foo
 expect_ok "| *1 | " overhead --threads 1 --samples 5 --batch 10
