@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../common/act_quant.h"
+#include "../common/i8_rows_simd.h"
 
 /* The AVX-512 variant keeps 64*code*q sums in int32: exact while 128*127*K/4 < 2^31. */
 static const char *i2_s_shape_error(int m, int k)
@@ -83,7 +84,8 @@ const bb_kernel bb_kernel_i2_s = {
     .prepare = bb_quant_i8_rows,
     .variants = {
         {"scalar", 0, i2_s_matmul_ref, NULL},
-        {"avx2", BB_ISA_AVX2, bb_i2_s_matmul_avx2, NULL},
-        {"avx512", BB_ISA_AVX512, bb_i2_s_matmul_avx512, NULL},
+        /* the SIMD activation quantizers write the same bytes as bb_quant_i8_rows */
+        {"avx2", BB_ISA_AVX2, bb_i2_s_matmul_avx2, bb_quant_i8_rows_avx2},
+        {"avx512", BB_ISA_AVX512, bb_i2_s_matmul_avx512, bb_quant_i8_rows_avx512},
     },
 };
