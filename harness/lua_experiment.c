@@ -10,7 +10,8 @@
  *
  * The bitbench table (documented in README.md, section "Experiments in Lua"):
  *   experiment{...}   declare the experiment (once); returns its table
- *   sweep{...}        mark a table as a sweep, remembering its line; returns the table
+ *   sweep{...}        mark a table as a sweep, remembering its line; returns the table (a sweep
+ *                     with `models` instead of `shapes` is a model sweep: end-to-end points)
  *   kernels([family]) names of the registered kernels (of one family)
  *   kernel(spec)      a kernel's description, or nil and a reason when it is not usable here
  *   models()          names of the model configs in models/
@@ -393,7 +394,8 @@ static void read_shapes(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
     lua_getfield(L, t, "shapes");
     if (lua_isnil(L, -1))
-        fail(L, c, sw, "missing field 'shapes' (a list of model names, {m=M, k=K} or {M, K} pairs)");
+        fail(L, c, sw, "missing field 'shapes' (a list of model names, {m=M, k=K} or {M, K} pairs), or "
+                       "'models' for a model sweep");
     char what[96];
     if (lua_type(L, -1) == LUA_TSTRING) {
         /* one model name */
