@@ -11,7 +11,7 @@
 
 #define BB_PREFETCH_BYTES 4096
 
-static inline void bb_prefetch_stream(const void *p)
+static inline __attribute__((always_inline)) void bb_prefetch_stream(const void *p)
 {
     _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
 }
