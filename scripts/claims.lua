@@ -2,11 +2,17 @@
 -- figure is read from the results CSV (and the DRAM read ceiling from a `bitbench roofline`
 -- machine profile), so the text always matches the files.
 --
---   lua5.4 scripts/claims.lua RESULTS_DIR/results.csv [results/machine-profile.json]
+--   lua5.4 scripts/claims.lua RESULTS_DIR/results.csv [MORE.csv ...] [results/machine-profile.json]
 
-local csv_path, profile_path = arg[1], arg[2] or "results/machine-profile.json"
-if not csv_path then
-  io.stderr:write("usage: lua5.4 scripts/claims.lua RESULTS.csv [machine-profile.json]\n")
+-- Arguments: one or more results.csv files (a later file's row replaces an earlier one for the
+-- same sweep, kernel, shape, threads and cache: rerun part of the experiment with --only and
+-- pass both) and optionally a machine profile (*.json).
+local csvs, profile_path = {}, "results/machine-profile.json"
+for _, a in ipairs(arg) do
+  if a:match("%.json$") then profile_path = a else csvs[#csvs + 1] = a end
+end
+if #csvs == 0 then
+  io.stderr:write("usage: lua5.4 scripts/claims.lua RESULTS.csv [MORE.csv ...] [machine-profile.json]\n")
   os.exit(2)
 end
 
@@ -16,20 +22,24 @@ local function split(line)
   return out
 end
 
-local f = assert(io.open(csv_path, "r"))
-local header = split(f:read("l"))
-local col = {}
-for i, name in ipairs(header) do col[name] = i end
-local rows = {}
-for line in f:lines() do
-  local v = split(line)
-  rows[#rows + 1] = {
-    sweep = v[col.sweep], kernel = v[col.kernel], variant = v[col.variant], m = tonumber(v[col.m]),
-    k = tonumber(v[col.k]), threads = tonumber(v[col.threads]), cache = v[col.cache],
-    t = tonumber(v[col.t_median_s]), gbps = tonumber(v[col.gbps]), model = v[col.model] or "",
-  }
+local rows, index = {}, {}
+for _, path in ipairs(csvs) do
+  local f = assert(io.open(path, "r"))
+  local header = split(f:read("l"))
+  local col = {}
+  for i, name in ipairs(header) do col[name] = i end
+  for line in f:lines() do
+    local v = split(line)
+    local r = {
+      sweep = v[col.sweep], kernel = v[col.kernel], variant = v[col.variant], m = tonumber(v[col.m]),
+      k = tonumber(v[col.k]), threads = tonumber(v[col.threads]), cache = v[col.cache],
+      t = tonumber(v[col.t_median_s]), gbps = tonumber(v[col.gbps]), model = v[col.model] or "",
+    }
+    local key = table.concat({ r.sweep, r.kernel, r.m, r.k, r.threads, r.cache }, "|")
+    if index[key] then rows[index[key]] = r else rows[#rows + 1] = r; index[key] = #rows end
+  end
+  f:close()
 end
-f:close()
 
 -- DRAM read ceiling per thread count from the machine profile, if there is one.
 local dram = {}
