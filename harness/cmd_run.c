@@ -28,7 +28,8 @@ static void usage(FILE *f)
             "  --dry-run        check the file and print the planned points; measure nothing\n"
             "  --quiet          no progress line and no notes on stderr\n"
             "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
-            "build, command line, meters, status) and results.md; the table is also printed.\n");
+            "build, command line, meters, status) and results.md; the table is also printed.\n"
+            "Model sweeps (models = {...}) write e2e.csv (one row per end-to-end point) beside them.\n");
 }
 
 /* Split "a,b" arguments of repeated --only options into one list (pointers into argv copies). */
