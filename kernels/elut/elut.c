@@ -168,9 +168,10 @@ void elut_tables_ref(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab,
     }
 }
 
-void elut_prepare_with(const float *x, int n, int k, void *act, elut_kind kind, elut_table_fn build)
+void elut_prepare_with(const float *x, int n, int k, void *act, elut_kind kind, elut_quant_fn quant,
+                       elut_table_fn build)
 {
-    bb_quant_i8_rows(x, n, k, act);
+    quant(x, n, k, act);
     elut_geom g = elut_geometry(k, kind.tl2);
     size_t stride = elut_tab_stride(k, kind);
     size_t used = (size_t)(g.ng3 + g.ng1) * ELUT_ENTRIES * (kind.q8 ? 1 : 2);

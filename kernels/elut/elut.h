@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "../common/act_quant.h"
+#include "../common/i8_rows_simd.h"
 #include "../kernel.h"
 
 #define ELUT_TILE 16     /* rows per tile */
@@ -169,7 +170,11 @@ void elut_tables_ref(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab,
 void elut_tables_avx2(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d);
 void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d);
 /* bb_quant_i8_rows, then build for every row. */
-void elut_prepare_with(const float *x, int n, int k, void *act, elut_kind kind, elut_table_fn build);
+/* quant writes the per-row int8 head and values (bb_quant_i8_rows or a SIMD version of it that
+ * writes the same bytes, common/i8_rows_simd.h); build then fills the tables. */
+typedef void (*elut_quant_fn)(const float *x, int n, int k, void *dst);
+void elut_prepare_with(const float *x, int n, int k, void *act, elut_kind kind, elut_quant_fn quant,
+                       elut_table_fn build);
 extern const int8_t elut_digits[2][ELUT_ENTRIES][4]; /* [TL2?][entry][weight], 4th byte 0 */
 int elut_table_amax(const int8_t *q, const elut_geom *g);  /* A: max over groups of sum |q| */
 float elut_table_step(int amax, float *inv);             /* d = A / 127; *inv = 127 / A */
@@ -202,15 +207,15 @@ void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, 
     static size_t NAME##_act_size(int n, int k) { return elut_act_size(n, k, NAME##_kind); }        \
     static void NAME##_prepare(const float *x, int n, int k, void *act)                             \
     {                                                                                                \
-        elut_prepare_with(x, n, k, act, NAME##_kind, elut_tables_ref);                               \
+        elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows, elut_tables_ref);             \
     }                                                                                                \
     static void NAME##_prepare_avx2(const float *x, int n, int k, void *act)                        \
     {                                                                                                \
-        elut_prepare_with(x, n, k, act, NAME##_kind, elut_tables_avx2);                              \
+        elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows_avx2, elut_tables_avx2);       \
     }                                                                                                \
     static void NAME##_prepare_avx512(const float *x, int n, int k, void *act)                      \
     {                                                                                                \
-        elut_prepare_with(x, n, k, act, NAME##_kind, elut_tables_avx512);                            \
+        elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows_avx512, elut_tables_avx512);   \
     }                                                                                                \
     static void NAME##_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0,   \
                            int m1)                                                                   \
