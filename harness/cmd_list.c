@@ -10,7 +10,7 @@
 
 static void list_kernels(void)
 {
-    printf("%-10s %-10s %6s %-8s %-30s %-18s %s\n", "kernel", "family", "bpw", "lossless",
+    printf("%-14s %-10s %6s %-8s %-30s %-18s %s\n", "kernel", "family", "bpw", "lossless",
            "variants (usable here)", "constraints", "source");
     for (int i = 0; i < bb_kernel_count(); i++) {
         const bb_kernel *k = bb_kernel_at(i);
@@ -23,7 +23,7 @@ static void list_kernels(void)
             used += (size_t)w;
         }
         snprintf(cons, sizeof cons, "K%%%d M%%%d%s", k->k_multiple, k->m_multiple, k->shape_error ? " +rules" : "");
-        printf("%-10s %-10s %6.3f %-8s %-30s %-18s %s\n", k->name, k->family, k->bits_per_weight,
+        printf("%-14s %-10s %6.3f %-8s %-30s %-18s %s\n", k->name, k->family, k->bits_per_weight,
                k->lossless ? "yes" : "no", vars, cons, k->paper);
     }
 }
