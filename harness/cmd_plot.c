@@ -445,6 +445,8 @@ static void usage(FILE *f)
                "  --out DIR       where the PNG and SVG files go (default plots)\n");
 }
 
+const char *const bb_plot_kinds[BB_PLOT_NKINDS] = {"roofline", "threads", "gemv_bw", "tokens", "ebw"};
+
 int bb_cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {{"kind", required_argument, 0, 'k'}, {"profile", required_argument, 0, 'p'},
@@ -470,7 +472,7 @@ int bb_cmd_plot(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    static const char *kinds[] = {"roofline", "threads", "gemv_bw", "tokens", "ebw"};
+    const char *const *kinds = bb_plot_kinds;
     if (kind) {
         int ok = 0;
         for (int i = 0; i < 5; i++) ok |= !strcmp(kind, kinds[i]);

@@ -11,6 +11,7 @@
 #include "machine.h"
 #include "meter.h"
 #include "plan.h"
+#include "roofline.h"
 #include "sweep.h"
 
 static void usage(FILE *f)
@@ -25,10 +26,13 @@ static void usage(FILE *f)
             "  --resume         continue the newest incomplete run of this experiment in the results\n"
             "                   directory, measuring only the points it does not have yet\n"
             "  --meters M[,M..] also these meters (papi, pcm, rapl; see 'bitbench list meters')\n"
+            "  --smoke          run the file at its smallest size (bitbench.size = \"smoke\": seconds; tests)\n"
+            "  --full           run the file at the paper's full size (bitbench.size = \"full\")\n"
             "  --dry-run        check the file and print the planned points; measure nothing\n"
             "  --quiet          no progress line and no notes on stderr\n"
             "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
             "build, command line, meters, status) and results.md; the table is also printed.\n"
+            "The file's `profile` field adds machine-profile.json, its `plots` field RUN_DIR/plots/.\n"
             "Model sweeps (models = {...}) write e2e.csv (one row per end-to-end point) beside them.\n");
 }
 
@@ -63,6 +67,41 @@ static void print_plan(const bb_experiment *ex, const bb_plan *plan)
     printf("%d points, %d skipped\n", plan->npoints, plan->nskipped);
 }
 
+/* After the sweeps of a run that was not interrupted: the machine profile the file asks for
+ * (unless a resumed run already has one), then its plots.  Neither changes the exit status: the
+ * measured rows are the result; a plot that cannot be drawn (no gnuplot, no data of that kind) is
+ * reported and can be redrawn with `bitbench plot RUN_DIR --kind KIND`. */
+static void finish_run(const bb_experiment *ex, const bb_machine *mach, const char *dir, bool quiet)
+{
+    char path[1400], err[256];
+    if (ex->profile) {
+        snprintf(path, sizeof path, "%s/machine-profile.json", dir);
+        FILE *f = fopen(path, "r");
+        if (f) fclose(f);
+        else {
+            static bb_roofline r;
+            int threads = ex->profile_threads ? ex->profile_threads : (mach->cores > 0 ? mach->cores : 1);
+            if (threads > BB_ROOF_MAX_THREADS) threads = BB_ROOF_MAX_THREADS;
+            bool quick = !strcmp(ex->size, "smoke");
+            if (bb_roofline_measure(&r, mach, threads, quick, ex->profile_kernels[0] ? ex->profile_kernels : NULL,
+                                    quiet ? NULL : stderr, err, sizeof err) ||
+                bb_roofline_write_json(&r, mach, path, err, sizeof err))
+                fprintf(stderr, "bitbench run: machine profile: %s\n", err);
+            else if (!quiet)
+                fprintf(stderr, "bitbench run: machine profile: %s\n", path);
+        }
+    }
+    if (ex->nplots) {
+        snprintf(path, sizeof path, "%s/plots", dir);
+        for (int i = 0; i < ex->nplots; i++) {
+            char *pargv[] = {"plot", (char *)dir, "--kind", (char *)ex->plots[i], "--out", path, NULL};
+            if (bb_cmd_plot(6, pargv))
+                fprintf(stderr, "bitbench run: plot %s was not drawn (see above); redraw with: bitbench plot %s "
+                                "--kind %s\n", ex->plots[i], dir, ex->plots[i]);
+        }
+    }
+}
+
 int bb_cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -71,6 +110,7 @@ int bb_cmd_run(int argc, char **argv)
         {"only", required_argument, 0, 'O'},    {"resume", no_argument, 0, 'R'},
         {"dry-run", no_argument, 0, 'D'},       {"quiet", no_argument, 0, 'q'},
         {"meters", required_argument, 0, 'M'},  {"help", no_argument, 0, 'h'},
+        {"smoke", no_argument, 0, 'S'},         {"full", no_argument, 0, 'F'},
         {0, 0, 0, 0}};
     const char *meters_arg = NULL; /* --meters papi,rapl: added to the file's meters */
     bb_machine mach;
@@ -80,7 +120,7 @@ int bb_cmd_run(int argc, char **argv)
     char **only = NULL;
     int nonly = 0;
     bool resume = false, quiet = false, dry = false;
-    const char *file = NULL;
+    const char *file = NULL, *size = NULL;
     bb_experiment ex = {0};
     bb_plan plan = {0};
     optind = 1;
@@ -107,6 +147,14 @@ int bb_cmd_run(int argc, char **argv)
         case 'M':
             meters_arg = optarg;
             break;
+        case 'S':
+        case 'F':
+            if (size && strcmp(size, c == 'S' ? "smoke" : "full")) {
+                fprintf(stderr, "bitbench run: --smoke and --full exclude each other (one size per run)\n");
+                goto out;
+            }
+            size = c == 'S' ? "smoke" : "full";
+            break;
         case 'R': resume = true; break;
         case 'D': dry = true; break;
         case 'q': quiet = true; break;
@@ -128,7 +176,7 @@ int bb_cmd_run(int argc, char **argv)
     }
     file = argv[optind];
     char err[4096];
-    if (bb_experiment_load(file, &mach, &ex, err, sizeof err)) {
+    if (bb_experiment_load_sized(file, &mach, size, &ex, err, sizeof err)) {
         fprintf(stderr, "bitbench run: %s\n", err);
         goto out;
     }
@@ -176,7 +224,11 @@ int bb_cmd_run(int argc, char **argv)
     /* argv here starts at "run"; record the whole command line from the program name */
     ro.argc = argc + 1;
     ro.argv = argv - 1;
+    char run_dir[1200] = "";
+    ro.run_dir = run_dir;
+    ro.run_dir_len = sizeof run_dir;
     status = bb_sweep_run(&ex, &plan, &mach, &ro);
+    if (run_dir[0] && status < 128) finish_run(&ex, &mach, run_dir, quiet);
 out:
     bb_plan_free(&plan);
     bb_experiment_free(&ex);

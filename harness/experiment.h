@@ -72,6 +72,15 @@ typedef struct {
     int nmeters;
     char **warnings;            /* notes found while loading (duplicates merged, ...) */
     int nwarnings;
+    char size[16];              /* "smoke", "default" or "full": bitbench.size, from --smoke / --full */
+    char (*plots)[16];          /* `bitbench plot` kinds drawn into RUN_DIR/plots when the run ends */
+    int nplots;
+    /* `profile`: measure the machine profile (bitbench roofline) into RUN_DIR/machine-profile.json
+     * after the sweeps; profile_kernels is a comma list ("" = every kernel), profile_threads 0 =
+     * the physical cores. */
+    bool profile;
+    char profile_kernels[512];
+    int profile_threads;
 } bb_experiment;
 
 /* Defaults of a sweep's optional fields (also documented in README.md). */
@@ -88,6 +97,9 @@ typedef struct {
 /* Run the Lua file and fill ex.  Returns 0, or -1 with one message in err: "FILE:LINE: what was
  * wrong; what is valid" (a Lua syntax or run-time error keeps Lua's own file:line). */
 int bb_experiment_load(const char *file, const bb_machine *mach, bb_experiment *ex, char *err, size_t errlen);
+/* The same with bitbench.size set to size ("smoke", "default" or "full"; NULL = "default"). */
+int bb_experiment_load_sized(const char *file, const bb_machine *mach, const char *size, bb_experiment *ex,
+                             char *err, size_t errlen);
 void bb_experiment_free(bb_experiment *ex);
 
 /* Command-line overrides; unset fields leave the file's values. */

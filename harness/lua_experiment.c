@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "experiment.h"
 #include "lua_fields.h"
 #include "meter.h"
@@ -38,6 +39,7 @@ typedef struct {
     const char *file;
     bb_experiment *ex;
     int exp_line;          /* line of bitbench.experiment, 0 before the call */
+    const char *size;      /* bitbench.size */
     char err[4096];        /* a conversion error, with its location */
 } load_ctx;
 
@@ -240,6 +242,8 @@ static void open_bitbench(lua_State *L, load_ctx *c)
     luaL_setfuncs(L, fns, 1);
     push_machine(L, c->mach);
     lua_setfield(L, -2, "machine");
+    lua_pushstring(L, c->size);
+    lua_setfield(L, -2, "size");
     lua_setglobal(L, "bitbench");
     /* sweep -> line, weak keys so it never keeps a table alive */
     lua_newtable(L);
@@ -297,7 +301,7 @@ static const char *const model_sweep_fields[] = {"name",    "models", "kernels",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers"};
 static const char *const kv_names[] = {"f32", "f16"};
-static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out"};
+static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out", "plots", "profile"};
 static const char *const unsupported_names[] = {"skip", "error"};
 
 /* The list (or single string) at the top of the stack, as strings. */
@@ -692,6 +696,80 @@ static void read_meters(lua_State *L, load_ctx *c, int t)
     lua_pop(L, 1);
 }
 
+/* plots = { "tokens", "threads", ... }: kinds of `bitbench plot`, drawn when the run ends. */
+static void read_plots(lua_State *L, load_ctx *c, int t)
+{
+    bb_experiment *ex = c->ex;
+    lua_getfield(L, t, "plots");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    int n = string_list_len(L, c, NULL, "plots");
+    for (int i = 1; i <= n; i++) {
+        const char *kind = string_entry(L, c, NULL, "plots", i);
+        int known = 0;
+        for (int k = 0; k < BB_PLOT_NKINDS; k++) known |= !strcmp(kind, bb_plot_kinds[k]);
+        if (!known)
+            fail(L, c, NULL, "field 'plots', entry %d: unknown plot kind '%s'; valid kinds: roofline, threads, "
+                             "gemv_bw, tokens, ebw", i, kind);
+        int dup = 0;
+        for (int j = 0; j < ex->nplots && !dup; j++) dup = !strcmp(ex->plots[j], kind);
+        if (!dup) {
+            ex->plots = grow(L, ex->plots, sizeof *ex->plots, ex->nplots);
+            snprintf(ex->plots[ex->nplots++], sizeof ex->plots[0], "%s", kind);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* profile = true | { kernels = {...}, threads = T }: measure the machine profile in the run. */
+static void read_profile(lua_State *L, load_ctx *c, int t)
+{
+    bb_experiment *ex = c->ex;
+    static const char *const profile_fields[] = {"kernels", "threads"};
+    char err[1024];
+    lua_getfield(L, t, "profile");
+    int p = lua_gettop(L);
+    if (lua_isnil(L, p) || (lua_isboolean(L, p) && !lua_toboolean(L, p))) {
+        lua_pop(L, 1);
+        return;
+    }
+    ex->profile = true;
+    if (lua_isboolean(L, p)) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (!lua_istable(L, p) || bb_lua_is_list(L, p)) {
+        char what[96];
+        bb_lua_describe(L, p, what, sizeof what);
+        fail(L, c, NULL, "field 'profile' must be true or a table { kernels = {...}, threads = T }, got %s", what);
+    }
+    if (bb_lua_check_fields(L, p, profile_fields, 2, err, sizeof err)) fail(L, c, NULL, "field 'profile': %s", err);
+    long threads = 0;
+    if (bb_lua_get_int(L, p, "threads", 1, c->mach->pus, &threads, err, sizeof err) < 0)
+        fail(L, c, NULL, "field 'profile': %s", err);
+    ex->profile_threads = (int)threads;
+    lua_getfield(L, p, "kernels");
+    if (!lua_isnil(L, -1)) {
+        int n = string_list_len(L, c, NULL, "kernels");
+        for (int i = 1; i <= n; i++) {
+            const char *name = string_entry(L, c, NULL, "kernels", i);
+            if (!bb_kernel_by_name(name)) fail(L, c, NULL, "field 'profile', kernels entry %d: unknown kernel '%s' (bitbench list kernels "
+                                 "names them)", i, name);
+            size_t used = strlen(ex->profile_kernels);
+            if (used + strlen(name) + 2 > sizeof ex->profile_kernels)
+                fail(L, c, NULL, "field 'profile': too many kernels");
+            snprintf(ex->profile_kernels + used, sizeof ex->profile_kernels - used, "%s%s", used ? "," : "", name);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    } else
+        lua_pop(L, 1);
+    lua_pop(L, 1);
+}
+
 static bool valid_name(const char *s)
 {
     if (!*s) return false;
@@ -729,6 +807,8 @@ static int convert(lua_State *L)
     if (bb_lua_get_string(L, t, "out", NULL, 0, ex->out, sizeof ex->out, err, sizeof err) < 0)
         fail(L, c, NULL, "experiment: %s", err);
     read_meters(L, c, t);
+    read_plots(L, c, t);
+    read_profile(L, c, t);
     lua_getfield(L, t, "sweeps");
     if (lua_isnil(L, -1)) fail(L, c, NULL, "experiment: missing field 'sweeps' (a list of sweep tables)");
     if (!bb_lua_is_list(L, -1) || lua_rawlen(L, -1) == 0) {
@@ -760,13 +840,20 @@ static int convert(lua_State *L)
 
 int bb_experiment_load(const char *file, const bb_machine *mach, bb_experiment *ex, char *err, size_t errlen)
 {
+    return bb_experiment_load_sized(file, mach, NULL, ex, err, errlen);
+}
+
+int bb_experiment_load_sized(const char *file, const bb_machine *mach, const char *size, bb_experiment *ex,
+                             char *err, size_t errlen)
+{
     memset(ex, 0, sizeof *ex);
+    snprintf(ex->size, sizeof ex->size, "%s", size ? size : "default");
     if (strlen(file) >= sizeof ex->file) {
         snprintf(err, errlen, "%s: path too long", file);
         return -1;
     }
     snprintf(ex->file, sizeof ex->file, "%s", file);
-    load_ctx c = {.mach = mach, .file = file, .ex = ex};
+    load_ctx c = {.mach = mach, .file = file, .ex = ex, .size = ex->size};
     lua_State *L = luaL_newstate();
     if (!L) {
         snprintf(err, errlen, "%s: cannot create a Lua state (out of memory)", file);

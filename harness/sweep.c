@@ -727,6 +727,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
         fprintf(stderr, "bitbench run: %s\n", err);
         goto done;
     }
+    if (opt->run_dir) snprintf(opt->run_dir, opt->run_dir_len, "%s", st.dir);
     /* what earlier sessions of a resumed run already measured counts as done */
     int already = 0;
     for (int i = 0; i < plan->npoints; i++) already += point_done(&st, &plan->points[i]);

@@ -11,6 +11,7 @@
 #define BB_SWEEP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "experiment.h"
 #include "machine.h"
@@ -21,6 +22,8 @@ typedef struct {
     char **argv;      /* the command line, for the record */
     bool resume;
     bool quiet;       /* no progress line, no notes on stderr */
+    char *run_dir;    /* if set, receives the run directory once it exists (run_dir_len bytes) */
+    size_t run_dir_len;
 } bb_run_options;
 
 /* Returns the process exit status: 0 complete, 1 when points failed or results could not be
