@@ -17,6 +17,13 @@ local function have(list)
 end
 
 local threads = bitbench.range(1, math.min(2, bitbench.machine.pus))
+-- `--smoke` (the tests): the same sweeps on one small shape, from cache, with a few calls.
+local smoke = bitbench.size == "smoke"
+local function shapes(list) return smoke and { { m = 256, k = 1536 } } or list end
+local function cache(c) return smoke and "resident" or c end
+local function reps(r) return smoke and 2 or r end
+local function secs(t) return smoke and 0.005 or t end
+if smoke then threads = { 1 } end
 
 bitbench.experiment {
   name = "kernel_claims",
@@ -25,34 +32,34 @@ bitbench.experiment {
     bitbench.sweep {
       name = "mad",
       kernels = have { "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0" },
-      shapes = { { m = 6912, k = 2560 } },
+      shapes = shapes({ { m = 6912, k = 2560 } }),
       threads = threads,
-      cache = "dram",
-      reps = 20, min_seconds = 0.3,
+      cache = cache("dram"),
+      reps = reps(20), min_seconds = secs(0.3),
     },
     bitbench.sweep {
       name = "lut",
       kernels = have { "i2_s", "tmac_w2", "tmac_w2_exact", "tl1_0", "tl2_0", "tl2_1", "tq1_0", "tq2_0" },
-      shapes = { { m = 4096, k = 1536 }, { m = 1536, k = 4096 }, { m = 6912, k = 2560 }, { m = 2560, k = 6912 } },
+      shapes = shapes({ { m = 4096, k = 1536 }, { m = 1536, k = 4096 }, { m = 6912, k = 2560 }, { m = 2560, k = 6912 } }),
       threads = threads,
-      cache = { "resident", "dram" },
-      reps = 20, min_seconds = 0.2,
+      cache = cache({ "resident", "dram" }),
+      reps = reps(20), min_seconds = secs(0.2),
     },
     bitbench.sweep {
       name = "upconvert",
       kernels = have { "q8_0", "up_i2", "up_i1" },
-      shapes = { "falcon3-1b", "mobilellm-1.5b", "llama-3-8b" },
+      shapes = shapes({ "falcon3-1b", "mobilellm-1.5b", "llama-3-8b" }),
       threads = threads,
-      cache = "dram",
-      reps = 10, min_seconds = 0.2,
+      cache = cache("dram"),
+      reps = reps(10), min_seconds = secs(0.2),
     },
     bitbench.sweep {
       name = "codebook",
       kernels = have { "cb2", "q2_k", "iq4_nl", "q4_0" },
-      shapes = { { m = 6912, k = 2560 }, { m = 4096, k = 4096 } },
+      shapes = shapes({ { m = 6912, k = 2560 }, { m = 4096, k = 4096 } }),
       threads = threads,
-      cache = { "resident", "dram" },
-      reps = 20, min_seconds = 0.2,
+      cache = cache({ "resident", "dram" }),
+      reps = reps(20), min_seconds = secs(0.2),
     },
   },
 }

@@ -5,6 +5,8 @@
 --   bitbench run experiments/quickstart.lua
 --
 -- Kernels missing from this build are left out, so the file runs whatever is registered.
+-- `--smoke` (the tests) keeps one small shape and a few calls.
+local smoke = bitbench.size == "smoke"
 
 local wanted = { "i2_s", "tl2_1", "tq2_0", "q4_0", "f32" }
 local kernels = {}
@@ -19,13 +21,13 @@ bitbench.experiment {
     bitbench.sweep {
       name = "gemv",
       kernels = kernels,
-      shapes = { { m = 2560, k = 2560 }, { m = 6912, k = 2560 } },
+      shapes = smoke and { { m = 256, k = 512 } } or { { m = 2560, k = 2560 }, { m = 6912, k = 2560 } },
       n = 1,
       threads = bitbench.range(1, math.min(2, bitbench.machine.pus)),
       cache = "resident",
-      warmup = 3,
-      reps = 10,
-      min_seconds = 0.2,
+      warmup = smoke and 1 or 3,
+      reps = smoke and 2 or 10,
+      min_seconds = smoke and 0.005 or 0.2,
     },
   },
 }

@@ -13,6 +13,7 @@ local NEW_KERNEL = "i2_s"                                  -- the kernel under s
 local BASELINES = { "tl2_1", "tq2_0", "q4_0", "f16", "f32" } -- left out when not in this build
 local MODEL = "bitnet-b1.58-2b4t"                          -- whose shapes (bitbench list models)
 local THREADS = bitbench.range(1, bitbench.machine.cores)  -- 1 .. physical cores
+local smoke = bitbench.size == "smoke"                     -- --smoke (the tests): one small shape
 
 local new, why = bitbench.kernel(NEW_KERNEL)
 if not new then error("NEW_KERNEL: " .. why) end
@@ -30,25 +31,25 @@ bitbench.experiment {
     bitbench.sweep {
       name = "gemv",
       kernels = kernels,
-      shapes = MODEL,
+      shapes = smoke and { { m = 256, k = 512 } } or MODEL,
       n = 1,
       threads = THREADS,
-      cache = "dram",
-      warmup = 3,
-      reps = 10,
-      min_seconds = 0.2,
+      cache = smoke and "resident" or "dram",
+      warmup = smoke and 1 or 3,
+      reps = smoke and 2 or 10,
+      min_seconds = smoke and 0.005 or 0.2,
       on_unsupported = "skip",   -- a shape a kernel cannot do is reported and left out
     },
     -- prompt processing / batching: a few activation rows, all threads
     bitbench.sweep {
       name = "gemm",
       kernels = kernels,
-      shapes = MODEL,
-      n = { 8, 32 },
+      shapes = smoke and { { m = 256, k = 512 } } or MODEL,
+      n = smoke and 8 or { 8, 32 },
       threads = THREADS[#THREADS],
       cache = "resident",
-      reps = 5,
-      min_seconds = 0.2,
+      reps = smoke and 2 or 5,
+      min_seconds = smoke and 0.005 or 0.2,
     },
   },
 }

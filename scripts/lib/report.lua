@@ -1,0 +1,221 @@
+-- Helpers for the scripts that turn results folders into README text (scripts/reproduce.lua and
+-- the per-experiment modules in scripts/reproduce/): reading bitbench's CSV and JSON files and
+-- formatting numbers and markdown tables.  Plain Lua 5.4, no libraries.
+local M = {}
+
+-- One CSV line into fields.  bitbench writes no quoted fields today, but a quoted field (RFC 4180,
+-- "" for a quote) is read correctly so that a future text column cannot shift the others.
+local function split_csv(line)
+  local out, i, n = {}, 1, #line
+  while i <= n + 1 do
+    if line:sub(i, i) == '"' then
+      local buf, j = {}, i + 1
+      while j <= n do
+        local ch = line:sub(j, j)
+        if ch == '"' and line:sub(j + 1, j + 1) == '"' then buf[#buf + 1] = '"'; j = j + 2
+        elseif ch == '"' then j = j + 1; break
+        else buf[#buf + 1] = ch; j = j + 1 end
+      end
+      out[#out + 1] = table.concat(buf)
+      i = j + 1 -- past the comma
+    else
+      local j = line:find(",", i, true) or (n + 1)
+      out[#out + 1] = line:sub(i, j - 1)
+      i = j + 1
+    end
+  end
+  return out
+end
+
+-- The rows of a CSV file as tables keyed by column name (values are strings; an empty cell is
+-- ""), or nil when the file does not exist.
+function M.read_csv(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local header_line = f:read("l")
+  if not header_line then f:close(); return {} end
+  local header = split_csv(header_line)
+  local rows = {}
+  for line in f:lines() do
+    if line ~= "" then
+      local v, r = split_csv(line), {}
+      for i, name in ipairs(header) do r[name] = v[i] end
+      rows[#rows + 1] = r
+    end
+  end
+  f:close()
+  return rows
+end
+
+-- A small JSON decoder (objects, arrays, strings with escapes, numbers, true/false/null -> nil).
+function M.decode_json(text)
+  local pos = 1
+  local function ws() pos = text:find("[^ \t\r\n]", pos) or #text + 1 end
+  local value
+  local function str()
+    local buf = {}
+    pos = pos + 1
+    while true do
+      local c = text:sub(pos, pos)
+      if c == "" then error("unterminated string") end
+      if c == '"' then pos = pos + 1; break end
+      if c == "\\" then
+        local e = text:sub(pos + 1, pos + 1)
+        local map = { b = "\b", f = "\f", n = "\n", r = "\r", t = "\t", ['"'] = '"', ["\\"] = "\\", ["/"] = "/" }
+        if e == "u" then
+          local cp = tonumber(text:sub(pos + 2, pos + 5), 16)
+          buf[#buf + 1] = utf8.char(cp or 63)
+          pos = pos + 6
+        else
+          buf[#buf + 1] = map[e] or e
+          pos = pos + 2
+        end
+      else
+        buf[#buf + 1] = c
+        pos = pos + 1
+      end
+    end
+    return table.concat(buf)
+  end
+  function value()
+    ws()
+    local c = text:sub(pos, pos)
+    if c == "{" then
+      local obj = {}
+      pos = pos + 1
+      ws()
+      if text:sub(pos, pos) == "}" then pos = pos + 1; return obj end
+      while true do
+        ws()
+        local k = str()
+        ws()
+        if text:sub(pos, pos) ~= ":" then error("':' expected at " .. pos) end
+        pos = pos + 1
+        obj[k] = value()
+        ws()
+        local d = text:sub(pos, pos)
+        pos = pos + 1
+        if d == "}" then return obj end
+        if d ~= "," then error("',' or '}' expected at " .. pos) end
+      end
+    elseif c == "[" then
+      local arr = {}
+      pos = pos + 1
+      ws()
+      if text:sub(pos, pos) == "]" then pos = pos + 1; return arr end
+      while true do
+        arr[#arr + 1] = value()
+        ws()
+        local d = text:sub(pos, pos)
+        pos = pos + 1
+        if d == "]" then return arr end
+        if d ~= "," then error("',' or ']' expected at " .. pos) end
+      end
+    elseif c == '"' then
+      return str()
+    elseif text:sub(pos, pos + 3) == "true" then pos = pos + 4; return true
+    elseif text:sub(pos, pos + 4) == "false" then pos = pos + 5; return false
+    elseif text:sub(pos, pos + 3) == "null" then pos = pos + 4; return nil
+    else
+      local num = text:match("^-?%d+%.?%d*[eE]?[-+]?%d*", pos)
+      if not num or num == "" then error("unexpected '" .. c .. "' at " .. pos) end
+      pos = pos + #num
+      return tonumber(num)
+    end
+  end
+  return value()
+end
+
+function M.read_json(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  local ok, v = pcall(M.decode_json, text)
+  return ok and v or nil
+end
+
+-- tonumber that also takes nil and "" (an empty cell: not measured).
+function M.num(s)
+  if s == nil or s == "" then return nil end
+  return tonumber(s)
+end
+
+-- A number with `digits` significant digits (3 by default); "–" when missing.
+function M.fmt(x, digits)
+  x = type(x) == "string" and M.num(x) or x
+  if x == nil or x ~= x then return "–" end
+  digits = digits or 3
+  if x == 0 then return "0" end
+  local mag = math.floor(math.log(math.abs(x), 10)) + 1
+  local dec = math.max(0, digits - mag)
+  return string.format("%." .. dec .. "f", x)
+end
+
+function M.median(list)
+  local v = {}
+  for _, x in ipairs(list) do
+    x = type(x) == "string" and M.num(x) or x
+    if x then v[#v + 1] = x end
+  end
+  if #v == 0 then return nil end
+  table.sort(v)
+  local m = (#v + 1) // 2
+  return #v % 2 == 1 and v[m] or (v[m] + v[m + 1]) / 2
+end
+
+-- The rows whose columns equal the given values (compared as strings, so 2 matches "2").
+function M.filter(rows, want)
+  local out = {}
+  for _, r in ipairs(rows or {}) do
+    local ok = true
+    for k, v in pairs(want) do
+      if tostring(r[k]) ~= tostring(v) then ok = false; break end
+    end
+    if ok then out[#out + 1] = r end
+  end
+  return out
+end
+
+-- The first row matching, or nil.
+function M.find(rows, want) return M.filter(rows, want)[1] end
+
+-- The distinct values of a column, in order of first appearance (numeric columns sorted when
+-- sort_numeric is true).
+function M.distinct(rows, col, sort_numeric)
+  local seen, out = {}, {}
+  for _, r in ipairs(rows or {}) do
+    local v = r[col]
+    if v ~= nil and not seen[v] then seen[v] = true; out[#out + 1] = v end
+  end
+  if sort_numeric then table.sort(out, function(a, b) return (tonumber(a) or 0) < (tonumber(b) or 0) end) end
+  return out
+end
+
+-- a / b as "1.23×"; "–" when either is missing or b is 0.
+function M.ratio(a, b)
+  a, b = type(a) == "string" and M.num(a) or a, type(b) == "string" and M.num(b) or b
+  if not a or not b or b == 0 then return "–" end
+  return string.format("%.2f×", a / b)
+end
+
+-- A markdown table: header is a list of strings, rows a list of lists (nil cells print "–").
+-- A header entry ending in ":" right-aligns its column (the colon is dropped).
+function M.table(header, rows)
+  local names, align = {}, {}
+  for i, h in ipairs(header) do
+    if h:sub(-1) == ":" then names[i], align[i] = h:sub(1, -2), "---:" else names[i], align[i] = h, "---" end
+  end
+  local out = { "| " .. table.concat(names, " | ") .. " |", "|" .. table.concat(align, "|") .. "|" }
+  for _, r in ipairs(rows) do
+    local cells = {}
+    for i = 1, #header do
+      local v = r[i]
+      cells[i] = v == nil and "–" or tostring(v)
+    end
+    out[#out + 1] = "| " .. table.concat(cells, " | ") .. " |"
+  end
+  return table.concat(out, "\n")
+end
+
+return M
