@@ -16,29 +16,25 @@ if #csvs == 0 then
   os.exit(2)
 end
 
-local function split(line)
-  local out = {}
-  for field in (line .. ","):gmatch("([^,]*),") do out[#out + 1] = field end
-  return out
-end
+package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
+local report = require("report")
 
 local rows, index = {}, {}
 for _, path in ipairs(csvs) do
-  local f = assert(io.open(path, "r"))
-  local header = split(f:read("l"))
-  local col = {}
-  for i, name in ipairs(header) do col[name] = i end
-  for line in f:lines() do
-    local v = split(line)
+  local csv = report.read_csv(path)
+  if not csv then
+    io.stderr:write("claims.lua: cannot read " .. path .. "\n")
+    os.exit(1)
+  end
+  for _, v in ipairs(csv) do
     local r = {
-      sweep = v[col.sweep], kernel = v[col.kernel], variant = v[col.variant], m = tonumber(v[col.m]),
-      k = tonumber(v[col.k]), threads = tonumber(v[col.threads]), cache = v[col.cache],
-      t = tonumber(v[col.t_median_s]), gbps = tonumber(v[col.gbps]), model = v[col.model] or "",
+      sweep = v.sweep, kernel = v.kernel, variant = v.variant, m = tonumber(v.m), k = tonumber(v.k),
+      threads = tonumber(v.threads), cache = v.cache, t = tonumber(v.t_median_s), gbps = tonumber(v.gbps),
+      model = v.model or "",
     }
     local key = table.concat({ r.sweep, r.kernel, r.m, r.k, r.threads, r.cache }, "|")
     if index[key] then rows[index[key]] = r else rows[#rows + 1] = r; index[key] = #rows end
   end
-  f:close()
 end
 
 -- DRAM read ceiling per thread count from the machine profile, if there is one.
