@@ -1,19 +1,23 @@
 /* The PAPI, PCM and RAPL meters: each one's unavailable path on this machine with its reason
  * (empty columns, never a number), the PAPI path with whatever PAPI can count here, the PCM
- * sidecar's CSV parsing on a sample file in pcm-memory's format (tests/data/pcm_memory_sample.csv,
- * written by hand in pcm 202302's layout, not a recording) and its start/stop handling with a
- * fake sidecar (tests/data/fake_pcm_memory.sh). */
+ * meter's parsing of pcm-memory's CSV and pcm-power's text on sample files written by hand in
+ * pcm 202302's layouts (tests/data/pcm_samples.md), its region arithmetic (bandwidth average,
+ * overlap-weighted power and its integral), and its two sidecars' start, alignment and stop with
+ * fake sidecars (tests/data/fake_pcm_memory.sh, fake_pcm_power.sh). */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "meter.h"
 #include "meters/pcm_csv.h"
+#include "meters/pcm_power_text.h"
 
 static const char *const vocabulary[] = {"not_built",  "no_pmu",      "perf_paranoid", "no_permission",
                                          "not_intel",  "no_msr",      "no_uncore",     "no_powercap",
@@ -79,8 +83,17 @@ static void test_unavailable_paths(void)
             break;
         }
     if (f) fclose(f);
+    unsetenv("BB_PCM_POWER");
     int has_pcm = access("/usr/sbin/pcm-memory", X_OK) == 0 || access("/usr/bin/pcm-memory", X_OK) == 0;
     check_meter_here("pcm", !intel ? "not_intel" : !has_pcm ? "tool_missing" : !has_msr ? "no_msr" : NULL);
+    if (intel && has_pcm && !has_msr) {
+        /* the tools ran and refused: the reason quotes them */
+        bb_meter m;
+        bb_meter_open(&m, bb_meter_type_by_name("pcm"));
+        CHECK(!m.available && strstr(m.reason, "exited (status") && strchr(m.reason, '"'),
+              "pcm's reason quotes the tools' refusal: %s", m.reason);
+        bb_meter_close(&m);
+    }
     int powercap = access("/sys/class/powercap/intel-rapl:0/energy_uj", F_OK) == 0;
     int energy_pkg = access("/sys/bus/event_source/devices/power/events/energy-pkg", F_OK) == 0;
     check_meter_here("rapl", !powercap && !energy_pkg ? "no_powercap" : NULL);
@@ -152,44 +165,158 @@ static void test_pcm_csv(void)
     unlink(two);
 }
 
-static int alive(pid_t pid) { return kill(pid, 0) == 0; }
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_pcm_power_text(void)
+{
+    char path[1200], err[256];
+    data_path(path, sizeof path, "pcm_power_sample.txt");
+    bb_pcm_power_sample s[16];
+    int n = bb_pcm_parse_power_text(path, s, 16, err, sizeof err);
+    CHECK(n == 3, "3 complete samples (the 4th is not closed by a dashed line): %d %s", n, n < 0 ? err : "");
+    if (n != 3) return;
+    CHECK(isnan(s[0].t), "a recorded file has no arrival stamps");
+    CHECK(fabs(s[0].elapsed_s - 0.100) < 1e-12 && fabs(s[1].elapsed_s - 0.101) < 1e-12, "Time elapsed in ms: %g %g",
+          s[0].elapsed_s, s[1].elapsed_s);
+    CHECK(fabs(s[0].pkg_w - (152.31 + 148.77)) < 1e-9 && fabs(s[0].dram_w - (21.40 + 20.96)) < 1e-9,
+          "Watts and DRAM Watts summed over the sockets: %g %g", s[0].pkg_w, s[0].dram_w);
+    CHECK(fabs(s[0].pkg_j - (15.23 + 14.88)) < 1e-9 && fabs(s[0].dram_j - (2.14 + 2.10)) < 1e-9,
+          "Joules summed: %g %g", s[0].pkg_j, s[0].dram_j);
+    CHECK(fabs(s[2].pkg_w - (205.00 + 203.44)) < 1e-9 && s[2].pkg_reported && s[2].dram_reported, "third sample");
+
+    /* stamped samples (the relay's prefix): 10, 20, 30, 40 W package and 1..4 W DRAM over
+     * (100.0,100.1], ..., (100.3,100.4]; the region [100.06, 100.34] covers 0.04 + 0.1 + 0.1 + 0.04 s
+     * of them: power (10*.04 + 20*.1 + 30*.1 + 40*.04) / .28 = 25 W, energy 25 * .28 = 7 J; the
+     * midpoints 100.15 and 100.25 lie inside, 100.05 and 100.35 do not */
+    char stamped[] = "/tmp/bb_pcm_power_XXXXXX";
+    int fd = mkstemp(stamped);
+    close(fd);
+    char text[4096] = "", block[512];
+    for (int i = 0; i < 4; i++) {
+        double t = 100.1 + 0.1 * i;
+        snprintf(block, sizeof block,
+                 "%.9f\t----\n%.9f\tTime elapsed: 100 ms\n"
+                 "%.9f\tS0; Consumed energy units: 1000; Consumed Joules: %.2f; Watts: %.2f; Thermal headroom below TjMax: 40\n"
+                 "%.9f\tS0; Consumed DRAM energy units: 1000; Consumed DRAM Joules: %.2f; DRAM Watts: %.2f\n",
+                 t - 0.1, t, t, 1.0 * (i + 1), 10.0 * (i + 1), t, 0.1 * (i + 1), 1.0 * (i + 1));
+        strcat(text, block);
+    }
+    strcat(text, "100.500000000\t----\n");
+    write_file(stamped, text);
+    n = bb_pcm_parse_power_text(stamped, s, 16, err, sizeof err);
+    CHECK(n == 4 && fabs(s[0].t - 100.1) < 1e-9 && fabs(s[3].t - 100.4) < 1e-9, "stamped samples: %d, t %g", n,
+          n > 0 ? s[0].t : -1);
+    bb_pcm_power_region r;
+    int k = bb_pcm_power_window(s, n, 100.06, 100.34, &r);
+    CHECK(k == 2 && r.samples == 2, "midpoint rule: %d samples", k);
+    CHECK(fabs(r.pkg_w - 25.0) < 1e-9 && fabs(r.pkg_j - 7.0) < 1e-9, "package: %.12g W, %.12g J", r.pkg_w, r.pkg_j);
+    CHECK(fabs(r.dram_w - 2.5) < 1e-9 && fabs(r.dram_j - 0.7) < 1e-9, "DRAM: %.12g W, %.12g J", r.dram_w, r.dram_j);
+    k = bb_pcm_power_window(s, n, 100.21, 100.24, &r);
+    CHECK(k == 0 && isnan(r.pkg_w) && isnan(r.pkg_j) && isnan(r.dram_j), "no midpoint inside: empty values");
+    /* a CPU without a DRAM energy counter: PCM prints zero units; DRAM is then not measured */
+    write_file(stamped, "1.0\t----\n1.1\tTime elapsed: 100 ms\n"
+                        "1.1\tS0; Consumed energy units: 100; Consumed Joules: 0.50; Watts: 5.00; Thermal headroom below TjMax: 40\n"
+                        "1.1\tS0; Consumed DRAM energy units: 0; Consumed DRAM Joules: 0.00; DRAM Watts: 0.00\n"
+                        "1.1\t----\n");
+    n = bb_pcm_parse_power_text(stamped, s, 16, err, sizeof err);
+    k = bb_pcm_power_window(s, n, 1.0, 1.1, &r);
+    CHECK(n == 1 && k == 1 && fabs(r.pkg_w - 5.0) < 1e-9 && isnan(r.dram_w) && isnan(r.dram_j),
+          "zero DRAM units -> DRAM empty, package %g W", r.pkg_w);
+    unlink(stamped);
+}
+
+/* 0: children running, -1/ECHILD: none left */
+static int children(void)
+{
+    pid_t p = waitpid(-1, NULL, WNOHANG);
+    return p == 0 ? 1 : (p < 0 && errno == ECHILD) ? 0 : -1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void test_pcm_sidecar(void)
 {
-    char fake[1200];
-    data_path(fake, sizeof fake, "fake_pcm_memory.sh");
-    setenv("BB_PCM_MEMORY", fake, 1);
+    char fake_memory[1200], fake_power[1200];
+    data_path(fake_memory, sizeof fake_memory, "fake_pcm_memory.sh");
+    data_path(fake_power, sizeof fake_power, "fake_pcm_power.sh");
+    setenv("BB_PCM_MEMORY", fake_memory, 1);
+    setenv("BB_PCM_POWER", fake_power, 1);
     setenv("BB_PCM_INTERVAL", "0.05", 1);
     const bb_meter_type *t = bb_meter_type_by_name("pcm");
     bb_meter m;
-    CHECK(bb_meter_open(&m, t) == 0 && m.available, "fake sidecar starts: %s %s", m.reason_code, m.reason);
+    CHECK(bb_meter_open(&m, t) == 0 && m.available, "fake sidecars start: %s %s", m.reason_code, m.reason);
     if (m.available) {
-        pid_t pid = *(pid_t *)m.state; /* the state starts with the sidecar's pid */
-        CHECK(alive(pid), "sidecar running");
+        CHECK(children() == 1, "sidecars running");
         double v[BB_METER_MAX_COLUMNS];
-        bb_meter_begin(&m);
         struct timespec ts = {0, 400000000};
-        nanosleep(&ts, NULL);
-        bb_meter_end(&m, 1, v);
-        CHECK(v[2] >= 5 && v[2] <= 9, "samples inside a 0.4 s region at 0.05 s: %g", v[2]);
-        CHECK(v[0] == 1234.5 && v[1] == 617.25, "bandwidth from the sidecar: %g %g", v[0], v[1]);
-        /* a second region in the same run */
+        for (int region = 0; region < 2; region++) {
+            double before = now_s();
+            bb_meter_begin(&m);
+            nanosleep(&ts, NULL);
+            bb_meter_end(&m, 1, v);
+            double after = now_s();
+            CHECK(v[2] >= 5 && v[2] <= 9, "region %d: memory samples inside 0.4 s at 0.05 s: %g", region, v[2]);
+            CHECK(v[0] == 1234.5 && v[1] == 617.25, "bandwidth from the sidecar: %g %g", v[0], v[1]);
+            /* the fake's intervals are 50 ms plus the shell's overhead: fewer than 8 fit */
+            CHECK(v[7] >= 4 && v[7] <= 9, "region %d: power samples: %g", region, v[7]);
+            CHECK(fabs(v[3] - 50.25) < 1e-9 && fabs(v[4] - 6.5) < 1e-9, "power from the sidecar: %g %g W", v[3], v[4]);
+            /* energy = power x the region's length, which lies between the sleep and the bracket */
+            CHECK(v[5] >= 50.25 * 0.4 && v[5] <= 50.25 * (after - before) + 1e-9, "package energy %g J over %g..%g s",
+                  v[5], 0.4, after - before);
+            CHECK(fabs(v[6] / v[4] - v[5] / v[3]) < 1e-9, "DRAM energy over the same region: %g J", v[6]);
+        }
+        bb_meter_close(&m);
+        CHECK(children() == 0, "sidecars and relay stopped and reaped at close");
+    }
+    /* one sidecar left out: the other's columns only */
+    setenv("BB_PCM_POWER", "none", 1);
+    CHECK(bb_meter_open(&m, t) == 0 && m.available, "memory sidecar alone");
+    if (m.available) {
+        double v[BB_METER_MAX_COLUMNS];
+        struct timespec ts = {0, 200000000};
         bb_meter_begin(&m);
         nanosleep(&ts, NULL);
         bb_meter_end(&m, 1, v);
-        CHECK(v[2] >= 5 && v[0] == 1234.5, "second region: %g samples", v[2]);
+        CHECK(v[0] == 1234.5 && isnan(v[3]) && isnan(v[5]) && isnan(v[7]), "power columns empty: %g %g", v[0], v[3]);
         bb_meter_close(&m);
-        CHECK(!alive(pid), "sidecar stopped and reaped at close");
     }
+    setenv("BB_PCM_POWER", fake_power, 1);
+    setenv("BB_PCM_MEMORY", "none", 1);
+    CHECK(bb_meter_open(&m, t) == 0 && m.available, "power sidecar alone");
+    if (m.available) {
+        double v[BB_METER_MAX_COLUMNS];
+        struct timespec ts = {0, 200000000};
+        bb_meter_begin(&m);
+        nanosleep(&ts, NULL);
+        bb_meter_end(&m, 1, v);
+        CHECK(isnan(v[0]) && isnan(v[2]) && fabs(v[3] - 50.25) < 1e-9 && v[7] >= 1, "memory columns empty: %g %g",
+              v[0], v[3]);
+        bb_meter_close(&m);
+    }
+    CHECK(children() == 0, "nothing left running");
     setenv("BB_PCM_MEMORY", "/bin/false", 1);
+    setenv("BB_PCM_POWER", "/bin/false", 1);
     CHECK(bb_meter_open(&m, t) == 0 && !m.available && !strcmp(m.reason_code, "tool_failed"),
-          "a sidecar that exits: %s: %s", m.reason_code, m.reason);
+          "sidecars that exit: %s: %s", m.reason_code, m.reason);
     bb_meter_close(&m);
     setenv("BB_PCM_MEMORY", "/nonexistent/pcm-memory", 1);
+    setenv("BB_PCM_POWER", "/nonexistent/pcm-power", 1);
     CHECK(bb_meter_open(&m, t) == 0 && !m.available && !strcmp(m.reason_code, "tool_missing"),
-          "a missing sidecar: %s", m.reason_code);
+          "missing sidecars: %s", m.reason_code);
     bb_meter_close(&m);
+    CHECK(children() == 0, "failed starts leave nothing running");
     unsetenv("BB_PCM_MEMORY");
+    unsetenv("BB_PCM_POWER");
     unsetenv("BB_PCM_INTERVAL");
 }
 
@@ -200,6 +327,7 @@ int main(void)
     test_unavailable_paths();
     test_papi_native();
     test_pcm_csv();
+    test_pcm_power_text();
     test_pcm_sidecar();
     return check_summary("test_meters");
 }

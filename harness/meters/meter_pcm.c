@@ -1,21 +1,36 @@
-/* The PCM meter: DRAM read and write bandwidth from Intel PCM's pcm-memory, run as a sidecar
- * process for the whole run (`pcm-memory DT -csv=FILE`, DT = $BB_PCM_INTERVAL, default 0.1 s).
- * begin()/end() note the region's wall-clock (epoch) start and end; end() waits until pcm has
- * written the sample that closes the region (at most 3 intervals), then averages the samples
- * whose interval midpoint lies inside the region (pcm_csv.h).  A region shorter than one
- * interval may hold no sample: its bandwidth columns are then empty and pcm_samples is 0.
+/* The PCM meter: DRAM read and write bandwidth from Intel PCM's pcm-memory and package and DRAM
+ * power and energy from pcm-power, each run as a sidecar process for the whole run
+ * (pcm_sidecar.h):
  *
- * $BB_PCM_MEMORY names another executable taking the same arguments (the tests' fake sidecar);
- * with it the Intel/MSR pre-checks are skipped and the tool alone decides.
+ *   pcm-memory DT -csv=FILE -f   its CSV (pcm_csv.h); -f makes pcm flush each row
+ *   pcm-power DT -m -1 -p -1     its text on stdout, lines stamped on arrival (pcm_power_text.h);
+ *                                -m -1 -p -1 ask for no memory-controller or PCU counter profile:
+ *                                the energy lines come from the RAPL energy-status MSRs, which
+ *                                need no programming
  *
- * Unavailable: not_intel (PCM reads Intel uncore counters), tool_missing (no pcm-memory),
- * no_msr (/dev/cpu/0/msr absent: PCM programs counters through the msr driver; a VM without a
- * virtual PMU has none), no_permission (msr present but not readable: root), tool_failed (the
- * sidecar exited or wrote no sample within 5 s; its last line of output is the reason). */
-#include <errno.h>
-#include <fcntl.h>
+ * DT = $BB_PCM_INTERVAL, default 0.1 s.  begin()/end() note the region's wall-clock (epoch) start
+ * and end; end() waits until each sidecar has written the sample that closes the region (at most
+ * 3 intervals), then takes the samples whose interval midpoint lies inside the region: bandwidth
+ * is their average, power the overlap-weighted mean of the sampled power over the region and
+ * energy its integral over the region (pcm_power_text.h).  A region shorter than one interval may
+ * hold no sample: its columns are then empty and the sample counts 0.
+ *
+ * Both sidecars program uncore counters from separate processes.  With -m -1 pcm-power asks for
+ * no memory-controller events; whether its setup still touches the memory controller's counters
+ * that pcm-memory reads could not be checked on this machine (no PMU).  BB_PCM_POWER=none (or
+ * BB_PCM_MEMORY=none) leaves that sidecar out, so the two can be measured in separate runs.
+ *
+ * $BB_PCM_MEMORY and $BB_PCM_POWER name other executables taking the same arguments (the tests'
+ * fake sidecars); with one set, the Intel check is skipped for it and the tool alone decides.
+ *
+ * Availability: the meter is available when at least one sidecar delivers samples; the other's
+ * columns stay empty (its reason goes to stderr once).  Unavailable: not_intel (PCM reads Intel
+ * uncore counters and MSRs), tool_missing (no pcm-memory and no pcm-power), or the tools ran and
+ * refused: no_msr when /dev/cpu/0/msr is absent, no_permission when it is not readable, else
+ * tool_failed; the reason quotes what the tools said.  On this VM both print "ERROR: vPMU is not
+ * enabled in the hypervisor. ..." and "Unsupported processor model (207)." and exit 1. */
 #include <math.h>
-#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +41,31 @@
 
 #include "meter.h"
 #include "pcm_csv.h"
+#include "pcm_power_text.h"
+#include "pcm_sidecar.h"
 
 #define PCM_MAX_SAMPLES 200000
 
+enum { PART_MEMORY, PART_POWER, NPARTS };
+
 typedef struct {
-    pid_t pid;
+    bb_pcm_sidecar sc;
+    bool running;
+    char out[128], log[128];
+    char code[32], why[160]; /* why the part is not running */
+} pcm_part;
+
+typedef struct {
+    pcm_part part[NPARTS];
     double dt;
     double t0;
-    char dir[64], csv[128], log[128];
-    bb_pcm_sample *samples;
+    char dir[64];
+    bb_pcm_sample *memory;
+    bb_pcm_power_sample *power;
 } pcm_state;
+
+static const char *const part_tool[NPARTS] = {"pcm-memory", "pcm-power"};
+static const char *const part_env[NPARTS] = {"BB_PCM_MEMORY", "BB_PCM_POWER"};
 
 static double epoch_now(void)
 {
@@ -72,86 +102,182 @@ static void set_reason(bb_meter *m, const char *code, const char *text)
     snprintf(m->reason, sizeof m->reason, "%.250s", text);
 }
 
-static void last_line(const char *path, char *buf, size_t len)
+static void part_fail(pcm_part *p, const char *code, const char *why)
 {
-    buf[0] = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0]) snprintf(buf, len, "%.150s", line);
-    }
-    fclose(f);
+    snprintf(p->code, sizeof p->code, "%s", code);
+    snprintf(p->why, sizeof p->why, "%.150s", why);
 }
 
-static void stop_sidecar(pcm_state *s)
+static void trim(char *line)
 {
-    if (s->pid <= 0) return;
-    kill(s->pid, SIGINT);
-    for (int i = 0; i < 100; i++) { /* pcm restores its counters on SIGINT: give it 1 s */
-        if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-            s->pid = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\t')) line[--n] = 0;
+}
+
+/* What a tool that exited said: its first line starting with "ERROR" (up to the first sentence's
+ * end) and its "Unsupported processor model" line, else its last line, each quoted; on this VM
+ * both tools give "ERROR: vPMU is not enabled in the hypervisor." "Unsupported processor model
+ * (207)." */
+static void quote_log(const char *path, char *buf, size_t len)
+{
+    char first_error[200] = "", last[200] = "", unsupported[200] = "", line[512];
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        trim(line);
+        if (!line[0]) continue;
+        if (!first_error[0] && !strncmp(line, "ERROR", 5)) {
+            char *stop = strstr(line, ". ");
+            if (stop) stop[1] = 0;
+            snprintf(first_error, sizeof first_error, "%.120s", line);
+        }
+        if (!strncmp(line, "Unsupported processor model", 27)) snprintf(unsupported, sizeof unsupported, "%.120s", line);
+        snprintf(last, sizeof last, "%.120s", line);
+    }
+    if (f) fclose(f);
+    const char *second = unsupported[0] ? unsupported : last;
+    if (first_error[0] && strcmp(first_error, second))
+        snprintf(buf, len, "\"%s\" \"%s\"", first_error, second);
+    else if (second[0])
+        snprintf(buf, len, "\"%s\"", second);
+    else
+        snprintf(buf, len, "no output");
+}
+
+static int part_samples(pcm_state *s, int i, int max, char *err, size_t errlen)
+{
+    if (i == PART_MEMORY) return bb_pcm_parse_memory_csv(s->part[i].out, s->memory, max, err, errlen);
+    return bb_pcm_parse_power_text(s->part[i].out, s->power, max, err, errlen);
+}
+
+/* End of the newest sample's interval midpoint, or -1 when there is none. */
+static double last_mid(pcm_state *s, int i, int n)
+{
+    if (n <= 0) return -1;
+    if (i == PART_MEMORY) return s->memory[n - 1].t - s->dt / 2;
+    return s->power[n - 1].t - s->power[n - 1].elapsed_s / 2;
+}
+
+/* Starts one sidecar and waits (at most 5 s) for its first sample; on failure the part says why. */
+static void part_start(pcm_state *s, int i, bool intel)
+{
+    pcm_part *p = &s->part[i];
+    const char *override = getenv(part_env[i]);
+    char tool[512], why[300];
+    if (override && !strcmp(override, "none")) {
+        snprintf(why, sizeof why, "left out (%s=none)", part_env[i]);
+        part_fail(p, "tool_missing", why);
+        return;
+    }
+    bool replaced = override && *override;
+    if (replaced && find_tool(override, tool, sizeof tool)) {
+        snprintf(why, sizeof why, "%s=%.120s is not an executable", part_env[i], override);
+        part_fail(p, "tool_missing", why);
+        return;
+    }
+    if (!replaced && !intel) {
+        part_fail(p, "not_intel", "Intel PCM reads Intel uncore counters and MSRs; this CPU is not GenuineIntel");
+        return;
+    }
+    if (!replaced && find_tool(part_tool[i], tool, sizeof tool)) {
+        snprintf(why, sizeof why, "%s not found (Debian package pcm; scripts/bootstrap installs it)", part_tool[i]);
+        part_fail(p, "tool_missing", why);
+        return;
+    }
+    char interval[32], csvarg[160], err[256];
+    snprintf(interval, sizeof interval, "%g", s->dt);
+    snprintf(p->out, sizeof p->out, "%s/%s.out", s->dir, part_tool[i]);
+    snprintf(p->log, sizeof p->log, "%s/%s.log", s->dir, part_tool[i]);
+    snprintf(csvarg, sizeof csvarg, "-csv=%s", p->out);
+    char *memory_argv[] = {tool, interval, csvarg, "-f", NULL};
+    char *power_argv[] = {tool, interval, "-m", "-1", "-p", "-1", NULL};
+    if (bb_pcm_sidecar_start(&p->sc, i == PART_MEMORY ? memory_argv : power_argv, p->log,
+                             i == PART_POWER ? p->out : NULL, err, sizeof err)) {
+        part_fail(p, "tool_failed", err);
+        return;
+    }
+    /* pcm programs the counters and prints after one interval */
+    for (double waited = 0; waited < 5.0; waited += 0.01) {
+        int status;
+        if (bb_pcm_sidecar_exited(&p->sc, &status)) {
+            bb_pcm_sidecar_stop(&p->sc); /* the relay */
+            char said[200];
+            quote_log(p->log, said, sizeof said);
+            snprintf(why, sizeof why, "%.100s exited (status %d): %.170s", replaced ? tool : part_tool[i],
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1, said);
+            part_fail(p, replaced ? "tool_failed"
+                         : access("/dev/cpu/0/msr", F_OK) ? "no_msr"
+                         : access("/dev/cpu/0/msr", R_OK) ? "no_permission"
+                                                          : "tool_failed",
+                      why);
+            return;
+        }
+        if (part_samples(s, i, 1, err, sizeof err) > 0) {
+            p->running = true;
             return;
         }
         sleep_s(0.01);
     }
-    kill(s->pid, SIGKILL);
-    waitpid(s->pid, NULL, 0);
-    s->pid = 0;
+    bb_pcm_sidecar_stop(&p->sc);
+    snprintf(why, sizeof why, "%.100s wrote no sample within 5 s (%.120s)", replaced ? tool : part_tool[i], err);
+    part_fail(p, "tool_failed", why);
 }
 
 static void free_state(pcm_state *s)
 {
-    stop_sidecar(s);
-    unlink(s->csv);
-    unlink(s->log);
+    for (int i = 0; i < NPARTS; i++) {
+        bb_pcm_sidecar_stop(&s->part[i].sc);
+        if (s->part[i].out[0]) unlink(s->part[i].out);
+        if (s->part[i].log[0]) unlink(s->part[i].log);
+    }
     rmdir(s->dir);
-    free(s->samples);
+    free(s->memory);
+    free(s->power);
     free(s);
+}
+
+/* The unavailable meter's reason: both parts' causes, once when they are the same. */
+static void explain(bb_meter *m, const pcm_state *s)
+{
+    const pcm_part *a = &s->part[PART_MEMORY], *b = &s->part[PART_POWER];
+    char text[400];
+    if (!strcmp(a->why, b->why))
+        snprintf(text, sizeof text, "%s", a->why);
+    else if (!strncmp(a->why, "pcm-memory ", 11) && !strncmp(b->why, "pcm-power ", 10) && !strcmp(a->why + 10, b->why + 9))
+        /* both tools said the same: "pcm-memory and pcm-power exited (status 1): ..." */
+        snprintf(text, sizeof text, "pcm-memory and pcm-power%s", a->why + 10);
+    else
+        snprintf(text, sizeof text, "%.150s; %.150s", a->why, b->why);
+    const char *code = a->code;
+    if (!strcmp(a->code, "tool_missing") && strcmp(b->code, "tool_missing")) code = b->code;
+    if (!strcmp(code, "no_msr")) {
+        size_t n = strlen(text);
+        snprintf(text + n, sizeof text - n, " (/dev/cpu/0/msr absent)");
+    }
+    set_reason(m, code, text);
 }
 
 static int pcm_open(bb_meter *m)
 {
-    const char *override = getenv("BB_PCM_MEMORY");
-    char tool[512];
-    if (!override || !*override) {
-        FILE *f = fopen("/proc/cpuinfo", "r");
-        char line[256];
-        int intel = 0;
-        while (f && fgets(line, sizeof line, f))
-            if (!strncmp(line, "vendor_id", 9)) {
-                intel = strstr(line, "GenuineIntel") != NULL;
-                break;
-            }
-        if (f) fclose(f);
-        if (!intel) {
-            set_reason(m, "not_intel", "Intel PCM reads Intel uncore counters; this CPU is not GenuineIntel");
-            return 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    bool intel = false;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "vendor_id", 9)) {
+            intel = strstr(line, "GenuineIntel") != NULL;
+            break;
         }
-        if (find_tool("pcm-memory", tool, sizeof tool)) {
-            set_reason(m, "tool_missing", "pcm-memory not found (Debian package pcm; scripts/bootstrap installs it)");
-            return 0;
-        }
-        if (access("/dev/cpu/0/msr", F_OK)) {
-            set_reason(m, "no_msr",
-                       "/dev/cpu/0/msr absent: PCM needs the msr driver (modprobe msr) and a machine that exposes "
-                       "its PMU; in a VM without a virtual PMU pcm-memory refuses to run");
-            return 0;
-        }
-        if (access("/dev/cpu/0/msr", R_OK)) {
-            set_reason(m, "no_permission", "/dev/cpu/0/msr is not readable by this user (PCM needs root)");
-            return 0;
-        }
-    } else if (find_tool(override, tool, sizeof tool)) {
-        char why[256];
-        snprintf(why, sizeof why, "BB_PCM_MEMORY=%.200s is not an executable", override);
-        set_reason(m, "tool_missing", why);
-        return 0;
-    }
+    if (f) fclose(f);
     pcm_state *s = calloc(1, sizeof *s);
-    if (s) s->samples = malloc(PCM_MAX_SAMPLES * sizeof *s->samples);
-    if (!s || !s->samples) {
+    if (s) {
+        s->memory = malloc(PCM_MAX_SAMPLES * sizeof *s->memory);
+        s->power = malloc(PCM_MAX_SAMPLES * sizeof *s->power);
+    }
+    if (!s || !s->memory || !s->power) {
+        if (s) {
+            free(s->memory);
+            free(s->power);
+        }
         free(s);
         snprintf(m->reason, sizeof m->reason, "out of memory");
         return -1;
@@ -160,59 +286,24 @@ static int pcm_open(bb_meter *m)
     s->dt = iv && atof(iv) > 0 ? atof(iv) : 0.1;
     snprintf(s->dir, sizeof s->dir, "/tmp/bitbench-pcm-XXXXXX");
     if (!mkdtemp(s->dir)) {
-        free(s->samples);
+        free(s->memory);
+        free(s->power);
         free(s);
-        set_reason(m, "tool_failed", "cannot create a temporary directory for pcm's CSV");
+        set_reason(m, "tool_failed", "cannot create a temporary directory for pcm's output");
         return 0;
     }
-    snprintf(s->csv, sizeof s->csv, "%s/memory.csv", s->dir);
-    snprintf(s->log, sizeof s->log, "%s/pcm.log", s->dir);
-    char interval[32], csvarg[160];
-    snprintf(interval, sizeof interval, "%g", s->dt);
-    snprintf(csvarg, sizeof csvarg, "-csv=%s", s->csv);
-    s->pid = fork();
-    if (s->pid == 0) {
-        int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int null = open("/dev/null", O_RDONLY);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        if (null >= 0) dup2(null, 0);
-        execl(tool, tool, interval, csvarg, (char *)NULL);
-        _exit(127);
-    }
-    if (s->pid < 0) {
-        s->pid = 0;
+    for (int i = 0; i < NPARTS; i++) part_start(s, i, intel);
+    if (!s->part[PART_MEMORY].running && !s->part[PART_POWER].running) {
+        explain(m, s);
         free_state(s);
-        set_reason(m, "tool_failed", "fork failed");
         return 0;
     }
-    /* Wait for the first sample: pcm programs the counters and prints after one interval. */
-    char err[256];
-    for (double waited = 0; waited < 5.0; waited += 0.02) {
-        int status;
-        if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-            s->pid = 0;
-            char line[200], why[256];
-            last_line(s->log, line, sizeof line);
-            snprintf(why, sizeof why, "%.60s exited (status %d): %.150s", tool,
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1, line[0] ? line : "no output");
-            free_state(s);
-            set_reason(m, "tool_failed", why);
-            return 0;
-        }
-        if (bb_pcm_parse_memory_csv(s->csv, s->samples, 1, err, sizeof err) > 0) {
-            m->state = s;
-            m->available = true;
-            return 0;
-        }
-        sleep_s(0.02);
-    }
-    free_state(s);
-    char why[300];
-    snprintf(why, sizeof why, "%.100s wrote no sample within 5 s (%.150s)", tool, err);
-    set_reason(m, "tool_failed", why);
+    for (int i = 0; i < NPARTS; i++)
+        if (!s->part[i].running && strncmp(s->part[i].why, "left out", 8))
+            fprintf(stderr, "bitbench: meter pcm: %s unavailable (%s: %s); its columns stay empty\n", part_tool[i],
+                    s->part[i].code, s->part[i].why);
+    m->state = s;
+    m->available = true;
     return 0;
 }
 
@@ -228,25 +319,43 @@ static void pcm_end(bb_meter *m, int calls, double *v)
     pcm_state *s = m->state;
     double t1 = epoch_now();
     char err[256];
-    int n = 0;
-    v[0] = v[1] = v[2] = NAN;
-    /* wait for the sample whose interval closes the region */
+    int n[NPARTS] = {0, 0};
+    for (int c = 0; c < m->type->ncolumns; c++) v[c] = NAN;
+    /* wait for the samples whose intervals close the region */
     for (double waited = 0; waited < 3 * s->dt + 0.5; waited += s->dt / 10) {
-        n = bb_pcm_parse_memory_csv(s->csv, s->samples, PCM_MAX_SAMPLES, err, sizeof err);
-        if (n > 0 && s->samples[n - 1].t - s->dt / 2 > t1) break;
-        if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-            s->pid = 0;
-            break;
+        bool done = true;
+        for (int i = 0; i < NPARTS; i++) {
+            pcm_part *p = &s->part[i];
+            if (!p->running) continue;
+            n[i] = part_samples(s, i, PCM_MAX_SAMPLES, err, sizeof err);
+            if (last_mid(s, i, n[i]) > t1) continue;
+            int status;
+            if (bb_pcm_sidecar_exited(&p->sc, &status)) {
+                bb_pcm_sidecar_stop(&p->sc);
+                p->running = false;
+                continue;
+            }
+            done = false;
         }
+        if (done) break;
         sleep_s(s->dt / 10);
     }
-    if (n <= 0) return;
-    double rd, wr;
-    int k = bb_pcm_window(s->samples, n, s->t0, t1, s->dt, &rd, &wr);
-    v[2] = k;
-    if (k > 0) {
-        v[0] = rd;
-        v[1] = wr;
+    if (n[PART_MEMORY] > 0) {
+        double rd, wr;
+        int k = bb_pcm_window(s->memory, n[PART_MEMORY], s->t0, t1, s->dt, &rd, &wr);
+        v[2] = k;
+        if (k > 0) {
+            v[0] = rd;
+            v[1] = wr;
+        }
+    }
+    if (n[PART_POWER] > 0) {
+        bb_pcm_power_region r;
+        v[7] = bb_pcm_power_window(s->power, n[PART_POWER], s->t0, t1, &r);
+        v[3] = r.pkg_w;
+        v[4] = r.dram_w;
+        v[5] = r.pkg_j;
+        v[6] = r.dram_j;
     }
 }
 
@@ -257,10 +366,11 @@ static void pcm_close(bb_meter *m)
 
 const bb_meter_type bb_meter_pcm = {
     .name = "pcm",
-    .description = "Intel PCM pcm-memory sidecar: system DRAM read/write MB/s averaged over the samples inside the "
-                   "region",
-    .ncolumns = 3,
-    .columns = {"pcm_dram_read_mbps", "pcm_dram_write_mbps", "pcm_samples"},
+    .description = "Intel PCM sidecars: pcm-memory DRAM read/write MB/s averaged over the samples inside the region; "
+                   "pcm-power package and DRAM W and J over the region",
+    .ncolumns = 8,
+    .columns = {"pcm_dram_read_mbps", "pcm_dram_write_mbps", "pcm_samples", "pcm_pkg_power_w", "pcm_dram_power_w",
+                "pcm_pkg_energy_j", "pcm_dram_energy_j", "pcm_power_samples"},
     .open = pcm_open,
     .begin = pcm_begin,
     .end = pcm_end,

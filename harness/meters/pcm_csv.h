@@ -1,10 +1,26 @@
-/* Parsing Intel PCM's pcm-memory CSV output (pcm 202302, `pcm-memory INTERVAL -csv=FILE`) and
+/* Parsing Intel PCM's pcm-memory CSV output (pcm 202302, `pcm-memory INTERVAL -csv=FILE -f`) and
  * aligning its samples with a measured region.
  *
- * The file has two header rows: the first names the group of each column ("SKT0", ...,
- * "System"), the second the quantity ("Date", "Time", "Ch0Read", ..., "Mem Read (MB/s)",
- * "Mem Write (MB/s)", ..., and under System "Read", "Write", "Memory"); then one row per sample,
- * stamped with the local date and time (milliseconds) at which the sample's interval ended. */
+ * The layout is that of display_bandwidth_csv() in src/pcm-memory.cpp and printDateForCSV() in
+ * src/utils.h of intel/pcm, release 202302 (checked against the installed 202302-1 binary: its
+ * strings hold the same header fragments, and its machine code of printDateForCSV pads with '0'
+ * and writes the '.' and milliseconds).  Two header rows, then one row per sample:
+ *
+ *   ,,SKT0,SKT0,...,SKT0,System,System,System
+ *   Date,Time,Ch0Read,Ch0Write,...,Mem Read (MB/s),Mem Write (MB/s),P. Write (T/s),Memory (MB/s),Read,Write,Memory
+ *   2023-02-21,09:05:03.123,  812.34,  301.20,...
+ *
+ * The first row names each column's group (empty for Date and Time, "SKT<n>" per socket,
+ * "System"), the second the quantity.  Separator ','; no quoting; every row ends in '\n' with no
+ * trailing comma.  Per socket: ChNRead,ChNWrite for every channel slot (a channel without traffic
+ * writes two empty cells in data rows), Mem Read/Mem Write (MB/s), then depending on the mode
+ * (PMM columns with -pmm, "P. Write (T/s)" in the default partial-writes mode) and "Memory
+ * (MB/s)"; with PMM the System group starts with DRAMRead,DRAMWrite,PMMREAD,PMMWrite; it always
+ * ends with Read,Write,Memory (MB/s, DRAM + PMM).  Values are fixed with two decimals, padded to
+ * 8 characters (System: 10) with leading spaces.  Date and Time are the local time the row was
+ * printed, i.e. the end of the sample's interval: zero-padded YYYY-MM-DD and HH:MM:SS.mmm.  pcm
+ * flushes the file per sample only with -f ("enforce flushing output"); without it rows reach
+ * the file in buffer-sized bursts. */
 #ifndef BB_PCM_CSV_H
 #define BB_PCM_CSV_H
 
