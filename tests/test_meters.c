@@ -163,6 +163,20 @@ static void test_pcm_csv(void)
     n = bb_pcm_parse_memory_csv(two, s, 16, err, sizeof err);
     CHECK(n == 1 && s[0].read_mbps == 31.0 && s[0].write_mbps == 3.0, "sockets summed");
     unlink(two);
+    /* PMM mode: System DRAMRead/DRAMWrite, not Read/Write (DRAM + PMM) */
+    char pmm[] = "/tmp/bb_pcm_pmm_XXXXXX";
+    fd = mkstemp(pmm);
+    f = fdopen(fd, "w");
+    fputs(",,SKT0,SKT0,SKT0,SKT0,SKT0,System,System,System,System,System,System,System\n"
+          "Date,Time,Mem Read (MB/s),Mem Write (MB/s),PMM_Read (MB/s), PMM_Write (MB/s),Memory (MB/s),"
+          "DRAMRead,DRAMWrite,PMMREAD,PMMWrite,Read,Write,Memory\n"
+          "2026-01-02,03:04:05.600,  100.00,   50.00,   10.00,    5.00,  150.00,    100.00,     50.00,     10.00,"
+          "      5.00,    110.00,     55.00,    165.00\n", f);
+    fclose(f);
+    n = bb_pcm_parse_memory_csv(pmm, s, 16, err, sizeof err);
+    CHECK(n == 1 && s[0].read_mbps == 100.0 && s[0].write_mbps == 50.0, "PMM mode: DRAM only: %g %g",
+          n == 1 ? s[0].read_mbps : -1, n == 1 ? s[0].write_mbps : -1);
+    unlink(pmm);
 }
 
 static void write_file(const char *path, const char *text)

@@ -52,7 +52,7 @@ int bb_pcm_parse_memory_csv(const char *path, bb_pcm_sample *out, int max, char 
         return -1;
     }
     int ng = split(l1, g, PCM_MAX_COLS), nq = split(l2, q, PCM_MAX_COLS);
-    int date = -1, clock = -1, sys_rd = -1, sys_wr = -1, nrd = 0, nwr = 0;
+    int date = -1, clock = -1, sys_rd = -1, sys_wr = -1, dram_rd = -1, dram_wr = -1, nrd = 0, nwr = 0;
     int rd[64], wr[64];
     for (int i = 0; i < nq; i++) {
         const char *grp = i < ng ? g[i] : "";
@@ -60,8 +60,15 @@ int bb_pcm_parse_memory_csv(const char *path, bb_pcm_sample *out, int max, char 
         else if (!strcmp(q[i], "Time")) clock = i;
         else if (!strcmp(grp, "System") && !strcmp(q[i], "Read")) sys_rd = i;
         else if (!strcmp(grp, "System") && !strcmp(q[i], "Write")) sys_wr = i;
+        /* with PMM (-pmm, -mixed) System Read/Write are DRAM + PMM; DRAMRead/DRAMWrite are DRAM */
+        else if (!strcmp(grp, "System") && !strcmp(q[i], "DRAMRead")) dram_rd = i;
+        else if (!strcmp(grp, "System") && !strcmp(q[i], "DRAMWrite")) dram_wr = i;
         else if (!strcmp(q[i], "Mem Read (MB/s)") && nrd < 64) rd[nrd++] = i;
         else if (!strcmp(q[i], "Mem Write (MB/s)") && nwr < 64) wr[nwr++] = i;
+    }
+    if (dram_rd >= 0 && dram_wr >= 0) {
+        sys_rd = dram_rd;
+        sys_wr = dram_wr;
     }
     if (date < 0 || clock < 0 || ((sys_rd < 0 || sys_wr < 0) && (nrd == 0 || nwr == 0))) {
         fclose(fp);

@@ -33,7 +33,9 @@ typedef struct {
 } bb_pcm_sample;
 
 /* Reads up to max samples; returns how many, or -1 with a message (no such file, headers
- * without the System Read/Write or Mem Read/Write columns).  A last row cut short by a writer
+ * without the System Read/Write or Mem Read/Write columns).  DRAM bandwidth is System
+ * DRAMRead/DRAMWrite where present (PMM modes, where System Read/Write include PMM), else System
+ * Read/Write, else the sum of the sockets' Mem Read/Mem Write.  A last row cut short by a writer
  * still running is skipped. */
 int bb_pcm_parse_memory_csv(const char *path, bb_pcm_sample *out, int max, char *err, size_t errlen);
 
