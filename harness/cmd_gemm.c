@@ -102,10 +102,12 @@ int bb_cmd_gemm(int argc, char **argv)
     const char *cache = bb_cache_mode_name(spec.cache);
     if (csv) {
         printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s\n",
-               spec.verify ? ",max_abs_err,rel_err,bound_ratio" : "");
+               spec.verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
         printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec.kernel->name, spec.variant->isa,
                m, k, n, threads, cache, r.reps, r.t_median, r.t_min, r.t_max, r.t_sd, r.gops, r.gbps);
-        if (spec.verify) printf(",%.6g,%.6g,%.6g", r.max_abs_err, r.rel_err, r.bound_ratio);
+        if (spec.verify)
+            printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r.max_abs_err, r.rel_err, r.bound_ratio, r.err_rel_rms,
+                   r.err_master_rel_rms, r.weight_rel_rms);
         printf("\n");
     } else {
         printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%d cop%s of %.2f MiB)\n", spec.kernel->name,
@@ -114,9 +116,12 @@ int bb_cmd_gemm(int argc, char **argv)
         printf("  time   median %.3f us  (min %.3f, max %.3f, sd %.3f; %d reps)\n", r.t_median * 1e6,
                r.t_min * 1e6, r.t_max * 1e6, r.t_sd * 1e6, r.reps);
         printf("  speed  %.2f GOP/s   weights %.2f GB/s\n", r.gops, r.gbps);
-        if (spec.verify)
+        if (spec.verify) {
             printf("  verify max|err| %.3g  rel %.3g  err/bound %.3g  %s\n", r.max_abs_err, r.rel_err,
                    r.bound_ratio, r.bound_ratio <= 1.0 ? "(within the format's bound)" : "(EXCEEDS the format's bound)");
+            printf("         rel rms: vs own dequantized weights %.3g, vs master weights %.3g; weights %.3g\n",
+                   r.err_rel_rms, r.err_master_rel_rms, r.weight_rel_rms);
+        }
     }
     return spec.verify && r.bound_ratio > 1.0 ? 1 : 0;
 }

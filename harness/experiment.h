@@ -48,6 +48,9 @@ typedef struct {
     double spread_limit;        /* flag points with sd/median above this */
     bb_unsupported on_unsupported;
     uint64_t seed;
+    /* `verify`: each (kernel, shape, N) point's accuracy (bb_gemm_verify), computed once outside
+     * the timed region, into results.csv's err_* and weight_rel_rms columns. */
+    bool verify;
     /* A model sweep (field `models` instead of `shapes`): end-to-end points through bb_e2e_bench,
      * one row each in e2e.csv.  min_reps is its `reps` (repetitions of prefill + generation). */
     bool is_model;

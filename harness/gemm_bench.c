@@ -60,28 +60,6 @@ void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float
     else bb_fill_gauss(&r, w, (size_t)m * k, 1.0f);
 }
 
-static void verify(const bb_kernel *kern, const void *packed, const float *x, const float *y, int m,
-                   int k, int n, bb_gemm_result *res, float *wdeq)
-{
-    kern->unpack(packed, m, k, wdeq);
-    double max_err = 0, max_ref = 0, worst_ratio = 0;
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < m; r++) {
-            const float *wr = wdeq + (size_t)r * k, *xr = x + (size_t)c * k;
-            double ref = 0;
-            for (int i = 0; i < k; i++) ref += (double)wr[i] * xr[i];
-            double e = fabs(y[(size_t)c * m + r] - ref);
-            double b = bb_error_bound(kern, wr, xr, k);
-            max_err = fmax(max_err, e);
-            max_ref = fmax(max_ref, fabs(ref));
-            worst_ratio = fmax(worst_ratio, e / b);
-        }
-    res->verified = true;
-    res->max_abs_err = max_err;
-    res->rel_err = max_ref > 0 ? max_err / max_ref : max_err;
-    res->bound_ratio = worst_ratio;
-}
-
 int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *copies, char *err, size_t errlen)
 {
     if (c != BB_CACHE_DRAM) {
@@ -130,7 +108,7 @@ int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache,
         return -1;
     }
     for (int c = 1; c < copies; c++) memcpy(packed + (size_t)c * psize, packed, psize);
-    *ps = (bb_packed_set){.kernel = kern, .m = m, .k = k, .cache = cache, .psize = psize, .copies = copies,
+    *ps = (bb_packed_set){.kernel = kern, .m = m, .k = k, .seed = seed, .cache = cache, .psize = psize, .copies = copies,
                           .packed = packed};
     return 0;
 }
@@ -213,32 +191,115 @@ done:
     return rc;
 }
 
-/* Recompute one call's output from the same seeds and compare it with the fp64 product. */
-static int verify_point(bb_pool *pool, const bb_packed_set *ps, const bb_gemm_spec *s, bb_gemm_result *res,
-                        char *err, size_t errlen)
+/* The fp64 references of one call, split over the pool by weight rows: each worker sums its rows'
+ * squares into its own slot (added in worker order afterwards, so the result does not depend on
+ * timing). */
+typedef struct {
+    double max_err, max_ref, worst_ratio;
+    double err2, ref2;         /* vs the kernel's dequantized weights */
+    double merr2, master2;     /* vs the master weights */
+    double werr2, w2;          /* weight reconstruction */
+} verify_sums;
+
+typedef struct {
+    const bb_kernel *kern;
+    const float *w, *wdeq, *x, *y;
+    int m, k, n;
+    verify_sums *sums;         /* one per worker */
+} verify_job;
+
+static void verify_fn(void *ctx, int tid, int nthreads)
+{
+    verify_job *j = ctx;
+    int r0, r1;
+    bb_split_rows(j->m, 1, tid, nthreads, &r0, &r1);
+    verify_sums s = {0};
+    size_t k = (size_t)j->k;
+    for (int r = r0; r < r1; r++) {
+        const float *wr = j->w + (size_t)r * k, *dr = j->wdeq + (size_t)r * k;
+        for (size_t i = 0; i < k; i++) {
+            double d = (double)dr[i] - wr[i];
+            s.werr2 += d * d;
+            s.w2 += (double)wr[i] * wr[i];
+        }
+        for (int c = 0; c < j->n; c++) {
+            const float *xr = j->x + (size_t)c * k;
+            double ref = 0, master = 0;
+            for (size_t i = 0; i < k; i++) {
+                ref += (double)dr[i] * xr[i];
+                master += (double)wr[i] * xr[i];
+            }
+            double y = j->y[(size_t)c * j->m + r], e = y - ref, me = y - master;
+            double e_abs = fabs(e), b = bb_error_bound(j->kern, dr, xr, j->k);
+            s.max_err = fmax(s.max_err, e_abs);
+            s.max_ref = fmax(s.max_ref, fabs(ref));
+            s.worst_ratio = fmax(s.worst_ratio, e_abs / b);
+            s.err2 += e * e;
+            s.ref2 += ref * ref;
+            s.merr2 += me * me;
+            s.master2 += master * master;
+        }
+    }
+    j->sums[tid] = s;
+}
+
+/* A relative RMS error: sqrt(sum e^2 / sum ref^2); the bare RMS of e when the reference is all zero. */
+static double rel_rms(double err2, double ref2, double count)
+{
+    return ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2 / (count > 0 ? count : 1));
+}
+
+int bb_gemm_verify(bb_pool *pool, const bb_packed_set *ps, const bb_variant *variant, int n, uint64_t seed,
+                   bb_gemm_result *res, char *err, size_t errlen)
 {
     const bb_kernel *kern = ps->kernel;
-    int m = ps->m, k = ps->k, n = s->n;
+    int m = ps->m, k = ps->k, nt = bb_pool_size(pool);
+    size_t wcount = (size_t)m * k;
     float *x = bb_alloc((size_t)n * k * sizeof(float)), *y = bb_alloc((size_t)n * m * sizeof(float));
-    float *wdeq = bb_alloc((size_t)m * k * sizeof(float));
+    float *w = bb_alloc(wcount * sizeof(float)), *wdeq = bb_alloc(wcount * sizeof(float));
     void *act = bb_alloc(kern->act_size(n, k));
+    verify_sums *sums = calloc((size_t)nt, sizeof *sums);
     int rc = -1;
-    if (!x || !y || !wdeq || !act) {
-        snprintf(err, errlen, "out of memory verifying M=%d K=%d N=%d", m, k, n);
+    if (!x || !y || !w || !wdeq || !act || !sums) {
+        snprintf(err, errlen, "out of memory verifying M=%d K=%d N=%d (two float copies of the weights: %.1f MiB)",
+                 m, k, n, 2.0 * wcount * sizeof(float) / 1048576.0);
         goto done;
     }
+    /* the activations bb_gemm_measure times, and its first copy of the packed weights */
     bb_rng r;
-    bb_rng_seed(&r, s->seed ^ 0x5eed5eedull);
+    bb_rng_seed(&r, seed ^ 0x5eed5eedull);
     bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
-    (s->variant->prepare ? s->variant->prepare : kern->prepare)(x, n, k, act);
-    bb_matmul_pool(pool, kern, s->variant, ps->packed, act, y, m, k, n);
-    verify(kern, ps->packed, x, y, m, k, n, res, wdeq);
+    (variant->prepare ? variant->prepare : kern->prepare)(x, n, k, act);
+    bb_matmul_pool(pool, kern, variant, ps->packed, act, y, m, k, n);
+    bb_random_weights(kern, m, k, ps->seed, w);
+    kern->unpack(ps->packed, m, k, wdeq);
+    verify_job job = {.kern = kern, .w = w, .wdeq = wdeq, .x = x, .y = y, .m = m, .k = k, .n = n, .sums = sums};
+    bb_pool_run(pool, verify_fn, &job);
+    verify_sums t = {0};
+    for (int i = 0; i < nt; i++) {
+        t.max_err = fmax(t.max_err, sums[i].max_err);
+        t.max_ref = fmax(t.max_ref, sums[i].max_ref);
+        t.worst_ratio = fmax(t.worst_ratio, sums[i].worst_ratio);
+        t.err2 += sums[i].err2, t.ref2 += sums[i].ref2;
+        t.merr2 += sums[i].merr2, t.master2 += sums[i].master2;
+        t.werr2 += sums[i].werr2, t.w2 += sums[i].w2;
+    }
+    double outputs = (double)m * n;
+    res->verified = true;
+    res->max_abs_err = t.max_err;
+    res->rel_err = t.max_ref > 0 ? t.max_err / t.max_ref : t.max_err;
+    res->bound_ratio = t.worst_ratio;
+    res->err_rel_rms = rel_rms(t.err2, t.ref2, outputs);
+    res->err_master_rel_rms = rel_rms(t.merr2, t.master2, outputs);
+    res->weight_rel_rms = rel_rms(t.werr2, t.w2, (double)wcount);
     rc = 0;
 done:
     free(x);
     free(y);
+    free(w);
     free(wdeq);
     free(act);
+    free(sums);
     return rc;
 }
 
@@ -253,7 +314,7 @@ int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, cha
     bb_measure_spec ms = {.variant = s->variant, .n = s->n, .warmup = s->warmup, .min_reps = s->min_reps,
                           .max_reps = s->max_reps, .min_seconds = s->min_seconds, .seed = s->seed};
     int rc = bb_gemm_measure(pool, &ps, &ms, res, err, errlen);
-    if (rc == 0 && s->verify) rc = verify_point(pool, &ps, s, res, err, errlen);
+    if (rc == 0 && s->verify) rc = bb_gemm_verify(pool, &ps, s->variant, s->n, s->seed, res, err, errlen);
     bb_packed_set_free(&ps);
     return rc;
 }

@@ -42,11 +42,15 @@ typedef struct {
     double gbps;                         /* packed weight bytes / t_median / 1e9 */
     size_t packed_bytes, act_bytes;
     bool interrupted;                    /* *stop was raised: the point is incomplete */
-    /* --verify */
+    /* --verify (bb_gemm_verify): y is one call's output, y_ref = W_deq·x in fp64 with the kernel's own
+     * dequantized weights W_deq = unpack(pack(W)), y_master = W·x in fp64 with the master weights W */
     bool verified;
     double max_abs_err;   /* max |y - y_ref| */
     double rel_err;       /* max |y - y_ref| / max |y_ref| */
     double bound_ratio;   /* max |y - y_ref| / bound, <= 1 when within the format's bound */
+    double err_rel_rms;        /* ||y - y_ref|| / ||y_ref||: the error the kernel's arithmetic adds */
+    double err_master_rel_rms; /* ||y - y_master|| / ||y_master||: the total error, weight format included */
+    double weight_rel_rms;     /* ||W_deq - W|| / ||W||: the weight format's reconstruction error */
 } bb_gemm_result;
 
 const char *bb_cache_mode_name(bb_cache_mode c);
@@ -60,6 +64,7 @@ int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *
 typedef struct {
     const bb_kernel *kernel;
     int m, k;
+    uint64_t seed;   /* of the master weights (bb_random_weights), for bb_gemm_verify */
     bb_cache_mode cache;
     size_t psize;    /* bytes of one packed copy */
     int copies;
@@ -87,6 +92,13 @@ typedef struct {
 /* Time prepare + matmul of ms->n activation rows against ps.  Returns 0 or -1 with err. */
 int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spec *ms, bb_gemm_result *res,
                     char *err, size_t errlen);
+
+/* The accuracy of one call of ms_variant on ps with n activation rows (the activations bb_gemm_measure
+ * times, from seed): fills res's verify fields.  The fp64 reference products run on the pool; the
+ * master weights are regenerated from ps->seed.  Never inside a timed region.  Returns 0 or -1
+ * with err (out of memory). */
+int bb_gemm_verify(bb_pool *pool, const bb_packed_set *ps, const bb_variant *variant, int n, uint64_t seed,
+                   bb_gemm_result *res, char *err, size_t errlen);
 
 /* One point, start to end (bitbench gemm). */
 int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *spec, bb_gemm_result *res, char *err, size_t errlen);

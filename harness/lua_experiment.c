@@ -296,7 +296,8 @@ static void *grow(lua_State *L, void *p, size_t elem, int count)
 
 static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      "n",       "threads",
                                            "warmup", "reps",     "max_reps",    "min_seconds",
-                                           "cache",  "on_unsupported", "spread_limit", "seed"};
+                                           "cache",  "on_unsupported", "spread_limit", "seed",
+                                           "verify"};
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers"};
@@ -641,6 +642,7 @@ static void read_sweep(lua_State *L, load_ctx *c, int t, int index, bb_sweep *sw
     rc = bb_lua_get_int(L, t, "seed", 0, 9007199254740991L, &v, err, sizeof err);
     if (rc < 0) fail(L, c, sw, "%s", err);
     if (rc > 0) sw->seed = (uint64_t)v;
+    if (bb_lua_get_bool(L, t, "verify", &sw->verify, err, sizeof err) < 0) fail(L, c, sw, "%s", err);
     char s[32] = "skip";
     if (bb_lua_get_string(L, t, "on_unsupported", unsupported_names, 2, s, sizeof s, err, sizeof err) < 0)
         fail(L, c, sw, "%s", err);

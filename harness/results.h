@@ -32,6 +32,8 @@ typedef struct {
     double gops;                     /* 2*M*K*N / t_median / 1e9 */
     double weight_bytes;             /* packed weight bytes one call reads */
     double gbps;                     /* weight_bytes / t_median / 1e9 */
+    /* a sweep's `verify` (bb_gemm_verify); NAN (an empty cell) when not verified */
+    double err_max_abs, err_rel_rms, err_master_rel_rms, weight_rel_rms;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];
 } bb_result_row;

@@ -36,6 +36,15 @@ const bb_column bb_result_columns[] = {
     COL("gops", BB_COL_NUM, gops, "2*M*K*N / t_median_s / 1e9"),
     COL("weight_bytes", BB_COL_NUM, weight_bytes, "packed weight bytes read per call"),
     COL("gbps", BB_COL_NUM, gbps, "attained weight bandwidth: weight_bytes / t_median_s / 1e9"),
+    COL("err_max_abs", BB_COL_NUM, err_max_abs,
+        "verify: max |y - W_deq x| over the outputs of one call (W_deq = the kernel's own dequantized weights, fp64)"),
+    COL("err_rel_rms", BB_COL_NUM, err_rel_rms,
+        "verify: ||y - W_deq x|| / ||W_deq x||, the error the kernel's arithmetic adds (activation and table "
+        "quantization, aggregation)"),
+    COL("err_master_rel_rms", BB_COL_NUM, err_master_rel_rms,
+        "verify: ||y - W x|| / ||W x|| with the master float weights W, the total error including the weight format"),
+    COL("weight_rel_rms", BB_COL_NUM, weight_rel_rms,
+        "verify: ||W_deq - W|| / ||W||, the weight format's reconstruction error"),
 };
 const int bb_result_ncolumns = (int)(sizeof bb_result_columns / sizeof bb_result_columns[0]);
 

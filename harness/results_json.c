@@ -183,6 +183,7 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
         bb_json_number(j, "spread_limit", sw->spread_limit);
         bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
         bb_json_int(j, "seed", (long long)sw->seed);
+        bb_json_bool(j, "verify", sw->verify);
         bb_json_object_end(j);
     }
     bb_json_array_end(j);

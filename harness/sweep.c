@@ -350,6 +350,10 @@ static void fill_row(run_state *st, const bb_point *p, bb_pool *pool, const bb_g
     row->gops = r->gops;
     row->weight_bytes = (double)r->packed_bytes;
     row->gbps = r->gbps;
+    row->err_max_abs = r->verified ? r->max_abs_err : NAN;
+    row->err_rel_rms = r->verified ? r->err_rel_rms : NAN;
+    row->err_master_rel_rms = r->verified ? r->err_master_rel_rms : NAN;
+    row->weight_rel_rms = r->verified ? r->weight_rel_rms : NAN;
     row->nmeter = st->nmeter_cols;
     for (int i = 0; i < st->nmeter_cols; i++) row->meter[i] = meter_values[i];
 }
@@ -390,11 +394,65 @@ static bool same_weights(const weights_slot *w, const bb_point *p)
            w->cache == p->cache;
 }
 
+/* Accuracy of the points of one (sweep, kernel, shape) verified so far, by N: the plan runs a
+ * (kernel, shape) over cache modes, N and thread counts together, and the output of one call does
+ * not depend on the cache mode or the thread count, so each N is verified once. */
+typedef struct {
+    int sweep, kernel, shape;
+    int count;
+    int n[64];
+    bb_gemm_result r[64];
+} verify_cache;
+
+static const bb_gemm_result *verified_before(const verify_cache *vc, const bb_point *p)
+{
+    if (vc->sweep != p->sweep || vc->kernel != p->kernel || vc->shape != p->shape) return NULL;
+    for (int i = 0; i < vc->count; i++)
+        if (vc->n[i] == p->n) return &vc->r[i];
+    return NULL;
+}
+
+static void remember_verified(verify_cache *vc, const bb_point *p, const bb_gemm_result *r)
+{
+    if (vc->sweep != p->sweep || vc->kernel != p->kernel || vc->shape != p->shape) {
+        *vc = (verify_cache){.sweep = p->sweep, .kernel = p->kernel, .shape = p->shape};
+    }
+    if (vc->count < (int)(sizeof vc->n / sizeof vc->n[0])) {
+        vc->n[vc->count] = p->n;
+        vc->r[vc->count++] = *r;
+    }
+}
+
+/* Fill r's verify fields for point p (computed after its timing, never inside it). */
+static int verify_point(verify_cache *vc, bb_pool *pool, const weights_slot *ws, const bb_point *p,
+                        const bb_sweep *sw, bb_gemm_result *r, char *err, size_t errlen)
+{
+    const bb_gemm_result *done = verified_before(vc, p);
+    bb_gemm_result v = {0};
+    if (!done) {
+        if (bb_gemm_verify(pool, &ws->set, sw->kernels[p->kernel].variant, p->n, sw->seed, &v, err, errlen))
+            return -1;
+        remember_verified(vc, p, &v);
+        done = &v;
+    }
+    r->verified = true;
+    r->max_abs_err = done->max_abs_err;
+    r->rel_err = done->rel_err;
+    r->bound_ratio = done->bound_ratio;
+    r->err_rel_rms = done->err_rel_rms;
+    r->err_master_rel_rms = done->err_master_rel_rms;
+    r->weight_rel_rms = done->weight_rel_rms;
+    return 0;
+}
+
 static int measure_all(run_state *st, FILE *csv)
 {
     const bb_experiment *ex = st->ex;
     weights_slot ws = {0};
+    verify_cache *vc = calloc(1, sizeof *vc);
     double meter_values[BB_MAX_METER_VALUES];
+    if (!vc) return -1;
+    vc->sweep = -1;
     int rc = 0;
     for (int i = 0; i < st->plan->npoints && !stop_signal; i++) {
         const bb_point *p = &st->plan->points[i];
@@ -436,6 +494,13 @@ static int measure_all(run_state *st, FILE *csv)
             continue;
         }
         if (r.interrupted) break; /* an unfinished point is not a result */
+        if (sw->verify && verify_point(vc, pool, &ws, p, sw, &r, err, sizeof err)) {
+            note(st, "bitbench run: point %d (%s) failed: verify: %s", p->index, label, err);
+            add_line(&st->rec.failures, &st->rec.nfailures, "point %d (%s): verify: %s", p->index, label, err);
+            st->rec.points_failed++;
+            bb_progress_step(&st->progress);
+            continue;
+        }
         bb_result_row row;
         fill_row(st, p, pool, &r, meter_values, &row);
         if (bb_csv_write_row(csv, &row)) {
@@ -457,6 +522,7 @@ static int measure_all(run_state *st, FILE *csv)
         }
     }
     if (ws.valid) bb_packed_set_free(&ws.set);
+    free(vc);
     return rc;
 }
 

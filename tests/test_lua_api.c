@@ -74,6 +74,7 @@ static void test_defaults(void)
     CHECK(s->min_seconds == BB_DEFAULT_MIN_SECONDS && s->spread_limit == BB_DEFAULT_SPREAD_LIMIT, "default times");
     CHECK(s->ncache == 1 && s->cache[0] == BB_CACHE_RESIDENT, "default cache resident");
     CHECK(s->on_unsupported == BB_UNSUPPORTED_SKIP && s->seed == BB_DEFAULT_SEED, "default skip, seed 42");
+    CHECK(!s->verify, "default verify = false");
     bb_experiment_free(&ex);
 }
 
@@ -92,6 +93,7 @@ static void test_all_fields(void)
                   "      name = 'a', kernels = { 'i2_s', 'i2_s@scalar' }, shapes = shapes,\n"
                   "      n = { 1, 8 }, threads = 1, warmup = 0, reps = 3, max_reps = 7, min_seconds = 0,\n"
                   "      cache = { 'resident', 'dram' }, on_unsupported = 'error', spread_limit = 0.5, seed = 7,\n"
+                  "      verify = true,\n"
                   "    },\n"
                   "    { name = 'b', kernels = 'i2_s', shapes = 'bitnet-b1.58-2b4t', cache = 'dram' },\n"
                   "  },\n"
@@ -120,6 +122,7 @@ static void test_all_fields(void)
     CHECK(a->warmup == 0 && a->min_reps == 3 && a->max_reps == 7 && a->min_seconds == 0, "timing fields");
     CHECK(a->ncache == 2 && a->cache[1] == BB_CACHE_DRAM, "cache list");
     CHECK(a->on_unsupported == BB_UNSUPPORTED_ERROR && a->spread_limit == 0.5 && a->seed == 7, "other fields");
+    CHECK(a->verify && !b->verify, "verify: true in a, default false in b");
     CHECK(b->nshapes == 4, "2b4t: q+o, k+v, gate+up, down; got %d", b->nshapes);
     CHECK(strcmp(b->shapes[1].roles, "k+v") == 0 && b->shapes[1].m == 640 && b->shapes[1].k == 2560, "GQA k+v");
     CHECK(b->ncache == 1 && b->cache[0] == BB_CACHE_DRAM, "cache string");
@@ -270,6 +273,9 @@ static void test_errors(void)
                  "bitbench.experiment {\n sweeps = {\n  bitbench.sweep { kernels = 'i2_s', shapes = {{256,256}}, thread = 2 } } }\n",
                  "bad.lua:3: sweep 'sweep1':", "unknown field 'thread' (did you mean 'threads'?)", "valid fields: name,",
                  NULL);
+    expect_error("verify not a boolean",
+                 "bitbench.experiment { sweeps = { { kernels = 'i2_s', shapes = {{256,256}}, verify = 'yes' } } }\n",
+                 "bad.lua:1: sweep 'sweep1':", "field 'verify' must be true or false, got string \"yes\"", NULL);
     expect_error("experiment field typo",
                  "bitbench.experiment { sweep = { { kernels = 'i2_s', shapes = {{256,256}} } } }\n", "bad.lua:1:",
                  "unknown field 'sweep' (did you mean 'sweeps'?)", NULL);

@@ -97,6 +97,10 @@ static bb_result_row sample_row(int point)
     r.gops = 1e-3;
     r.weight_bytes = 1638464;
     r.gbps = 4.9;
+    r.err_max_abs = 0.0125;
+    r.err_rel_rms = 0.0075;
+    r.err_master_rel_rms = 0.0875;
+    r.weight_rel_rms = NAN;
     r.nmeter = 2;
     r.meter[0] = 123.5;
     r.meter[1] = NAN;
@@ -127,7 +131,7 @@ static void test_csv(void)
     const char *mcols[] = {"x_a", "x_b"};
     char header[2048];
     bb_csv_header(mcols, 2, header, sizeof header);
-    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,", 38) && strstr(header, ",gbps,x_a,x_b"),
+    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,", 38) && strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");
     fprintf(f, "%s\n", header);
@@ -145,6 +149,9 @@ static void test_csv(void)
         CHECK(rows[0].t_median_s == (double)(float)rows[0].t_median_s || fabs(rows[0].t_median_s - 1.0 / 3) < 1e-9,
               "numbers with 9 significant digits");
         CHECK(rows[0].meter[0] == 123.5 && isnan(rows[0].meter[1]), "meter values, empty = not measured");
+        CHECK(rows[0].err_max_abs == 0.0125 && rows[0].err_rel_rms == 0.0075 && rows[0].err_master_rel_rms == 0.0875 &&
+                  isnan(rows[0].weight_rel_rms),
+              "verify columns read back, empty = not verified");
         free(rows);
     }
     /* the partial row is gone from the file */
