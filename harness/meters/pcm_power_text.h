@@ -42,6 +42,14 @@ typedef struct {
  * is not a sample yet. */
 int bb_pcm_parse_power_text(const char *path, bb_pcm_power_sample *out, int max, char *err, size_t errlen);
 
+/* The same, reading on from the end of the last complete block a previous call read (zero-
+ * initialize): appends to out[n..max) and returns the new count, or -1 with a message. */
+typedef struct {
+    long offset; /* bytes consumed: up to the dashed line that closed the last block read */
+} bb_pcm_power_reader;
+int bb_pcm_read_power_text(bb_pcm_power_reader *r, const char *path, bb_pcm_power_sample *out, int n, int max,
+                           char *err, size_t errlen);
+
 typedef struct {
     int samples;   /* samples whose interval midpoint lies in the region (pcm-memory's rule) */
     double pkg_w;  /* time-weighted mean power over the region; NAN when not measured */
