@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "gemm_bench.h"
+#include "energy.h"
 #include "meter.h"
 #include "models/e2e_bench.h"
 #include "pool.h"
@@ -29,11 +30,15 @@
 #define E2E_NAME "e2e.csv"
 
 /* The columns of e2e.csv, one row per end-to-end point of a model sweep (README.md, "End-to-end";
- * `bitbench plot --kind tokens` reads model, kernel, threads, tg_tps and pp_tps by name). */
+ * `bitbench plot --kind tokens` reads model, kernel, threads, tg_tps and pp_tps by name): these,
+ * then energy_per_token_j, then one column per meter value (as in results.csv). */
 static const char E2E_HEADER[] =
     "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,"
     "pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,"
     "tg_gbps_derived,footprint_bytes";
+#define E2E_FIXED_COLUMNS 24
+#define E2E_DERIVED_COLUMNS "energy_per_token_j"
+#define E2E_NDERIVED 1
 
 /* What the markdown table and --resume need of an e2e row. */
 typedef struct {
@@ -66,6 +71,7 @@ typedef struct {
     bb_run_record rec;
     bb_progress progress;
     char e2e_path[1300];
+    char e2e_header[8192];     /* E2E_HEADER, the derived columns, the meter columns */
     e2e_row *e2e_rows;
     int ne2e_rows;
 } run_state;
@@ -588,23 +594,23 @@ static int e2e_add(run_state *st, const e2e_row *r)
 /* Rows of an earlier session of a resumed run (our own writer: no quoting, fixed columns). */
 static int e2e_load(run_state *st, FILE *f)
 {
-    char line[4096];
+    char line[8192];
     if (!fgets(line, sizeof line, f)) return 0;
     line[strcspn(line, "\r\n")] = 0;
-    if (strcmp(line, E2E_HEADER)) return -1;
+    if (strcmp(line, st->e2e_header)) return -1;
     while (fgets(line, sizeof line, f)) {
         if (!strchr(line, '\n')) break; /* a row cut short by a kill: measured again */
         line[strcspn(line, "\r\n")] = 0;
-        char *col[32];
-        int n = 0;
-        for (char *c = line; n < 32;) {
+        char *col[E2E_FIXED_COLUMNS + E2E_NDERIVED + BB_MAX_METER_VALUES];
+        int n = 0, want = E2E_FIXED_COLUMNS + E2E_NDERIVED + st->nmeter_cols;
+        for (char *c = line; n < want;) {
             col[n++] = c;
             char *comma = strchr(c, ',');
             if (!comma) break;
             *comma = 0;
             c = comma + 1;
         }
-        if (n != 24) continue;
+        if (n != want) continue;
         e2e_row r = {0};
         snprintf(r.sweep, sizeof r.sweep, "%s", col[1]);
         snprintf(r.model, sizeof r.model, "%s", col[3]);
@@ -623,6 +629,9 @@ static int e2e_load(run_state *st, FILE *f)
 static FILE *e2e_open(run_state *st, char *err, size_t errlen)
 {
     snprintf(st->e2e_path, sizeof st->e2e_path, "%s/%s", st->dir, E2E_NAME);
+    size_t used = (size_t)snprintf(st->e2e_header, sizeof st->e2e_header, "%s,%s", E2E_HEADER, E2E_DERIVED_COLUMNS);
+    for (int i = 0; i < st->nmeter_cols && used < sizeof st->e2e_header; i++)
+        used += (size_t)snprintf(st->e2e_header + used, sizeof st->e2e_header - used, ",%s", st->meter_cols[i]);
     FILE *f = NULL;
     if (st->opt->resume && (f = fopen(st->e2e_path, "r"))) {
         int rc = e2e_load(st, f);
@@ -635,7 +644,7 @@ static FILE *e2e_open(run_state *st, char *err, size_t errlen)
         f = fopen(st->e2e_path, "a");
     } else {
         f = fopen(st->e2e_path, "w");
-        if (f && (fprintf(f, "%s\n", E2E_HEADER) < 0 || fflush(f) != 0)) {
+        if (f && (fprintf(f, "%s\n", st->e2e_header) < 0 || fflush(f) != 0)) {
             fclose(f);
             f = NULL;
         }
@@ -649,6 +658,38 @@ static void e2e_fail(run_state *st, const bb_e2e_point *p, const char *label, co
     note(st, "bitbench run: e2e point %d (%s) failed: %s", p->index, label, why);
     add_line(&st->rec.failures, &st->rec.nfailures, "e2e point %d (%s): %s", p->index, label, why);
     st->rec.e2e_failed++;
+}
+
+/* The meters around each repetition's token generation: one set of values per repetition, of which
+ * the row keeps the median repetition's (the one tg_tps reports). */
+typedef struct {
+    run_state *st;
+    double *values;            /* [rep][meter column] */
+    int reps;
+} gen_meters;
+
+static void gen_begin(void *ctx, int rep)
+{
+    gen_meters *g = ctx;
+    (void)rep;
+    for (int i = 0; i < g->st->nmeters; i++) bb_meter_begin(&g->st->meters[i]);
+}
+
+static void gen_end(void *ctx, int rep, int tokens)
+{
+    gen_meters *g = ctx;
+    if (rep < 0 || rep >= g->reps) return;
+    double *v = g->values + (size_t)rep * (size_t)g->st->nmeter_cols;
+    for (int i = 0; i < g->st->nmeters; i++) {
+        bb_meter_end(&g->st->meters[i], tokens, v);
+        v += g->st->meters[i].type->ncolumns;
+    }
+}
+
+static void write_e2e_num(FILE *f, double v)
+{
+    fputc(',', f);
+    if (isfinite(v)) fprintf(f, "%.9g", v); /* not measured: an empty cell, never 0 */
 }
 
 /* The end-to-end points, after the kernel points: one bb_e2e_bench each (it builds the model's
@@ -680,21 +721,42 @@ static int measure_e2e(run_state *st)
             e2e_fail(st, p, label, err);
             continue;
         }
+        gen_meters gm = {.st = st, .reps = sw->min_reps > 0 ? sw->min_reps : 1};
+        gm.values = malloc(sizeof *gm.values * (size_t)gm.reps * (size_t)(st->nmeter_cols ? st->nmeter_cols : 1));
+        if (!gm.values) {
+            e2e_fail(st, p, label, "out of memory");
+            continue;
+        }
+        for (size_t v = 0; v < (size_t)gm.reps * (size_t)st->nmeter_cols; v++) gm.values[v] = NAN;
         bb_e2e_spec spec = {.model = cfg, .kernel = kc->spec, .out_kernel = sw->out_kernel, .prompt_len = p->prompt,
                             .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
-                            .kv_f16 = sw->kv_f16, .seed = sw->seed};
+                            .kv_f16 = sw->kv_f16, .seed = sw->seed, .gen_begin = gen_begin, .gen_end = gen_end,
+                            .hook_ctx = &gm};
         bb_e2e_result r;
         if (bb_e2e_bench(pool, &spec, &r, err, sizeof err)) {
+            free(gm.values);
             e2e_fail(st, p, label, err);
             continue;
         }
-        if (fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%.4f,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%zu,%.6g,%zu\n",
+        const double *mv = NULL; /* the median repetition's meter values; none without generation */
+        if (r.tg_median_rep >= 0 && r.tg_median_rep < gm.reps)
+            mv = gm.values + (size_t)r.tg_median_rep * (size_t)st->nmeter_cols;
+        double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
+        if (fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%.4f,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%zu,%.6g,%zu",
                     st->ex->name, sw->name, p->index, cfg->name, kc->kernel->name, kc->variant->isa,
                     kc->kernel->family, kc->kernel->bits_per_weight, sw->out_kernel, p->threads, p->prompt, p->gen,
                     sw->min_reps, r.pp_tps_median, r.pp_tps_min, r.pp_tps_max, r.tg_tps_median, r.tg_tps_min,
                     r.tg_tps_max, r.tg_ms_per_token, r.matmul_share, r.weight_bytes_per_token, r.tg_gbps,
-                    r.footprint) < 0 ||
-            fflush(f) != 0) {
+                    r.footprint) < 0) {
+            free(gm.values);
+            fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
+            rc = -1;
+            break;
+        }
+        write_e2e_num(f, energy);
+        for (int c = 0; c < st->nmeter_cols; c++) write_e2e_num(f, mv ? mv[c] : NAN);
+        free(gm.values);
+        if (fputc('\n', f) == EOF || fflush(f) != 0) {
             fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
             rc = -1;
             break;

@@ -26,6 +26,22 @@ void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d
     d->tied_embedding = c->tied_embedding;
 }
 
+/* The index of the median of v[0..n) (the lower middle one when n is even). */
+static int median_rep(const double *v, int n)
+{
+    int best = 0;
+    for (int i = 0; i < n; i++) {
+        int below = 0, equal_before = 0;
+        for (int j = 0; j < n; j++) {
+            below += v[j] < v[i];
+            equal_before += j < i && v[j] == v[i];
+        }
+        /* v[i] takes rank below + equal_before in a stable sort */
+        if (below + equal_before == (n - 1) / 2) best = i;
+    }
+    return best;
+}
+
 int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -83,12 +99,14 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
             pos = s->prompt_len;
             tok = l ? (int)(l[0] > l[1]) : 1; /* a data-dependent next token */
         }
+        if (s->gen_len > 0 && s->gen_begin) s->gen_begin(s->hook_ctx, rep);
         double mm = 0, a = bb_now();
         for (int g = 0; g < s->gen_len; g++) {
             const float *l = bb_tf_forward(tf, pool, &tok, 1, pos + g, &mm);
             tok = l ? (int)((unsigned)(l[g % d.vocab_size] * 1000.0f) % (unsigned)d.vocab_size) : 1;
         }
         double dt = bb_now() - a;
+        if (s->gen_len > 0 && s->gen_end) s->gen_end(s->hook_ctx, rep, s->gen_len);
         if (s->gen_len > 0) {
             tg[rep] = s->gen_len / dt;
             mm_total += mm;
@@ -99,7 +117,9 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
         bb_stats st = bb_stats_of(pp, reps);
         r->pp_tps_median = st.median; r->pp_tps_min = st.min; r->pp_tps_max = st.max;
     }
+    r->tg_median_rep = -1;
     if (s->gen_len > 0) {
+        r->tg_median_rep = median_rep(tg, reps);
         bb_stats st = bb_stats_of(tg, reps);
         r->tg_tps_median = st.median; r->tg_tps_min = st.min; r->tg_tps_max = st.max;
         r->tg_ms_per_token = 1000.0 / st.median;

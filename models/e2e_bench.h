@@ -21,6 +21,12 @@ typedef struct {
     int seq_len;                     /* context; 0 = prompt_len + gen_len (at least 1) */
     bool kv_f16;
     uint64_t seed;
+    /* Optional: called just before and just after each repetition's token generation, outside its
+     * timing (the runner brackets it with the experiment's meters; models/ stays free of them).
+     * rep is 0-based; tokens is gen_len.  Not called when gen_len is 0. */
+    void (*gen_begin)(void *ctx, int rep);
+    void (*gen_end)(void *ctx, int rep, int tokens);
+    void *hook_ctx;
 } bb_e2e_spec;
 
 typedef struct {
@@ -32,6 +38,8 @@ typedef struct {
     double tg_gbps;           /* weight_bytes_per_token * tg tokens/s (derived) */
     size_t footprint;         /* model bytes in memory */
     double build_seconds;
+    int tg_median_rep;        /* the repetition whose generation speed is tg_tps_median (the lower of the two
+                               * middle ones for an even count); -1 when gen_len is 0 */
 } bb_e2e_result;
 
 /* Convert a model config to engine dimensions for a given context length. */

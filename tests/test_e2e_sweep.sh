@@ -62,9 +62,9 @@ out=$("$BB" run "$T/good.lua" 2>"$T/stderr"); rc=$?
 check '[ "$rc" -eq 0 ]' "tiny sweep exit $rc: $(cat "$T/stderr")"
 csv=$(ls "$T"/res/e2e_t-*/e2e.csv 2>/dev/null | head -1)
 check '[ -f "$csv" ]' "no e2e.csv"
-check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,footprint_bytes" ]' "e2e.csv header"
+check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,footprint_bytes,energy_per_token_j,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
 check '[ "$(wc -l < "$csv")" -eq 3 ]' "e2e.csv: want 2 rows"
-bad=$(awk -F, 'NR > 1 && (NF != 24 || $4 != "tiny" || $10 != 1 || $11 != 8 || $12 != 4 || !($14 > 0) || !($17 > 0) || !($15 <= $14 && $14 <= $16) || !($18 <= $17 && $17 <= $19) || !($22 > 0) || !($24 > 0)) { print }' "$csv")
+bad=$(awk -F, 'NR > 1 && (NF != 28 || $4 != "tiny" || $10 != 1 || $11 != 8 || $12 != 4 || !($14 > 0) || !($17 > 0) || !($15 <= $14 && $14 <= $16) || !($18 <= $17 && $17 <= $19) || !($22 > 0) || !($24 > 0)) { print }' "$csv")
 check '[ -z "$bad" ]' "malformed rows: $bad"
 check 'printf "%s" "$out" | grep -q "| tiny | i2_s@[a-z0-9]* | 1 | tg4 |"' "markdown table: $out"
 check 'grep -q "\"e2e_csv\": \"e2e.csv\"" "$T"/res/e2e_t-*/run.json' "run.json names e2e.csv"
@@ -77,6 +77,30 @@ sed -i 's/"status": "complete"/"status": "incomplete"/' "$dir/run.json"
 "$BB" run "$T/good.lua" --resume >/dev/null 2>"$T/stderr2"; rc=$?
 check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$csv")" -eq 3 ]' "resume: exit $rc, $(wc -l < "$csv") lines: $(cat "$T/stderr2")"
 check '[ "$(cut -d, -f5 "$csv" | sort | tr "\n" " ")" = "f16 i2_s kernel " ]' "resume: each kernel once: $(cat "$csv")"
+
+# meters bracket each point's token generation: the timer's region is the median repetition's
+# generation (gen tokens at tg_tps), an energy meter that cannot run here leaves its columns and
+# energy_per_token_j empty (never 0), one that can gives positive joules per token
+printf 'bitbench.experiment {\n  name = "e2e_m", out = "%s", meters = {"rapl"},\n  sweeps = {\n    bitbench.sweep { models = {"tiny"}, kernels = {"i2_s"}, threads = {1}, prompt = {4}, gen = {6}, reps = 3 },\n  },\n}\n' \
+    "$T/res" > "$T/meters.lua"
+"$BB" run "$T/meters.lua" >/dev/null 2>"$T/stderr3"; rc=$?
+check '[ "$rc" -eq 0 ]' "meters sweep exit $rc: $(cat "$T/stderr3")"
+mcsv=$(ls "$T"/res/e2e_m-*/e2e.csv 2>/dev/null | head -1)
+col() { # $1 column name: its value in the first row
+    awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR == 2 && c { print $c }' "$mcsv"
+}
+check '[ "$(head -1 "$mcsv" | tr , "\n" | tail -7 | tr "\n" " ")" = "energy_per_token_j timer_region_s timer_tsc_ticks_per_call timer_tsc_ghz rapl_pkg_energy_j rapl_energy_per_call_j_derived rapl_avg_power_w_derived " ]' \
+    "meter columns appended: $(head -1 "$mcsv")"
+tokens=$(awk -v r="$(col timer_region_s)" -v t="$(col tg_tps)" 'BEGIN { print r * t }')
+check 'awk -v x="$tokens" "BEGIN { exit !(x > 5.4 && x < 7.5) }"' "timer region x tg_tps = $tokens, want about 6 generated tokens"
+check 'awk -v x="$(col timer_tsc_ticks_per_call)" "BEGIN { exit !(x > 0) }"' "ticks per token $(col timer_tsc_ticks_per_call)"
+if grep -A2 '"name": "rapl"' "$T"/res/e2e_m-*/run.json | grep -q '"available": false'; then
+    check '[ -z "$(col rapl_pkg_energy_j)" ] && [ -z "$(col energy_per_token_j)" ]' \
+        "rapl unavailable: empty energy cells, got '$(col rapl_pkg_energy_j)' '$(col energy_per_token_j)'"
+else
+    check 'awk -v e="$(col energy_per_token_j)" -v j="$(col rapl_pkg_energy_j)" "BEGIN { exit !(e > 0 && e * 6 > j * 0.99 && e * 6 < j * 1.01) }"' \
+        "rapl available: energy_per_token_j = rapl_pkg_energy_j / 6, got $(col energy_per_token_j) $(col rapl_pkg_energy_j)"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
