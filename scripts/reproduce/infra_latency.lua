@@ -12,6 +12,27 @@ local PAPER = {
   { size = "30B", model = "bitnet-dummy-30b", f16 = 101.7, bitnet = 16.5, speedup = 6.17 },
 }
 
+-- The last-level cache size from run.json, and the points whose weights per token fit in it.
+local function llc_note(run, rows, util)
+  local llc
+  for _, c in ipairs(((run.json or {}).machine or {}).caches or {}) do
+    if c.size and (not llc or (c.level or 0) > llc.level) then llc = { level = c.level or 0, size = c.size } end
+  end
+  if not llc then return "" end
+  local fit = {}
+  for _, r in ipairs(rows) do
+    local b = util.num(r.weight_bytes_per_token)
+    if b and b < llc.size then
+      fit[#fit + 1] = string.format("%s %s (%s MB)", r.model, r.kernel, util.fmt(b / 1e6, 3))
+    end
+  end
+  if #fit == 0 then
+    return string.format(" No point's weights per token fit in this machine's %s MB L%d.", util.fmt(llc.size / 1e6, 3), llc.level)
+  end
+  return string.format(" Weights per token that fit in this machine's %s MB L%d, so that decode is partly served "
+    .. "from cache rather than DRAM: %s.", util.fmt(llc.size / 1e6, 3), llc.level, table.concat(fit, ", "))
+end
+
 local function render(run, util)
   local out = {}
   local function add(s) out[#out + 1] = s end
@@ -54,12 +75,12 @@ local function render(run, util)
     local lf, li, lt = latency(f), latency(i2), latency(t2)
     local function s(x) return x and util.fmt(x, 3) or "N/A" end
     body[#body + 1] = {
-      p.size, p.model, s(lf), s(li), s(lt),
+      p.size, p.model, f and util.fmt(f.tg_gbps_derived, 3) or "N/A", s(lf), s(li), s(lt),
       (lf and li) and util.ratio(lf, li) or "N/A", (lf and lt) and util.ratio(lf, lt) or "N/A",
       p.speedup and string.format("%.2f× (%s s / %s s)", p.speedup, p.f16, p.bitnet) or "–",
     }
   end
-  add(util.table({ "seed size", "model here", "f16 s:", "i2_s s:", "tl2_0 s:", "i2_s / f16 speed-up:",
+  add(util.table({ "seed size", "model here", "f16 decode weight GB/s:", "f16 s:", "i2_s s:", "tl2_0 s:", "i2_s / f16 speed-up:",
     "tl2_0 / f16 speed-up:", "seed's speed-up (x86):" }, body))
   add("")
 
@@ -99,13 +120,14 @@ local function render(run, util)
       .. "here; no estimate is made.")
   end
   add("")
-  add("Why they differ. The seed measures bitnet.cpp on a Core Ultra 7-155H laptop chip's P-cores; this VM has 2 cores of an Emerald-Rapids Xeon reading about "
-    .. "28 GB/s, where f16 decode is DRAM-bound from the smallest model on and i2_s / tl2_0 decode "
-    .. "partly compute-bound on 2 cores, so the speed-up depends on how much of each token is GEMV "
-    .. "work the 2 cores can overlap with memory. Packed ternary weights of the small models "
-    .. "(700M: about 180 MB at 2 bits per weight) fit in this machine's 260 MiB L3, so those are not DRAM-bound "
-    .. "here at all. Prefill (16 tokens, GEMM) is part of the latency. The default run stops at "
-    .. "2.7B; `--full` adds 7B, 13B and 30B, of which f16 13B and 30B do not fit in 24 GiB (N/A).")
+  add("Why they differ. The seed measures bitnet.cpp on a Core Ultra 7-155H laptop chip's P-cores; "
+    .. "this VM has 2 cores of an Emerald-Rapids Xeon reading about 28 GB/s from DRAM (README, "
+    .. "`bitbench roofline`), where f16 decode of the seed's sizes streams its weights from DRAM "
+    .. "(the f16 column above), while i2_s and tl2_0 must also keep up with that stream on 2 cores "
+    .. "(their compute bound: README's γ table and intel_fig4). "
+    .. "Prefill (a 16-token GEMM) is part of the latency, as it is of "
+    .. "any generation. The default run stops at 2.7B; `--full` adds 7B, 13B and 30B, of which f16 13B "
+    .. "and 30B do not fit in this machine's 24 GiB (N/A)." .. llc_note(run, rows, util))
   return table.concat(out, "\n")
 end
 

@@ -26,6 +26,27 @@ local function list(t)
   return table.concat(s, " / ")
 end
 
+-- The last-level cache size from run.json, and the points whose weights per token fit in it.
+local function llc_note(run, rows, util)
+  local llc
+  for _, c in ipairs(((run.json or {}).machine or {}).caches or {}) do
+    if c.size and (not llc or (c.level or 0) > llc.level) then llc = { level = c.level or 0, size = c.size } end
+  end
+  if not llc then return "" end
+  local fit = {}
+  for _, r in ipairs(rows) do
+    local b = util.num(r.weight_bytes_per_token)
+    if b and b < llc.size then
+      fit[#fit + 1] = string.format("%s %s (%s MB)", r.model, r.kernel, util.fmt(b / 1e6, 3))
+    end
+  end
+  if #fit == 0 then
+    return string.format(" No point's weights per token fit in this machine's %s MB L%d.", util.fmt(llc.size / 1e6, 3), llc.level)
+  end
+  return string.format(" Weights per token that fit in this machine's %s MB L%d, so that decode is partly served "
+    .. "from cache rather than DRAM: %s.", util.fmt(llc.size / 1e6, 3), llc.level, table.concat(fit, ", "))
+end
+
 local function render(run, util)
   local out = {}
   local function add(s) out[#out + 1] = s end
@@ -53,13 +74,13 @@ local function render(run, util)
     local b, i2, i1 = point(m, "bf16"), point(m, "int2"), point(m, "int1")
     local p = PAPER[m]
     body[#body + 1] = {
-      p and p.label or m,
+      p and p.label or m, b and util.fmt(b.tg_gbps_derived, 3) or "N/A",
       b and util.fmt(b.tg_tps, 3) or "N/A", i2 and util.fmt(i2.tg_tps, 3) or "N/A", i1 and util.fmt(i1.tg_tps, 3) or "N/A",
       (b and i2) and util.ratio(i2.tg_tps, b.tg_tps) or "N/A", p and list(p.int2) or "–",
       (b and i1) and util.ratio(i1.tg_tps, b.tg_tps) or "N/A", p and list(p.int1) or "–",
     }
   end
-  add(util.table({ "model", "bf16 t/s:", "up_i2 t/s:", "up_i1 t/s:", "up_i2 / bf16:", "paper 2-bit / BF16:",
+  add(util.table({ "model", "bf16 weight GB/s:", "bf16 t/s:", "up_i2 t/s:", "up_i1 t/s:", "up_i2 / bf16:", "paper 2-bit / BF16:",
     "up_i1 / bf16:", "paper 1-bit / BF16:" }, body))
   add("")
 
@@ -92,13 +113,13 @@ local function render(run, util)
     "measured up_i1:" }, body2))
   add("")
   add("Why they differ. The paper's machines read 75-98 GB/s with 8-24 cores; this VM has 2 cores of an "
-    .. "Emerald-Rapids Xeon reading about 28 GB/s, so BF16 decode is DRAM-bound here too, but the "
+    .. "Emerald-Rapids Xeon reading about 28 GB/s from DRAM (README, `bitbench roofline`; the BF16 "
+    .. "column \"weight GB/s\" is the weight bytes per token times tokens/s), so BF16 decode is DRAM-bound here too, but the "
     .. "low-bit kernels meet the compute side sooner (intel_fig4: γ and ebw), above all the 1-bit one. "
-    .. "What is not a GEMV (attention over the KV cache, norms, RoPE, the activation functions) is a larger share on 2 cores than on 24, which lowers α and the bound. A model whose "
-    .. "packed weights fit in this machine's 260 MiB L3 is not DRAM-bound in its low-bit runs. Weights "
+    .. "What is not a GEMV (attention over the KV cache, norms, RoPE, the activation functions) is a larger share on 2 cores than on 24, which lowers α and the bound. Weights "
     .. "are synthetic (the paper uses dummy low-bit weights too for Llama-3-8B and Falcon3-1B); the "
     .. "default run leaves out Llama-3-8B (16 GiB in BF16, about a minute per BF16 point here), `--full` "
-    .. "runs it with 128 generated tokens as the paper does.")
+    .. "runs it with 128 generated tokens as the paper does." .. llc_note(run, rows, util))
   return table.concat(out, "\n")
 end
 
