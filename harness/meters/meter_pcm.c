@@ -15,10 +15,15 @@
  * energy its integral over the region (pcm_power_text.h).  A region shorter than one interval may
  * hold no sample: its columns are then empty and the sample counts 0.
  *
- * Both sidecars program uncore counters from separate processes.  With -m -1 pcm-power asks for
- * no memory-controller events; whether its setup still touches the memory controller's counters
- * that pcm-memory reads could not be checked on this machine (no PMU).  BB_PCM_POWER=none (or
- * BB_PCM_MEMORY=none) leaves that sidecar out, so the two can be measured in separate runs.
+ * Both tools program the memory controller's PMU from separate processes: pcm-power's setup
+ * (ServerUncorePMUs::program_power_metrics in src/cpucounters.cpp of intel/pcm) always ends in
+ * programIMC(), which freezes, resets and reprograms every channel's counters, with all-zero
+ * events under -m -1; pcm-memory reads its CAS counts from those same counters.  Whichever
+ * programs last wins, and pcm-power's energy comes from the RAPL MSRs, not from the PMU.  So
+ * pcm-power is started first and pcm-memory only once pcm-power has printed its first sample
+ * (its programming is done); at the end pcm-memory is stopped first, so pcm-power's cleanup of
+ * the PMU on exit cannot zero counters pcm-memory still reads.  BB_PCM_POWER=none (or
+ * BB_PCM_MEMORY=none) leaves that sidecar out.
  *
  * $BB_PCM_MEMORY and $BB_PCM_POWER name other executables taking the same arguments (the tests'
  * fake sidecars); with one set, the Intel check is skipped for it and the tool alone decides.
@@ -232,10 +237,13 @@ static void part_start(pcm_state *s, int i, bool intel)
     part_fail(p, "tool_failed", why);
 }
 
+/* Start and stop order: see the top of the file. */
+static const int start_order[NPARTS] = {PART_POWER, PART_MEMORY};
+
 static void free_state(pcm_state *s)
 {
+    for (int k = NPARTS - 1; k >= 0; k--) bb_pcm_sidecar_stop(&s->part[start_order[k]].sc);
     for (int i = 0; i < NPARTS; i++) {
-        bb_pcm_sidecar_stop(&s->part[i].sc);
         if (s->part[i].out[0]) unlink(s->part[i].out);
         if (s->part[i].log[0]) unlink(s->part[i].log);
     }
@@ -301,7 +309,7 @@ static int pcm_open(bb_meter *m)
         set_reason(m, "tool_failed", "cannot create a temporary directory for pcm's output");
         return 0;
     }
-    for (int i = 0; i < NPARTS; i++) part_start(s, i, intel);
+    for (int k = 0; k < NPARTS; k++) part_start(s, start_order[k], intel);
     if (!s->part[PART_MEMORY].running && !s->part[PART_POWER].running) {
         explain(m, s);
         free_state(s);
