@@ -10,11 +10,11 @@
 -- format included) and weight_rel_rms (the reconstruction error of the weight format).
 --
 -- The error of one output depends on K (the length of the sums), not on M, so the default
--- measures 512-row slices of Llama-2-7B's two K values (4096: q/k/v/o, gate, up; 11008: down);
+-- measures 256-row slices of Llama-2-7B's two K values (4096: q/k/v/o, gate, up; 11008: down);
 -- --full measures every distinct projection shape of Llama-2-7B and 13B.  Gaussian master
 -- weights and activations (seed 42), N = 1.
 --
--- Sizes on the 2-core Emerald Rapids VM: default ~20 s (packing dominates), --full ~10 min,
+-- Sizes on the 2-core Emerald Rapids VM: default ~15 s (packing dominates), --full ~10 min,
 -- --smoke a few seconds.
 --
 --   bitbench run experiments/tmac_accuracy.lua [--full]
@@ -37,7 +37,7 @@ if S == "smoke" then
 elseif S == "full" then
   shapes = { "llama-2-7b", "llama-2-13b" }
 else
-  shapes = { { m = 512, k = 4096 }, { m = 512, k = 11008 } }
+  shapes = { { m = 256, k = 4096 }, { m = 256, k = 11008 } }
 end
 
 bitbench.experiment {
