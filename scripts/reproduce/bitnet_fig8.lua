@@ -57,14 +57,14 @@ local function render(run, util)
     local r = util.find(rows, { model = model, kernel = k, threads = tn })
     if r then bytes[#bytes + 1] = string.format("%s %s GB/s", k, util.fmt(r.tg_gbps_derived, 3)) end
   end
-  add(string.format("Why it differs. This machine has %s cores, so the figure's thread axis stops where the "
-    .. "i7's begins to bend: the paper's saturation (T-MAC declining from about 5 threads) needs more cores than "
-    .. "there are here, and with 1-%s cores on a 28 GB/s DRAM path (`bitbench roofline`) the kernels that spend "
+  add(string.format("Why it differs. This machine has %s cores, so our thread axis ends before the point where "
+    .. "the paper's curves bend (T-MAC declining from about 5 threads), and with 1-%s cores on a 28 GB/s DRAM path (`bitbench roofline`) the kernels that spend "
     .. "many instructions per weight are compute-bound, which favours the kernel with the fewest. Derived weight "
     .. "bandwidth at %s thread%s: %s. tq1_0's base-3 unpacking costs about 6 cycles per 32 weights here against "
     .. "under 1 for tl2_0 and tmac_w2 (README, roofline γ), which is where tl2_0's lead over tq1_0 (%s here at "
-    .. "%s thread%s, 1.33× on the i7 with all threads) comes from; AVX-512 (vpshufb/vpermb on 64 bytes) serves both lookup-table kernels, so the gap between tl2_0 and "
-    .. "tmac_w2 is set by their bytes per weight and table work rather than by the bandwidth wall the i7 hits.",
+    .. "%s thread%s, 1.33× on the i7 with all threads) comes from. Between the two "
+    .. "lookup-table kernels the gap here is set by their bytes per weight (1.67 against tmac_w2's 2.31, "
+    .. "scales included) and their table work, not by the bandwidth wall the i7 hits.",
     (run.json.machine or {}).cores or "?", (run.json.machine or {}).cores or "?", tn, tn == "1" and "" or "s",
     #bytes > 0 and table.concat(bytes, ", ") or "N/A", ratio(tps("tl2_0", tn), tps("tq1_0", tn)), tn,
     tn == "1" and "" or "s"))
