@@ -61,6 +61,11 @@ typedef struct {
     int *gen, ngen;             /* generation lengths (tg) */
     bool kv_f16;
     int distinct_layers;        /* synthetic layers generated (the rest reuse them); 0 = all */
+    /* `compare_logits`: after each point's timing, the logits of compare_tokens teacher-forced
+     * tokens through the point's kernel are compared with those through this reference kernel
+     * (same weights, same out_kernel); "" = off. */
+    char compare_logits[BB_NAME_MAX];
+    int compare_tokens;
 } bb_sweep;
 
 typedef struct {
@@ -96,6 +101,7 @@ typedef struct {
 #define BB_DEFAULT_OUT "results"
 #define BB_DEFAULT_E2E_REPS 3
 #define BB_DEFAULT_DISTINCT_LAYERS 2
+#define BB_DEFAULT_COMPARE_TOKENS 16
 
 /* Run the Lua file and fill ex.  Returns 0, or -1 with one message in err: "FILE:LINE: what was
  * wrong; what is valid" (a Lua syntax or run-time error keeps Lua's own file:line). */

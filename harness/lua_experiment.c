@@ -300,7 +300,8 @@ static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      
                                            "verify"};
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
-                                                 "kv",      "seed",   "on_unsupported", "distinct_layers"};
+                                                 "kv",      "seed",   "on_unsupported", "distinct_layers",
+                                                 "compare_logits", "compare_tokens"};
 static const char *const kv_names[] = {"f32", "f16"};
 static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out", "plots", "profile"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -496,6 +497,26 @@ static void read_models(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     lua_pop(L, 1);
 }
 
+/* A model sweep's field naming one kernel (out_kernel, compare_logits): "name" or "name@isa". */
+static void check_single_kernel(lua_State *L, load_ctx *c, const bb_sweep *sw, const char *field, const char *spec)
+{
+    const bb_kernel *k;
+    const bb_variant *v;
+    char kerr[1536];
+    if (!bb_kernel_resolve(spec, &k, &v, kerr, sizeof kerr)) return;
+    char name[BB_NAME_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(spec, "@"), spec);
+    if (bb_kernel_by_name(name)) fail(L, c, sw, "field '%s': %s", field, kerr); /* a known kernel, no such variant */
+    const char *names[256];
+    int nk = 0;
+    for (int i = 0; i < bb_kernel_count() && nk < 256; i++) names[nk++] = bb_kernel_at(i)->name;
+    const char *near = bb_suggest(name, names, nk);
+    char hint[96] = "", valid[1200] = "";
+    if (near) snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+    bb_join_names(valid, sizeof valid, names, nk);
+    fail(L, c, sw, "field '%s': unknown kernel '%s'%s; valid kernels: %s", field, name, hint, valid);
+}
+
 /* The fields of a model sweep (sw->name and sw->line are set). */
 static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
@@ -512,22 +533,12 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     snprintf(sw->out_kernel, sizeof sw->out_kernel, "f16");
     if (bb_lua_get_string(L, t, "out_kernel", NULL, 0, sw->out_kernel, sizeof sw->out_kernel, err, sizeof err) < 0)
         fail(L, c, sw, "%s", err);
-    {
-        const bb_kernel *k;
-        const bb_variant *v;
-        char kerr[1536];
-        if (bb_kernel_resolve(sw->out_kernel, &k, &v, kerr, sizeof kerr)) {
-            const char *names[256];
-            int nk = 0;
-            for (int i = 0; i < bb_kernel_count() && nk < 256; i++) names[nk++] = bb_kernel_at(i)->name;
-            const char *near = bb_suggest(sw->out_kernel, names, nk);
-            char hint[96] = "", valid[1200] = "";
-            if (near) snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
-            bb_join_names(valid, sizeof valid, names, nk);
-            fail(L, c, sw, "field 'out_kernel': unknown kernel '%s'%s; valid kernels: %s", sw->out_kernel, hint,
-                 valid);
-        }
-    }
+    check_single_kernel(L, c, sw, "out_kernel", sw->out_kernel);
+    int got = bb_lua_get_string(L, t, "compare_logits", NULL, 0, sw->compare_logits, sizeof sw->compare_logits, err,
+                                sizeof err);
+    if (got < 0) fail(L, c, sw, "%s", err);
+    if (got > 0) check_single_kernel(L, c, sw, "compare_logits", sw->compare_logits);
+    sw->compare_tokens = BB_DEFAULT_COMPARE_TOKENS;
     sw->threads = malloc(sizeof *sw->threads);
     sw->prompt = malloc(sizeof *sw->prompt);
     sw->gen = malloc(sizeof *sw->gen);
@@ -558,6 +569,13 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     rc = bb_lua_get_int(L, t, "distinct_layers", 0, 1 << 16, &v, err, sizeof err);
     if (rc < 0) fail(L, c, sw, "%s", err);
     if (rc > 0) sw->distinct_layers = (int)v;
+    /* at most 1024: the logits of every compared position are held, twice (point and reference) */
+    rc = bb_lua_get_int(L, t, "compare_tokens", 1, 1024, &v, err, sizeof err);
+    if (rc < 0) fail(L, c, sw, "%s", err);
+    if (rc > 0 && !sw->compare_logits[0])
+        fail(L, c, sw, "field 'compare_tokens' is set but 'compare_logits' is not (the reference kernel whose "
+                       "logits the points are compared with, e.g. compare_logits = \"f32\")");
+    if (rc > 0) sw->compare_tokens = (int)v;
     rc = bb_lua_get_int(L, t, "seed", 0, 9007199254740991L, &v, err, sizeof err);
     if (rc < 0) fail(L, c, sw, "%s", err);
     if (rc > 0) sw->seed = (uint64_t)v;

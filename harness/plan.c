@@ -62,6 +62,26 @@ static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int
             if (sw->prompt[i] + sw->gen[j] > max_seq) max_seq = sw->prompt[i] + sw->gen[j];
             if (sw->prompt[i] > max_prompt) max_prompt = sw->prompt[i];
         }
+    if (sw->compare_logits[0] && sw->compare_tokens > max_seq) max_seq = sw->compare_tokens;
+    /* compare_logits: the reference must take every model of the sweep (a comparison was asked for,
+     * so a reference that cannot run is an error whatever on_unsupported says) */
+    for (int mi = 0; sw->compare_logits[0] && mi < sw->nmodels; mi++) {
+        bb_tf_dims d;
+        bb_tf_dims_from_config(&sw->models[mi], sw->compare_tokens, &d);
+        bb_tf_options o = {.kernel = sw->compare_logits, .out_kernel = sw->out_kernel, .kv_f16 = sw->kv_f16,
+                           .max_batch = 1};
+        size_t need = 0;
+        char why[1024] = "";
+        if (!bb_tf_estimate_bytes(&d, &o, &need, why, sizeof why) && mach->mem_available &&
+            need > mach->mem_available / 100 * 90)
+            snprintf(why, sizeof why, "does not fit in memory: needs %.2f GiB but %.2f GiB is available",
+                     need / 1073741824.0, mach->mem_available / 1073741824.0);
+        if (why[0]) {
+            snprintf(err, errlen, "%ssweep '%s': field 'compare_logits': the reference kernel %s cannot run model "
+                     "%s: %s", where, sw->name, sw->compare_logits, sw->models[mi].name, why);
+            return -1;
+        }
+    }
     for (int ki = 0; ki < sw->nkernels; ki++)
         for (int mi = 0; mi < sw->nmodels; mi++) {
             const bb_model_config *cfg = &sw->models[mi];

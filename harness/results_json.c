@@ -148,6 +148,9 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
             bb_json_int(j, "reps", sw->min_reps);
             bb_json_string(j, "kv", sw->kv_f16 ? "f16" : "f32");
             bb_json_int(j, "distinct_layers", sw->distinct_layers);
+            bb_json_string(j, "compare_logits", sw->compare_logits[0] ? sw->compare_logits : NULL);
+            if (sw->compare_logits[0]) bb_json_int(j, "compare_tokens", sw->compare_tokens);
+            else bb_json_null(j, "compare_tokens");
             bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
             bb_json_int(j, "seed", (long long)sw->seed);
             bb_json_object_end(j);

@@ -15,6 +15,7 @@
 #include "energy.h"
 #include "meter.h"
 #include "models/e2e_bench.h"
+#include "models/logit_compare.h"
 #include "pool.h"
 #include "progress.h"
 #include "results.h"
@@ -31,14 +32,16 @@
 
 /* The columns of e2e.csv, one row per end-to-end point of a model sweep (README.md, "End-to-end";
  * `bitbench plot --kind tokens` reads model, kernel, threads, tg_tps and pp_tps by name): these,
- * then energy_per_token_j, then one column per meter value (as in results.csv). */
+ * then the logit comparison (empty without compare_logits) and energy_per_token_j, then one
+ * column per meter value (as in results.csv). */
 static const char E2E_HEADER[] =
     "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,"
     "pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,"
     "tg_gbps_derived,footprint_bytes";
 #define E2E_FIXED_COLUMNS 24
-#define E2E_DERIVED_COLUMNS "energy_per_token_j"
-#define E2E_NDERIVED 1
+#define E2E_DERIVED_COLUMNS \
+    "ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,energy_per_token_j"
+#define E2E_NDERIVED 6
 
 /* What the markdown table and --resume need of an e2e row. */
 typedef struct {
@@ -74,7 +77,20 @@ typedef struct {
     char e2e_header[8192];     /* E2E_HEADER, the derived columns, the meter columns */
     e2e_row *e2e_rows;
     int ne2e_rows;
+    struct ref_logits *refs;   /* compare_logits: reference logits computed so far in this run */
+    int nrefs;
 } run_state;
+
+/* The logits of a model through a sweep's reference kernel, for every point that compares with it:
+ * the same model config, weights (seed, distinct_layers), out_kernel, KV type and tokens give the
+ * same logits, so each is computed once per run. */
+struct ref_logits {
+    char model[BB_NAME_MAX], kernel[BB_NAME_MAX], out_kernel[BB_NAME_MAX];
+    uint64_t seed;
+    int distinct_layers, ntokens;
+    bool kv_f16;
+    float *logits;             /* ntokens × vocab */
+};
 
 static int mkdir_p(const char *path)
 {
@@ -686,6 +702,50 @@ static void gen_end(void *ctx, int rep, int tokens)
     }
 }
 
+static const float *reference_logits(run_state *st, bb_pool *pool, const bb_sweep *sw, const bb_model_config *cfg,
+                                     const int *tokens, char *err, size_t errlen)
+{
+    for (int i = 0; i < st->nrefs; i++) {
+        const struct ref_logits *r = &st->refs[i];
+        if (!strcmp(r->model, cfg->name) && !strcmp(r->kernel, sw->compare_logits) &&
+            !strcmp(r->out_kernel, sw->out_kernel) && r->seed == sw->seed &&
+            r->distinct_layers == sw->distinct_layers && r->ntokens == sw->compare_tokens && r->kv_f16 == sw->kv_f16)
+            return r->logits;
+    }
+    struct ref_logits *v = realloc(st->refs, sizeof *v * (size_t)(st->nrefs + 1));
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    st->refs = v;
+    struct ref_logits *r = &v[st->nrefs];
+    memset(r, 0, sizeof *r);
+    snprintf(r->model, sizeof r->model, "%s", cfg->name);
+    snprintf(r->kernel, sizeof r->kernel, "%s", sw->compare_logits);
+    snprintf(r->out_kernel, sizeof r->out_kernel, "%s", sw->out_kernel);
+    r->seed = sw->seed;
+    r->distinct_layers = sw->distinct_layers;
+    r->ntokens = sw->compare_tokens;
+    r->kv_f16 = sw->kv_f16;
+    r->logits = malloc(sizeof(float) * (size_t)sw->compare_tokens * (size_t)cfg->vocab_size);
+    if (!r->logits) {
+        snprintf(err, errlen, "out of memory for %d x %d reference logits", sw->compare_tokens, cfg->vocab_size);
+        return NULL;
+    }
+    bb_e2e_spec spec = {.model = cfg, .kernel = sw->compare_logits, .out_kernel = sw->out_kernel,
+                        .seq_len = sw->compare_tokens, .distinct_layers = sw->distinct_layers, .kv_f16 = sw->kv_f16,
+                        .seed = sw->seed, .logit_tokens = tokens, .n_logit_tokens = sw->compare_tokens,
+                        .logits_out = r->logits};
+    char e[1536];
+    if (bb_e2e_logits(pool, &spec, e, sizeof e)) {
+        snprintf(err, errlen, "compare_logits: reference %s: %s", sw->compare_logits, e);
+        free(r->logits);
+        return NULL;
+    }
+    st->nrefs++;
+    return r->logits;
+}
+
 static void write_e2e_num(FILE *f, double v)
 {
     fputc(',', f);
@@ -728,12 +788,36 @@ static int measure_e2e(run_state *st)
             continue;
         }
         for (size_t v = 0; v < (size_t)gm.reps * (size_t)st->nmeter_cols; v++) gm.values[v] = NAN;
+        /* compare_logits: the point's own logits of the compared tokens, taken after its timing */
+        bool compare = sw->compare_logits[0] != 0;
+        int ntok = compare ? sw->compare_tokens : 0;
+        int *ctokens = compare ? malloc(sizeof *ctokens * (size_t)ntok) : NULL;
+        float *clogits = compare ? malloc(sizeof *clogits * (size_t)ntok * (size_t)cfg->vocab_size) : NULL;
+        if (compare && (!ctokens || !clogits)) {
+            free(ctokens);
+            free(clogits);
+            free(gm.values);
+            e2e_fail(st, p, label, "out of memory for the compared logits");
+            continue;
+        }
+        if (compare) bb_logit_tokens(sw->seed, cfg->vocab_size, ntok, ctokens);
         bb_e2e_spec spec = {.model = cfg, .kernel = kc->spec, .out_kernel = sw->out_kernel, .prompt_len = p->prompt,
                             .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
                             .kv_f16 = sw->kv_f16, .seed = sw->seed, .gen_begin = gen_begin, .gen_end = gen_end,
-                            .hook_ctx = &gm};
+                            .hook_ctx = &gm, .logit_tokens = ctokens, .n_logit_tokens = ntok,
+                            .logits_out = clogits,
+                            .seq_len = p->prompt + p->gen > ntok ? p->prompt + p->gen : ntok};
         bb_e2e_result r;
-        if (bb_e2e_bench(pool, &spec, &r, err, sizeof err)) {
+        bb_logit_diff diff = {0};
+        const float *ref = NULL;
+        int bench_rc = bb_e2e_bench(pool, &spec, &r, err, sizeof err);
+        if (bench_rc == 0 && compare) {
+            ref = reference_logits(st, pool, sw, cfg, ctokens, err, sizeof err);
+            if (ref) bb_logits_compare(ref, clogits, ntok, cfg->vocab_size, &diff);
+        }
+        free(ctokens);
+        free(clogits);
+        if (bench_rc || (compare && !ref)) {
             free(gm.values);
             e2e_fail(st, p, label, err);
             continue;
@@ -752,6 +836,15 @@ static int measure_e2e(run_state *st)
             fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
             rc = -1;
             break;
+        }
+        if (compare) {
+            fprintf(f, ",%s", sw->compare_logits);
+            write_e2e_num(f, diff.max_abs_err);
+            write_e2e_num(f, diff.rel_rms_err);
+            write_e2e_num(f, diff.top1_agreement);
+            fprintf(f, ",%d", diff.identical ? 1 : 0);
+        } else {
+            fputs(",,,,,", f);
         }
         write_e2e_num(f, energy);
         for (int c = 0; c < st->nmeter_cols; c++) write_e2e_num(f, mv ? mv[c] : NAN);
@@ -910,6 +1003,8 @@ done:
     free(st.meters);
     free(st.rows);
     free(st.e2e_rows);
+    for (int i = 0; i < st.nrefs; i++) free(st.refs[i].logits);
+    free(st.refs);
     for (int i = 0; i < st.ndone; i++) free(st.done_keys[i]);
     free(st.done_keys);
     for (int t = 0; st.rec.placement && t <= st.max_threads; t++) free(st.rec.placement[t]);

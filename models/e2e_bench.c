@@ -7,6 +7,7 @@
 #include "harness/machine.h"
 #include "harness/stats.h"
 #include "harness/timer.h"
+#include "logit_compare.h"
 #include "synthetic.h"
 
 void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d)
@@ -42,14 +43,18 @@ static int median_rep(const double *v, int n)
     return best;
 }
 
-int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+/* The spec's model with its synthetic weights, after checking it fits in the available memory. */
+static bb_transformer *build_model(const bb_e2e_spec *s, char *err, size_t errlen)
 {
-    memset(r, 0, sizeof *r);
     int seq = s->seq_len > 0 ? s->seq_len : s->prompt_len + s->gen_len;
     if (seq < 1) seq = 1;
     if (s->prompt_len + s->gen_len > seq) {
         snprintf(err, errlen, "prompt %d + generation %d tokens exceed the context of %d", s->prompt_len, s->gen_len, seq);
-        return -1;
+        return NULL;
+    }
+    if (s->n_logit_tokens > seq) {
+        snprintf(err, errlen, "%d compared tokens exceed the context of %d", s->n_logit_tokens, seq);
+        return NULL;
     }
     bb_tf_dims d;
     bb_tf_dims_from_config(s->model, seq, &d);
@@ -59,23 +64,47 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
     char e[1024];
     if (bb_tf_estimate_bytes(&d, &opt, &need, e, sizeof e)) {
         snprintf(err, errlen, "model %s with kernel %s: %s", s->model->name, s->kernel, e);
-        return -1;
+        return NULL;
     }
     bb_machine m;
     bb_machine_detect(&m);
     if (m.mem_available && need > m.mem_available / 100 * 90) {
         snprintf(err, errlen, "model %s with kernel %s needs %.2f GiB (packed weights, embedding, KV cache) but %.2f GiB is available",
                  s->model->name, s->kernel, need / 1073741824.0, m.mem_available / 1073741824.0);
-        return -1;
+        return NULL;
     }
     bb_synthetic syn = {.dims = d, .seed = s->seed, .distinct_layers = s->distinct_layers};
     bb_weight_source src = bb_synthetic_source(&syn);
-    double t0 = bb_now();
     bb_transformer *tf = bb_tf_create(&d, &src, &opt, e, sizeof e);
-    if (!tf) {
-        snprintf(err, errlen, "model %s: %s", s->model->name, e);
-        return -1;
-    }
+    if (!tf) snprintf(err, errlen, "model %s: %s", s->model->name, e);
+    return tf;
+}
+
+static int run_logits(bb_transformer *tf, bb_pool *pool, const bb_e2e_spec *s, char *err, size_t errlen)
+{
+    if (!s->logit_tokens || s->n_logit_tokens < 1 || !s->logits_out) return 0;
+    if (bb_tf_teacher_forced(tf, pool, s->logit_tokens, s->n_logit_tokens, s->logits_out) == 0) return 0;
+    snprintf(err, errlen, "model %s with kernel %s: the %d compared tokens exceed its context", s->model->name,
+             s->kernel, s->n_logit_tokens);
+    return -1;
+}
+
+int bb_e2e_logits(bb_pool *pool, const bb_e2e_spec *s, char *err, size_t errlen)
+{
+    bb_transformer *tf = build_model(s, err, errlen);
+    if (!tf) return -1;
+    int rc = run_logits(tf, pool, s, err, errlen);
+    bb_tf_free(tf);
+    return rc;
+}
+
+int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = bb_now();
+    bb_transformer *tf = build_model(s, err, errlen);
+    if (!tf) return -1;
+    const bb_tf_dims d = *bb_tf_get_dims(tf);
     r->build_seconds = bb_now() - t0;
     r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(tf);
     r->footprint = bb_tf_footprint(tf);
@@ -127,6 +156,7 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
         r->tg_gbps = r->weight_bytes_per_token * st.median / 1e9;
     }
     free(pp); free(tg); free(tokens);
+    int rc = run_logits(tf, pool, s, err, errlen);
     bb_tf_free(tf);
-    return 0;
+    return rc;
 }

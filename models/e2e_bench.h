@@ -27,6 +27,12 @@ typedef struct {
     void (*gen_begin)(void *ctx, int rep);
     void (*gen_end)(void *ctx, int rep, int tokens);
     void *hook_ctx;
+    /* Optional: after the timed repetitions, the logits of these tokens fed one at a time
+     * (bb_tf_teacher_forced) into logits_out (n_logit_tokens × vocab floats); seq_len must hold
+     * them. */
+    const int *logit_tokens;
+    int n_logit_tokens;
+    float *logits_out;
 } bb_e2e_spec;
 
 typedef struct {
@@ -47,5 +53,10 @@ void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d
 
 /* Refuses up front (with the numbers) a model that does not fit in available memory. */
 int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *spec, bb_e2e_result *res, char *err, size_t errlen);
+
+/* Only the logits: build the spec's model (the same synthetic weights bb_e2e_bench uses for that
+ * spec; its kernel, out_kernel, kv, seed and distinct_layers), run the spec's logit_tokens through
+ * it into logits_out, free it.  Nothing is timed. */
+int bb_e2e_logits(bb_pool *pool, const bb_e2e_spec *spec, char *err, size_t errlen);
 
 #endif

@@ -48,6 +48,13 @@ sweep zero.lua 'models = {"tiny"}, kernels = {"i2_s"}, prompt = 0, gen = 0'
 expect_error "zero.lua:4: .*both 0" run "$T/zero.lua"
 sweep reps.lua 'models = {"tiny"}, kernels = {"i2_s"}, reps = 0'
 expect_error "reps.lua:4: .*reps" run "$T/reps.lua"
+sweep cmpk.lua 'models = {"tiny"}, kernels = {"i2_s"}, compare_logits = "i2s"'
+expect_error "cmpk.lua:4: .*field 'compare_logits': unknown kernel 'i2s' (did you mean 'i2_s'?); valid kernels: .*f32" \
+    run "$T/cmpk.lua"
+sweep cmpt.lua 'models = {"tiny"}, kernels = {"i2_s"}, compare_logits = "f32", compare_tokens = 0'
+expect_error "cmpt.lua:4: .*compare_tokens.*1" run "$T/cmpt.lua"
+sweep cmpn.lua 'models = {"tiny"}, kernels = {"i2_s"}, compare_tokens = 8'
+expect_error "cmpn.lua:4: .*'compare_tokens' is set but 'compare_logits' is not" run "$T/cmpn.lua"
 
 # a model that cannot fit is refused up front (on_unsupported = "error"), or skipped and reported
 sweep big.lua 'models = {"bitnet-dummy-100b"}, kernels = {"f32"}, on_unsupported = "error"'
@@ -62,9 +69,9 @@ out=$("$BB" run "$T/good.lua" 2>"$T/stderr"); rc=$?
 check '[ "$rc" -eq 0 ]' "tiny sweep exit $rc: $(cat "$T/stderr")"
 csv=$(ls "$T"/res/e2e_t-*/e2e.csv 2>/dev/null | head -1)
 check '[ -f "$csv" ]' "no e2e.csv"
-check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,footprint_bytes,energy_per_token_j,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
+check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,energy_per_token_j,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
 check '[ "$(wc -l < "$csv")" -eq 3 ]' "e2e.csv: want 2 rows"
-bad=$(awk -F, 'NR > 1 && (NF != 28 || $4 != "tiny" || $10 != 1 || $11 != 8 || $12 != 4 || !($14 > 0) || !($17 > 0) || !($15 <= $14 && $14 <= $16) || !($18 <= $17 && $17 <= $19) || !($22 > 0) || !($24 > 0)) { print }' "$csv")
+bad=$(awk -F, 'NR > 1 && (NF != 33 || $25 != "" || $4 != "tiny" || $10 != 1 || $11 != 8 || $12 != 4 || !($14 > 0) || !($17 > 0) || !($15 <= $14 && $14 <= $16) || !($18 <= $17 && $17 <= $19) || !($22 > 0) || !($24 > 0)) { print }' "$csv")
 check '[ -z "$bad" ]' "malformed rows: $bad"
 check 'printf "%s" "$out" | grep -q "| tiny | i2_s@[a-z0-9]* | 1 | tg4 |"' "markdown table: $out"
 check 'grep -q "\"e2e_csv\": \"e2e.csv\"" "$T"/res/e2e_t-*/run.json' "run.json names e2e.csv"
@@ -101,6 +108,36 @@ else
     check 'awk -v e="$(col energy_per_token_j)" -v j="$(col rapl_pkg_energy_j)" "BEGIN { exit !(e > 0 && e * 6 > j * 0.99 && e * 6 < j * 1.01) }"' \
         "rapl available: energy_per_token_j = rapl_pkg_energy_j / 6, got $(col energy_per_token_j) $(col rapl_pkg_energy_j)"
 fi
+
+# compare_logits: the lossless ternary kernels give logits bit-identical to i2_s's (bitnet.cpp,
+# paper 000, Table 2), f16 is close to f32 but not identical; a sweep without it leaves the cells empty
+printf 'bitbench.experiment {\n  name = "e2e_c", out = "%s",\n  sweeps = {\n%s\n%s\n  },\n}\n' "$T/res" \
+    '    bitbench.sweep { name = "ternary", models = {"tiny"}, kernels = {"tl2_1", "tl1_1", "i2_s", "f32"}, threads = {1}, prompt = {0}, gen = {2}, reps = 1, compare_logits = "i2_s", compare_tokens = 12 },' \
+    '    bitbench.sweep { name = "float", models = {"tiny"}, kernels = {"f16"}, threads = {1}, prompt = {0}, gen = {2}, reps = 1, compare_logits = "f32" },' \
+    > "$T/compare.lua"
+"$BB" run "$T/compare.lua" >/dev/null 2>"$T/stderr4"; rc=$?
+check '[ "$rc" -eq 0 ]' "compare sweep exit $rc: $(cat "$T/stderr4")"
+ccsv=$(ls "$T"/res/e2e_c-*/e2e.csv 2>/dev/null | head -1)
+row() { awk -F, -v s="$1" -v k="$2" '$2 == s && $5 == k { print $25 "," $26 "," $27 "," $28 "," $29 }' "$ccsv"; }
+for k in tl2_1 tl1_1 i2_s; do
+    check '[ "$(row ternary $k)" = "i2_s,0,0,1,1" ]' "$k vs i2_s: want identical logits, got $(row ternary $k)"
+done
+check 'row ternary f32 | awk -F, "{ exit !(\$1 == \"i2_s\" && \$2 > 0 && \$3 > 0 && \$3 < 0.1 && \$5 == 0) }"' \
+    "f32 vs i2_s: int8 activations differ a little: $(row ternary f32)"
+check 'row float f16 | awk -F, "{ exit !(\$1 == \"f32\" && \$2 > 0 && \$3 > 0 && \$3 < 0.01 && \$4 >= 0.75 && \$5 == 0) }"' \
+    "f16 vs f32: close, top-1 mostly the same, not identical: $(row float f16)"
+check 'grep -q "\"compare_logits\": \"i2_s\"" "$T"/res/e2e_c-*/run.json && grep -q "\"compare_tokens\": 16" "$T"/res/e2e_c-*/run.json' \
+    "run.json lists compare_logits and compare_tokens (default 16)"
+
+# the configuration of the bitnet.cpp Table 2 experiment: tl2_1 against i2_s on bitnet-dummy-125m
+unset BITBENCH_MODELS
+printf 'bitbench.experiment {\n  name = "e2e_d", out = "%s",\n  sweeps = {\n%s\n  },\n}\n' "$T/res" \
+    '    bitbench.sweep { models = {"bitnet-dummy-125m"}, kernels = {"tl2_1"}, prompt = {0}, gen = {1}, reps = 1, distinct_layers = 1, compare_logits = "i2_s", compare_tokens = 4 },' \
+    > "$T/dummy.lua"
+"$BB" run "$T/dummy.lua" >/dev/null 2>"$T/stderr5"; rc=$?
+dcsv=$(ls "$T"/res/e2e_d-*/e2e.csv 2>/dev/null | head -1)
+check '[ "$rc" -eq 0 ] && [ "$(awk -F, "NR == 2 { print \$25 \",\" \$29 }" "$dcsv")" = "i2_s,1" ]' \
+    "bitnet-dummy-125m tl2_1 vs i2_s: exit $rc, want logits_identical 1: $(cat "$dcsv") $(cat "$T/stderr5")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,14 +1,16 @@
 /* Accuracy across kernels on a small synthetic BitNet b1.58 model (ternary weights, sub-norms,
  * squared-ReLU): the lossless ternary kernels (i2_s, tl1_1, tl2_1, whichever are registered)
  * must give bit-identical logits at every position; every other kernel that can run the shapes
- * is compared with the f32 run (max |logit error| and top-1 agreement, printed); those whose
- * format holds ternary weights exactly must agree on the top-1 token at least half the time. */
+ * is compared with the f32 run (max |logit error| and top-1 agreement through bb_logits_compare,
+ * printed); those whose format holds ternary weights exactly must agree on the top-1 token at
+ * least half the time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "models/logit_compare.h"
 #include "models/sampler.h"
 #include "harness/gemm_bench.h"
 #include "harness/rng.h"
@@ -93,17 +95,11 @@ int main(void)
             printf("%-10s skipped: %s\n", k->name, err);
             continue;
         }
-        double maxerr = 0, scale = 0;
-        int agree = 0;
-        for (int p = 0; p < npos; p++) {
-            const float *a = ref + (size_t)p * V, *b = got + (size_t)p * V;
-            for (int v = 0; v < V; v++) {
-                maxerr = fmax(maxerr, fabs(a[v] - b[v]));
-                scale = fmax(scale, fabs(a[v]));
-            }
-            agree += bb_argmax(a, V) == bb_argmax(b, V);
-        }
-        printf("%-10s max|logit - f32| %.4g (logit range %.3g), top-1 agreement %d/%d\n", k->name, maxerr, scale, agree, npos);
+        bb_logit_diff diff;
+        bb_logits_compare(ref, got, npos, V, &diff);
+        int agree = diff.top1_agree;
+        printf("%-10s max|logit - f32| %.4g (logit range %.3g), rel rms %.3g, top-1 agreement %d/%d\n", k->name,
+               diff.max_abs_err, diff.max_abs_ref, diff.rel_rms_err, agree, npos);
         /* A kernel whose format holds ternary weights exactly (up to an fp16 scale) must follow
          * the f32 run; the others (1-bit, Q2_K's grid without zero, ...) are reported, not judged. */
         int exact = holds_ternary(k);
@@ -115,8 +111,9 @@ int main(void)
                 first_lossless = k->name;
                 memcpy(lossless, got, sizeof(float) * nl);
             } else {
-                CHECK(memcmp(lossless, got, sizeof(float) * nl) == 0, "lossless %s logits differ from %s", k->name,
-                      first_lossless);
+                bb_logits_compare(lossless, got, npos, V, &diff);
+                CHECK(diff.identical && diff.max_abs_err == 0 && diff.top1_agree == npos,
+                      "lossless %s logits differ from %s (max |diff| %g)", k->name, first_lossless, diff.max_abs_err);
             }
         }
     }
