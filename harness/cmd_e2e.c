@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "args.h"
 #include "commands.h"
@@ -92,8 +93,11 @@ int bb_cmd_e2e(int argc, char **argv)
                spec.gen_len, spec.reps, r.pp_tps_median, r.tg_tps_median, r.tg_tps_min, r.tg_tps_max, r.tg_ms_per_token,
                r.matmul_share, r.weight_bytes_per_token, r.tg_gbps, r.footprint);
     } else {
-        printf("%s  kernel %s  threads %d  (built in %.1f s, %.2f GiB in memory)\n", cfg.name, spec.kernel, threads,
-               r.build_seconds, r.footprint / 1073741824.0);
+        /* the process's peak resident set, measured, beside the engine's own count */
+        struct rusage ru;
+        double peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1048576.0 : 0; /* KiB on Linux */
+        printf("%s  kernel %s  threads %d  (built in %.1f s, %.2f GiB in memory, peak RSS %.2f GiB)\n", cfg.name,
+               spec.kernel, threads, r.build_seconds, r.footprint / 1073741824.0, peak);
         if (spec.prompt_len) printf("  pp%-5d %8.2f tok/s  (min %.2f, max %.2f)\n", spec.prompt_len, r.pp_tps_median, r.pp_tps_min, r.pp_tps_max);
         if (spec.gen_len)
             printf("  tg%-5d %8.2f tok/s  (min %.2f, max %.2f)  %.2f ms/token, %.1f%% in linear layers\n"

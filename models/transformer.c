@@ -7,12 +7,13 @@
 
 #include "harness/gemm_bench.h"
 #include "harness/timer.h"
-#include "kernels/common/fp16.h"
+#include "vec.h"
 
 struct bb_transformer {
     bb_tf_dims d;
     bb_tf_options opt;
-    float *tok_emb; /* vocab × dim, for the embedding lookup */
+    const bb_vec_ops *vec; /* the non-matmul arithmetic: scalar, AVX2 or AVX-512, chosen from CPUID */
+    float *tok_emb; /* vocab × dim, for the embedding lookup; NULL when it is read from the classifier */
     float *rms_final;
     bb_linear cls;
     bb_tf_layer *layers;
@@ -22,7 +23,7 @@ struct bb_transformer {
     float *x, *xb, *xb2, *q, *k, *v, *hb, *hb2, *att, *logits;
     float *rope_cs; /* [seq][head_dim/2][cos, sin], computed once with llama2.c's expressions */
     void *act;  /* the kernels' prepared activations, sized for the largest need */
-    size_t act_bytes, footprint;
+    size_t footprint;
 };
 
 int bb_tf_head_dim(const bb_tf_dims *d) { return d->head_dim > 0 ? d->head_dim : d->dim / d->n_heads; }
@@ -89,6 +90,30 @@ static int linears(const bb_tf_dims *d, linear_desc out[7])
     return 7;
 }
 
+/* Tokens per prefill chunk, as bb_tf_create sizes the activation buffers. */
+static int batch_of(const bb_tf_dims *d, const bb_tf_options *opt)
+{
+    int nb = opt->max_batch > 0 ? opt->max_batch : 64;
+    return nb > d->seq_len ? d->seq_len : nb;
+}
+
+/* The widest row of xb / xb2 (they hold the normed input, attention output and FFN input). */
+static int widest_of(const bb_tf_dims *d)
+{
+    int dq = d->n_heads * bb_tf_head_dim(d), w = d->hidden_dim > dq ? d->hidden_dim : dq;
+    return w < d->dim ? d->dim : w;
+}
+
+/* Can the token embedding be looked up in the packed classifier?  Yes when the embedding is tied
+ * and the classifier's kernel stores rows as plain elements (f32, f16, bf16: packed_size = M·K·e,
+ * unpack element-wise), as bitnet.cpp's runs do with their tied f16 embedding; the f32 table
+ * (1 GiB for the 70B model) is then not kept. */
+static bool embedding_in_classifier(const bb_tf_dims *d, const bb_kernel *cls)
+{
+    return d->tied_embedding &&
+           (!strcmp(cls->name, "f32") || !strcmp(cls->name, "f16") || !strcmp(cls->name, "bf16"));
+}
+
 static int resolve(const char *spec, bb_linear *lin, const char *what, char *err, size_t errlen)
 {
     char e[1024];
@@ -99,33 +124,55 @@ static int resolve(const char *spec, bb_linear *lin, const char *what, char *err
     return 0;
 }
 
-int bb_tf_estimate_bytes(const bb_tf_dims *d, const bb_tf_options *opt, size_t *bytes, char *err, size_t errlen)
+/* Every allocation bb_tf_create makes, from the dimensions alone, so that a model that cannot fit
+ * is refused before anything is allocated, and the footprint reported is the same arithmetic. */
+int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_memory *m, char *err, size_t errlen)
 {
+    memset(m, 0, sizeof *m);
     if (bb_tf_dims_check(d, err, errlen)) return -1;
     bb_linear lin, cls;
     if (resolve(opt->kernel, &lin, "kernel", err, errlen)) return -1;
     if (resolve(opt->out_kernel ? opt->out_kernel : "f16", &cls, "output kernel", err, errlen)) return -1;
     linear_desc ld[7];
-    int nl = linears(d, ld);
-    size_t total = 0;
+    int nl = linears(d, ld), nb = batch_of(d, opt);
+    size_t act = 0, largest = 0;
     for (int i = 0; i < nl; i++) {
         char e[512];
         if (bb_kernel_check_shape(lin.kern, ld[i].m, ld[i].k, 1, e, sizeof e)) {
             snprintf(err, errlen, "layer %s (M=%d, K=%d): %s", ld[i].name, ld[i].m, ld[i].k, e);
             return -1;
         }
-        total += lin.kern->packed_size(ld[i].m, ld[i].k) * (size_t)d->n_layers;
+        m->weights += lin.kern->packed_size(ld[i].m, ld[i].k) * (size_t)d->n_layers;
+        size_t a = lin.kern->act_size(nb, ld[i].k);
+        if (a > act) act = a;
+        if ((size_t)ld[i].m * ld[i].k > largest) largest = (size_t)ld[i].m * ld[i].k;
     }
     char e[512];
     if (bb_kernel_check_shape(cls.kern, d->vocab_size, d->dim, 1, e, sizeof e)) {
         snprintf(err, errlen, "classifier (M=%d, K=%d): %s", d->vocab_size, d->dim, e);
         return -1;
     }
-    int kv = d->n_kv_heads * bb_tf_head_dim(d);
-    total += cls.kern->packed_size(d->vocab_size, d->dim);
-    total += (size_t)d->vocab_size * d->dim * sizeof(float); /* embedding table */
-    total += 2 * (size_t)d->n_layers * d->seq_len * kv * (opt->kv_f16 ? 2 : 4);
-    *bytes = total;
+    int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kv = d->n_kv_heads * hd;
+    m->weights += cls.kern->packed_size(d->vocab_size, d->dim);
+    size_t a = cls.kern->act_size(1, d->dim);
+    if (a > act) act = a;
+    m->embedding = embedding_in_classifier(d, cls.kern) ? 0 : (size_t)d->vocab_size * d->dim * sizeof(float);
+    if ((size_t)d->vocab_size * d->dim > largest) largest = (size_t)d->vocab_size * d->dim;
+    m->kv_cache = 2 * (size_t)d->n_layers * d->seq_len * kv * (opt->kv_f16 ? 2 : 4);
+    size_t norms = (size_t)d->n_layers * (2 * (size_t)d->dim + (d->sub_norms ? (size_t)dq + d->hidden_dim : 0)) + d->dim;
+    m->buffers = act + sizeof(float) * ((size_t)nb * (d->dim + 2 * (size_t)widest_of(d) + dq + 2 * (size_t)kv +
+                                                       2 * (size_t)d->hidden_dim + (size_t)d->n_heads * d->seq_len) +
+                                        d->vocab_size + (size_t)d->seq_len * hd + norms);
+    m->build_scratch = largest * sizeof(float);
+    m->total = m->weights + m->embedding + m->kv_cache + m->buffers + m->build_scratch;
+    return 0;
+}
+
+int bb_tf_estimate_bytes(const bb_tf_dims *d, const bb_tf_options *opt, size_t *bytes, char *err, size_t errlen)
+{
+    bb_tf_memory m;
+    if (bb_tf_estimate_memory(d, opt, &m, err, errlen)) return -1;
+    *bytes = m.total;
     return 0;
 }
 
@@ -143,11 +190,12 @@ static float *get_vec(const bb_weight_source *src, const char *name, int layer, 
     return v;
 }
 
+/* Fetch one f32 tensor into scratch (sized for the largest, allocated once: a 70B model's 560
+ * tensors would otherwise each fault in hundreds of MB of fresh pages) and pack it. */
 static int build_linear(bb_linear *lin, const bb_weight_source *src, const char *name, int layer, int m, int k,
-                        char *err, size_t errlen)
+                        float *w, char *err, size_t errlen)
 {
-    float *w = get_vec(src, name, layer, (size_t)m * k, err, errlen);
-    if (!w) return -1;
+    if (src->get(src->ctx, name, layer, w, (size_t)m * k, err, errlen)) return -1;
     lin->m = m;
     lin->k = k;
     lin->packed = bb_alloc(lin->kern->packed_size(m, k));
@@ -160,32 +208,52 @@ static int build_linear(bb_linear *lin, const bb_weight_source *src, const char 
         rc = bb_kernel_pack(lin->kern, &bw, lin->packed, e, sizeof e);
         if (rc) snprintf(err, errlen, "packing %s of layer %d: %s", name, layer, e);
     }
-    free(w);
     return rc;
 }
 
 bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, const bb_tf_options *opt,
                              char *err, size_t errlen)
 {
-    size_t need;
-    if (bb_tf_estimate_bytes(d, opt, &need, err, errlen)) return NULL;
+    bb_tf_memory mem;
+    if (bb_tf_estimate_memory(d, opt, &mem, err, errlen)) return NULL;
     bb_transformer *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    float *scratch = NULL;
     t->d = *d;
     t->opt = *opt;
-    t->max_batch = opt->max_batch > 0 ? opt->max_batch : 64;
-    if (t->max_batch > d->seq_len) t->max_batch = d->seq_len;
+    t->vec = bb_vec_best();
+    t->max_batch = batch_of(d, opt);
     bb_linear lin;
     resolve(opt->kernel, &lin, "kernel", err, errlen);
     resolve(opt->out_kernel ? opt->out_kernel : "f16", &t->cls, "output kernel", err, errlen);
     int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kv = d->n_kv_heads * hd, nb = t->max_batch;
     t->layers = calloc((size_t)d->n_layers, sizeof *t->layers);
     if (!t->layers) goto oom;
-    t->tok_emb = get_vec(src, "tok_embeddings", -1, (size_t)d->vocab_size * d->dim, err, errlen);
-    if (!t->tok_emb) goto fail;
+    if (!(scratch = bb_alloc(mem.build_scratch))) goto oom;
+    /* The embedding (through scratch) and the classifier first, so that when the classifier holds
+     * the embedding no f32 table is ever allocated beside the packed layers. */
+    size_t emb = (size_t)d->vocab_size * d->dim;
+    if (src->get(src->ctx, "tok_embeddings", -1, scratch, emb, err, errlen)) goto fail;
+    if (!embedding_in_classifier(d, t->cls.kern)) {
+        if (!(t->tok_emb = bb_alloc(emb * sizeof(float)))) goto oom;
+        memcpy(t->tok_emb, scratch, emb * sizeof(float));
+        if (!d->tied_embedding && src->get(src->ctx, "wcls", -1, scratch, emb, err, errlen)) goto fail;
+    }
+    {
+        bb_weights bw = {.m = d->vocab_size, .k = d->dim, .f32 = scratch};
+        t->cls.m = d->vocab_size;
+        t->cls.k = d->dim;
+        t->cls.packed = bb_alloc(t->cls.kern->packed_size(d->vocab_size, d->dim));
+        char e[512];
+        int rc = t->cls.packed ? bb_kernel_pack(t->cls.kern, &bw, t->cls.packed, e, sizeof e) : -1;
+        if (rc) {
+            snprintf(err, errlen, "packing the classifier: %s", t->cls.packed ? e : "out of memory");
+            goto fail;
+        }
+    }
     linear_desc ld[7];
     int nl = linears(d, ld);
     size_t act = 0;
@@ -208,7 +276,7 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
                 li->k = ld[i].k;
                 if (!(li->packed = bb_alloc(bytes))) goto oom;
                 memcpy(li->packed, from->packed, bytes);
-            } else if (build_linear(li, src, ld[i].name, l, ld[i].m, ld[i].k, err, errlen)) {
+            } else if (build_linear(li, src, ld[i].name, l, ld[i].m, ld[i].k, scratch, err, errlen)) {
                 goto fail;
             }
             size_t a = lin.kern->act_size(nb, ld[i].k);
@@ -217,31 +285,15 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     }
     if (!(t->rms_final = get_vec(src, "rms_final", -1, (size_t)d->dim, err, errlen))) goto fail;
     {
-        /* the classifier: the embedding itself when tied, else its own tensor */
-        bb_weights bw = {.m = d->vocab_size, .k = d->dim, .f32 = t->tok_emb};
-        float *wcls = NULL;
-        if (!d->tied_embedding) {
-            if (!(wcls = get_vec(src, "wcls", -1, (size_t)d->vocab_size * d->dim, err, errlen))) goto fail;
-            bw.f32 = wcls;
-        }
-        t->cls.m = d->vocab_size;
-        t->cls.k = d->dim;
-        t->cls.packed = bb_alloc(t->cls.kern->packed_size(d->vocab_size, d->dim));
-        char e[512];
-        int rc = t->cls.packed ? bb_kernel_pack(t->cls.kern, &bw, t->cls.packed, e, sizeof e) : -1;
-        free(wcls);
-        if (rc) {
-            snprintf(err, errlen, "packing the classifier: %s", t->cls.packed ? e : "out of memory");
-            goto fail;
-        }
         size_t a = t->cls.kern->act_size(1, d->dim);
         if (a > act) act = a;
     }
+    free(scratch);
+    scratch = NULL;
     size_t es = opt->kv_f16 ? 2 : 4, cache = (size_t)d->n_layers * d->seq_len * kv * es;
     t->key_cache = bb_alloc(cache);
     t->value_cache = bb_alloc(cache);
-    int widest = d->hidden_dim > dq ? d->hidden_dim : dq;
-    if (widest < d->dim) widest = d->dim;
+    int widest = widest_of(d);
     t->x = bb_alloc(sizeof(float) * nb * d->dim);
     t->xb = bb_alloc(sizeof(float) * nb * widest);
     t->xb2 = bb_alloc(sizeof(float) * nb * widest);
@@ -255,16 +307,15 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     t->rope_cs = bb_alloc(sizeof(float) * (size_t)d->seq_len * hd);
     if (t->rope_cs) rope_table(t->rope_cs, d->seq_len, hd, theta_of(d));
     t->act = bb_alloc(act);
-    t->act_bytes = act;
     if (!t->key_cache || !t->value_cache || !t->x || !t->xb || !t->xb2 || !t->q || !t->k || !t->v || !t->hb ||
         !t->hb2 || !t->att || !t->logits || !t->act || !t->rope_cs)
         goto oom;
-    t->footprint = need + act + sizeof(float) * ((size_t)nb * (d->dim + 2 * widest + dq + 2 * kv + 2 * d->hidden_dim +
-                                                               d->n_heads * d->seq_len) + d->vocab_size);
+    t->footprint = mem.total - mem.build_scratch;
     return t;
 oom:
-    snprintf(err, errlen, "out of memory building the model (estimated %.2f GiB)", need / 1073741824.0);
+    snprintf(err, errlen, "out of memory building the model (estimated %.2f GiB)", mem.total / 1073741824.0);
 fail:
+    free(scratch);
     bb_tf_free(t);
     return NULL;
 }
@@ -300,26 +351,12 @@ size_t bb_tf_footprint(const bb_transformer *t) { return t->footprint; }
 
 /* ---------------- the forward pass ---------------- */
 
-/* llama2.c's rmsnorm: o = w * (x / sqrt(mean(x^2) + eps)), per row. */
-static void rmsnorm(float *o, const float *x, const float *w, int size, float eps)
+/* llama2.c's rmsnorm: o = w * (x / sqrt(mean(x^2) + eps)), one row; o may be x. */
+static void rmsnorm(const bb_vec_ops *v, float *o, const float *x, const float *w, int size, float eps)
 {
-    float ss = 0.0f;
-    for (int j = 0; j < size; j++) ss += x[j] * x[j];
+    float ss = v->sum_squares(x, size);
     ss = 1.0f / sqrtf(ss / size + eps);
-    for (int j = 0; j < size; j++) o[j] = w[j] * (ss * x[j]);
-}
-
-/* Rotate pairs (2i, 2i+1) of every head by the position's angles. */
-static void rope(float *vec, int n_heads, int hd, const float *cs)
-{
-    for (int h = 0; h < n_heads; h++)
-        for (int i = 0; i < hd; i += 2) {
-            float fcr = cs[i], fci = cs[i + 1];
-            float *p = vec + h * hd + i;
-            float v0 = p[0], v1 = p[1];
-            p[0] = v0 * fcr - v1 * fci;
-            p[1] = v0 * fci + v1 * fcr;
-        }
+    v->scale_mul(o, x, w, ss, size);
 }
 
 static void matmul(bb_transformer *t, bb_pool *pool, const bb_linear *lin, const float *x, float *y, int n,
@@ -331,56 +368,119 @@ static void matmul(bb_transformer *t, bb_pool *pool, const bb_linear *lin, const
     if (secs) *secs += bb_now() - t0;
 }
 
-static inline float kv_load(const bb_transformer *t, const void *cache, size_t i)
-{
-    return t->opt.kv_f16 ? bb_fp16_to_fp32(((const uint16_t *)cache)[i]) : ((const float *)cache)[i];
-}
-
-static inline void kv_store(const bb_transformer *t, void *cache, size_t i, float v)
-{
-    if (t->opt.kv_f16) ((uint16_t *)cache)[i] = bb_fp32_to_fp16(v);
-    else ((float *)cache)[i] = v;
-}
-
-typedef struct {
+/* One stage of the per-token (row-wise) work between two matmuls. */
+typedef struct rows_job rows_job;
+typedef void (*row_fn)(const rows_job *j, int i);
+struct rows_job {
     bb_transformer *t;
+    const bb_tf_layer *L;
     int layer, n, pos;
-} attn_job;
+    const float *norm;    /* resid_norm: the RMSNorm gain */
+    bool add_residual;    /* resid_norm: x += xb first */
+    row_fn fn;
+};
 
-/* Causal attention for n tokens at pos.., split over (token, head) pairs across the pool. */
-static void attention_fn(void *ctx, int tid, int nthreads)
+static void rows_run(void *ctx, int tid, int nthreads)
 {
-    attn_job *j = ctx;
+    const rows_job *j = ctx;
+    int i0, i1;
+    bb_split_rows(j->n, 1, tid, nthreads, &i0, &i1);
+    for (int i = i0; i < i1; i++) j->fn(j, i);
+}
+
+/* A stage over n token rows: spread over the pool when there are several (prefill), done on the
+ * calling thread for one (decode), where waking the pool would cost more than a row of a few
+ * thousand floats.  Each row goes through the same code whichever thread runs it, so prefill and
+ * token-by-token decode compute the same bits. */
+static void for_rows(rows_job *j, bb_pool *pool, row_fn fn)
+{
+    j->fn = fn;
+    if (j->n == 1 || bb_pool_size(pool) == 1) {
+        for (int i = 0; i < j->n; i++) fn(j, i);
+    } else {
+        bb_pool_run(pool, rows_run, j);
+    }
+}
+
+/* x += xb (the previous block's output) when asked, then xb = RMSNorm(x): the residual add of
+ * one block fused with the input norm of the next. */
+static void row_resid_norm(const rows_job *j, int i)
+{
+    bb_transformer *t = j->t;
+    int dim = t->d.dim;
+    float *x = t->x + (size_t)i * dim, *xb = t->xb + (size_t)i * dim;
+    if (j->add_residual) t->vec->add(x, xb, dim);
+    rmsnorm(t->vec, xb, x, j->norm, dim, eps_of(&t->d));
+}
+
+/* RoPE on q and k of the row's position, then k and v into the cache. */
+static void row_rope_store(const rows_job *j, int i)
+{
     bb_transformer *t = j->t;
     const bb_tf_dims *d = &t->d;
+    int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kvdim = d->n_kv_heads * hd, p = j->pos + i;
+    const float *cs = t->rope_cs + (size_t)p * hd;
+    float *k = t->k + (size_t)i * kvdim, *v = t->v + (size_t)i * kvdim;
+    t->vec->rope(t->q + (size_t)i * dq, d->n_heads, hd, cs);
+    t->vec->rope(k, d->n_kv_heads, hd, cs);
+    size_t at = ((size_t)j->layer * d->seq_len + p) * kvdim;
+    if (t->opt.kv_f16) {
+        t->vec->to_f16((uint16_t *)t->key_cache + at, k, kvdim);
+        t->vec->to_f16((uint16_t *)t->value_cache + at, v, kvdim);
+    } else {
+        memcpy((float *)t->key_cache + at, k, sizeof(float) * kvdim);
+        memcpy((float *)t->value_cache + at, v, sizeof(float) * kvdim);
+    }
+}
+
+/* BitNet's sub-norm before Wo. */
+static void row_attn_sub_norm(const rows_job *j, int i)
+{
+    bb_transformer *t = j->t;
+    int dq = t->d.n_heads * bb_tf_head_dim(&t->d);
+    float *o = t->xb2 + (size_t)i * dq;
+    rmsnorm(t->vec, o, o, j->L->attn_sub_norm, dq, eps_of(&t->d));
+}
+
+/* hb = act(W1 x) * (W3 x), then BitNet's sub-norm before W2. */
+static void row_gate(const rows_job *j, int i)
+{
+    bb_transformer *t = j->t;
+    int hid = t->d.hidden_dim;
+    float *h = t->hb + (size_t)i * hid;
+    const float *g = t->hb2 + (size_t)i * hid;
+    if (t->d.ffn_act == BB_FFN_RELU2) t->vec->relu2_mul(h, g, hid);
+    else t->vec->silu_mul(h, g, hid);
+    if (t->d.sub_norms) rmsnorm(t->vec, h, h, j->L->ffn_sub_norm, hid, eps_of(&t->d));
+}
+
+/* Causal attention for n tokens at pos.., split over (token, head) pairs across the pool: scores
+ * q·k_s for s <= position, softmax, weighted sum of v_s, each a vector primitive reading the f32
+ * or f16 cache directly (the cache type is fixed per model, so the choice is made per head, not
+ * per element). */
+static void attention_fn(void *ctx, int tid, int nthreads)
+{
+    const rows_job *j = ctx;
+    bb_transformer *t = j->t;
+    const bb_tf_dims *d = &t->d;
+    const bb_vec_ops *v = t->vec;
     int hd = bb_tf_head_dim(d), kvdim = d->n_kv_heads * hd, dq = d->n_heads * hd;
     int group = d->n_heads / d->n_kv_heads, total = j->n * d->n_heads;
     size_t loff = (size_t)j->layer * d->seq_len * kvdim;
     float scale = 1.0f / sqrtf((float)hd);
     for (int w = tid; w < total; w += nthreads) {
-        int i = w / d->n_heads, h = w % d->n_heads, p = j->pos + i;
-        const float *q = t->q + (size_t)i * dq + h * hd;
-        float *att = t->att + (size_t)w * d->seq_len;
-        int kvh = h / group;
-        float max = -INFINITY;
-        for (int s = 0; s <= p; s++) {
-            size_t base = loff + (size_t)s * kvdim + kvh * hd;
-            float score = 0.0f;
-            for (int e = 0; e < hd; e++) score += q[e] * kv_load(t, t->key_cache, base + e);
-            att[s] = score * scale;
-            if (att[s] > max) max = att[s];
-        }
-        float sum = 0.0f;
-        for (int s = 0; s <= p; s++) {
-            att[s] = expf(att[s] - max);
-            sum += att[s];
-        }
-        for (int s = 0; s <= p; s++) att[s] /= sum;
-        float *out = t->xb2 + (size_t)i * dq + h * hd;
-        memset(out, 0, sizeof(float) * hd);
-        for (int s = 0; s <= p; s++) {
-            size_t base = loff + (size_t)s * kvdim + kvh * hd;
-            for (int e = 0; e < hd; e++) out[e] += att[s] * kv_load(t, t->value_cache, base + e);
+        int i = w / d->n_heads, h = w % d->n_heads, len = j->pos + i + 1;
+        const float *q = t->q + (size_t)i * dq + (size_t)h * hd;
+        float *att = t->att + (size_t)w * d->seq_len, *out = t->xb2 + (size_t)i * dq + (size_t)h * hd;
+        size_t base = loff + (size_t)(h / group) * hd;
+        if (t->opt.kv_f16) {
+            v->scores_f16(q, (const uint16_t *)t->key_cache + base, (size_t)kvdim, hd, len, scale, att);
+            v->softmax(att, len);
+            v->wsum_f16(out, att, (const uint16_t *)t->value_cache + base, (size_t)kvdim, hd, len);
+        } else {
+            v->scores_f32(q, (const float *)t->key_cache + base, (size_t)kvdim, hd, len, scale, att);
+            v->softmax(att, len);
+            v->wsum_f32(out, att, (const float *)t->value_cache + base, (size_t)kvdim, hd, len);
         }
     }
 }
@@ -396,50 +496,45 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
         n -= t->max_batch;
         pos += t->max_batch;
     }
-    int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kvdim = d->n_kv_heads * hd, hid = d->hidden_dim, dim = d->dim;
-    float eps = eps_of(d);
-    for (int i = 0; i < n; i++) memcpy(t->x + (size_t)i * dim, t->tok_emb + (size_t)tokens[i] * dim, sizeof(float) * dim);
+    int dim = d->dim;
+    for (int i = 0; i < n; i++) {
+        float *x = t->x + (size_t)i * dim;
+        if (t->tok_emb) {
+            memcpy(x, t->tok_emb + (size_t)tokens[i] * dim, sizeof(float) * dim);
+        } else { /* one row of the plain row-major classifier */
+            size_t row = t->cls.kern->packed_size(1, dim);
+            t->cls.kern->unpack((const char *)t->cls.packed + (size_t)tokens[i] * row, 1, dim, x);
+        }
+    }
+    rows_job j = {.t = t, .n = n, .pos = pos};
     for (int l = 0; l < d->n_layers; l++) {
-        bb_tf_layer *L = &t->layers[l];
-        for (int i = 0; i < n; i++) rmsnorm(t->xb + (size_t)i * dim, t->x + (size_t)i * dim, L->rms_att, dim, eps);
+        const bb_tf_layer *L = &t->layers[l];
+        j.L = L;
+        j.layer = l;
+        /* x += (previous layer's FFN output), then the attention norm */
+        j.add_residual = l > 0;
+        j.norm = L->rms_att;
+        for_rows(&j, pool, row_resid_norm);
         matmul(t, pool, &L->wq, t->xb, t->q, n, secs);
         matmul(t, pool, &L->wk, t->xb, t->k, n, secs);
         matmul(t, pool, &L->wv, t->xb, t->v, n, secs);
-        size_t loff = (size_t)l * d->seq_len * kvdim;
-        for (int i = 0; i < n; i++) {
-            const float *cs = t->rope_cs + (size_t)(pos + i) * hd;
-            rope(t->q + (size_t)i * dq, d->n_heads, hd, cs);
-            rope(t->k + (size_t)i * kvdim, d->n_kv_heads, hd, cs);
-            for (int e = 0; e < kvdim; e++) {
-                kv_store(t, t->key_cache, loff + (size_t)(pos + i) * kvdim + e, t->k[(size_t)i * kvdim + e]);
-                kv_store(t, t->value_cache, loff + (size_t)(pos + i) * kvdim + e, t->v[(size_t)i * kvdim + e]);
-            }
-        }
-        attn_job aj = {t, l, n, pos};
-        bb_pool_run(pool, attention_fn, &aj);
-        if (d->sub_norms)
-            for (int i = 0; i < n; i++)
-                rmsnorm(t->xb2 + (size_t)i * dq, t->xb2 + (size_t)i * dq, L->attn_sub_norm, dq, eps);
+        for_rows(&j, pool, row_rope_store);
+        bb_pool_run(pool, attention_fn, &j);
+        if (d->sub_norms) for_rows(&j, pool, row_attn_sub_norm);
         matmul(t, pool, &L->wo, t->xb2, t->xb, n, secs);
-        for (size_t i = 0; i < (size_t)n * dim; i++) t->x[i] += t->xb[i];
-
-        for (int i = 0; i < n; i++) rmsnorm(t->xb + (size_t)i * dim, t->x + (size_t)i * dim, L->rms_ffn, dim, eps);
+        j.add_residual = true;
+        j.norm = L->rms_ffn;
+        for_rows(&j, pool, row_resid_norm);
         matmul(t, pool, &L->w1, t->xb, t->hb, n, secs);
         matmul(t, pool, &L->w3, t->xb, t->hb2, n, secs);
-        for (size_t i = 0; i < (size_t)n * hid; i++) {
-            float g = t->hb[i];
-            if (d->ffn_act == BB_FFN_RELU2) g = g > 0.0f ? g * g : 0.0f;
-            else g = g * (1.0f / (1.0f + expf(-g)));
-            t->hb[i] = g * t->hb2[i];
-        }
-        if (d->sub_norms)
-            for (int i = 0; i < n; i++)
-                rmsnorm(t->hb + (size_t)i * hid, t->hb + (size_t)i * hid, L->ffn_sub_norm, hid, eps);
+        for_rows(&j, pool, row_gate);
         matmul(t, pool, &L->w2, t->hb, t->xb, n, secs);
-        for (size_t i = 0; i < (size_t)n * dim; i++) t->x[i] += t->xb[i];
     }
-    float *last = t->x + (size_t)(n - 1) * dim;
-    rmsnorm(t->xb, last, t->rms_final, dim, eps);
+    /* the last layer's residual and the final norm, for the last token only (the only logits
+     * returned; the other rows of x are rebuilt from the embedding on the next call) */
+    float *last = t->x + (size_t)(n - 1) * dim, *lastb = t->xb + (size_t)(n - 1) * dim;
+    t->vec->add(last, lastb, dim);
+    rmsnorm(t->vec, t->xb, last, t->rms_final, dim, eps_of(d));
     matmul(t, pool, &t->cls, t->xb, t->logits, 1, secs);
     return t->logits;
 }

@@ -9,11 +9,16 @@
  * n = RMSNorm with learned gain, eps as configured (llama2.c: 1e-5).  RoPE on pairs (2i, 2i+1)
  * within each head, theta as configured.  Grouped-query attention: head h reads KV head
  * h / (n_heads / n_kv_heads).  Prefill runs N prompt tokens as one GEMM per linear layer; decode
- * runs one GEMV per linear layer per token.  The KV cache is f32 or f16.
+ * runs one GEMV per linear layer per token.  The KV cache is f32 or f16.  The work between the
+ * matmuls (norms, RoPE, attention, activations, residual adds) goes through the vector
+ * primitives of models/vec.h; attention is split over (token, head) on the pool, the row-wise
+ * stages over tokens when a prefill has several.
  *
  * Weights come from a bb_weight_source (llama2.c checkpoint, synthetic generator, ...) one
- * tensor at a time, and each matrix is packed immediately, so the float model is never held
- * in memory whole. */
+ * tensor at a time into one reused f32 buffer, and each matrix is packed immediately, so the
+ * float model is never held in memory whole.  A tied embedding with an f32/f16/bf16 classifier
+ * is looked up in the packed classifier (bitnet.cpp's runs: a tied f16 embedding), so no f32
+ * table is kept. */
 #ifndef BB_TRANSFORMER_H
 #define BB_TRANSFORMER_H
 
@@ -85,10 +90,23 @@ void bb_tf_free(bb_transformer *t);
 const bb_tf_dims *bb_tf_get_dims(const bb_transformer *t);
 
 /* Bytes of packed linear weights read per generated token (all layers + classifier), and the
- * model's total resident bytes (weights, embedding, KV cache, buffers). */
+ * model's total resident bytes (weights, embedding, KV cache, buffers: bb_tf_memory without the
+ * build scratch). */
 size_t bb_tf_weight_bytes_per_token(const bb_transformer *t);
 size_t bb_tf_footprint(const bb_transformer *t);
-/* What a model would need, without building it: packed linear weights + embedding + KV cache. */
+/* What bb_tf_create will allocate for a model, from its dimensions alone (the KV cache and the
+ * attention buffers at d->seq_len: size it to the run's context).  build_scratch is held only
+ * while building (one f32 tensor, the largest, before it is packed); total is the peak. */
+typedef struct {
+    size_t weights;       /* packed linear layers of every layer and the classifier */
+    size_t embedding;     /* f32 token embedding table; 0 when tied and read from an f32/f16/bf16 classifier */
+    size_t kv_cache;      /* keys and values, every layer, seq_len positions */
+    size_t buffers;       /* activations for max_batch tokens, prepared activations, norms, RoPE table */
+    size_t build_scratch; /* the largest f32 tensor (embedding included), while it is packed */
+    size_t total;
+} bb_tf_memory;
+int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_memory *m, char *err, size_t errlen);
+/* bb_tf_estimate_memory's total. */
 int bb_tf_estimate_bytes(const bb_tf_dims *d, const bb_tf_options *opt, size_t *bytes, char *err, size_t errlen);
 
 /* Run tokens[0..n) at positions pos..pos+n-1 (prefill when n > 1, decode when n == 1); returns

@@ -1,0 +1,230 @@
+/* AVX-512 vector primitives: 16 floats a register, tails by masked loads and stores (so head
+ * dimensions below 16, as stories260K's 8, take the same path), f16 KV rows converted with
+ * vcvtph2ps, exp by the Cephes expf polynomial with vscalefps for the 2^n factor. */
+#include <immintrin.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernels/cpu.h"
+#include "vec.h"
+
+static inline __mmask16 tail_mask(int n) { return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1); }
+
+/* e^x: x = n ln2 + r, |r| <= ln2/2, e^r by Cephes expf's degree-5 polynomial, 2^n by scalef
+ * (which gives 0 or inf past the float range, so only NaN-producing inputs are clamped). */
+static inline __m512 exp512(__m512 x)
+{
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(y, n);
+}
+
+static inline __m512 load_f16(const uint16_t *p, __mmask16 m)
+{
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
+}
+
+static float sum_squares(const float *x, int n)
+{
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    int i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+        a0 = _mm512_fmadd_ps(v0, v0, a0);
+        a1 = _mm512_fmadd_ps(v1, v1, a1);
+    }
+    for (; i < n; i += 16) {
+        __m512 v = _mm512_maskz_loadu_ps(tail_mask(n - i), x + i);
+        a0 = _mm512_fmadd_ps(v, v, a0);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+static void scale_mul(float *o, const float *x, const float *w, float s, int n)
+{
+    __m512 vs = _mm512_set1_ps(s);
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = tail_mask(n - i);
+        __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, w + i), _mm512_mul_ps(vs, _mm512_maskz_loadu_ps(m, x + i)));
+        _mm512_mask_storeu_ps(o + i, m, v);
+    }
+}
+
+static void add(float *y, const float *x, int n)
+{
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = tail_mask(n - i);
+        _mm512_mask_storeu_ps(y + i, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, y + i), _mm512_maskz_loadu_ps(m, x + i)));
+    }
+}
+
+/* (v0, v1) -> (v0 c - v1 s, v1 c + v0 s): fmaddsub(v, [c c], [v1 v0] * [s s]).  hd is even and
+ * masks cover whole 16-float chunks from even offsets, so pairs never straddle a mask edge. */
+static void rope(float *v, int n_heads, int hd, const float *cs)
+{
+    for (int h = 0; h < n_heads; h++) {
+        float *p = v + (size_t)h * hd;
+        for (int i = 0; i < hd; i += 16) {
+            __mmask16 m = tail_mask(hd - i);
+            __m512 x = _mm512_maskz_loadu_ps(m, p + i), c = _mm512_maskz_loadu_ps(m, cs + i);
+            __m512 swapped = _mm512_permute_ps(x, 0xb1);
+            __m512 r = _mm512_fmaddsub_ps(x, _mm512_moveldup_ps(c), _mm512_mul_ps(swapped, _mm512_movehdup_ps(c)));
+            _mm512_mask_storeu_ps(p + i, m, r);
+        }
+    }
+}
+
+static void silu_mul(float *h, const float *g, int n)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = tail_mask(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(m, h + i);
+        __m512 sig = _mm512_div_ps(one, _mm512_add_ps(one, exp512(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+        _mm512_mask_storeu_ps(h + i, m, _mm512_mul_ps(_mm512_mul_ps(x, sig), _mm512_maskz_loadu_ps(m, g + i)));
+    }
+}
+
+static void relu2_mul(float *h, const float *g, int n)
+{
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = tail_mask(n - i);
+        __m512 x = _mm512_max_ps(_mm512_maskz_loadu_ps(m, h + i), _mm512_setzero_ps());
+        _mm512_mask_storeu_ps(h + i, m, _mm512_mul_ps(_mm512_mul_ps(x, x), _mm512_maskz_loadu_ps(m, g + i)));
+    }
+}
+
+static void to_f16(uint16_t *dst, const float *src, int n)
+{
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = tail_mask(n - i);
+        __m256i h = _mm512_cvtps_ph(_mm512_maskz_loadu_ps(m, src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm256_mask_storeu_epi16(dst + i, m, h);
+    }
+}
+
+/* One position's q·k in up to 4 accumulators (hd up to 64 in one pass of independent FMAs). */
+static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    for (int s = 0; s < n; s++) {
+        const float *ks = k + (size_t)s * stride;
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+        int e = 0;
+        for (; e + 32 <= hd; e += 32) {
+            a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e), _mm512_loadu_ps(ks + e), a0);
+            a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e + 16), _mm512_loadu_ps(ks + e + 16), a1);
+        }
+        if (e < hd) {
+            __mmask16 m = tail_mask(hd - e);
+            a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), _mm512_maskz_loadu_ps(m, ks + e), a0);
+            e += 16;
+            if (e < hd) {
+                m = tail_mask(hd - e);
+                a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), _mm512_maskz_loadu_ps(m, ks + e), a1);
+            }
+        }
+        out[s] = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) * scale;
+    }
+}
+
+static void scores_f16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    for (int s = 0; s < n; s++) {
+        const uint16_t *ks = k + (size_t)s * stride;
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+        int e = 0;
+        for (; e + 32 <= hd; e += 32) {
+            a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e), load_f16(ks + e, 0xffff), a0);
+            a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e + 16), load_f16(ks + e + 16, 0xffff), a1);
+        }
+        if (e < hd) {
+            __mmask16 m = tail_mask(hd - e);
+            a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_f16(ks + e, m), a0);
+            e += 16;
+            if (e < hd) {
+                m = tail_mask(hd - e);
+                a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_f16(ks + e, m), a1);
+            }
+        }
+        out[s] = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) * scale;
+    }
+}
+
+static void softmax(float *x, int n)
+{
+    __m512 vmax = _mm512_set1_ps(-INFINITY);
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = tail_mask(n - i);
+        vmax = _mm512_mask_max_ps(vmax, m, vmax, _mm512_maskz_loadu_ps(m, x + i));
+    }
+    const __m512 max = _mm512_set1_ps(_mm512_reduce_max_ps(vmax));
+    __m512 sum = _mm512_setzero_ps();
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = tail_mask(n - i);
+        __m512 e = exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), max));
+        sum = _mm512_add_ps(sum, _mm512_maskz_mov_ps(m, e));
+        _mm512_mask_storeu_ps(x + i, m, e);
+    }
+    const __m512 total = _mm512_set1_ps(_mm512_reduce_add_ps(sum));
+    for (int i = 0; i < n; i += 16) {
+        __mmask16 m = tail_mask(n - i);
+        _mm512_mask_storeu_ps(x + i, m, _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), total));
+    }
+}
+
+/* out = sum_s a[s] v_s: 64 output floats at a time stay in four registers while the positions
+ * stream past, so each V row is read once and out is written once. */
+static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
+{
+    for (int e0 = 0; e0 < hd; e0 += 64) {
+        __mmask16 m0 = tail_mask(hd - e0), m1 = hd - e0 > 16 ? tail_mask(hd - e0 - 16) : 0,
+                  m2 = hd - e0 > 32 ? tail_mask(hd - e0 - 32) : 0, m3 = hd - e0 > 48 ? tail_mask(hd - e0 - 48) : 0;
+        __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps(), o2 = _mm512_setzero_ps(), o3 = _mm512_setzero_ps();
+        for (int s = 0; s < n; s++) {
+            const float *vs = v + (size_t)s * stride + e0;
+            __m512 w = _mm512_set1_ps(a[s]);
+            o0 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m0, vs), o0);
+            o1 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m1, vs + 16), o1);
+            o2 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m2, vs + 32), o2);
+            o3 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m3, vs + 48), o3);
+        }
+        _mm512_mask_storeu_ps(out + e0, m0, o0);
+        _mm512_mask_storeu_ps(out + e0 + 16, m1, o1);
+        _mm512_mask_storeu_ps(out + e0 + 32, m2, o2);
+        _mm512_mask_storeu_ps(out + e0 + 48, m3, o3);
+    }
+}
+
+static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
+{
+    for (int e0 = 0; e0 < hd; e0 += 64) {
+        __mmask16 m0 = tail_mask(hd - e0), m1 = hd - e0 > 16 ? tail_mask(hd - e0 - 16) : 0,
+                  m2 = hd - e0 > 32 ? tail_mask(hd - e0 - 32) : 0, m3 = hd - e0 > 48 ? tail_mask(hd - e0 - 48) : 0;
+        __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps(), o2 = _mm512_setzero_ps(), o3 = _mm512_setzero_ps();
+        for (int s = 0; s < n; s++) {
+            const uint16_t *vs = v + (size_t)s * stride + e0;
+            __m512 w = _mm512_set1_ps(a[s]);
+            o0 = _mm512_fmadd_ps(w, load_f16(vs, m0), o0);
+            o1 = _mm512_fmadd_ps(w, load_f16(vs + 16, m1), o1);
+            o2 = _mm512_fmadd_ps(w, load_f16(vs + 32, m2), o2);
+            o3 = _mm512_fmadd_ps(w, load_f16(vs + 48, m3), o3);
+        }
+        _mm512_mask_storeu_ps(out + e0, m0, o0);
+        _mm512_mask_storeu_ps(out + e0 + 16, m1, o1);
+        _mm512_mask_storeu_ps(out + e0 + 32, m2, o2);
+        _mm512_mask_storeu_ps(out + e0 + 48, m3, o3);
+    }
+}
+
+const bb_vec_ops bb_vec_avx512 = {"avx512", BB_ISA_AVX512, sum_squares, scale_mul, add, rope, silu_mul, relu2_mul, to_f16,
+                                  scores_f32, scores_f16, softmax, wsum_f32, wsum_f16};

@@ -1,0 +1,88 @@
+/* The engine's memory estimate (bb_tf_estimate_memory), which bitbench e2e and model sweeps use to
+ * refuse a model before building it: it must count what bb_tf_create really allocates (heap growth
+ * measured with mallinfo2 where the allocator is glibc's), size the KV cache to the context it is
+ * given, and put the 70B BitNet model at <= 2 bits per weight under a 24 GiB machine at a short
+ * context while the 100B model and a 70B f16 model are over. */
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "models/e2e_bench.h"
+#include "models/synthetic.h"
+
+#define GIB 1073741824.0
+
+static void estimate_is_allocation(bool kv_f16, bool tied)
+{
+    bb_tf_dims d = {.dim = 256, .hidden_dim = 768, .n_layers = 3, .n_heads = 4, .n_kv_heads = 2, .vocab_size = 300,
+                    .seq_len = 40, .style = BB_STYLE_BITNET, .sub_norms = true, .ffn_act = BB_FFN_SILU,
+                    .tied_embedding = tied};
+    bb_tf_options opt = {.kernel = "i2_s", .out_kernel = "f16", .kv_f16 = kv_f16, .max_batch = 16};
+    bb_tf_memory m;
+    char err[1024];
+    CHECK(bb_tf_estimate_memory(&d, &opt, &m, err, sizeof err) == 0, "%s", err);
+    size_t kv = 2 * (size_t)3 * 40 * 2 * 64 * (kv_f16 ? 2 : 4);
+    CHECK(m.kv_cache == kv, "kv cache %zu bytes, expected %zu", m.kv_cache, kv);
+    CHECK(m.total == m.weights + m.embedding + m.kv_cache + m.buffers + m.build_scratch, "total is not the sum");
+    size_t bytes;
+    CHECK(bb_tf_estimate_bytes(&d, &opt, &bytes, err, sizeof err) == 0 && bytes == m.total, "estimate_bytes != total");
+    bb_synthetic syn = {.dims = d, .seed = 3};
+    bb_weight_source src = bb_synthetic_source(&syn);
+#if defined(__SANITIZE_ADDRESS__)
+    bb_transformer *t = bb_tf_create(&d, &src, &opt, err, sizeof err);
+    CHECK(t != NULL, "%s", err);
+    if (t) CHECK(bb_tf_footprint(t) == m.total - m.build_scratch, "footprint differs from the estimate");
+#else
+    struct mallinfo2 before = mallinfo2();
+    bb_transformer *t = bb_tf_create(&d, &src, &opt, err, sizeof err);
+    struct mallinfo2 after = mallinfo2();
+    CHECK(t != NULL, "%s", err);
+    if (t) {
+        size_t grown = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd);
+        size_t counted = m.total - m.build_scratch;
+        CHECK(bb_tf_footprint(t) == counted, "footprint %zu differs from the estimate %zu", bb_tf_footprint(t), counted);
+        /* allocator headers, 64-byte rounding and the engine's own structs: a few KiB at most */
+        CHECK(grown >= counted && grown <= counted + 16384, "heap grew by %zu bytes, the estimate counts %zu (kv %s, %s)",
+              grown, counted, kv_f16 ? "f16" : "f32", tied ? "tied" : "untied");
+    }
+#endif
+    bb_tf_free(t);
+}
+
+static double need_gib(const char *model, const char *kernel, int context, bb_tf_memory *m)
+{
+    bb_model_config c;
+    char err[2048];
+    if (bb_model_load(model, &c, err, sizeof err)) {
+        CHECK(0, "%s", err);
+        return 0;
+    }
+    bb_tf_dims d;
+    bb_tf_dims_from_config(&c, context, &d);
+    bb_tf_options opt = {.kernel = kernel, .out_kernel = "f16", .max_batch = 8};
+    if (bb_tf_estimate_memory(&d, &opt, m, err, sizeof err)) {
+        CHECK(0, "%s with %s: %s", model, kernel, err);
+        return 0;
+    }
+    return m->total / GIB;
+}
+
+int main(void)
+{
+    estimate_is_allocation(false, true);
+    estimate_is_allocation(true, false);
+    bb_tf_memory m;
+    double g = need_gib("bitnet-dummy-70b", "i2_s", 12, &m);
+    CHECK(g > 16 && g < 21.6, "70B with i2_s at a 12-token context: %.2f GiB (must fit 90%% of 24 GiB)", g);
+    CHECK(m.kv_cache == 2ull * 80 * 12 * 8192 * 4, "70B kv cache at 12 tokens: %zu bytes", m.kv_cache);
+    printf("70B i2_s, 12 tokens: %.2f GiB (weights %.2f, embedding %.2f, kv %.4f, buffers %.4f, build scratch %.2f)\n", g,
+           m.weights / GIB, m.embedding / GIB, m.kv_cache / GIB, m.buffers / GIB, m.build_scratch / GIB);
+    g = need_gib("bitnet-dummy-70b", "i2_s", 2048, &m);
+    CHECK(m.kv_cache == 2ull * 80 * 2048 * 8192 * 4, "70B kv cache at 2048 tokens: %zu bytes", m.kv_cache);
+    g = need_gib("bitnet-dummy-100b", "i2_s", 12, &m);
+    CHECK(g > 24, "100B with i2_s: %.2f GiB, more than a 24 GiB machine", g);
+    g = need_gib("bitnet-dummy-70b", "f16", 12, &m);
+    CHECK(g > 120, "70B with f16 weights: %.2f GiB", g);
+    return check_summary("tf_memory");
+}
