@@ -78,6 +78,37 @@ static void test_defaults(void)
     bb_experiment_free(&ex);
 }
 
+/* Model sweeps' logit comparison: off by default; compare_tokens defaults to 16. */
+static void test_compare_fields(void)
+{
+    bb_experiment ex;
+    char err[4096];
+    int rc = load("cmp.lua",
+                  "bitbench.experiment { sweeps = {\n"
+                  "  { name = 'a', models = 'bitnet-dummy-125m', kernels = 'i2_s' },\n"
+                  "  { name = 'b', models = 'bitnet-dummy-125m', kernels = 'tl2_1', compare_logits = 'i2_s' },\n"
+                  "  { name = 'c', models = 'bitnet-dummy-125m', kernels = 'f16', compare_logits = 'f32',\n"
+                  "    compare_tokens = 5 } } }\n",
+                  &ex, err, sizeof err);
+    CHECK(rc == 0, "compare fields: %s", err);
+    if (rc) return;
+    CHECK(!ex.sweeps[0].compare_logits[0], "compare_logits unset by default");
+    CHECK(!strcmp(ex.sweeps[1].compare_logits, "i2_s") && ex.sweeps[1].compare_tokens == BB_DEFAULT_COMPARE_TOKENS &&
+              BB_DEFAULT_COMPARE_TOKENS == 16,
+          "compare_logits i2_s, default compare_tokens 16: '%s' %d", ex.sweeps[1].compare_logits,
+          ex.sweeps[1].compare_tokens);
+    CHECK(!strcmp(ex.sweeps[2].compare_logits, "f32") && ex.sweeps[2].compare_tokens == 5, "compare_tokens 5");
+    bb_experiment_free(&ex);
+    expect_error("compare_logits variant",
+                 "bitbench.experiment { sweeps = { { models = 'bitnet-dummy-125m', kernels = 'i2_s',\n"
+                 "  compare_logits = 'i2_s@neon' } } }\n",
+                 "bad.lua:1: sweep 'sweep1': field 'compare_logits':", "has no variant 'neon'", NULL);
+    expect_error("compare_tokens range",
+                 "bitbench.experiment { sweeps = { { models = 'bitnet-dummy-125m', kernels = 'i2_s',\n"
+                 "  compare_logits = 'f32', compare_tokens = 2000 } } }\n",
+                 "field 'compare_tokens'", "1..1024", NULL);
+}
+
 static void test_all_fields(void)
 {
     bb_experiment ex;
@@ -359,6 +390,7 @@ int main(void)
     }
     test_defaults();
     test_all_fields();
+    test_compare_fields();
     test_helpers();
     test_plan();
     test_override_errors();
