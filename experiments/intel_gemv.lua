@@ -7,8 +7,10 @@
 -- (activation quantization included, as in the paper's kernels).  The paper draws no BF16 bars
 -- in these figures, so none are measured here (BF16 is the baseline of Figs. 12-14: intel_e2e).
 --
---   bitbench run experiments/intel_gemv.lua            # default: 3 kernels x 12 shapes x 1..2 threads, ~2.5 min here
---   bitbench run experiments/intel_gemv.lua --full     # + the 256-bit AVX-VNNI variants (the paper's ISA), more reps: ~6 min
+--   bitbench run experiments/intel_gemv.lua            # default: 3 kernels x 12 shapes x 1..2 threads = 72 points,
+--                                                      #   ~1.5 min here (75 s of CPU time, measured under load)
+--   bitbench run experiments/intel_gemv.lua --full     # + the 256-bit AVX-VNNI variants (the paper's ISA), 20 reps
+--                                                      #   of at least 0.2 s: 120 points, ~10 min
 --   bitbench run experiments/intel_gemv.lua --smoke    # two small literal shapes, cache-resident: seconds
 --
 -- Report: scripts/reproduce/intel_gemv.lua (up_i2 / q8_0 and up_i1 / q8_0 bandwidth per shape).
