@@ -52,7 +52,7 @@ bitbench.experiment {
   -- the report reads P and the batch list from this line
   description = string.format("Arm Tables 1-3: q4_0 vs q4_0x8 and iq4_nl, linear-layer tokens/s at batch b; "
     .. "prefill P=%d batches=%s", P, table.concat(batches, ",")),
-  plots = { "threads" },
+  plots = { "gemv_bw", "roofline" },
   sweeps = {
     bitbench.sweep {
       name = "batch",

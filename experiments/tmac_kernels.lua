@@ -54,7 +54,7 @@ bitbench.experiment {
   name = "tmac_kernels",
   description = "T-MAC §5.2: tmac_w1..w4 against q2_k / q4_0 (llama.cpp) on Llama-2-7B/13B shapes, "
     .. "mpGEMV from DRAM and mpGEMM N=256",
-  plots = { "gemv_bw", "threads" },
+  plots = { "gemv_bw", "threads", "roofline" },
   sweeps = {
     bitbench.sweep {
       name = "gemv",

@@ -94,7 +94,9 @@ local function render(run, util)
     .. "llama.cpp's (§7, conclusion); llama.cpp's kernel gets about **15 % slower** when the weights go "
     .. "down to 3 bits, because decoding 3-bit data costs more (§5.2); T-MAC's best speed-up is at 3 bits, "
     .. "where 8 is not a multiple of 3 and the multiply-add kernel needs shifts and adds (§5.2); and T-MAC's "
-    .. "cost scales linearly with the bit width (abstract). "
+    .. "cost scales linearly with the bit width (abstract; the speed-up figure it gives for 1 bit is lost "
+    .. "in the copy). Linear scaling means t(w4) / t(w1) = 4 where the kernel is compute-bound (mpGEMM); "
+    .. "from DRAM it tends to the ratio of the stored sizes, 4.31 / 1.31 = 3.3. "
     .. string.format("Here the largest speed-up over the llama.cpp kernel is %s for mpGEMV and %s for "
       .. "mpGEMM (paper: up to 6.6×, across its devices and shapes).",
       best_gemv and string.format("%.2f×", best_gemv) or "N/A", best_gemm and string.format("%.2f×", best_gemm) or "N/A")
