@@ -12,7 +12,7 @@
 -- weight (~0.24 GB per token) fits in that L3 and is not DRAM-bound here.
 --
 --   bitbench run experiments/bitnet_fig10.lua          # 700M and 3.8B x 1..cores threads + machine profile: ~1.5 min on 2 quiet cores
---   bitbench run experiments/bitnet_fig10.lua --full   # the same, 64 tokens x 10 repetitions
+--   bitbench run experiments/bitnet_fig10.lua --full   # the same, 64 tokens x 10 repetitions: ~5 min
 --   bitbench run experiments/bitnet_fig10.lua --smoke  # bitnet-dummy-125m, 2 tokens, no profile: seconds
 --
 -- Report: scripts/reproduce/bitnet_fig10.lua (tokens/s, measured and derived GB/s per thread count).

@@ -7,7 +7,7 @@
 -- empty context, embedding and classifier in f16.
 --
 --   bitbench run experiments/bitnet_fig8.lua          # 3 kernels x 1..cores threads, 16 tokens x 3: ~2 min on 2 quiet cores
---   bitbench run experiments/bitnet_fig8.lua --full   # the same threads, 10 repetitions (as the paper's 10 tests)
+--   bitbench run experiments/bitnet_fig8.lua --full   # the same threads, 10 repetitions (the paper averaged 10 tests): ~4 min
 --   bitbench run experiments/bitnet_fig8.lua --smoke  # bitnet-dummy-125m, 2 tokens: seconds
 --
 -- Time here: each point builds the model (~10 s of one core at 3.8B), then decodes; tq1_0 is the

@@ -15,7 +15,7 @@
 --            arithmetic adds) and weight_rel_rms (what its format loses of the master weights).
 --
 --   bitbench run experiments/bitnet_table2.lua          # 700M, 4 distinct layers, 16 tokens; 10 kernels x 3 shapes: ~1.5 min on 2 quiet cores
---   bitbench run experiments/bitnet_table2.lua --full   # all 24 layers distinct, 64 tokens
+--   bitbench run experiments/bitnet_table2.lua --full   # all 24 layers distinct, 64 tokens: ~4 min
 --   bitbench run experiments/bitnet_table2.lua --smoke  # bitnet-dummy-125m, 4 tokens, one small shape: seconds
 --
 -- Report: scripts/reproduce/bitnet_table2.lua ("identical? / max |Δlogit| / top-1 agreement" beside

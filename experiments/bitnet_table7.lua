@@ -9,7 +9,7 @@
 -- (on 24 GiB: f16 stops after 7B, 2-bit kernels after 70B; 100B fits only below 2 bits, if at all).
 --
 --   bitbench run experiments/bitnet_table7.lua          # 700M, 1.5B, 3.8B x 8 kernels: ~4-5 min on 2 quiet cores
---   bitbench run experiments/bitnet_table7.lua --full   # + 7B, 13B, 30B, 70B, 100B, 10 reps: hours (70B builds ~15 GiB per kernel)
+--   bitbench run experiments/bitnet_table7.lua --full   # + 7B, 13B, 30B, 70B, 100B, 10 reps: hours (a 70B point holds 15-18 GiB)
 --   bitbench run experiments/bitnet_table7.lua --smoke  # bitnet-dummy-125m, 4 kernels, 1 thread, 2 tokens: ~6 s
 --
 -- Time here: builds (synthetic weights, packing, layer copies) take about 3.5 s (700M), 5 s (1.5B)
