@@ -14,7 +14,7 @@
 -- 256-row slices of the K values of LLaMA-2 7B (4096, 11008) and LLaMA-3 8B (4096, 14336);
 -- --full every distinct projection shape of both models.  N = 1, Gaussian weights (seed 42).
 -- Sizes on the 2-core Emerald Rapids VM (packing dominates: q2_k and cb2 search their grids):
--- default ~20 s, --full ~5 min, --smoke ~1 s.
+-- default ~20 s, --full ~10 min, --smoke ~1 s.
 --
 --   bitbench run experiments/arm_table4.lua [--full]
 local S = bitbench.size

@@ -14,7 +14,7 @@
 -- --full measures every distinct projection shape of Llama-2-7B and 13B.  Gaussian master
 -- weights and activations (seed 42), N = 1.
 --
--- Sizes on the 2-core Emerald Rapids VM: default ~15 s (packing dominates), --full ~10 min,
+-- Sizes on the 2-core Emerald Rapids VM: default ~15 s (packing dominates), --full ~15 min,
 -- --smoke a few seconds.
 --
 --   bitbench run experiments/tmac_accuracy.lua [--full]
