@@ -119,6 +119,14 @@ local function render(run, util)
       .. "4.33×, 3B 10.4/1.8 = 5.78×, 7B 11.8/1.6 = 7.38×, 13B 12.3/1.58 = 7.79×) has no counterpart "
       .. "here; no estimate is made.")
   end
+  -- the points the run left out because they do not fit in memory (run.json "skipped")
+  local unfit_list = {}
+  for _, line in ipairs((run.json or {}).skipped or {}) do
+    local k, m = tostring(line):match("skipped (%S+) on model (%S+): does not fit in memory")
+    if k then unfit_list[#unfit_list + 1] = k .. " " .. m end
+  end
+  local unfit = #unfit_list > 0 and (" Left out because they do not fit in this machine's memory (N/A above): "
+    .. table.concat(unfit_list, ", ") .. ".") or ""
   add("")
   add("Why they differ. The seed measures bitnet.cpp on a Core Ultra 7-155H laptop chip's P-cores; "
     .. "this VM has 2 cores of an Emerald-Rapids Xeon reading about 28 GB/s from DRAM (README, "
@@ -126,8 +134,7 @@ local function render(run, util)
     .. "(the f16 column above), while i2_s and tl2_0 must also keep up with that stream on 2 cores "
     .. "(their compute bound: README's γ table and intel_fig4). "
     .. "Prefill (a 16-token GEMM) is part of the latency, as it is of "
-    .. "any generation. The default run stops at 2.7B; `--full` adds 7B, 13B and 30B, of which f16 13B "
-    .. "and 30B do not fit in this machine's 24 GiB (N/A)." .. llc_note(run, rows, util))
+    .. "any generation. The default run stops at 2.7B; `--full` adds 7B, 13B and 30B." .. unfit .. llc_note(run, rows, util))
   return table.concat(out, "\n")
 end
 
