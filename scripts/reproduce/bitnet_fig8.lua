@@ -34,7 +34,8 @@ local function render(run, util)
     local tl2, tq1, tmac = tps("tl2_0", th), tps("tq1_0", th), tps("tmac_w2", th)
     t[#t + 1] = { th, cell(tl2), cell(tq1), cell(tmac), ratio(tl2, tq1), ratio(tl2, tmac) }
   end
-  t[#t + 1] = { "paper, all (i7)", util.fmt(PAPER_3_8B.tl2_0), util.fmt(PAPER_3_8B.tq1_0), util.fmt(PAPER_3_8B.tmac_w2),
+  t[#t + 1] = { "paper, all (i7)", string.format("%.2f", PAPER_3_8B.tl2_0), string.format("%.2f", PAPER_3_8B.tq1_0),
+    string.format("%.2f", PAPER_3_8B.tmac_w2),
     util.ratio(PAPER_3_8B.tl2_0, PAPER_3_8B.tq1_0), util.ratio(PAPER_3_8B.tl2_0, PAPER_3_8B.tmac_w2) }
   add(util.table({ "threads:", "tl2_0:", "tq1_0:", "tmac_w2:", "tl2_0/tq1_0:", "tl2_0/tmac_w2:" }, t))
   add("")

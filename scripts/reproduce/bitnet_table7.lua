@@ -37,9 +37,13 @@ local function render(run, util)
   -- the models of this run: those measured or skipped (skipped lines name the model)
   local present = {}
   for _, r in ipairs(rows) do present[r.model] = true end
+  local no_fit = {} -- "model/kernel" skipped because it does not fit in memory
   for _, line in ipairs(run.json.skipped or {}) do
-    local m = tostring(line):match("on model (%S+):")
-    if m then present[m] = true end
+    local k, m = tostring(line):match("skipped (%S+) on model (%S+):")
+    if m then
+      present[m] = true
+      if tostring(line):find("does not fit", 1, true) then no_fit[m .. "/" .. k:gsub("@.*", "")] = true end
+    end
   end
   local models = {}
   for _, s in ipairs(SIZES) do
@@ -55,17 +59,23 @@ local function render(run, util)
     local r = point(model, kernel)
     return r and util.num(r.tg_tps)
   end
-  local function cell(x) return x and util.fmt(x, 3) or "N/A" end
+  -- ours: the number, N/A when it does not fit in memory (the paper's N/A), "–" when not run
+  local function ours_cell(model, kernel)
+    local x = tps(model, kernel)
+    if x then return util.fmt(x, 3) end
+    return no_fit[model .. "/" .. kernel] and "N/A" or "–"
+  end
 
   local any = rows[1] or {}
-  add(string.format("Token generation (tokens/s, median of %s repetitions of %s tokens; f16: %s of %s), batch 1, "
-    .. "empty context, %s thread%s (the default and --full runs use all cores, as the paper's \"unlimited thread "
-    .. "setting\"), synthetic ternary "
-    .. "weights in bitnet.cpp's model shapes, embedding and classifier in f16. 700M is bitnet_b1_58-large; "
-    .. "the other sizes are bitnet.cpp's dummy-model presets. N/A: skipped because it does not fit in this "
-    .. "machine's memory (as the paper's N/A), or not measured at this size.",
-    (util.find(rows, { sweep = "tg" }) or any).reps or "?", (util.find(rows, { sweep = "tg" }) or any).gen or "?",
-    (util.find(rows, { sweep = "tg_f16" }) or {}).reps or "?", (util.find(rows, { sweep = "tg_f16" }) or {}).gen or "?",
+  local main, f16row = util.find(rows, { sweep = "tg" }) or any, util.find(rows, { sweep = "tg_f16" })
+  add(string.format("Token generation (tokens/s, median of %s repetitions of %s tokens%s), batch 1, empty "
+    .. "context, %s thread%s (the default and --full runs use all cores, as the paper's \"unlimited thread "
+    .. "setting\"), synthetic ternary weights in bitnet.cpp's model shapes, embedding and classifier in f16. "
+    .. "700M is bitnet_b1_58-large; the other sizes are bitnet.cpp's dummy-model presets. N/A: skipped because "
+    .. "it does not fit in this machine's memory (as the paper's N/A), and a ratio with such a point; –: not "
+    .. "measured in this run.",
+    main.reps or "?", main.gen or "?",
+    f16row and string.format("; f16: %s of %s", f16row.reps, f16row.gen) or "",
     any.threads or "?", any.threads == "1" and "" or "s"))
   add("")
 
@@ -75,11 +85,14 @@ local function render(run, util)
   local t = {}
   for _, m in ipairs(models) do
     local ours = { m.size, "here" }
-    for _, k in ipairs(KERNELS) do ours[#ours + 1] = cell(tps(m.name, k)) end
+    for _, k in ipairs(KERNELS) do ours[#ours + 1] = ours_cell(m.name, k) end
     t[#t + 1] = ours
     if PAPER_I7[m.size] then
       local p = { m.size, "paper, i7-13700H" }
-      for _, k in ipairs(KERNELS) do p[#p + 1] = cell(paper(m.size, k)) end
+      for _, k in ipairs(KERNELS) do -- as printed in the paper, two decimals
+        local x = paper(m.size, k)
+        p[#p + 1] = x and string.format("%.2f", x) or "N/A"
+      end
       t[#t + 1] = p
     end
   end
@@ -100,7 +113,7 @@ local function render(run, util)
       local x, px = tps(m.name, k), paper(m.size, k)
       if not r and not px then goto next_kernel end
       local function na(s) return s == "–" and "N/A" or s end
-      t2[#t2 + 1] = { m.size, k, r and util.fmt(r.bits_per_weight, 3) or "N/A", cell(x),
+      t2[#t2 + 1] = { m.size, k, r and util.fmt(r.bits_per_weight, 3) or "N/A", ours_cell(m.name, k),
         r and util.fmt(r.tg_gbps_derived, 3) or "N/A",
         na(util.ratio(x, f16)), na(util.ratio(px, pf16)),
         na(util.ratio(x, tq1)), na(util.ratio(px, ptq1)),
