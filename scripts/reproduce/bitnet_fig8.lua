@@ -59,12 +59,13 @@ local function render(run, util)
     if r then bytes[#bytes + 1] = string.format("%s %s GB/s", k, util.fmt(r.tg_gbps_derived, 3)) end
   end
   add(string.format("Why it differs. This machine has %s cores, so our thread axis ends before the point where "
-    .. "the paper's curves bend (T-MAC declining from about 5 threads), and with 1-%s cores on a 28 GB/s DRAM path (`bitbench roofline`) the kernels that spend "
-    .. "many instructions per weight are compute-bound, which favours the kernel with the fewest. Derived weight "
-    .. "bandwidth at %s thread%s: %s. tq1_0's base-3 unpacking costs about 6 cycles per 32 weights here against "
-    .. "under 1 for tl2_0 and tmac_w2 (README, roofline γ), which is where tl2_0's lead over tq1_0 (%s here at "
-    .. "%s thread%s, 1.33× on the i7 with all threads) comes from. Between the two "
-    .. "lookup-table kernels the gap here is set by their bytes per weight (1.67 against tmac_w2's 2.31, "
+    .. "the paper's curves bend (T-MAC declining from about 5 threads), and with 1-%s cores on a 28 GB/s DRAM "
+    .. "path (`bitbench roofline`) the kernels that spend many instructions per weight are compute-bound, which "
+    .. "favours the kernel with the fewest. Derived weight "
+    .. "bandwidth at %s thread%s: %s. tl2_0 over tq1_0 is %s here at %s thread%s against 1.33× on the i7 with "
+    .. "all threads: tq1_0's base-3 unpacking costs about 6 cycles per 32 weights here against under 1 for tl2_0 "
+    .. "and tmac_w2 (README, roofline γ), so where the kernels are compute-bound tl2_0 can lead by more than "
+    .. "on the bandwidth-bound i7. Between the two lookup-table kernels the gap here is set by their bytes per weight (1.67 against tmac_w2's 2.31, "
     .. "scales included) and their table work, not by the bandwidth wall the i7 hits.",
     (run.json.machine or {}).cores or "?", (run.json.machine or {}).cores or "?", tn, tn == "1" and "" or "s",
     #bytes > 0 and table.concat(bytes, ", ") or "N/A", ratio(tps("tl2_0", tn), tps("tq1_0", tn)), tn,
