@@ -88,7 +88,8 @@ local function render(run, util)
     .. "whose bytes per token fit in the L3 (see Scaling; bitnet_b1_58-large at tl2_0's 1.67 bits per weight, "
     .. "the paper's model, is one) is read from L3 after the first token, so its ceiling is the L3 column, not "
     .. "DRAM, and it cannot show the paper's DRAM saturation at all; a model that exceeds the L3 (the default "
-    .. "run's 3.8B) is the one to read against the DRAM ceiling. Without PCM (this KVM guest exposes no MSRs and no PMU) the paper's side-by-side "
+    .. "run's 3.8B) is the one to read against the DRAM ceiling. Without PCM (this KVM guest exposes no MSRs "
+    .. "and no PMU) the paper's side-by-side "
     .. "measured bandwidth curve cannot be drawn here, and the derived bandwidth cannot confirm it: it is "
     .. "tokens/s rescaled.")
   return table.concat(out, "\n")
