@@ -10,8 +10,9 @@
 -- Energy: the meters rapl and pcm bracket every point's token generation; where the machine
 -- cannot measure (this VM: no powercap, no MSRs) their columns stay empty and run.json says why.
 --
---   bitbench run experiments/infra_latency.lua          # default: 700M, 1.5B, 2.7B; 32 tokens: ~2 min here
---   bitbench run experiments/infra_latency.lua --full   # all six sizes (what fits in memory), 128 tokens, 3 reps
+--   bitbench run experiments/infra_latency.lua          # default: 700M, 1.5B, 2.7B; 32 tokens, 1 rep:
+--                                                       #   ~2 min here (175 s of CPU time, measured under load)
+--   bitbench run experiments/infra_latency.lua --full   # all six sizes (what fits in memory), 128 tokens, 3 reps: ~15 min
 --   bitbench run experiments/infra_latency.lua --smoke  # bitnet-dummy-125m, 2 tokens: seconds
 --
 -- Report: scripts/reproduce/infra_latency.lua (speed-up over f16 per size beside the seed's table).

@@ -9,7 +9,8 @@
 -- run's decode time spent in GEMVs (e2e.csv's matmul_share) and x = the measured GEMV speed-up to
 -- give the Amdahl bound s = 1 / (1 - alpha + alpha / x) of equation (4).
 --
---   bitbench run experiments/intel_e2e.lua           # default: Falcon3-1B and MobileLLM-1.5B, 32 tokens: ~2 min here
+--   bitbench run experiments/intel_e2e.lua           # default: Falcon3-1B and MobileLLM-1.5B, 32 tokens, 2 reps:
+--                                                    #   ~2.5 min here (250 s of CPU time, measured under load)
 --   bitbench run experiments/intel_e2e.lua --full    # + Llama-3-8B (16 GiB in BF16), 128 tokens, 3 reps: ~10 min
 --   bitbench run experiments/intel_e2e.lua --smoke   # bitnet-dummy-125m, 2 tokens: seconds
 --
