@@ -17,7 +17,10 @@ struct bb_transformer {
     float *rms_final;
     bb_linear cls;
     bb_tf_layer *layers;
-    void *key_cache, *value_cache; /* [layer][seq][kv_dim], f32 or f16 */
+    /* [layer][kv head][seq][head_dim], f32 or f16: one head's positions are one contiguous run,
+     * which decode attention streams through (a [seq][kv_dim] layout puts each head's rows a
+     * kv_dim apart, a page or more, where the hardware prefetcher does not follow) */
+    void *key_cache, *value_cache;
     int max_batch;
     /* activations for up to max_batch tokens */
     float *x, *xb, *xb2, *q, *k, *v, *hb, *hb2, *att, *logits;
@@ -164,7 +167,8 @@ int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_m
                                                        2 * (size_t)d->hidden_dim + (size_t)d->n_heads * d->seq_len) +
                                         d->vocab_size + (size_t)d->seq_len * hd + norms);
     m->build_scratch = largest * sizeof(float);
-    m->total = m->weights + m->embedding + m->kv_cache + m->buffers + m->build_scratch;
+    /* bb_tf_create frees the scratch before it allocates the KV cache */
+    m->total = m->weights + m->embedding + m->buffers + (m->kv_cache > m->build_scratch ? m->kv_cache : m->build_scratch);
     return 0;
 }
 
@@ -310,7 +314,7 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     if (!t->key_cache || !t->value_cache || !t->x || !t->xb || !t->xb2 || !t->q || !t->k || !t->v || !t->hb ||
         !t->hb2 || !t->att || !t->logits || !t->act || !t->rope_cs)
         goto oom;
-    t->footprint = mem.total - mem.build_scratch;
+    t->footprint = mem.weights + mem.embedding + mem.kv_cache + mem.buffers;
     return t;
 oom:
     snprintf(err, errlen, "out of memory building the model (estimated %.2f GiB)", mem.total / 1073741824.0);
@@ -423,13 +427,15 @@ static void row_rope_store(const rows_job *j, int i)
     float *k = t->k + (size_t)i * kvdim, *v = t->v + (size_t)i * kvdim;
     t->vec->rope(t->q + (size_t)i * dq, d->n_heads, hd, cs);
     t->vec->rope(k, d->n_kv_heads, hd, cs);
-    size_t at = ((size_t)j->layer * d->seq_len + p) * kvdim;
-    if (t->opt.kv_f16) {
-        t->vec->to_f16((uint16_t *)t->key_cache + at, k, kvdim);
-        t->vec->to_f16((uint16_t *)t->value_cache + at, v, kvdim);
-    } else {
-        memcpy((float *)t->key_cache + at, k, sizeof(float) * kvdim);
-        memcpy((float *)t->value_cache + at, v, sizeof(float) * kvdim);
+    for (int h = 0; h < d->n_kv_heads; h++) {
+        size_t at = (((size_t)j->layer * d->n_kv_heads + h) * d->seq_len + p) * hd;
+        if (t->opt.kv_f16) {
+            t->vec->to_f16((uint16_t *)t->key_cache + at, k + (size_t)h * hd, hd);
+            t->vec->to_f16((uint16_t *)t->value_cache + at, v + (size_t)h * hd, hd);
+        } else {
+            memcpy((float *)t->key_cache + at, k + (size_t)h * hd, sizeof(float) * hd);
+            memcpy((float *)t->value_cache + at, v + (size_t)h * hd, sizeof(float) * hd);
+        }
     }
 }
 
@@ -464,23 +470,22 @@ static void attention_fn(void *ctx, int tid, int nthreads)
     bb_transformer *t = j->t;
     const bb_tf_dims *d = &t->d;
     const bb_vec_ops *v = t->vec;
-    int hd = bb_tf_head_dim(d), kvdim = d->n_kv_heads * hd, dq = d->n_heads * hd;
+    int hd = bb_tf_head_dim(d), dq = d->n_heads * hd;
     int group = d->n_heads / d->n_kv_heads, total = j->n * d->n_heads;
-    size_t loff = (size_t)j->layer * d->seq_len * kvdim;
     float scale = 1.0f / sqrtf((float)hd);
     for (int w = tid; w < total; w += nthreads) {
         int i = w / d->n_heads, h = w % d->n_heads, len = j->pos + i + 1;
         const float *q = t->q + (size_t)i * dq + (size_t)h * hd;
         float *att = t->att + (size_t)w * d->seq_len, *out = t->xb2 + (size_t)i * dq + (size_t)h * hd;
-        size_t base = loff + (size_t)(h / group) * hd;
+        size_t base = ((size_t)j->layer * d->n_kv_heads + h / group) * d->seq_len * hd;
         if (t->opt.kv_f16) {
-            v->scores_f16(q, (const uint16_t *)t->key_cache + base, (size_t)kvdim, hd, len, scale, att);
+            v->scores_f16(q, (const uint16_t *)t->key_cache + base, (size_t)hd, hd, len, scale, att);
             v->softmax(att, len);
-            v->wsum_f16(out, att, (const uint16_t *)t->value_cache + base, (size_t)kvdim, hd, len);
+            v->wsum_f16(out, att, (const uint16_t *)t->value_cache + base, (size_t)hd, hd, len);
         } else {
-            v->scores_f32(q, (const float *)t->key_cache + base, (size_t)kvdim, hd, len, scale, att);
+            v->scores_f32(q, (const float *)t->key_cache + base, (size_t)hd, hd, len, scale, att);
             v->softmax(att, len);
-            v->wsum_f32(out, att, (const float *)t->value_cache + base, (size_t)kvdim, hd, len);
+            v->wsum_f32(out, att, (const float *)t->value_cache + base, (size_t)hd, hd, len);
         }
     }
 }

@@ -96,7 +96,9 @@ size_t bb_tf_weight_bytes_per_token(const bb_transformer *t);
 size_t bb_tf_footprint(const bb_transformer *t);
 /* What bb_tf_create will allocate for a model, from its dimensions alone (the KV cache and the
  * attention buffers at d->seq_len: size it to the run's context).  build_scratch is held only
- * while building (one f32 tensor, the largest, before it is packed); total is the peak. */
+ * while building (one f32 tensor, the largest, before it is packed) and freed before the KV
+ * cache is allocated; total is the peak, weights + embedding + buffers + max(kv_cache,
+ * build_scratch). */
 typedef struct {
     size_t weights;       /* packed linear layers of every layer and the classifier */
     size_t embedding;     /* f32 token embedding table; 0 when tied and read from an f32/f16/bf16 classifier */
