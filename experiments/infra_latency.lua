@@ -3,7 +3,7 @@
 -- (Core Ultra E-cores, FP16 and BitNet power).  Here: the latency of a fixed generation (a 16-token
 -- prompt, then `gen` generated tokens, batch 1, all cores) with f16 weights against bitnet.cpp's
 -- x86 kernels i2_s (MAD, lossless) and tl2_0 (element-wise LUT), on BitNet b1.58 models of those
--- sizes (synthetic ternary weights): 700M = bitnet-b1.58-large; 1.3B has no published shape, the
+-- sizes (synthetic ternary weights): 700M = bitnet-b1.58-large; models/ has no 1.3B config, the
 -- nearest preset is bitnet-dummy-1.5b; 3B = bitnet-dummy-2.7b (the released bitnet-b1.58-3b's
 -- FFN width 8640 is no multiple of 128, which i2_s needs); 7B, 13B, 30B = bitnet.cpp's presets.
 -- The seed does not say how many tokens its latency covers; the report compares speed-ups.

@@ -152,6 +152,8 @@ local function render(run, util)
     .. "(260 MiB), which is why the sweep rotates packed copies exceeding twice its size; with only "
     .. "two threads the pool's fork/join cost (about 0.5 µs, README \"Harness overhead\") weighs on the "
     .. "small shapes (MobileLLM's 320×1600 k+v is 128 KB in 2-bit) as OpenMP's 1 µs does in the paper. "
+    .. "The paper's text names only its smallest shape (1600×1600); the shapes here are each model's "
+    .. "distinct projection shapes (models/, roles as in `bitbench list models`). "
     .. "Synthetic weights; bandwidth counts the packed bytes each kernel must read (q8_0 8.5 bits per "
     .. "weight with its scales, up_i2 2, up_i1 1).")
   return table.concat(out, "\n")
