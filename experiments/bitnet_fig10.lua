@@ -31,7 +31,7 @@ bitbench.experiment {
   description = "bitnet.cpp Fig. 10: tl2_0 tokens/s and memory bandwidth (PCM where available, and derived) "
     .. "against threads on bitnet_b1_58-large",
   meters = { "pcm" },
-  plots = { "tokens" },
+  plots = { "e2e_threads", "tokens" },
   -- the DRAM read ceiling per thread count, which the derived bandwidth is set against
   profile = (not smoke) and { kernels = { "tl2_0" }, threads = bitbench.machine.cores } or nil,
   sweeps = {

@@ -25,7 +25,7 @@ end
 bitbench.experiment {
   name = "bitnet_fig8",
   description = "bitnet.cpp Fig. 8: tokens/s of the 3.8B model against threads for tl2_0, tq1_0 and tmac_w2",
-  plots = { "tokens" }, -- `bitbench plot` draws model sweeps at the most threads; the report tabulates threads
+  plots = { "e2e_threads", "tokens" }, -- tokens/s and derived GB/s against threads (Fig. 8), and at the most threads
   sweeps = {
     bitbench.sweep {
       name = "threads",

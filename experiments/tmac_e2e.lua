@@ -39,7 +39,7 @@ end
 bitbench.experiment {
   name = "tmac_e2e",
   description = "T-MAC §5.3: BitNet-3B-class end-to-end decode tokens/s, tmac_w2 against q2_k, tq1_0, tq2_0, i2_s",
-  plots = { "tokens" },
+  plots = { "e2e_threads", "tokens" },
   sweeps = {
     bitbench.sweep {
       name = "e2e",

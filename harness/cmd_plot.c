@@ -398,6 +398,51 @@ static int plot_tokens(plot_ctx *c, const table *e)
     return gnuplot(c, "tokens", "tokens.gp", vars);
 }
 
+/* Model sweeps against threads (bitnet.cpp Figs. 8 and 10): generation tokens/s and the derived
+ * weight bandwidth (weight bytes per token x tokens/s) per kernel and model. */
+static int plot_e2e_threads(plot_ctx *c, const table *e, const profile *pr)
+{
+    int cmod = col(e, "model"), ct = col(e, "threads"), ctg = col(e, "tg_tps"), cgb = col(e, "tg_gbps_derived");
+    if (cmod < 0 || ct < 0 || ctg < 0) return 1;
+    char path[128];
+    snprintf(path, sizeof path, "%s/e2e_threads.dat", c->tmp);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    keys ks = {0};
+    char l[96], full[240];
+    for (int r = 0; r < e->nrows; r++) {
+        label_of(e, r, l, sizeof l);
+        snprintf(full, sizeof full, "%s %s", l, cellv(e, r, cmod));
+        key_index(&ks, full, 1);
+    }
+    int blocks = 0;
+    for (int i = 0; i < ks.n && blocks < 12; i++) {
+        int any = 0;
+        for (int th = 1; th <= 256; th++)
+            for (int r = 0; r < e->nrows; r++) {
+                label_of(e, r, l, sizeof l);
+                snprintf(full, sizeof full, "%s %s", l, cellv(e, r, cmod));
+                double tg = num(e, r, ctg);
+                if (strcmp(full, ks.k[i]) || (int)num(e, r, ct) != th || !(tg > 0)) continue;
+                if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
+                any = 1;
+                double gb = cgb >= 0 ? num(e, r, cgb) : NAN;
+                if (isfinite(gb)) fprintf(f, "%d %.6g %.6g\n", th, tg, gb);
+                else fprintf(f, "%d %.6g NaN\n", th, tg);
+                break;
+            }
+        blocks += any;
+    }
+    fclose(f);
+    if (!blocks) return 1;
+    char vars[1024];
+    snprintf(vars, sizeof vars,
+             "points=\"%s\"; nblocks=%d; ttl=\"Token generation vs threads: %s\"; dram=%g; "
+             "y1=\"generation throughput (tokens/s)\"; y2=\"weight bandwidth, derived (GB/s)\"",
+             path, blocks, c->title_tail, pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    return gnuplot(c, "e2e_threads", "threads.gp", vars);
+}
+
 static int plot_ebw(plot_ctx *c, const profile *pr)
 {
     if (!pr || !pr->ngamma) return 1;
@@ -439,13 +484,14 @@ static void find_scripts(char *out, size_t len)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench plot RESULTS_DIR [--kind KIND] [--profile FILE] [--out DIR]\n"
-               "  --kind KIND     roofline, threads, gemv_bw, tokens, ebw (default: every kind the data allow)\n"
+               "  --kind KIND     roofline, threads, gemv_bw, tokens, ebw, e2e_threads (default: every kind the\n"
+               "                  data allow)\n"
                "  --profile FILE  machine profile of `bitbench roofline` (default RESULTS_DIR/machine-profile.json,\n"
                "                  then results/machine-profile.json)\n"
                "  --out DIR       where the PNG and SVG files go (default plots)\n");
 }
 
-const char *const bb_plot_kinds[BB_PLOT_NKINDS] = {"roofline", "threads", "gemv_bw", "tokens", "ebw"};
+const char *const bb_plot_kinds[BB_PLOT_NKINDS] = {"roofline", "threads", "gemv_bw", "tokens", "ebw", "e2e_threads"};
 
 int bb_cmd_plot(int argc, char **argv)
 {
@@ -475,9 +521,10 @@ int bb_cmd_plot(int argc, char **argv)
     const char *const *kinds = bb_plot_kinds;
     if (kind) {
         int ok = 0;
-        for (int i = 0; i < 5; i++) ok |= !strcmp(kind, kinds[i]);
+        for (int i = 0; i < BB_PLOT_NKINDS; i++) ok |= !strcmp(kind, kinds[i]);
         if (!ok) {
-            fprintf(stderr, "bitbench plot: unknown kind '%s'; valid: roofline, threads, gemv_bw, tokens, ebw\n", kind);
+            fprintf(stderr, "bitbench plot: unknown kind '%s'; valid: roofline, threads, gemv_bw, tokens, ebw, "
+                            "e2e_threads\n", kind);
             return 2;
         }
     }
@@ -552,7 +599,7 @@ int bb_cmd_plot(int argc, char **argv)
         if (*q == '"' || *q == '\'') *q = ' ';
 
     int failed = 0, skipped_wanted = 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < BB_PLOT_NKINDS; i++) {
         if (kind && strcmp(kind, kinds[i])) continue;
         int rc;
         const char *why = NULL;
@@ -562,7 +609,9 @@ int bb_cmd_plot(int argc, char **argv)
         else if (i == 1) rc = have_gemm ? plot_threads(&c, &gemm, have_prof ? &pr : NULL) : (why = "no GEMM results CSV", 1);
         else if (i == 2) rc = have_gemm ? plot_gemv_bw(&c, &gemm, have_prof ? &pr : NULL) : (why = "no GEMM results CSV", 1);
         else if (i == 3) rc = have_e2e ? plot_tokens(&c, &e2e) : (why = "no CSV with model, kernel, threads, tg_tps", 1);
-        else rc = have_prof ? plot_ebw(&c, &pr) : (why = "no machine profile (run bitbench roofline)", 1);
+        else if (i == 4) rc = have_prof ? plot_ebw(&c, &pr) : (why = "no machine profile (run bitbench roofline)", 1);
+        else rc = have_e2e ? plot_e2e_threads(&c, &e2e, have_prof ? &pr : NULL)
+                           : (why = "no CSV with model, kernel, threads, tg_tps", 1);
         if (rc > 0) {
             fprintf(stderr, "bitbench plot: %s skipped: %s\n", kinds[i], why ? why : "no points in the data");
             skipped_wanted += kind != NULL;

@@ -732,7 +732,7 @@ static void read_plots(lua_State *L, load_ctx *c, int t)
         for (int k = 0; k < BB_PLOT_NKINDS; k++) known |= !strcmp(kind, bb_plot_kinds[k]);
         if (!known)
             fail(L, c, NULL, "field 'plots', entry %d: unknown plot kind '%s'; valid kinds: roofline, threads, "
-                             "gemv_bw, tokens, ebw", i, kind);
+                             "gemv_bw, tokens, ebw, e2e_threads", i, kind);
         int dup = 0;
         for (int j = 0; j < ex->nplots && !dup; j++) dup = !strcmp(ex->plots[j], kind);
         if (!dup) {

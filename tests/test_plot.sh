@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 "$bin" plot "$data" --out "$tmp/plots" >"$tmp/out.txt" 2>"$tmp/err.txt" || fail "plot exited $?: $(cat "$tmp/err.txt")"
-for k in roofline threads gemv_bw tokens ebw; do
+for k in roofline threads gemv_bw tokens ebw e2e_threads; do
     for ext in png svg; do
         [ -s "$tmp/plots/$k.$ext" ] || fail "$k.$ext missing or empty"
     done
