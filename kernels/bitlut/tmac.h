@@ -10,16 +10,29 @@
  * q_i in {0,1} and u_i = 2 q_i - 1 in {-1,+1},
  *     c = sum_i 2^i u_i + o,        o = L - z2 (stored, int8 in [-L, L]),
  * so each bit plane is a ±1 matrix and the zero point is one constant "all-ones plane" of weight o.
- * Quantizer (per row and group, quantize_group in tmac.c): for every z2 = 0 .. 2L the smallest scale
- * that covers the group without clipping, s = max(max_k w_k / (L - z), -min_k w_k / z) (terms
- * with zero denominator omitted; a z2 that cannot cover the group is skipped), codes
- * q = clamp(nearbyint(w / s + z), 0, L); candidates whose grid reaches further than twice the
- * group's largest dequantized magnitude (h (L + |o|) > 2 max|h c|) are not admitted (this keeps
- * the lossy kernels' error bound a function of the dequantized weights); the least sum of
- * squared errors wins, the first on ties.  A z2 = L candidate (the symmetric grid) is always
- * admitted.  Any weights lying on a grid h*(2q - z2) with the extreme codes present are
- * reconstructed exactly; BitNet ternary t*scale with b = 2 is exact (z2 = 2, h = scale/2, codes
- * c in {-2, 0, 2}: ternary runs as 2-bit, §5.1).
+ * Quantizer (per row and group, quantize_group in tmac.c), least squares over the zero point:
+ * for every z2 = 0 .. 2L, z = z2/2, a sequence of states (h, codes), all with
+ * q = clamp(nearbyint(w / s + z), 0, L), s = 2h:
+ *   state 0: the smallest scale that covers the group without clipping,
+ *            s = max(max_k w_k / (L - z), -min_k w_k / z) (terms with zero denominator omitted; a
+ *            z2 that cannot cover the group is skipped, with all its states);
+ *   state i = 1 .. TMAC_LS_STEPS (4): h = (float)(sum_k w_k c_k / sum_k c_k^2) with the codes of
+ *            state i - 1 (the least-squares scale of those codes, sums in double), then the codes
+ *            re-rounded with that h; the sequence ends early when that h is not positive and
+ *            finite (2h included), equals the previous h, or leaves the codes unchanged (that
+ *            state is then the last).
+ * A state whose grid reaches further than twice its largest dequantized magnitude
+ * (h (L + |o|) > 2 max|h c|, float) is not admitted (this keeps the lossy kernels' error bound a
+ * function of the dequantized weights); a z2 = L state (the symmetric grid) is always admitted.
+ * Of all admitted states, in order of z2 and then i, the least sum of squared errors
+ * sum (w - h c)^2 (double) wins, the first on ties; none (all-zero or non-finite group): q = 0,
+ * h = 0, o = 0.  Neither half of a least-squares step can increase the error (in exact
+ * arithmetic); on Gaussian weights the result is at or slightly below the error of the optimal
+ * uniform quantizer of N(0, 1) (per-group fit, tests/test_tmac.c), where the covering scale alone
+ * is 3.6x (1 bit) and 1.6x (2 bits) above it.  State 0 is the covering
+ * scale, so any weights lying on a grid h*(2q - z2) with the extreme codes present are
+ * reconstructed exactly (error 0 wins); BitNet ternary t*scale with b = 2 is exact (z2 = 2,
+ * h = scale/2, codes c in {-2, 0, 2}: ternary runs as 2-bit, §5.1).
  *
  * ---- Tables (online, once per activation vector, in prepare(): shared by all threads) ----
  * g = 4 activations per table: for K-group j (activations 4j .. 4j+3) and 4-bit pattern p,
