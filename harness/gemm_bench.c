@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "kernels/common/error_bound.h"
 #include "machine.h"
@@ -26,6 +27,16 @@ void *bb_alloc(size_t bytes)
     void *p = NULL;
     if (bytes == 0) bytes = 64;
     if (posix_memalign(&p, 64, (bytes + 63) & ~(size_t)63) != 0) return NULL;
+    return p;
+}
+
+void *bb_alloc_stream(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < 2 * huge) return bb_alloc(bytes);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes)) return NULL;
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without it the pages stay 4 KiB */
     return p;
 }
 
@@ -91,7 +102,7 @@ int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache,
     if (bb_cache_copies(cache, psize, mach, &copies, err, errlen)) return -1;
     size_t wcount = (size_t)m * k;
     float *w = bb_alloc(wcount * sizeof(float));
-    uint8_t *packed = bb_alloc((size_t)copies * psize);
+    uint8_t *packed = bb_alloc_stream((size_t)copies * psize);
     if (!w || !packed) {
         snprintf(err, errlen, "out of memory: M=%d K=%d needs %.1f MiB of weights and %d packed copies of %.1f MiB",
                  m, k, wcount * 4.0 / 1048576.0, copies, psize / 1048576.0);

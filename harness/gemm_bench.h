@@ -112,5 +112,10 @@ void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float
 
 /* 64-byte aligned allocation; NULL on failure. */
 void *bb_alloc(size_t bytes);
+/* For weights that are streamed (packed matrices, their DRAM-mode copies): 2 MiB-aligned and
+ * advised for transparent huge pages when 4 MiB or more, since a GEMV that reads hundreds of MB
+ * on 4 KiB pages takes a TLB miss every 4 KiB (Linux gives huge pages only on request in its
+ * "madvise" mode).  Free with free(). */
+void *bb_alloc_stream(size_t bytes);
 
 #endif
