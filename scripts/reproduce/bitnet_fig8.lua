@@ -63,8 +63,8 @@ local function render(run, util)
     .. "path (`bitbench roofline`) the kernels that spend many instructions per weight are compute-bound, which "
     .. "favours the kernel with the fewest. Derived weight "
     .. "bandwidth at %s thread%s: %s. tl2_0 over tq1_0 is %s here at %s thread%s against 1.33× on the i7 with "
-    .. "all threads: tq1_0's base-3 unpacking costs about 6 cycles per 32 weights here against under 1 for tl2_0 "
-    .. "and tmac_w2 (README, roofline γ), so where the kernels are compute-bound tl2_0 can lead by more than "
+    .. "all threads: tq1_0's base-3 unpacking costs several times the cycles per weight of tl2_0 and tmac_w2 "
+    .. "(γ in results/reference/machine-profile.json), so where the kernels are compute-bound tl2_0 can lead by more than "
     .. "on the bandwidth-bound i7. Between the two lookup-table kernels the gap here is set by their bytes per "
     .. "weight (1.67 against tmac_w2's 2.31, "
     .. "scales included) and their table work, not by the bandwidth wall the i7 hits.",

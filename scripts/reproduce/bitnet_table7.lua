@@ -158,10 +158,9 @@ local function render(run, util)
     .. "and a DRAM bandwidth below 100 GB/s (Appendix C.1); here %s cores of an Emerald-Rapids-class Xeon (KVM "
     .. "guest) with AVX-512 VNNI/VBMI read about 28 GB/s from DRAM (`bitbench roofline`). With so few cores the "
     .. "kernels that spend many instructions per weight are compute-bound rather than bandwidth-bound: at %s, "
-    .. "tq1_0 (base-3 unpacking, γ ≈ 6 cycles per 32 weights in the README's roofline table) derives %s GB/s "
-    .. "of weights against %s GB/s for i2_s and %s GB/s for tl2_0, and f16 %s GB/s. Our f16 kernel also "
-    .. "streams large matrices well below the DRAM ceiling (README, \"Measured numbers\"), which inflates "
-    .. "speed-ups over f16. The L3 here is %s: points whose bytes per token fit in it (%s) are not DRAM-bound, "
+    .. "tq1_0 (base-3 unpacking: several times i2_s's cycles per weight, see γ in "
+    .. "results/reference/machine-profile.json) derives %s GB/s of weights against %s GB/s for i2_s and %s GB/s "
+    .. "for tl2_0, and f16 %s GB/s. The L3 here is %s: points whose bytes per token fit in it (%s) are not DRAM-bound, "
     .. "whereas every row of the paper's table exceeds the i7's 24 MB L3. Weights are synthetic (speed does "
     .. "not depend on their values), and the layers are real copies in memory, so every token streams all of "
     .. "them.", mach.cores or "?", big.size, gbps("tq1_0"), gbps("i2_s"), gbps("tl2_0"), gbps("f16"),

@@ -60,7 +60,7 @@ local function render(run, util)
   out[#out + 1] = ""
   out[#out + 1] = "**Why they differ.** Here decode streams about 0.8-1 GB of packed weights per token from DRAM "
     .. "(the model does not fit the 260 MiB L3) through one or two cores of an Emerald Rapids VM "
-    .. "(15.8 / 28.4 GB/s read), so tokens/s follows bytes per token more than arithmetic: tmac_w2 stores "
+    .. "(about 14-16 / 27-28 GB/s read, `bitbench roofline`), so tokens/s follows bytes per token more than arithmetic: tmac_w2 stores "
     .. "2.31 bits per weight, i2_s 2, tq2_0 2.06, tq1_0 1.69, q2_k 2.63, and the f16 classifier adds the "
     .. "same ~200 MB to every kernel. The M2-Ultra has 800 GB/s of memory bandwidth (Apple's figure), where compute, which "
     .. "T-MAC reduces, decides more. The baselines are bitbench's AVX-512 VNNI re-implementations of the "

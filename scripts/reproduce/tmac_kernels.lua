@@ -107,7 +107,7 @@ local function render(run, util)
     .. "T-MAC's lookups use 64-byte `vpermb` tables (four 16-entry tables per register, where AVX2 "
     .. "`pshufb` holds one) summed by `vpdpbusd`, and the multiply-add baselines use VNNI too, which "
     .. "narrows the gap the paper saw against NEON/AVX2 dequantize-and-multiply. mpGEMV reads the "
-    .. "weights from DRAM (15.8 GB/s on one core, 28.4 GB/s on two): where both kernels reach the memory "
+    .. "weights from DRAM (about 14-16 GB/s on one core, 27-28 GB/s on two, `bitbench roofline`): where both kernels reach the memory "
     .. "ceiling the ratio tends to the ratio of their bits per weight (tmac_wB stores B + 0.31 bits, "
     .. "q2_k 2.625, q4_0 4.5), not the compute ratio. The mpGEMM weights (N = 256) stay in the 260 MiB "
     .. "L3 and the ratio is the compute ratio. The weights are synthetic Gaussian, each kernel quantizing "
