@@ -218,4 +218,28 @@ function M.table(header, rows)
   return table.concat(out, "\n")
 end
 
+-- For a model sweep's rows: which points' weights per token fit in the machine's last-level cache
+-- (from run.json's cache list), as a sentence (empty when run.json has no caches): those points
+-- are partly served from cache rather than DRAM.
+function M.llc_note(run, rows)
+  local llc
+  for _, c in ipairs(((run.json or {}).machine or {}).caches or {}) do
+    if c.size and (not llc or (c.level or 0) > llc.level) then llc = { level = c.level or 0, size = c.size } end
+  end
+  if not llc then return "" end
+  local fit = {}
+  for _, r in ipairs(rows) do
+    local b = M.num(r.weight_bytes_per_token)
+    if b and b < llc.size then
+      fit[#fit + 1] = string.format("%s %s (%s MB)", r.model, r.kernel, M.fmt(b / 1e6, 3))
+    end
+  end
+  if #fit == 0 then
+    return string.format(" No point's weights per token fit in this machine's %s MB L%d.", M.fmt(llc.size / 1e6, 3),
+      llc.level)
+  end
+  return string.format(" Weights per token that fit in this machine's %s MB L%d, so that decode is partly served "
+    .. "from cache rather than DRAM: %s.", M.fmt(llc.size / 1e6, 3), llc.level, table.concat(fit, ", "))
+end
+
 return M

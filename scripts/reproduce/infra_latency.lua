@@ -13,26 +13,6 @@ local PAPER = {
 }
 
 -- The last-level cache size from run.json, and the points whose weights per token fit in it.
-local function llc_note(run, rows, util)
-  local llc
-  for _, c in ipairs(((run.json or {}).machine or {}).caches or {}) do
-    if c.size and (not llc or (c.level or 0) > llc.level) then llc = { level = c.level or 0, size = c.size } end
-  end
-  if not llc then return "" end
-  local fit = {}
-  for _, r in ipairs(rows) do
-    local b = util.num(r.weight_bytes_per_token)
-    if b and b < llc.size then
-      fit[#fit + 1] = string.format("%s %s (%s MB)", r.model, r.kernel, util.fmt(b / 1e6, 3))
-    end
-  end
-  if #fit == 0 then
-    return string.format(" No point's weights per token fit in this machine's %s MB L%d.", util.fmt(llc.size / 1e6, 3), llc.level)
-  end
-  return string.format(" Weights per token that fit in this machine's %s MB L%d, so that decode is partly served "
-    .. "from cache rather than DRAM: %s.", util.fmt(llc.size / 1e6, 3), llc.level, table.concat(fit, ", "))
-end
-
 local function render(run, util)
   local out = {}
   local function add(s) out[#out + 1] = s end
@@ -134,7 +114,7 @@ local function render(run, util)
     .. "(the f16 column above), while i2_s and tl2_0 must also keep up with that stream on 2 cores "
     .. "(their compute bound: README's γ table and intel_fig4). "
     .. "Prefill (a 16-token GEMM) is part of the latency, as it is of "
-    .. "any generation. The default run stops at 2.7B; `--full` adds 7B, 13B and 30B." .. unfit .. llc_note(run, rows, util))
+    .. "any generation. The default run stops at 2.7B; `--full` adds 7B, 13B and 30B." .. unfit .. util.llc_note(run, rows))
   return table.concat(out, "\n")
 end
 

@@ -27,26 +27,6 @@ local function list(t)
 end
 
 -- The last-level cache size from run.json, and the points whose weights per token fit in it.
-local function llc_note(run, rows, util)
-  local llc
-  for _, c in ipairs(((run.json or {}).machine or {}).caches or {}) do
-    if c.size and (not llc or (c.level or 0) > llc.level) then llc = { level = c.level or 0, size = c.size } end
-  end
-  if not llc then return "" end
-  local fit = {}
-  for _, r in ipairs(rows) do
-    local b = util.num(r.weight_bytes_per_token)
-    if b and b < llc.size then
-      fit[#fit + 1] = string.format("%s %s (%s MB)", r.model, r.kernel, util.fmt(b / 1e6, 3))
-    end
-  end
-  if #fit == 0 then
-    return string.format(" No point's weights per token fit in this machine's %s MB L%d.", util.fmt(llc.size / 1e6, 3), llc.level)
-  end
-  return string.format(" Weights per token that fit in this machine's %s MB L%d, so that decode is partly served "
-    .. "from cache rather than DRAM: %s.", util.fmt(llc.size / 1e6, 3), llc.level, table.concat(fit, ", "))
-end
-
 local function render(run, util)
   local out = {}
   local function add(s) out[#out + 1] = s end
@@ -132,7 +112,7 @@ local function render(run, util)
     .. "bounds the end-to-end speed-up." .. alpha_text .. " Weights are synthetic (the paper, too, uses "
     .. "dummy low-bit weights for Llama-3-8B and Falcon3-1B). The default run leaves out Llama-3-8B "
     .. "(15 GB of BF16 weights per token: over half a second per token at 28 GB/s); `--full` runs it, "
-    .. "with 128 generated tokens as the paper does." .. llc_note(run, rows, util))
+    .. "with 128 generated tokens as the paper does." .. util.llc_note(run, rows))
   return table.concat(out, "\n")
 end
 
