@@ -81,7 +81,7 @@ typedef struct {
     char **warnings;            /* notes found while loading (duplicates merged, ...) */
     int nwarnings;
     char size[16];              /* "smoke", "default" or "full": bitbench.size, from --smoke / --full */
-    char (*plots)[16];          /* `bitbench plot` kinds drawn into RUN_DIR/plots when the run ends */
+    char (*plots)[BB_NAME_MAX]; /* `bitbench plot` kinds drawn into RUN_DIR/plots when the run ends */
     int nplots;
     /* `profile`: measure the machine profile (bitbench roofline) into RUN_DIR/machine-profile.json
      * after the sweeps; profile_kernels is a comma list ("" = every kernel), profile_threads 0 =

@@ -686,62 +686,58 @@ static void read_sweep(lua_State *L, load_ctx *c, int t, int index, bb_sweep *sw
     lua_pop(L, 1);
 }
 
-static void read_meters(lua_State *L, load_ctx *c, int t)
+/* A string-or-list field of names (meters, plots): each checked by `check` (which fails with the
+ * valid choices), repeated names kept once, in order. */
+typedef void (*name_check)(lua_State *L, load_ctx *c, const char *field, int entry, const char *name);
+
+static void read_names(lua_State *L, load_ctx *c, int t, const char *field, name_check check,
+                       char (**list)[BB_NAME_MAX], int *n)
 {
-    bb_experiment *ex = c->ex;
-    ex->meters = grow(L, ex->meters, sizeof *ex->meters, 0);
-    snprintf(ex->meters[0], sizeof ex->meters[0], "timer");
-    ex->nmeters = 1;
-    lua_getfield(L, t, "meters");
+    lua_getfield(L, t, field);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         return;
     }
-    int n = string_list_len(L, c, NULL, "meters");
-    for (int i = 1; i <= n; i++) {
-        const char *name = string_entry(L, c, NULL, "meters", i);
-        if (!bb_meter_type_by_name(name)) {
-            char valid[256];
-            bb_meter_type_names(valid, sizeof valid);
-            fail(L, c, NULL, "field 'meters': unknown meter '%s'; valid meters: %s", name, valid);
-        }
+    int len = string_list_len(L, c, NULL, field);
+    for (int i = 1; i <= len; i++) {
+        const char *name = string_entry(L, c, NULL, field, i);
+        check(L, c, field, i, name);
         int dup = 0;
-        for (int j = 0; j < ex->nmeters && !dup; j++) dup = strcmp(ex->meters[j], name) == 0;
+        for (int j = 0; j < *n && !dup; j++) dup = strcmp((*list)[j], name) == 0;
         if (!dup) {
-            ex->meters = grow(L, ex->meters, sizeof *ex->meters, ex->nmeters);
-            snprintf(ex->meters[ex->nmeters++], sizeof ex->meters[0], "%s", name);
+            *list = grow(L, *list, sizeof **list, *n);
+            snprintf((*list)[(*n)++], sizeof **list, "%s", name);
         }
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
 }
 
+static void check_meter(lua_State *L, load_ctx *c, const char *field, int entry, const char *name)
+{
+    (void)entry;
+    if (bb_meter_type_by_name(name)) return;
+    char valid[256];
+    bb_meter_type_names(valid, sizeof valid);
+    fail(L, c, NULL, "field '%s': unknown meter '%s'; valid meters: %s", field, name, valid);
+}
+
 /* plots = { "tokens", "threads", ... }: kinds of `bitbench plot`, drawn when the run ends. */
-static void read_plots(lua_State *L, load_ctx *c, int t)
+static void check_plot_kind(lua_State *L, load_ctx *c, const char *field, int entry, const char *name)
+{
+    for (int k = 0; k < BB_PLOT_NKINDS; k++)
+        if (!strcmp(name, bb_plot_kinds[k])) return;
+    fail(L, c, NULL, "field '%s', entry %d: unknown plot kind '%s'; valid kinds: roofline, threads, gemv_bw, "
+                     "tokens, ebw, e2e_threads", field, entry, name);
+}
+
+static void read_meters(lua_State *L, load_ctx *c, int t)
 {
     bb_experiment *ex = c->ex;
-    lua_getfield(L, t, "plots");
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        return;
-    }
-    int n = string_list_len(L, c, NULL, "plots");
-    for (int i = 1; i <= n; i++) {
-        const char *kind = string_entry(L, c, NULL, "plots", i);
-        int known = 0;
-        for (int k = 0; k < BB_PLOT_NKINDS; k++) known |= !strcmp(kind, bb_plot_kinds[k]);
-        if (!known)
-            fail(L, c, NULL, "field 'plots', entry %d: unknown plot kind '%s'; valid kinds: roofline, threads, "
-                             "gemv_bw, tokens, ebw, e2e_threads", i, kind);
-        int dup = 0;
-        for (int j = 0; j < ex->nplots && !dup; j++) dup = !strcmp(ex->plots[j], kind);
-        if (!dup) {
-            ex->plots = grow(L, ex->plots, sizeof *ex->plots, ex->nplots);
-            snprintf(ex->plots[ex->nplots++], sizeof ex->plots[0], "%s", kind);
-        }
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
+    ex->meters = grow(L, ex->meters, sizeof *ex->meters, 0);
+    snprintf(ex->meters[0], sizeof ex->meters[0], "timer");
+    ex->nmeters = 1;
+    read_names(L, c, t, "meters", check_meter, &ex->meters, &ex->nmeters);
 }
 
 /* profile = true | { kernels = {...}, threads = T }: measure the machine profile in the run. */
@@ -827,7 +823,7 @@ static int convert(lua_State *L)
     if (bb_lua_get_string(L, t, "out", NULL, 0, ex->out, sizeof ex->out, err, sizeof err) < 0)
         fail(L, c, NULL, "experiment: %s", err);
     read_meters(L, c, t);
-    read_plots(L, c, t);
+    read_names(L, c, t, "plots", check_plot_kind, &c->ex->plots, &c->ex->nplots);
     read_profile(L, c, t);
     lua_getfield(L, t, "sweeps");
     if (lua_isnil(L, -1)) fail(L, c, NULL, "experiment: missing field 'sweeps' (a list of sweep tables)");

@@ -2,6 +2,7 @@
  * through a zero-padded 8-float copy, so the arithmetic of a tail lane is the same as of any
  * other lane.  exp is the Cephes expf polynomial with 2^n built in the exponent bits. */
 #include <immintrin.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
@@ -37,6 +38,18 @@ static inline __m256 load_f16_tail(const uint16_t *p, int n)
     uint16_t b[8] = {0};
     memcpy(b, p, sizeof(uint16_t) * (size_t)n);
     return load_f16(b);
+}
+
+/* Eight elements (or the n < 8 of a tail) of a KV row from element i, f32 or f16 (f16 is a
+ * constant in every caller: the f32 and f16 attention paths share their code, not a branch). */
+static inline __m256 load_kv(const void *row, size_t i, bool f16)
+{
+    return f16 ? load_f16((const uint16_t *)row + i) : _mm256_loadu_ps((const float *)row + i);
+}
+
+static inline __m256 load_kv_tail(const void *row, size_t i, int n, bool f16)
+{
+    return f16 ? load_f16_tail((const uint16_t *)row + i, n) : load_tail((const float *)row + i, n);
 }
 
 /* e^x by Cephes expf's reduction and polynomial on x clamped to [-87, 88] (where 2^n stays a
@@ -153,36 +166,31 @@ static void to_f16(uint16_t *dst, const float *src, int n)
     }
 }
 
-static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
+static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, bool f16, size_t stride, int hd,
+                                                            int n, float scale, float *out)
 {
     for (int s = 0; s < n; s++) {
-        const float *ks = k + (size_t)s * stride;
+        size_t ks = (size_t)s * stride;
         __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
         int e = 0;
         for (; e + 16 <= hd; e += 16) {
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e), _mm256_loadu_ps(ks + e), a0);
-            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e + 8), _mm256_loadu_ps(ks + e + 8), a1);
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e), load_kv(k, ks + e, f16), a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e + 8), load_kv(k, ks + e + 8, f16), a1);
         }
-        for (; e + 8 <= hd; e += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e), _mm256_loadu_ps(ks + e), a0);
-        if (e < hd) a1 = _mm256_fmadd_ps(load_tail(q + e, hd - e), load_tail(ks + e, hd - e), a1);
+        for (; e + 8 <= hd; e += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e), load_kv(k, ks + e, f16), a0);
+        if (e < hd) a1 = _mm256_fmadd_ps(load_tail(q + e, hd - e), load_kv_tail(k, ks + e, hd - e, f16), a1);
         out[s] = hsum(_mm256_add_ps(a0, a1)) * scale;
     }
 }
 
+static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    scores_kv(q, k, false, stride, hd, n, scale, out);
+}
+
 static void scores_f16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    for (int s = 0; s < n; s++) {
-        const uint16_t *ks = k + (size_t)s * stride;
-        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-        int e = 0;
-        for (; e + 16 <= hd; e += 16) {
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e), load_f16(ks + e), a0);
-            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e + 8), load_f16(ks + e + 8), a1);
-        }
-        for (; e + 8 <= hd; e += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + e), load_f16(ks + e), a0);
-        if (e < hd) a1 = _mm256_fmadd_ps(load_tail(q + e, hd - e), load_f16_tail(ks + e, hd - e), a1);
-        out[s] = hsum(_mm256_add_ps(a0, a1)) * scale;
-    }
+    scores_kv(q, k, true, stride, hd, n, scale, out);
 }
 
 static void softmax(float *x, int n)
@@ -219,18 +227,19 @@ static void softmax(float *x, int n)
 }
 
 /* out = sum_s a[s] v_s, 32 output floats in four registers per pass over the positions. */
-static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
+static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, bool f16, size_t stride,
+                                                          int hd, int n)
 {
     int e0 = 0;
     for (; e0 + 32 <= hd; e0 += 32) {
         __m256 o0 = _mm256_setzero_ps(), o1 = _mm256_setzero_ps(), o2 = _mm256_setzero_ps(), o3 = _mm256_setzero_ps();
         for (int s = 0; s < n; s++) {
-            const float *vs = v + (size_t)s * stride + e0;
+            size_t vs = (size_t)s * stride + e0;
             __m256 w = _mm256_set1_ps(a[s]);
-            o0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(vs), o0);
-            o1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(vs + 8), o1);
-            o2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(vs + 16), o2);
-            o3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(vs + 24), o3);
+            o0 = _mm256_fmadd_ps(w, load_kv(v, vs, f16), o0);
+            o1 = _mm256_fmadd_ps(w, load_kv(v, vs + 8, f16), o1);
+            o2 = _mm256_fmadd_ps(w, load_kv(v, vs + 16, f16), o2);
+            o3 = _mm256_fmadd_ps(w, load_kv(v, vs + 24, f16), o3);
         }
         _mm256_storeu_ps(out + e0, o0);
         _mm256_storeu_ps(out + e0 + 8, o1);
@@ -241,40 +250,21 @@ static void wsum_f32(float *out, const float *a, const float *v, size_t stride, 
         int w8 = hd - e0 < 8 ? hd - e0 : 8;
         __m256 o = _mm256_setzero_ps();
         for (int s = 0; s < n; s++) {
-            const float *vs = v + (size_t)s * stride + e0;
-            o = _mm256_fmadd_ps(_mm256_set1_ps(a[s]), w8 == 8 ? _mm256_loadu_ps(vs) : load_tail(vs, w8), o);
+            size_t vs = (size_t)s * stride + e0;
+            o = _mm256_fmadd_ps(_mm256_set1_ps(a[s]), w8 == 8 ? load_kv(v, vs, f16) : load_kv_tail(v, vs, w8, f16), o);
         }
         store_tail(out + e0, o, w8);
     }
 }
 
+static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
+{
+    wsum_kv(out, a, v, false, stride, hd, n);
+}
+
 static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
 {
-    int e0 = 0;
-    for (; e0 + 32 <= hd; e0 += 32) {
-        __m256 o0 = _mm256_setzero_ps(), o1 = _mm256_setzero_ps(), o2 = _mm256_setzero_ps(), o3 = _mm256_setzero_ps();
-        for (int s = 0; s < n; s++) {
-            const uint16_t *vs = v + (size_t)s * stride + e0;
-            __m256 w = _mm256_set1_ps(a[s]);
-            o0 = _mm256_fmadd_ps(w, load_f16(vs), o0);
-            o1 = _mm256_fmadd_ps(w, load_f16(vs + 8), o1);
-            o2 = _mm256_fmadd_ps(w, load_f16(vs + 16), o2);
-            o3 = _mm256_fmadd_ps(w, load_f16(vs + 24), o3);
-        }
-        _mm256_storeu_ps(out + e0, o0);
-        _mm256_storeu_ps(out + e0 + 8, o1);
-        _mm256_storeu_ps(out + e0 + 16, o2);
-        _mm256_storeu_ps(out + e0 + 24, o3);
-    }
-    for (; e0 < hd; e0 += 8) {
-        int w8 = hd - e0 < 8 ? hd - e0 : 8;
-        __m256 o = _mm256_setzero_ps();
-        for (int s = 0; s < n; s++) {
-            const uint16_t *vs = v + (size_t)s * stride + e0;
-            o = _mm256_fmadd_ps(_mm256_set1_ps(a[s]), w8 == 8 ? load_f16(vs) : load_f16_tail(vs, w8), o);
-        }
-        store_tail(out + e0, o, w8);
-    }
+    wsum_kv(out, a, v, true, stride, hd, n);
 }
 
 const bb_vec_ops bb_vec_avx2 = {"avx2", BB_ISA_AVX2, sum_squares, scale_mul, add, rope, silu_mul, relu2_mul, to_f16,

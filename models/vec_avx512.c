@@ -2,6 +2,7 @@
  * dimensions below 16, as stories260K's 8, take the same path), f16 KV rows converted with
  * vcvtph2ps, exp by the Cephes expf polynomial with vscalefps for the 2^n factor. */
 #include <immintrin.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
@@ -32,6 +33,13 @@ static inline __m512 exp512(__m512 x)
 static inline __m512 load_f16(const uint16_t *p, __mmask16 m)
 {
     return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
+}
+
+/* Element i of a KV row, f32 or f16 (f16 is a constant in every caller, so each use compiles to
+ * one of the two loads: the f32 and f16 attention paths share their code, not a branch). */
+static inline __m512 load_kv(const void *row, size_t i, __mmask16 m, bool f16)
+{
+    return f16 ? load_f16((const uint16_t *)row + i, m) : _mm512_maskz_loadu_ps(m, (const float *)row + i);
 }
 
 static float sum_squares(const float *x, int n)
@@ -114,50 +122,38 @@ static void to_f16(uint16_t *dst, const float *src, int n)
 }
 
 /* One position's q·k in up to 4 accumulators (hd up to 64 in one pass of independent FMAs). */
-static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
+static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, bool f16, size_t stride, int hd,
+                                                            int n, float scale, float *out)
 {
     for (int s = 0; s < n; s++) {
-        const float *ks = k + (size_t)s * stride;
+        size_t ks = (size_t)s * stride;
         __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
         int e = 0;
         for (; e + 32 <= hd; e += 32) {
-            a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e), _mm512_loadu_ps(ks + e), a0);
-            a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e + 16), _mm512_loadu_ps(ks + e + 16), a1);
+            a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e), load_kv(k, ks + e, 0xffff, f16), a0);
+            a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e + 16), load_kv(k, ks + e + 16, 0xffff, f16), a1);
         }
         if (e < hd) {
             __mmask16 m = tail_mask(hd - e);
-            a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), _mm512_maskz_loadu_ps(m, ks + e), a0);
+            a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_kv(k, ks + e, m, f16), a0);
             e += 16;
             if (e < hd) {
                 m = tail_mask(hd - e);
-                a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), _mm512_maskz_loadu_ps(m, ks + e), a1);
+                a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_kv(k, ks + e, m, f16), a1);
             }
         }
         out[s] = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) * scale;
     }
 }
 
+static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    scores_kv(q, k, false, stride, hd, n, scale, out);
+}
+
 static void scores_f16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    for (int s = 0; s < n; s++) {
-        const uint16_t *ks = k + (size_t)s * stride;
-        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
-        int e = 0;
-        for (; e + 32 <= hd; e += 32) {
-            a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e), load_f16(ks + e, 0xffff), a0);
-            a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e + 16), load_f16(ks + e + 16, 0xffff), a1);
-        }
-        if (e < hd) {
-            __mmask16 m = tail_mask(hd - e);
-            a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_f16(ks + e, m), a0);
-            e += 16;
-            if (e < hd) {
-                m = tail_mask(hd - e);
-                a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_f16(ks + e, m), a1);
-            }
-        }
-        out[s] = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) * scale;
-    }
+    scores_kv(q, k, true, stride, hd, n, scale, out);
 }
 
 static void softmax(float *x, int n)
@@ -184,19 +180,20 @@ static void softmax(float *x, int n)
 
 /* out = sum_s a[s] v_s: 64 output floats at a time stay in four registers while the positions
  * stream past, so each V row is read once and out is written once. */
-static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
+static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, bool f16, size_t stride,
+                                                          int hd, int n)
 {
     for (int e0 = 0; e0 < hd; e0 += 64) {
         __mmask16 m0 = tail_mask(hd - e0), m1 = hd - e0 > 16 ? tail_mask(hd - e0 - 16) : 0,
                   m2 = hd - e0 > 32 ? tail_mask(hd - e0 - 32) : 0, m3 = hd - e0 > 48 ? tail_mask(hd - e0 - 48) : 0;
         __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps(), o2 = _mm512_setzero_ps(), o3 = _mm512_setzero_ps();
         for (int s = 0; s < n; s++) {
-            const float *vs = v + (size_t)s * stride + e0;
+            size_t vs = (size_t)s * stride + e0;
             __m512 w = _mm512_set1_ps(a[s]);
-            o0 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m0, vs), o0);
-            o1 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m1, vs + 16), o1);
-            o2 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m2, vs + 32), o2);
-            o3 = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(m3, vs + 48), o3);
+            o0 = _mm512_fmadd_ps(w, load_kv(v, vs, m0, f16), o0);
+            o1 = _mm512_fmadd_ps(w, load_kv(v, vs + 16, m1, f16), o1);
+            o2 = _mm512_fmadd_ps(w, load_kv(v, vs + 32, m2, f16), o2);
+            o3 = _mm512_fmadd_ps(w, load_kv(v, vs + 48, m3, f16), o3);
         }
         _mm512_mask_storeu_ps(out + e0, m0, o0);
         _mm512_mask_storeu_ps(out + e0 + 16, m1, o1);
@@ -205,25 +202,14 @@ static void wsum_f32(float *out, const float *a, const float *v, size_t stride, 
     }
 }
 
+static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
+{
+    wsum_kv(out, a, v, false, stride, hd, n);
+}
+
 static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
 {
-    for (int e0 = 0; e0 < hd; e0 += 64) {
-        __mmask16 m0 = tail_mask(hd - e0), m1 = hd - e0 > 16 ? tail_mask(hd - e0 - 16) : 0,
-                  m2 = hd - e0 > 32 ? tail_mask(hd - e0 - 32) : 0, m3 = hd - e0 > 48 ? tail_mask(hd - e0 - 48) : 0;
-        __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps(), o2 = _mm512_setzero_ps(), o3 = _mm512_setzero_ps();
-        for (int s = 0; s < n; s++) {
-            const uint16_t *vs = v + (size_t)s * stride + e0;
-            __m512 w = _mm512_set1_ps(a[s]);
-            o0 = _mm512_fmadd_ps(w, load_f16(vs, m0), o0);
-            o1 = _mm512_fmadd_ps(w, load_f16(vs + 16, m1), o1);
-            o2 = _mm512_fmadd_ps(w, load_f16(vs + 32, m2), o2);
-            o3 = _mm512_fmadd_ps(w, load_f16(vs + 48, m3), o3);
-        }
-        _mm512_mask_storeu_ps(out + e0, m0, o0);
-        _mm512_mask_storeu_ps(out + e0 + 16, m1, o1);
-        _mm512_mask_storeu_ps(out + e0 + 32, m2, o2);
-        _mm512_mask_storeu_ps(out + e0 + 48, m3, o3);
-    }
+    wsum_kv(out, a, v, true, stride, hd, n);
 }
 
 const bb_vec_ops bb_vec_avx512 = {"avx512", BB_ISA_AVX512, sum_squares, scale_mul, add, rope, silu_mul, relu2_mul, to_f16,
