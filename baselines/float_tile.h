@@ -36,7 +36,8 @@ BB_FL_INLINE void BB_FLT_CAT(bb_fl_tile_, BB_FLT_ISA)(bb_fl_tile *t, const int N
             BB_FLT_V xv[BB_FL_CMAX];
             for (int c = 0; c < NC; c++) xv[c] = BB_FLT_LOAD(t->x[c], i, p, xtype);
             for (int r = 0; r < NR; r++) {
-                if (NC == 1 && p == 0) /* GEMV: weights stream from memory once */
+                /* GEMV: weights stream from memory once; one prefetch per 64-byte line */
+                if (NC == 1 && p == 0 && (size_t)i * bb_fl_wsize(MODE) % 64 == 0)
                     _mm_prefetch((const char *)t->w[r] + (size_t)i * bb_fl_wsize(MODE) + BB_FL_PREFETCH, _MM_HINT_T0);
                 BB_FLT_V wv = BB_FLT_LOAD(t->w[r], i, p, MODE);
                 for (int c = 0; c < NC; c++) acc[r][c] = BB_FLT_MADD(wv, xv[c], acc[r][c], MODE);

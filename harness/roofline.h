@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "machine.h"
+#include "pool.h"
 
 #define BB_ROOF_LEVELS 4
 #define BB_ROOF_MAX_THREADS 64
@@ -68,6 +69,12 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *m, int maxthreads, boo
                         FILE *log, char *err, size_t errlen);
 int bb_roofline_write_json(const bb_roofline *r, const bb_machine *m, const char *path, char *err, size_t errlen);
 void bb_roofline_print(const bb_roofline *r, FILE *f);
+
+/* Seconds for the pool to read buffers bufs[0..n) once, in order, each thread its contiguous
+ * share of each buffer, with the plain 64-byte loads of the DRAM read figure (the engine's
+ * "weights read alone" bound).  Buffers are 64-byte aligned; each is read up to a multiple of
+ * 256 bytes (the tail of at most 255 bytes is skipped); *read (may be NULL) gets the bytes read. */
+double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *bytes, int n, size_t *read);
 
 /* roofline_simd.c */
 long bb_roof_vpdpbusd(long iters);

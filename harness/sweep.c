@@ -37,8 +37,8 @@
 static const char E2E_HEADER[] =
     "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,"
     "pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,"
-    "tg_gbps_derived,footprint_bytes";
-#define E2E_FIXED_COLUMNS 24
+    "tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes";
+#define E2E_FIXED_COLUMNS 28
 #define E2E_DERIVED_COLUMNS \
     "ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,energy_per_token_j"
 #define E2E_NDERIVED 6
@@ -826,12 +826,13 @@ static int measure_e2e(run_state *st)
         if (r.tg_median_rep >= 0 && r.tg_median_rep < gm.reps)
             mv = gm.values + (size_t)r.tg_median_rep * (size_t)st->nmeter_cols;
         double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
-        if (fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%.4f,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%zu,%.6g,%zu",
+        if (fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%.4f,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%zu,%.6g,%.6g,"
+                       "%.6g,%.6g,%.4f,%zu",
                     st->ex->name, sw->name, p->index, cfg->name, kc->kernel->name, kc->variant->isa,
                     kc->kernel->family, kc->kernel->bits_per_weight, sw->out_kernel, p->threads, p->prompt, p->gen,
                     sw->min_reps, r.pp_tps_median, r.pp_tps_min, r.pp_tps_max, r.tg_tps_median, r.tg_tps_min,
                     r.tg_tps_max, r.tg_ms_per_token, r.matmul_share, r.weight_bytes_per_token, r.tg_gbps,
-                    r.footprint) < 0) {
+                    r.read_tps_median, r.read_tps_max, r.read_gbps, r.tg_of_read, r.footprint) < 0) {
             free(gm.values);
             fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
             rc = -1;

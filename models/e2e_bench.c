@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "harness/machine.h"
+#include "harness/roofline.h"
 #include "harness/stats.h"
 #include "harness/timer.h"
 #include "logit_compare.h"
@@ -113,13 +114,18 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
     r->footprint = bb_tf_footprint(tf);
     int reps = s->reps > 0 ? s->reps : 1;
     double *pp = calloc((size_t)reps, sizeof(double)), *tg = calloc((size_t)reps, sizeof(double));
+    double *rd = calloc((size_t)reps * BB_E2E_READ_PASSES, sizeof(double));
     int *tokens = calloc((size_t)(s->prompt_len > 0 ? s->prompt_len : 1), sizeof(int));
-    if (!pp || !tg || !tokens) {
+    int nbuf = bb_tf_weight_buffers(tf, NULL, NULL);
+    const void **bufs = calloc((size_t)nbuf, sizeof *bufs);
+    size_t *bytes = calloc((size_t)nbuf, sizeof *bytes), read_bytes = 0;
+    if (!pp || !tg || !rd || !tokens || !bufs || !bytes) {
         snprintf(err, errlen, "out of memory");
-        free(pp); free(tg); free(tokens);
+        free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
         bb_tf_free(tf);
         return -1;
     }
+    bb_tf_weight_buffers(tf, bufs, bytes);
     for (int i = 0; i < s->prompt_len; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
     double mm_total = 0, tg_total = 0;
     for (int rep = 0; rep < reps; rep++) {
@@ -143,6 +149,8 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
             tg[rep] = s->gen_len / dt;
             mm_total += mm;
             tg_total += dt;
+            for (int p = 0; p < BB_E2E_READ_PASSES; p++)
+                rd[rep * BB_E2E_READ_PASSES + p] = 1.0 / bb_read_buffers(pool, bufs, bytes, nbuf, &read_bytes);
         }
     }
     if (s->prompt_len > 0) {
@@ -157,8 +165,13 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
         r->tg_ms_per_token = 1000.0 / st.median;
         r->matmul_share = tg_total > 0 ? mm_total / tg_total : 0;
         r->tg_gbps = r->weight_bytes_per_token * st.median / 1e9;
+        bb_stats sr = bb_stats_of(rd, reps * BB_E2E_READ_PASSES);
+        r->read_tps_median = sr.median;
+        r->read_tps_max = sr.max;
+        r->read_gbps = read_bytes * sr.median / 1e9;
+        r->tg_of_read = st.median / sr.median;
     }
-    free(pp); free(tg); free(tokens);
+    free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
     int rc = run_logits(tf, pool, s, err, errlen);
     bb_tf_free(tf);
     return rc;

@@ -42,11 +42,19 @@ typedef struct {
     double matmul_share;      /* fraction of decode time in linear layers (kernels) */
     size_t weight_bytes_per_token; /* packed linear + classifier bytes read per generated token */
     double tg_gbps;           /* weight_bytes_per_token * tg tokens/s (derived) */
+    /* The bound of token generation measured in the same run: the same packed weight buffers read
+     * once per "token" by the same pool with plain loads and no arithmetic (bb_read_buffers),
+     * BB_E2E_READ_PASSES times after each repetition's generation, so that it sees the machine as
+     * the generation did.  Tokens/s = 1 / seconds per pass; read_gbps = bytes / median seconds.
+     * tg_of_read = tg_tps_median / read_tps_median.  All 0 when gen_len is 0. */
+    double read_tps_median, read_tps_max, read_gbps, tg_of_read;
     size_t footprint;         /* model bytes in memory */
     double build_seconds;
     int tg_median_rep;        /* the repetition whose generation speed is tg_tps_median (the lower of the two
                                * middle ones for an even count); -1 when gen_len is 0 */
 } bb_e2e_result;
+
+#define BB_E2E_READ_PASSES 3
 
 /* Convert a model config to engine dimensions for a given context length. */
 void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d);

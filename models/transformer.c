@@ -17,6 +17,9 @@ struct bb_transformer {
     float *rms_final;
     bb_linear cls;
     bb_tf_layer *layers;
+    /* Every packed weight tensor, in the order a decode step reads them (weights_order), on one
+     * allocation advised for huge pages: see weight_arena_size. */
+    void *weight_arena;
     /* [layer][kv head][seq][head_dim], f32 or f16: one head's positions are one contiguous run,
      * which decode attention streams through (a [seq][kv_dim] layout puts each head's rows a
      * kv_dim apart, a page or more, where the hardware prefetcher does not follow) */
@@ -81,14 +84,16 @@ typedef struct {
     size_t off; /* offset of the bb_linear in bb_tf_layer */
 } linear_desc;
 
+/* A layer's linear layers in the order the forward pass runs them (w3 before w2: the gate needs
+ * both w1 and w3), which is also their order in the weight arena. */
 static int linears(const bb_tf_dims *d, linear_desc out[7])
 {
     int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kv = d->n_kv_heads * hd;
     linear_desc l[7] = {
         {"wq", dq, d->dim, offsetof(bb_tf_layer, wq)},         {"wk", kv, d->dim, offsetof(bb_tf_layer, wk)},
         {"wv", kv, d->dim, offsetof(bb_tf_layer, wv)},         {"wo", d->dim, dq, offsetof(bb_tf_layer, wo)},
-        {"w1", d->hidden_dim, d->dim, offsetof(bb_tf_layer, w1)}, {"w2", d->dim, d->hidden_dim, offsetof(bb_tf_layer, w2)},
-        {"w3", d->hidden_dim, d->dim, offsetof(bb_tf_layer, w3)}};
+        {"w1", d->hidden_dim, d->dim, offsetof(bb_tf_layer, w1)}, {"w3", d->hidden_dim, d->dim, offsetof(bb_tf_layer, w3)},
+        {"w2", d->dim, d->hidden_dim, offsetof(bb_tf_layer, w2)}};
     memcpy(out, l, sizeof l);
     return 7;
 }
@@ -127,6 +132,13 @@ static int resolve(const char *spec, bb_linear *lin, const char *what, char *err
     return 0;
 }
 
+/* The weight arena holds every packed tensor back to back, each starting on a cache line, in decode
+ * order (layer by layer as linears() lists them, then the classifier): a decode step reads the
+ * whole model as one forward stream, so the software prefetch at the end of one matrix already
+ * fetches the head of the next, and one allocation of hundreds of MB is advised for huge pages as
+ * a whole (small matrices allocated one by one stay on 4 KiB pages, a TLB miss every 4 KiB). */
+static size_t arena_piece(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
+
 /* Every allocation bb_tf_create makes, from the dimensions alone, so that a model that cannot fit
  * is refused before anything is allocated, and the footprint reported is the same arithmetic. */
 int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_memory *m, char *err, size_t errlen)
@@ -145,7 +157,7 @@ int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_m
             snprintf(err, errlen, "layer %s (M=%d, K=%d): %s", ld[i].name, ld[i].m, ld[i].k, e);
             return -1;
         }
-        m->weights += lin.kern->packed_size(ld[i].m, ld[i].k) * (size_t)d->n_layers;
+        m->weights += arena_piece(lin.kern->packed_size(ld[i].m, ld[i].k)) * (size_t)d->n_layers;
         size_t a = lin.kern->act_size(nb, ld[i].k);
         if (a > act) act = a;
         if ((size_t)ld[i].m * ld[i].k > largest) largest = (size_t)ld[i].m * ld[i].k;
@@ -156,7 +168,7 @@ int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_m
         return -1;
     }
     int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kv = d->n_kv_heads * hd;
-    m->weights += cls.kern->packed_size(d->vocab_size, d->dim);
+    m->weights += arena_piece(cls.kern->packed_size(d->vocab_size, d->dim));
     size_t a = cls.kern->act_size(1, d->dim);
     if (a > act) act = a;
     m->embedding = embedding_in_classifier(d, cls.kern) ? 0 : (size_t)d->vocab_size * d->dim * sizeof(float);
@@ -194,30 +206,21 @@ static float *get_vec(const bb_weight_source *src, const char *name, int layer, 
     return v;
 }
 
-/* Packed weights are streamed once per generated token: on 4 KiB pages a 17 GB model (70B at 2
- * bits) takes a TLB miss every 4 KiB read, so they go on memory advised for transparent huge
- * pages (bb_alloc_stream; 70B i2_s decode 1.45 -> 1.19 s/token here).  Only the bytes used are
- * advised, so the footprint stays what bb_tf_estimate_memory counts. */
-static void *alloc_weights(size_t bytes) { return bb_alloc_stream(bytes); }
+
 
 /* Fetch one f32 tensor into scratch (sized for the largest, allocated once: a 70B model's 560
- * tensors would otherwise each fault in hundreds of MB of fresh pages) and pack it. */
-static int build_linear(bb_linear *lin, const bb_weight_source *src, const char *name, int layer, int m, int k,
-                        float *w, char *err, size_t errlen)
+ * tensors would otherwise each fault in hundreds of MB of fresh pages) and pack it into dst. */
+static int build_linear(bb_linear *lin, void *dst, const bb_weight_source *src, const char *name, int layer, int m,
+                        int k, float *w, char *err, size_t errlen)
 {
     if (src->get(src->ctx, name, layer, w, (size_t)m * k, err, errlen)) return -1;
     lin->m = m;
     lin->k = k;
-    lin->packed = alloc_weights(lin->kern->packed_size(m, k));
-    int rc = -1;
-    if (!lin->packed) {
-        snprintf(err, errlen, "out of memory packing %s of layer %d", name, layer);
-    } else {
-        bb_weights bw = {.m = m, .k = k, .f32 = w};
-        char e[512];
-        rc = bb_kernel_pack(lin->kern, &bw, lin->packed, e, sizeof e);
-        if (rc) snprintf(err, errlen, "packing %s of layer %d: %s", name, layer, e);
-    }
+    lin->packed = dst;
+    bb_weights bw = {.m = m, .k = k, .f32 = w};
+    char e[512];
+    int rc = bb_kernel_pack(lin->kern, &bw, lin->packed, e, sizeof e);
+    if (rc) snprintf(err, errlen, "packing %s of layer %d: %s", name, layer, e);
     return rc;
 }
 
@@ -242,6 +245,10 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kv = d->n_kv_heads * hd, nb = t->max_batch;
     t->layers = calloc((size_t)d->n_layers, sizeof *t->layers);
     if (!t->layers) goto oom;
+    /* Packed weights are streamed once per generated token: one allocation advised for huge
+     * pages (bb_alloc_stream; on 4 KiB pages 70B i2_s decode took 1.45 instead of 1.19 s/token). */
+    if (!(t->weight_arena = bb_alloc_stream(mem.weights))) goto oom;
+    char *next = t->weight_arena; /* the next layer tensor's place in the arena */
     if (!(scratch = bb_alloc(mem.build_scratch))) goto oom;
     /* The embedding (through scratch) and the classifier first, so that when the classifier holds
      * the embedding no f32 table is ever allocated beside the packed layers. */
@@ -256,11 +263,11 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
         bb_weights bw = {.m = d->vocab_size, .k = d->dim, .f32 = scratch};
         t->cls.m = d->vocab_size;
         t->cls.k = d->dim;
-        t->cls.packed = alloc_weights(t->cls.kern->packed_size(d->vocab_size, d->dim));
+        /* the classifier is read last: the arena's last piece */
+        t->cls.packed = (char *)t->weight_arena + mem.weights - arena_piece(t->cls.kern->packed_size(d->vocab_size, d->dim));
         char e[512];
-        int rc = t->cls.packed ? bb_kernel_pack(t->cls.kern, &bw, t->cls.packed, e, sizeof e) : -1;
-        if (rc) {
-            snprintf(err, errlen, "packing the classifier: %s", t->cls.packed ? e : "out of memory");
+        if (bb_kernel_pack(t->cls.kern, &bw, t->cls.packed, e, sizeof e)) {
+            snprintf(err, errlen, "packing the classifier: %s", e);
             goto fail;
         }
     }
@@ -279,16 +286,17 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
         for (int i = 0; i < nl; i++) {
             bb_linear *li = (bb_linear *)((char *)L + ld[i].off);
             *li = lin;
+            size_t bytes = lin.kern->packed_size(ld[i].m, ld[i].k);
             if (same >= 0 && same < l) {
                 const bb_linear *from = (const bb_linear *)((const char *)&t->layers[same] + ld[i].off);
-                size_t bytes = lin.kern->packed_size(ld[i].m, ld[i].k);
                 li->m = ld[i].m;
                 li->k = ld[i].k;
-                if (!(li->packed = alloc_weights(bytes))) goto oom;
+                li->packed = next;
                 memcpy(li->packed, from->packed, bytes);
-            } else if (build_linear(li, src, ld[i].name, l, ld[i].m, ld[i].k, scratch, err, errlen)) {
+            } else if (build_linear(li, next, src, ld[i].name, l, ld[i].m, ld[i].k, scratch, err, errlen)) {
                 goto fail;
             }
+            next += arena_piece(bytes);
             size_t a = lin.kern->act_size(nb, ld[i].k);
             if (a > act) act = a;
         }
@@ -337,11 +345,10 @@ void bb_tf_free(bb_transformer *t)
         for (int l = 0; l < t->d.n_layers; l++) {
             bb_tf_layer *L = &t->layers[l];
             free(L->rms_att); free(L->rms_ffn); free(L->attn_sub_norm); free(L->ffn_sub_norm);
-            free(L->wq.packed); free(L->wk.packed); free(L->wv.packed); free(L->wo.packed);
-            free(L->w1.packed); free(L->w2.packed); free(L->w3.packed);
         }
     free(t->layers);
-    free(t->tok_emb); free(t->rms_final); free(t->cls.packed);
+    free(t->weight_arena);
+    free(t->tok_emb); free(t->rms_final);
     free(t->key_cache); free(t->value_cache);
     free(t->x); free(t->xb); free(t->xb2); free(t->q); free(t->k); free(t->v);
     free(t->hb); free(t->hb2); free(t->att); free(t->logits); free(t->act); free(t->rope_cs);
@@ -355,6 +362,22 @@ size_t bb_tf_weight_bytes_per_token(const bb_transformer *t)
     const bb_linear *all[7] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w1, &L->w2, &L->w3};
     for (int i = 0; i < 7; i++) s += all[i]->kern->packed_size(all[i]->m, all[i]->k) * (size_t)t->d.n_layers;
     return s;
+}
+
+int bb_tf_weight_buffers(const bb_transformer *t, const void **bufs, size_t *bytes)
+{
+    int n = 0;
+    for (int l = 0; l < t->d.n_layers; l++) {
+        const bb_tf_layer *L = &t->layers[l];
+        const bb_linear *order[7] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w1, &L->w3, &L->w2};
+        for (int i = 0; i < 7; i++, n++) {
+            if (bufs) bufs[n] = order[i]->packed;
+            if (bytes) bytes[n] = order[i]->kern->packed_size(order[i]->m, order[i]->k);
+        }
+    }
+    if (bufs) bufs[n] = t->cls.packed;
+    if (bytes) bytes[n] = t->cls.kern->packed_size(t->cls.m, t->cls.k);
+    return n + 1;
 }
 
 size_t bb_tf_footprint(const bb_transformer *t) { return t->footprint; }

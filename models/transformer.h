@@ -93,6 +93,10 @@ const bb_tf_dims *bb_tf_get_dims(const bb_transformer *t);
  * model's total resident bytes (weights, embedding, KV cache, buffers: bb_tf_memory without the
  * build scratch). */
 size_t bb_tf_weight_bytes_per_token(const bb_transformer *t);
+/* The packed buffers a decode step reads, in the order it reads them (per layer wq wk wv wo w1 w3
+ * w2, then the classifier): pointers and sizes into bufs/bytes when they are not NULL; returns
+ * their count, 7 * n_layers + 1.  Their sizes add up to bb_tf_weight_bytes_per_token. */
+int bb_tf_weight_buffers(const bb_transformer *t, const void **bufs, size_t *bytes);
 size_t bb_tf_footprint(const bb_transformer *t);
 /* What bb_tf_create will allocate for a model, from its dimensions alone (the KV cache and the
  * attention buffers at d->seq_len: size it to the run's context).  build_scratch is held only

@@ -4,14 +4,49 @@
  * given, and put the 70B BitNet model at <= 2 bits per weight under a 24 GiB machine at a short
  * context while the 100B model and a 70B f16 model are over. */
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
+#include "harness/roofline.h"
 #include "models/e2e_bench.h"
 #include "models/synthetic.h"
 
 #define GIB 1073741824.0
+
+/* The packed weights are one arena in the order a decode step reads them (bb_tf_weight_buffers):
+ * each buffer starts on a cache line right after the previous one, they fill exactly the
+ * estimate's weights, and bb_read_buffers reads them (less the tails past a multiple of 256). */
+static void weight_buffers_in_decode_order(bb_transformer *t, const bb_tf_memory *m)
+{
+    int n = bb_tf_weight_buffers(t, NULL, NULL);
+    CHECK(n == 7 * bb_tf_get_dims(t)->n_layers + 1, "%d weight buffers", n);
+    const void *bufs[64];
+    size_t bytes[64], sum = 0, readable = 0;
+    if (n > 64) return;
+    bb_tf_weight_buffers(t, bufs, bytes);
+    for (int i = 0; i < n; i++) {
+        sum += bytes[i];
+        readable += bytes[i] / 256 * 256;
+        CHECK((uintptr_t)bufs[i] % 64 == 0, "buffer %d not on a cache line", i);
+        if (i > 0)
+            CHECK((const char *)bufs[i] == (const char *)bufs[i - 1] + (bytes[i - 1] + 63) / 64 * 64,
+                  "buffer %d does not follow buffer %d", i, i - 1);
+    }
+    CHECK(sum == bb_tf_weight_bytes_per_token(t), "buffers %zu bytes, weight_bytes_per_token %zu", sum,
+          bb_tf_weight_bytes_per_token(t));
+    CHECK((const char *)bufs[n - 1] + (bytes[n - 1] + 63) / 64 * 64 == (const char *)bufs[0] + m->weights,
+          "the buffers do not fill the estimated %zu bytes of weights", m->weights);
+    char err[256];
+    bb_pool *pool = bb_pool_create(2, err, sizeof err);
+    CHECK(pool != NULL, "%s", err);
+    if (!pool) return;
+    size_t read = 0;
+    double secs = bb_read_buffers(pool, bufs, bytes, n, &read);
+    CHECK(secs > 0 && read == readable, "read %zu of %zu bytes in %g s", read, readable, secs);
+    bb_pool_destroy(pool);
+}
 
 static void estimate_is_allocation(bool kv_f16, bool tied)
 {
@@ -48,6 +83,7 @@ static void estimate_is_allocation(bool kv_f16, bool tied)
               grown, counted, kv_f16 ? "f16" : "f32", tied ? "tied" : "untied");
     }
 #endif
+    if (t) weight_buffers_in_decode_order(t, &m);
     bb_tf_free(t);
 }
 
