@@ -14,7 +14,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: bitbench gemm --kernel NAME[@isa] --m M --k K [--n N] [--threads T]\n"
             "                     [--reps R] [--warmup W] [--min-time S] [--cache resident|dram]\n"
-            "                     [--seed S] [--verify] [--csv]\n");
+            "                     [--seed S] [--verify] [--read] [--csv]\n");
 }
 
 int bb_cmd_gemm(int argc, char **argv)
@@ -26,6 +26,7 @@ int bb_cmd_gemm(int argc, char **argv)
         {"warmup", required_argument, 0, 'w'}, {"min-time", required_argument, 0, 'T'},
         {"cache", required_argument, 0, 'c'},  {"seed", required_argument, 0, 's'},
         {"verify", no_argument, 0, 'v'},       {"csv", no_argument, 0, 'C'},
+        {"read", no_argument, 0, 'R'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     bb_machine mach;
     bb_machine_detect(&mach);
@@ -57,6 +58,7 @@ int bb_cmd_gemm(int argc, char **argv)
             break;
         case 's': if (bb_parse_u64("--seed", optarg, &seed)) return 2; break;
         case 'v': spec.verify = true; break;
+        case 'R': spec.read_alone = true; break;
         case 'C': csv = 1; break;
         case 'h': usage(stdout); return 0;
         default:
@@ -101,10 +103,12 @@ int bb_cmd_gemm(int argc, char **argv)
     }
     const char *cache = bb_cache_mode_name(spec.cache);
     if (csv) {
-        printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s\n",
+        printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s\n",
+               spec.read_alone ? ",read_t_median_s,read_t_min_s,read_gbps" : "",
                spec.verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
         printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec.kernel->name, spec.variant->isa,
                m, k, n, threads, cache, r.reps, r.t_median, r.t_min, r.t_max, r.t_sd, r.gops, r.gbps);
+        if (spec.read_alone) printf(",%.9g,%.9g,%.6g", r.read_t_median, r.read_t_min, r.read_gbps);
         if (spec.verify)
             printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r.max_abs_err, r.rel_err, r.bound_ratio, r.err_rel_rms,
                    r.err_master_rel_rms, r.weight_rel_rms);
@@ -116,6 +120,11 @@ int bb_cmd_gemm(int argc, char **argv)
         printf("  time   median %.3f us  (min %.3f, max %.3f, sd %.3f; %d reps)\n", r.t_median * 1e6,
                r.t_min * 1e6, r.t_max * 1e6, r.t_sd * 1e6, r.reps);
         printf("  speed  %.2f GOP/s   weights %.2f GB/s\n", r.gops, r.gbps);
+        if (spec.read_alone)
+            printf("  read   the same bytes read alone: median %.3f us (min %.3f), %.2f GB/s;\n"
+                   "         the kernel takes %.2fx its time (median over median; fastest over fastest %.2fx)\n",
+                   r.read_t_median * 1e6, r.read_t_min * 1e6, r.read_gbps, r.t_median / r.read_t_median,
+                   r.t_min / r.read_t_min);
         if (spec.verify) {
             printf("  verify max|err| %.3g  rel %.3g  err/bound %.3g  %s\n", r.max_abs_err, r.rel_err,
                    r.bound_ratio, r.bound_ratio <= 1.0 ? "(within the format's bound)" : "(EXCEEDS the format's bound)");

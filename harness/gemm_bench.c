@@ -8,6 +8,7 @@
 
 #include "kernels/common/error_bound.h"
 #include "machine.h"
+#include "roofline.h"
 #include "rng.h"
 #include "stats.h"
 #include "timer.h"
@@ -314,6 +315,28 @@ done:
     return rc;
 }
 
+int bb_gemm_read_alone(bb_pool *pool, const bb_packed_set *ps, int reps, bb_gemm_result *res, char *err,
+                       size_t errlen)
+{
+    if (reps < 1) reps = 1;
+    double *times = malloc(sizeof(double) * (size_t)reps);
+    if (!times) {
+        snprintf(err, errlen, "out of memory: %d read timings", reps);
+        return -1;
+    }
+    for (int i = 0; i < reps; i++) {
+        const void *buf = ps->packed + (size_t)(i % ps->copies) * ps->psize;
+        times[i] = bb_read_buffers(pool, &buf, &ps->psize, 1, NULL);
+    }
+    bb_stats st = bb_stats_of(times, reps);
+    free(times);
+    res->read_measured = true;
+    res->read_t_median = st.median;
+    res->read_t_min = st.min;
+    res->read_gbps = (double)ps->psize / st.median / 1e9;
+    return 0;
+}
+
 int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
@@ -325,6 +348,7 @@ int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, cha
     bb_measure_spec ms = {.variant = s->variant, .n = s->n, .warmup = s->warmup, .min_reps = s->min_reps,
                           .max_reps = s->max_reps, .min_seconds = s->min_seconds, .seed = s->seed};
     int rc = bb_gemm_measure(pool, &ps, &ms, res, err, errlen);
+    if (rc == 0 && s->read_alone) rc = bb_gemm_read_alone(pool, &ps, res->reps, res, err, errlen);
     if (rc == 0 && s->verify) rc = bb_gemm_verify(pool, &ps, s->variant, s->n, s->seed, res, err, errlen);
     bb_packed_set_free(&ps);
     return rc;

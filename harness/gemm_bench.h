@@ -32,6 +32,7 @@ typedef struct {
     int max_reps;       /* never more than this */
     uint64_t seed;
     bool verify;        /* also compare with the fp64 reference */
+    bool read_alone;    /* also time a plain read of the same packed bytes (bb_gemm_read_alone) */
 } bb_gemm_spec;
 
 typedef struct {
@@ -51,6 +52,12 @@ typedef struct {
     double err_rel_rms;        /* ||y - y_ref|| / ||y_ref||: the error the kernel's arithmetic adds */
     double err_master_rel_rms; /* ||y - y_master|| / ||y_master||: the total error, weight format included */
     double weight_rel_rms;     /* ||W_deq - W|| / ||W||: the weight format's reconstruction error */
+    /* read_alone (bb_gemm_read_alone): the same packed copies, in the same rotation and as many
+     * times as the kernel ran, read by the same pool with plain 64-byte loads and no arithmetic:
+     * what the memory system gives these bytes, beside which gbps is the kernel's share */
+    bool read_measured;
+    double read_t_median, read_t_min; /* seconds per copy read */
+    double read_gbps;                 /* packed bytes / read_t_median / 1e9 */
 } bb_gemm_result;
 
 const char *bb_cache_mode_name(bb_cache_mode c);
@@ -99,6 +106,11 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
  * with err (out of memory). */
 int bb_gemm_verify(bb_pool *pool, const bb_packed_set *ps, const bb_variant *variant, int n, uint64_t seed,
                    bb_gemm_result *res, char *err, size_t errlen);
+
+/* Fill res's read fields: reps plain reads (bb_read_buffers) of ps's copies in the order
+ * bb_gemm_measure used them.  Returns 0 or -1 with err (out of memory). */
+int bb_gemm_read_alone(bb_pool *pool, const bb_packed_set *ps, int reps, bb_gemm_result *res, char *err,
+                       size_t errlen);
 
 /* One point, start to end (bitbench gemm). */
 int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *spec, bb_gemm_result *res, char *err, size_t errlen);
