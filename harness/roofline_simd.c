@@ -87,7 +87,10 @@ __attribute__((target("avx512f"))) void bb_roof_read512(const void *p, size_t by
         x2 = _mm512_xor_si512(x2, _mm512_load_si512(v + i + 2));
         x3 = _mm512_xor_si512(x3, _mm512_load_si512(v + i + 3));
     }
-    bb_roof_sink = _mm512_reduce_add_epi32(_mm512_xor_si512(_mm512_xor_si512(x0, x1), _mm512_xor_si512(x2, x3)));
+    /* two lanes of the xor, not a sum: the bytes are arbitrary (packed weights) and a signed
+     * 32-bit sum of them may overflow */
+    __m512i x = _mm512_xor_si512(_mm512_xor_si512(x0, x1), _mm512_xor_si512(x2, x3));
+    bb_roof_sink = _mm_cvtsi128_si32(_mm512_castsi512_si128(x)) ^ _mm_cvtsi128_si32(_mm512_extracti32x4_epi32(x, 3));
 }
 
 __attribute__((target("avx2"))) void bb_roof_read256(const void *p, size_t bytes)
