@@ -104,18 +104,27 @@ typedef struct {
     bool zmm;
 } buffers_job;
 
+/* The part of a buffer that is read: from its first 64-byte boundary, whole 256-byte units. */
+static const uint8_t *readable(const void *buf, size_t bytes, size_t *units)
+{
+    const uint8_t *p = buf, *a = (const uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+    *units = bytes > (size_t)(a - p) ? (bytes - (size_t)(a - p)) / 256 : 0;
+    return a;
+}
+
 static void buffers_worker(void *ctx, int tid, int nthreads)
 {
     buffers_job *j = ctx;
     for (int i = 0; i < j->n; i++) {
         /* this thread's share of buffer i in 256-byte units, as bb_split_rows splits rows */
-        int units = (int)(j->bytes[i] / 256), u0, u1;
-        bb_split_rows(units, 1, tid, nthreads, &u0, &u1);
-        const uint8_t *p = (const uint8_t *)j->bufs[i] + (size_t)u0 * 256;
+        size_t units;
+        const uint8_t *a = readable(j->bufs[i], j->bytes[i], &units);
+        int u0, u1;
+        bb_split_rows((int)units, 1, tid, nthreads, &u0, &u1);
         size_t len = (size_t)(u1 - u0) * 256;
         if (len == 0) continue;
-        if (j->zmm) bb_roof_read512(p, len);
-        else bb_roof_read256(p, len);
+        if (j->zmm) bb_roof_read512(a + (size_t)u0 * 256, len);
+        else bb_roof_read256(a + (size_t)u0 * 256, len);
     }
 }
 
@@ -123,7 +132,11 @@ double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *byt
 {
     buffers_job j = {bufs, bytes, n, has512()};
     size_t total = 0;
-    for (int i = 0; i < n; i++) total += bytes[i] / 256 * 256;
+    for (int i = 0; i < n; i++) {
+        size_t units;
+        readable(bufs[i], bytes[i], &units);
+        total += units * 256;
+    }
     if (read) *read = total;
     double t0 = bb_now();
     bb_pool_run(pool, buffers_worker, &j);

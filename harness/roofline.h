@@ -72,8 +72,9 @@ void bb_roofline_print(const bb_roofline *r, FILE *f);
 
 /* Seconds for the pool to read buffers bufs[0..n) once, in order, each thread its contiguous
  * share of each buffer, with the plain 64-byte loads of the DRAM read figure (the engine's
- * "weights read alone" bound).  Buffers are 64-byte aligned; each is read up to a multiple of
- * 256 bytes (the tail of at most 255 bytes is skipped); *read (may be NULL) gets the bytes read. */
+ * "weights read alone" bound).  Each buffer is read from its first 64-byte boundary in whole
+ * 256-byte units (at most 63 bytes before and 255 after are skipped; the engine's buffers start on
+ * cache lines); *read (may be NULL) gets the bytes read. */
 double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *bytes, int n, size_t *read);
 
 /* roofline_simd.c */
