@@ -17,8 +17,8 @@ struct bb_transformer {
     float *rms_final;
     bb_linear cls;
     bb_tf_layer *layers;
-    /* Every packed weight tensor, in the order a decode step reads them (weights_order), on one
-     * allocation advised for huge pages: see weight_arena_size. */
+    /* Every packed weight tensor, in the order a decode step reads them, on one allocation
+     * advised for huge pages (see arena_piece). */
     void *weight_arena;
     /* [layer][kv head][seq][head_dim], f32 or f16: one head's positions are one contiguous run,
      * which decode attention streams through (a [seq][kv_dim] layout puts each head's rows a
@@ -205,8 +205,6 @@ static float *get_vec(const bb_weight_source *src, const char *name, int layer, 
     }
     return v;
 }
-
-
 
 /* Fetch one f32 tensor into scratch (sized for the largest, allocated once: a 70B model's 560
  * tensors would otherwise each fault in hundreds of MB of fresh pages) and pack it into dst. */
