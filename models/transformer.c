@@ -77,7 +77,6 @@ static void rope_table(float *cs, int seq, int hd, float theta)
         }
 }
 
-
 typedef struct {
     const char *name;
     int m, k;
