@@ -110,11 +110,11 @@ static inline void bb_fl_matmul_ref(int mode, const void *w, const void *act, fl
 #define BB_FL_CMAX 4   /* most activation rows in a register tile */
 #define BB_FL_LANES 16 /* floats per parked accumulator slot (the widest vector) */
 #define BB_FL_KBLOCK_BYTES 8192 /* K-block: this many bytes of each activation row */
-/* GEMV weight-row prefetch distance: the hardware streamer stops at 4 KiB pages; a software
- * prefetch 4 KiB ahead in each row (one per 64-byte line) bridges the page boundaries.  f16
- * classifier from DRAM, 2 threads: 1 KiB ahead on every 32-byte step 0.71-0.74 of a plain read,
- * 4 KiB once per line 0.74-0.79 (8 rows); f32 and bf16 alike within the noise. */
-#define BB_FL_PREFETCH 4096
+/* GEMV weight-row prefetch distance: the hardware streamer stops at 4 KiB pages and N = 1 runs
+ * BB_FL_RMAX row streams at once; a software prefetch 1 KiB ahead in each row (one per 64-byte
+ * line) bridges the page boundaries.  f16 from DRAM, 2 threads, against a plain read of the same
+ * bytes: 1 KiB 0.74-0.75 (K = 1536) and 0.82-0.83 (K = 3200), 4 KiB 0.74-0.77 and 0.64-0.66. */
+#define BB_FL_PREFETCH 1024
 #define BB_FL_NBLOCK 16 /* activation rows per column block (a multiple of every tile width) */
 
 typedef struct {
