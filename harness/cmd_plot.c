@@ -284,36 +284,70 @@ static int plot_roofline(plot_ctx *c, const table *g, const profile *pr)
     return gnuplot(c, "roofline", "roofline.gp", vars);
 }
 
-static int plot_threads(plot_ctx *c, const table *g, const profile *pr)
+/* Against threads: one gnuplot data block per series (at most 12), named by series(), each line
+ * "threads y1 y2" for the first row of each thread count in increasing order (y2 NaN when it is
+ * not a number); values() gives y1 and y2 and returns 0 for a row to leave out.  Returns the
+ * number of blocks written. */
+typedef void (*series_fn)(const table *t, int r, const void *arg, char *name, size_t len);
+typedef int (*values_fn)(const table *t, int r, const void *arg, double *y1, double *y2);
+
+static int write_thread_series(FILE *f, const table *t, int ct, series_fn series, values_fn values,
+                               const void *arg)
 {
-    char path[128];
-    snprintf(path, sizeof path, "%s/threads.dat", c->tmp);
-    FILE *f = fopen(path, "w");
     keys ks = {0};
-    int ct = col(g, "threads"), cm = col(g, "m"), ck = col(g, "k"), cn = col(g, "n"), cg = col(g, "gops"),
-        cb = col(g, "gbps");
-    for (int r = 0; r < g->nrows; r++) {
-        char l[96], full[240];
-        label_of(g, r, l, sizeof l);
-        snprintf(full, sizeof full, "%s %sx%sx%s", l, cellv(g, r, cm), cellv(g, r, ck), cellv(g, r, cn));
-        key_index(&ks, full, 1);
+    char name[240];
+    for (int r = 0; r < t->nrows; r++) {
+        series(t, r, arg, name, sizeof name);
+        key_index(&ks, name, 1);
     }
     int blocks = 0;
     for (int i = 0; i < ks.n && blocks < 12; i++) {
         int any = 0;
         for (int th = 1; th <= 256; th++)
-            for (int r = 0; r < g->nrows; r++) {
-                char l[96], full[240];
-                label_of(g, r, l, sizeof l);
-                snprintf(full, sizeof full, "%s %sx%sx%s", l, cellv(g, r, cm), cellv(g, r, ck), cellv(g, r, cn));
-                if (strcmp(full, ks.k[i]) || (int)num(g, r, ct) != th) continue;
+            for (int r = 0; r < t->nrows; r++) {
+                double y1, y2;
+                series(t, r, arg, name, sizeof name);
+                if (strcmp(name, ks.k[i]) || (int)num(t, r, ct) != th || !values(t, r, arg, &y1, &y2)) continue;
                 if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
                 any = 1;
-                fprintf(f, "%d %.6g %.6g\n", th, num(g, r, cg), num(g, r, cb));
+                if (isfinite(y2)) fprintf(f, "%d %.6g %.6g\n", th, y1, y2);
+                else fprintf(f, "%d %.6g NaN\n", th, y1);
                 break;
             }
         blocks += any;
     }
+    return blocks;
+}
+
+/* Kernel sweeps: a series per kernel and shape, GOP/s and weight GB/s. */
+typedef struct {
+    int m, k, n, gops, gbps;
+} gemm_cols;
+
+static void gemm_series(const table *g, int r, const void *arg, char *name, size_t len)
+{
+    const gemm_cols *c = arg;
+    char l[96];
+    label_of(g, r, l, sizeof l);
+    snprintf(name, len, "%s %sx%sx%s", l, cellv(g, r, c->m), cellv(g, r, c->k), cellv(g, r, c->n));
+}
+
+static int gemm_values(const table *g, int r, const void *arg, double *y1, double *y2)
+{
+    const gemm_cols *c = arg;
+    *y1 = num(g, r, c->gops);
+    *y2 = num(g, r, c->gbps);
+    return 1;
+}
+
+static int plot_threads(plot_ctx *c, const table *g, const profile *pr)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/threads.dat", c->tmp);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    gemm_cols gc = {col(g, "m"), col(g, "k"), col(g, "n"), col(g, "gops"), col(g, "gbps")};
+    int blocks = write_thread_series(f, g, col(g, "threads"), gemm_series, gemm_values, &gc);
     fclose(f);
     if (!blocks) return 1;
     char vars[1024];
@@ -400,39 +434,36 @@ static int plot_tokens(plot_ctx *c, const table *e)
 
 /* Model sweeps against threads (bitnet.cpp Figs. 8 and 10): generation tokens/s and the derived
  * weight bandwidth (weight bytes per token x tokens/s) per kernel and model. */
+typedef struct {
+    int model, tg, gbps;
+} e2e_cols;
+
+static void e2e_series(const table *e, int r, const void *arg, char *name, size_t len)
+{
+    char l[96];
+    label_of(e, r, l, sizeof l);
+    snprintf(name, len, "%s %s", l, cellv(e, r, ((const e2e_cols *)arg)->model));
+}
+
+/* tokens/s and the derived GB/s; rows without generation are left out */
+static int e2e_values(const table *e, int r, const void *arg, double *y1, double *y2)
+{
+    const e2e_cols *c = arg;
+    *y1 = num(e, r, c->tg);
+    *y2 = c->gbps >= 0 ? num(e, r, c->gbps) : NAN;
+    return *y1 > 0;
+}
+
 static int plot_e2e_threads(plot_ctx *c, const table *e, const profile *pr)
 {
-    int cmod = col(e, "model"), ct = col(e, "threads"), ctg = col(e, "tg_tps"), cgb = col(e, "tg_gbps_derived");
-    if (cmod < 0 || ct < 0 || ctg < 0) return 1;
+    e2e_cols ec = {col(e, "model"), col(e, "tg_tps"), col(e, "tg_gbps_derived")};
+    int ct = col(e, "threads");
+    if (ec.model < 0 || ct < 0 || ec.tg < 0) return 1;
     char path[128];
     snprintf(path, sizeof path, "%s/e2e_threads.dat", c->tmp);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    keys ks = {0};
-    char l[96], full[240];
-    for (int r = 0; r < e->nrows; r++) {
-        label_of(e, r, l, sizeof l);
-        snprintf(full, sizeof full, "%s %s", l, cellv(e, r, cmod));
-        key_index(&ks, full, 1);
-    }
-    int blocks = 0;
-    for (int i = 0; i < ks.n && blocks < 12; i++) {
-        int any = 0;
-        for (int th = 1; th <= 256; th++)
-            for (int r = 0; r < e->nrows; r++) {
-                label_of(e, r, l, sizeof l);
-                snprintf(full, sizeof full, "%s %s", l, cellv(e, r, cmod));
-                double tg = num(e, r, ctg);
-                if (strcmp(full, ks.k[i]) || (int)num(e, r, ct) != th || !(tg > 0)) continue;
-                if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
-                any = 1;
-                double gb = cgb >= 0 ? num(e, r, cgb) : NAN;
-                if (isfinite(gb)) fprintf(f, "%d %.6g %.6g\n", th, tg, gb);
-                else fprintf(f, "%d %.6g NaN\n", th, tg);
-                break;
-            }
-        blocks += any;
-    }
+    int blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec);
     fclose(f);
     if (!blocks) return 1;
     char vars[1024];
