@@ -1,9 +1,9 @@
 /* f16, AVX-512: weights widened by vcvtph2ps zmm (16 per load), tiles of 4 weight rows x 4
  * activation rows, 8 weight rows for N = 1.  Prepare: the F16C one (f16_avx2.c); it is a few
  * microseconds per call, never the bottleneck.  Fewer GEMV rows were tried for the classifier
- * (K = 1536): 2 rows were no better there and clearly worse at K = 3200 (best of 12 passes from
- * DRAM against a plain read of the same bytes, 2 threads: 8 rows 0.74-0.75 and 0.82-0.83, 2 rows
- * 0.60-0.81 and 0.67-0.69). */
+ * (K = 1536, before the tile-wrapping prefetch of float_common.h): 2 rows were no better there
+ * and clearly worse at K = 3200 (best of 12 passes from DRAM against a plain read of the same
+ * bytes, 2 threads: 8 rows 0.74-0.75 and 0.82-0.83, 2 rows 0.60-0.81 and 0.67-0.69). */
 #include "f16.h"
 #include "float_common.h"
 

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "kernels/common/fp16.h"
+#include "kernels/common/prefetch.h"
 #include "kernels/kernel.h"
 
 enum { BB_FL_F32 = 0, BB_FL_F16, BB_FL_BF16, BB_FL_BF16DP };
@@ -110,17 +111,22 @@ static inline void bb_fl_matmul_ref(int mode, const void *w, const void *act, fl
 #define BB_FL_CMAX 4   /* most activation rows in a register tile */
 #define BB_FL_LANES 16 /* floats per parked accumulator slot (the widest vector) */
 #define BB_FL_KBLOCK_BYTES 8192 /* K-block: this many bytes of each activation row */
-/* GEMV weight-row prefetch distance: the hardware streamer stops at 4 KiB pages and N = 1 runs
- * BB_FL_RMAX row streams at once; a software prefetch 1 KiB ahead in each row (one per 64-byte
- * line) bridges the page boundaries.  f16 from DRAM, 2 threads, against a plain read of the same
- * bytes: 1 KiB 0.74-0.75 (K = 1536) and 0.82-0.83 (K = 3200), 4 KiB 0.74-0.77 and 0.64-0.66. */
-#define BB_FL_PREFETCH 1024
+/* GEMV weight-row prefetch: N = 1 reads the BB_FL_RMAX rows of a tile side by side, one line of
+ * each per step, so the tile as a whole looks BB_PREFETCH_BYTES ahead (the distance the integer
+ * kernels use, kernels/common/prefetch.h) when each row prefetches BB_PREFETCH_BYTES / NR ahead of
+ * itself - wrapping, near its end, to the same row of the next tile rather than into row r + 1,
+ * which the tile is already reading.  f16, 2 threads, from DRAM, kernel time over the time of a
+ * plain read of the same bytes (bitbench gemm --read, median of 5-6 alternating runs): the
+ * 32002x1536 classifier 1.35 (1 KiB per row, no wrap: rows 1-7 of every tile started cold) ->
+ * 1.13-1.15 (512 B with the wrap; 256 B 1.20, 1 KiB 1.14-1.18, 2 KiB 1.20); 8640x3200 1.22 ->
+ * 1.11; f32 6912x2560 1.06 -> 1.04. */
 #define BB_FL_NBLOCK 16 /* activation rows per column block (a multiple of every tile width) */
 
 typedef struct {
     const uint8_t *w[BB_FL_RMAX]; /* weight rows of the tile (the last one repeated as padding) */
     const uint8_t *x[BB_FL_CMAX]; /* activation rows of the tile (likewise) */
     int i0, i1, k;                /* this call covers elements [i0, i1) of K; i1 == k: finish */
+    size_t wrow;                  /* bytes per weight row */
     int first;                    /* i0 == 0: start from zero, else from the parked sums */
     float *park;                  /* parked accumulators, [rows][cols][BB_FL_LANES] */
     float out[BB_FL_RMAX * BB_FL_CMAX]; /* when finishing: the sums, out[r * BB_FL_CMAX + c] */
@@ -144,6 +150,7 @@ static inline void bb_fl_drive(const bb_fl_plan *pl, const void *w, const void *
     _Alignas(64) float park[BB_FL_NBLOCK * BB_FL_RMAX * BB_FL_LANES]; /* tiles x rows x cols <= 16 x rows */
     bb_fl_tile t;
     t.k = k;
+    t.wrow = wrow;
     for (int c0 = 0; c0 < n;) {
         /* A lone last activation row takes the GEMV tile; two or more take GEMM tiles, the last
          * one padded by repeating its last row (wasted lanes, never wrong ones). */

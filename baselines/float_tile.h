@@ -36,9 +36,14 @@ BB_FL_INLINE void BB_FLT_CAT(bb_fl_tile_, BB_FLT_ISA)(bb_fl_tile *t, const int N
             BB_FLT_V xv[BB_FL_CMAX];
             for (int c = 0; c < NC; c++) xv[c] = BB_FLT_LOAD(t->x[c], i, p, xtype);
             for (int r = 0; r < NR; r++) {
-                /* GEMV: weights stream from memory once; one prefetch per 64-byte line */
-                if (NC == 1 && p == 0 && (size_t)i * bb_fl_wsize(MODE) % 64 == 0)
-                    _mm_prefetch((const char *)t->w[r] + (size_t)i * bb_fl_wsize(MODE) + BB_FL_PREFETCH, _MM_HINT_T0);
+                /* GEMV: weights stream from memory once; one prefetch per 64-byte line, a fixed
+                 * distance ahead in the row or, past its end, in the same row of the next tile
+                 * (see "GEMV weight-row prefetch" in float_common.h) */
+                if (NC == 1 && p == 0 && (size_t)i * bb_fl_wsize(MODE) % 64 == 0) {
+                    size_t ahead = (size_t)i * bb_fl_wsize(MODE) + BB_PREFETCH_BYTES / NR;
+                    if (ahead >= t->wrow) ahead += (size_t)(NR - 1) * t->wrow;
+                    _mm_prefetch((const char *)t->w[r] + ahead, _MM_HINT_T0);
+                }
                 BB_FLT_V wv = BB_FLT_LOAD(t->w[r], i, p, MODE);
                 for (int c = 0; c < NC; c++) acc[r][c] = BB_FLT_MADD(wv, xv[c], acc[r][c], MODE);
             }
