@@ -7,6 +7,7 @@
 
 #include "harness/gemm_bench.h"
 #include "harness/timer.h"
+#include "kernels/common/prefetch.h"
 #include "vec.h"
 
 struct bb_transformer {
@@ -28,6 +29,10 @@ struct bb_transformer {
     /* activations for up to max_batch tokens */
     float *x, *xb, *xb2, *q, *k, *v, *hb, *hb2, *att, *logits;
     float *rope_cs; /* [seq][head_dim/2][cos, sin], computed once with llama2.c's expressions */
+    /* The matmuls of one forward pass in order, 4 per layer then the classifier (see
+     * linear_group) */
+    struct linear_group *groups;
+    int ngroups;
     void *act;  /* the kernels' prepared activations, sized for the largest need */
     size_t footprint;
 };
@@ -221,6 +226,8 @@ static int build_linear(bb_linear *lin, void *dst, const bb_weight_source *src, 
     return rc;
 }
 
+static int make_groups(bb_transformer *t); /* with the forward pass */
+
 bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, const bb_tf_options *opt,
                              char *err, size_t errlen)
 {
@@ -323,7 +330,7 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     if (t->rope_cs) rope_table(t->rope_cs, d->seq_len, hd, theta_of(d));
     t->act = bb_alloc(act);
     if (!t->key_cache || !t->value_cache || !t->x || !t->xb || !t->xb2 || !t->q || !t->k || !t->v || !t->hb ||
-        !t->hb2 || !t->att || !t->logits || !t->act || !t->rope_cs)
+        !t->hb2 || !t->att || !t->logits || !t->act || !t->rope_cs || make_groups(t))
         goto oom;
     t->footprint = mem.weights + mem.embedding + mem.kv_cache + mem.buffers;
     return t;
@@ -344,6 +351,7 @@ void bb_tf_free(bb_transformer *t)
             free(L->rms_att); free(L->rms_ffn); free(L->attn_sub_norm); free(L->ffn_sub_norm);
         }
     free(t->layers);
+    free(t->groups);
     free(t->weight_arena);
     free(t->tok_emb); free(t->rms_final);
     free(t->key_cache); free(t->value_cache);
@@ -389,13 +397,96 @@ static void rmsnorm(const bb_vec_ops *v, float *o, const float *x, const float *
     v->scale_mul(o, x, w, ss, size);
 }
 
-static void matmul(bb_transformer *t, bb_pool *pool, const bb_linear *lin, const float *x, float *y, int n,
-                   double *secs)
+/* Linear layers that read the same input run as one pool job (wq wk wv; w1 w3): the input is
+ * prepared once, and the rows of all of them are split over the threads as one range, so that
+ * each thread streams one contiguous run of the arena (the tensors lie there in this order) and
+ * the pool synchronizes once instead of three times.  A decode step is then 4 jobs per layer plus
+ * the classifier.  Every row is computed by the same kernel call on the same row slice boundaries
+ * (multiples of m_multiple), so the result is the same bits as one job per tensor. */
+typedef struct linear_group {
+    const bb_linear *lin[3];
+    float *y[3];
+    int count, rows; /* tensors, and their rows together */
+    const float *x;  /* the input they share */
+} linear_group;
+
+typedef struct {
+    const linear_group *g, *next; /* next: the group that runs after g (decode only), or NULL */
+    const void *act;
+    int n;
+} group_job;
+
+/* Where thread tid's share of g starts, in bytes of the arena (see group_fn). */
+static const char *group_share_start(const linear_group *g, int tid, int nthreads, size_t *bytes)
+{
+    int r0, r1, off = 0;
+    bb_split_rows(g->rows, g->lin[0]->kern->m_multiple, tid, nthreads, &r0, &r1);
+    for (int i = 0; i < g->count; i++) {
+        const bb_linear *L = g->lin[i];
+        if (r0 < off + L->m) {
+            /* packed_size of whole rows is each kernel's row stride times rows (plus, for some,
+             * a small trailer): close enough for a prefetch hint */
+            size_t at = L->kern->packed_size(r0 - off, L->k), all = L->kern->packed_size(L->m, L->k);
+            *bytes = r1 > r0 && at < all ? all - at : 0;
+            return (const char *)L->packed + at;
+        }
+        off += L->m;
+    }
+    *bytes = 0;
+    return NULL;
+}
+
+static void group_fn(void *ctx, int tid, int nthreads)
+{
+    const group_job *j = ctx;
+    const linear_group *g = j->g;
+    int r0, r1, off = 0;
+    bb_split_rows(g->rows, g->lin[0]->kern->m_multiple, tid, nthreads, &r0, &r1);
+    for (int i = 0; i < g->count; i++) {
+        const bb_linear *L = g->lin[i];
+        int a = r0 - off > 0 ? r0 - off : 0, b = r1 - off < L->m ? r1 - off : L->m;
+        if (b > a) L->var->matmul(L->packed, j->act, g->y[i], L->m, L->k, j->n, a, b);
+        off += L->m;
+    }
+    /* The head of this thread's share of the next matmul: the kernels prefetch BB_PREFETCH_BYTES
+     * ahead of where they read, so without this the first lines after the barrier (and after the
+     * row-wise work in between) would be demand misses on a cold stream. */
+    if (j->next) {
+        size_t bytes;
+        const char *p = group_share_start(j->next, tid, nthreads, &bytes);
+        bb_prefetch_lines(p, bytes < BB_PREFETCH_BYTES ? bytes : BB_PREFETCH_BYTES);
+    }
+}
+
+static void run_group(bb_transformer *t, bb_pool *pool, int gi, int n, double *secs)
 {
     double t0 = secs ? bb_now() : 0;
-    (lin->var->prepare ? lin->var->prepare : lin->kern->prepare)(x, n, lin->k, t->act);
-    bb_matmul_pool(pool, lin->kern, lin->var, lin->packed, t->act, y, lin->m, lin->k, n);
+    const linear_group *g = &t->groups[gi];
+    const bb_linear *L = g->lin[0];
+    (L->var->prepare ? L->var->prepare : L->kern->prepare)(g->x, n, L->k, t->act);
+    group_job j = {g, n == 1 ? &t->groups[(gi + 1) % t->ngroups] : NULL, t->act, n};
+    bb_pool_run(pool, group_fn, &j);
     if (secs) *secs += bb_now() - t0;
+}
+
+/* Set up t->groups from the layers and the buffers. */
+static int make_groups(bb_transformer *t)
+{
+    int nl = t->d.n_layers;
+    t->ngroups = 4 * nl + 1;
+    if (!(t->groups = calloc((size_t)t->ngroups, sizeof *t->groups))) return -1;
+    for (int l = 0; l < nl; l++) {
+        const bb_tf_layer *L = &t->layers[l];
+        linear_group *g = &t->groups[4 * l];
+        g[0] = (linear_group){{&L->wq, &L->wk, &L->wv}, {t->q, t->k, t->v}, 3, 0, t->xb};
+        g[1] = (linear_group){{&L->wo}, {t->xb}, 1, 0, t->xb2};
+        g[2] = (linear_group){{&L->w1, &L->w3}, {t->hb, t->hb2}, 2, 0, t->xb};
+        g[3] = (linear_group){{&L->w2}, {t->xb}, 1, 0, t->hb};
+    }
+    t->groups[4 * nl] = (linear_group){{&t->cls}, {t->logits}, 1, 0, t->xb};
+    for (int i = 0; i < t->ngroups; i++)
+        for (int k = 0; k < t->groups[i].count; k++) t->groups[i].rows += t->groups[i].lin[k]->m;
+    return 0;
 }
 
 /* One stage of the per-token (row-wise) work between two matmuls. */
@@ -546,26 +637,23 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
         j.add_residual = l > 0;
         j.norm = L->rms_att;
         for_rows(&j, pool, row_resid_norm);
-        matmul(t, pool, &L->wq, t->xb, t->q, n, secs);
-        matmul(t, pool, &L->wk, t->xb, t->k, n, secs);
-        matmul(t, pool, &L->wv, t->xb, t->v, n, secs);
+        run_group(t, pool, 4 * l, n, secs); /* q, k, v */
         for_rows(&j, pool, row_rope_store);
         bb_pool_run(pool, attention_fn, &j);
         if (d->sub_norms) for_rows(&j, pool, row_attn_sub_norm);
-        matmul(t, pool, &L->wo, t->xb2, t->xb, n, secs);
+        run_group(t, pool, 4 * l + 1, n, secs); /* wo */
         j.add_residual = true;
         j.norm = L->rms_ffn;
         for_rows(&j, pool, row_resid_norm);
-        matmul(t, pool, &L->w1, t->xb, t->hb, n, secs);
-        matmul(t, pool, &L->w3, t->xb, t->hb2, n, secs);
+        run_group(t, pool, 4 * l + 2, n, secs); /* w1, w3 */
         for_rows(&j, pool, row_gate);
-        matmul(t, pool, &L->w2, t->hb, t->xb, n, secs);
+        run_group(t, pool, 4 * l + 3, n, secs); /* w2 */
     }
     /* the last layer's residual and the final norm, for the last token only (the only logits
      * returned; the other rows of x are rebuilt from the embedding on the next call) */
     float *last = t->x + (size_t)(n - 1) * dim, *lastb = t->xb + (size_t)(n - 1) * dim;
     t->vec->add(last, lastb, dim);
     rmsnorm(t->vec, t->xb, last, t->rms_final, dim, eps_of(d));
-    matmul(t, pool, &t->cls, t->xb, t->logits, 1, secs);
+    run_group(t, pool, 4 * d->n_layers, 1, secs); /* the classifier */
     return t->logits;
 }

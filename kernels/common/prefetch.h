@@ -7,6 +7,7 @@
 #ifndef BB_PREFETCH_H
 #define BB_PREFETCH_H
 
+#include <stddef.h>
 #include <xmmintrin.h>
 
 #define BB_PREFETCH_BYTES 4096
@@ -14,6 +15,12 @@
 static inline __attribute__((always_inline)) void bb_prefetch_stream(const void *p)
 {
     _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
+}
+
+/* Every line of [p, p + bytes): the head of a stream about to be read. */
+static inline void bb_prefetch_lines(const void *p, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i += 64) _mm_prefetch((const char *)p + i, _MM_HINT_T0);
 }
 
 #endif
