@@ -3,6 +3,7 @@
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,12 @@
  * the line the others are spinning on. */
 #define CACHE_LINE 64
 
+/* A thread's chunks [lo, hi) in a bb_pool_run_chunks job as lo | hi << 32, alone on its line:
+ * the owner takes from lo, the others from hi. */
+typedef struct {
+    _Alignas(CACHE_LINE) _Atomic uint64_t range;
+} pool_share;
+
 struct bb_pool {
     _Alignas(CACHE_LINE) _Atomic unsigned generation; /* bumped once per job */
     bb_pool_fn fn;
@@ -38,6 +45,7 @@ struct bb_pool {
     char placement[1024];
     char (*desc)[48];      /* per thread: where it was bound */
     int *pu;               /* per thread: OS index of the PU it is bound to, -1 when unbound */
+    pool_share *shares;    /* per thread: its chunks of a bb_pool_run_chunks job */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
@@ -134,7 +142,8 @@ bb_pool *bb_pool_create(int nthreads, char *err, unsigned errlen)
     p->threads = calloc((size_t)nthreads, sizeof *p->threads);
     p->desc = calloc((size_t)nthreads, sizeof *p->desc);
     p->pu = calloc((size_t)nthreads, sizeof *p->pu);
-    if (!p->threads || !p->desc || !p->pu) {
+    p->shares = aligned_alloc(CACHE_LINE, (size_t)nthreads * sizeof *p->shares);
+    if (!p->threads || !p->desc || !p->pu || !p->shares) {
         snprintf(err, errlen, "out of memory creating thread pool");
         bb_pool_destroy(p);
         return NULL;
@@ -191,6 +200,48 @@ void bb_pool_run(bb_pool *p, bb_pool_fn fn, void *ctx)
     while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) cpu_relax();
 }
 
+/* Take one chunk of share s: from the low end (the owner) or the high end (a thief).  -1 when
+ * the share is empty. */
+static int take_chunk(pool_share *s, int from_high)
+{
+    uint64_t cur = atomic_load_explicit(&s->range, memory_order_relaxed);
+    for (;;) {
+        uint32_t lo = (uint32_t)cur, hi = (uint32_t)(cur >> 32);
+        if (lo >= hi) return -1;
+        uint64_t next = from_high ? (uint64_t)lo | (uint64_t)(hi - 1) << 32 : (uint64_t)(lo + 1) | (uint64_t)hi << 32;
+        if (atomic_compare_exchange_weak_explicit(&s->range, &cur, next, memory_order_relaxed, memory_order_relaxed))
+            return (int)(from_high ? hi - 1 : lo);
+    }
+}
+
+typedef struct {
+    bb_pool *p;
+    const bb_pool_chunks *job;
+} chunks_run;
+
+static void chunks_fn(void *ctx, int tid, int nthreads)
+{
+    const chunks_run *r = ctx;
+    const bb_pool_chunks *job = r->job;
+    int c;
+    while ((c = take_chunk(&r->p->shares[tid], 0)) >= 0) job->run(job->ctx, tid, c);
+    if (job->own_done) job->own_done(job->ctx, tid, nthreads);
+    for (int v = 1; v < nthreads; v++)
+        while ((c = take_chunk(&r->p->shares[(tid + v) % nthreads], 1)) >= 0) job->run(job->ctx, tid, c);
+}
+
+void bb_pool_run_chunks(bb_pool *p, const bb_pool_chunks *job)
+{
+    for (int t = 0; t < p->n; t++) {
+        int c0, c1;
+        bb_split_rows(job->nchunks, 1, t, p->n, &c0, &c1);
+        /* relaxed: bb_pool_run's seq_cst generation bump publishes these to the workers */
+        atomic_store_explicit(&p->shares[t].range, (uint64_t)c0 | (uint64_t)c1 << 32, memory_order_relaxed);
+    }
+    chunks_run r = {p, job};
+    bb_pool_run(p, chunks_fn, &r);
+}
+
 const char *bb_pool_placement(const bb_pool *p) { return p->placement; }
 
 void bb_pool_cpus(const bb_pool *p, char *buf, size_t len)
@@ -219,6 +270,7 @@ void bb_pool_destroy(bb_pool *p)
     free(p->threads);
     free(p->desc);
     free(p->pu);
+    free(p->shares);
     if (p->have_topo) hwloc_topology_destroy(p->topo);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);

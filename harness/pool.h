@@ -16,6 +16,18 @@ void bb_pool_destroy(bb_pool *p);
 int bb_pool_size(const bb_pool *p);
 /* Run fn(ctx, tid, n) on every worker and return when all have finished. */
 void bb_pool_run(bb_pool *p, bb_pool_fn fn, void *ctx);
+/* A job of nchunks independent pieces: thread t first runs the chunks bb_split_rows gives it, in
+ * increasing order (one forward stream through its share), then takes chunks from the far end of
+ * the other threads' shares until none is left, so that a thread slowed by the machine (a memory
+ * channel, a preempted vCPU) does not hold up the others at the barrier.  Every chunk runs
+ * exactly once. */
+typedef struct {
+    int nchunks;
+    void (*run)(void *ctx, int tid, int chunk);
+    void (*own_done)(void *ctx, int tid, int nthreads); /* optional: tid has finished its own share */
+    void *ctx;
+} bb_pool_chunks;
+void bb_pool_run_chunks(bb_pool *p, const bb_pool_chunks *job);
 /* "t0:core0/pu0 t1:core1/pu2 ..." — where each thread was bound, or why it was not. */
 const char *bb_pool_placement(const bb_pool *p);
 /* "0;2;1;3": the OS index of the processing unit of each thread, in thread order ("-" when a

@@ -398,16 +398,25 @@ static void rmsnorm(const bb_vec_ops *v, float *o, const float *x, const float *
 }
 
 /* Linear layers that read the same input run as one pool job (wq wk wv; w1 w3): the input is
- * prepared once, and the rows of all of them are split over the threads as one range, so that
- * each thread streams one contiguous run of the arena (the tensors lie there in this order) and
- * the pool synchronizes once instead of three times.  A decode step is then 4 jobs per layer plus
- * the classifier.  Every row is computed by the same kernel call on the same row slice boundaries
- * (multiples of m_multiple), so the result is the same bits as one job per tensor. */
+ * prepared once, and the rows of all of them are one range, so that each thread streams one
+ * contiguous run of the arena (the tensors lie there in this order) and the pool synchronizes once
+ * instead of three times.  A decode step is then 4 jobs per layer plus the classifier.  The range
+ * is cut into chunks of about GROUP_CHUNK_BYTES of weights run with bb_pool_run_chunks: each
+ * thread streams its own share forward, then helps with what is left of the others'.  Every row
+ * is computed by the same kernel on row slices whose ends are multiples of m_multiple, so the
+ * result is the same bits however the chunks fall.  Why: with one fixed slice per thread the
+ * threads of a 700M decode step waited for each other 5-6 % of the matmul time (a thread's DRAM
+ * stream runs faster or slower from one call to the next); 700M i2_s, 2 threads, tg over the
+ * read-alone bound in alternating runs: 0.69 -> 0.74 (f32 KV), 0.70 -> 0.72 (f16); chunks of
+ * 16 or 64 KiB were no different from 32. */
+#define GROUP_CHUNK_BYTES 32768
+
 typedef struct linear_group {
     const bb_linear *lin[3];
     float *y[3];
-    int count, rows; /* tensors, and their rows together */
-    const float *x;  /* the input they share */
+    int count, rows;             /* tensors, and their rows together */
+    int chunk_rows, nchunks;     /* the range in chunks of chunk_rows rows */
+    const float *x;              /* the input they share */
 } linear_group;
 
 typedef struct {
@@ -416,45 +425,50 @@ typedef struct {
     int n;
 } group_job;
 
-/* Where thread tid's share of g starts, in bytes of the arena (see group_fn). */
-static const char *group_share_start(const linear_group *g, int tid, int nthreads, size_t *bytes)
+/* Rows [r0, r1) of the group's concatenated range, tensor by tensor. */
+static void group_rows(const group_job *j, int r0, int r1)
 {
-    int r0, r1, off = 0;
-    bb_split_rows(g->rows, g->lin[0]->kern->m_multiple, tid, nthreads, &r0, &r1);
-    for (int i = 0; i < g->count; i++) {
-        const bb_linear *L = g->lin[i];
-        if (r0 < off + L->m) {
-            /* packed_size of whole rows is each kernel's row stride times rows (plus, for some,
-             * a small trailer): close enough for a prefetch hint */
-            size_t at = L->kern->packed_size(r0 - off, L->k), all = L->kern->packed_size(L->m, L->k);
-            *bytes = r1 > r0 && at < all ? all - at : 0;
-            return (const char *)L->packed + at;
-        }
-        off += L->m;
-    }
-    *bytes = 0;
-    return NULL;
-}
-
-static void group_fn(void *ctx, int tid, int nthreads)
-{
-    const group_job *j = ctx;
     const linear_group *g = j->g;
-    int r0, r1, off = 0;
-    bb_split_rows(g->rows, g->lin[0]->kern->m_multiple, tid, nthreads, &r0, &r1);
+    int off = 0;
     for (int i = 0; i < g->count; i++) {
         const bb_linear *L = g->lin[i];
         int a = r0 - off > 0 ? r0 - off : 0, b = r1 - off < L->m ? r1 - off : L->m;
         if (b > a) L->var->matmul(L->packed, j->act, g->y[i], L->m, L->k, j->n, a, b);
         off += L->m;
     }
-    /* The head of this thread's share of the next matmul: the kernels prefetch BB_PREFETCH_BYTES
-     * ahead of where they read, so without this the first lines after the barrier (and after the
-     * row-wise work in between) would be demand misses on a cold stream. */
-    if (j->next) {
-        size_t bytes;
-        const char *p = group_share_start(j->next, tid, nthreads, &bytes);
-        bb_prefetch_lines(p, bytes < BB_PREFETCH_BYTES ? bytes : BB_PREFETCH_BYTES);
+}
+
+static void group_chunk(void *ctx, int tid, int c)
+{
+    (void)tid;
+    const group_job *j = ctx;
+    int r0 = c * j->g->chunk_rows, r1 = r0 + j->g->chunk_rows;
+    group_rows(j, r0, r1 < j->g->rows ? r1 : j->g->rows);
+}
+
+/* A thread done with its own share prefetches the head of its share of the next matmul: the
+ * kernels prefetch BB_PREFETCH_BYTES ahead of where they read, so without this the first lines
+ * after the barrier (and after the row-wise work in between) would be demand misses on a cold
+ * stream. */
+static void group_own_done(void *ctx, int tid, int nthreads)
+{
+    const group_job *j = ctx;
+    const linear_group *g = j->next;
+    if (!g) return;
+    int c0, c1, r0, off = 0;
+    bb_split_rows(g->nchunks, 1, tid, nthreads, &c0, &c1);
+    if (c1 <= c0) return;
+    r0 = c0 * g->chunk_rows;
+    for (int i = 0; i < g->count; i++) {
+        const bb_linear *L = g->lin[i];
+        if (r0 < off + L->m) {
+            /* packed_size of whole rows is each kernel's row stride times rows (plus, for some,
+             * a small trailer): close enough for a prefetch hint */
+            size_t at = L->kern->packed_size(r0 - off, L->k), all = L->kern->packed_size(L->m, L->k);
+            if (at < all) bb_prefetch_lines((const char *)L->packed + at, all - at < BB_PREFETCH_BYTES ? all - at : BB_PREFETCH_BYTES);
+            return;
+        }
+        off += L->m;
     }
 }
 
@@ -465,8 +479,23 @@ static void run_group(bb_transformer *t, bb_pool *pool, int gi, int n, double *s
     const bb_linear *L = g->lin[0];
     (L->var->prepare ? L->var->prepare : L->kern->prepare)(g->x, n, L->k, t->act);
     group_job j = {g, n == 1 ? &t->groups[(gi + 1) % t->ngroups] : NULL, t->act, n};
-    bb_pool_run(pool, group_fn, &j);
+    bb_pool_chunks job = {g->nchunks, group_chunk, group_own_done, &j};
+    bb_pool_run_chunks(pool, &job);
     if (secs) *secs += bb_now() - t0;
+}
+
+static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
+
+/* Rows per chunk: about GROUP_CHUNK_BYTES of the group's weights, a multiple of the kernel's
+ * m_multiple and of 16 (whole register tiles of every kernel). */
+static void chunk_group(linear_group *g)
+{
+    const bb_linear *L = g->lin[0];
+    int unit = L->kern->m_multiple / gcd(L->kern->m_multiple, 16) * 16;
+    double row_bytes = (double)L->kern->packed_size(L->m, L->k) / L->m;
+    int units = (int)(GROUP_CHUNK_BYTES / (row_bytes * unit) + 0.5);
+    g->chunk_rows = unit * (units > 1 ? units : 1);
+    g->nchunks = (g->rows + g->chunk_rows - 1) / g->chunk_rows;
 }
 
 /* Set up t->groups from the layers and the buffers. */
@@ -478,14 +507,16 @@ static int make_groups(bb_transformer *t)
     for (int l = 0; l < nl; l++) {
         const bb_tf_layer *L = &t->layers[l];
         linear_group *g = &t->groups[4 * l];
-        g[0] = (linear_group){{&L->wq, &L->wk, &L->wv}, {t->q, t->k, t->v}, 3, 0, t->xb};
-        g[1] = (linear_group){{&L->wo}, {t->xb}, 1, 0, t->xb2};
-        g[2] = (linear_group){{&L->w1, &L->w3}, {t->hb, t->hb2}, 2, 0, t->xb};
-        g[3] = (linear_group){{&L->w2}, {t->xb}, 1, 0, t->hb};
+        g[0] = (linear_group){{&L->wq, &L->wk, &L->wv}, {t->q, t->k, t->v}, 3, 0, 0, 0, t->xb};
+        g[1] = (linear_group){{&L->wo}, {t->xb}, 1, 0, 0, 0, t->xb2};
+        g[2] = (linear_group){{&L->w1, &L->w3}, {t->hb, t->hb2}, 2, 0, 0, 0, t->xb};
+        g[3] = (linear_group){{&L->w2}, {t->xb}, 1, 0, 0, 0, t->hb};
     }
-    t->groups[4 * nl] = (linear_group){{&t->cls}, {t->logits}, 1, 0, t->xb};
-    for (int i = 0; i < t->ngroups; i++)
+    t->groups[4 * nl] = (linear_group){{&t->cls}, {t->logits}, 1, 0, 0, 0, t->xb};
+    for (int i = 0; i < t->ngroups; i++) {
         for (int k = 0; k < t->groups[i].count; k++) t->groups[i].rows += t->groups[i].lin[k]->m;
+        chunk_group(&t->groups[i]);
+    }
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /* The thread pool and the row split: every worker runs every job exactly once (also after the
  * workers have gone to sleep), bb_split_rows covers [0, M) in contiguous slices on the kernel's
- * row multiple and balanced to one unit, and every registered kernel variant gives, through
- * the pool with 2 threads, the single-threaded result bit for bit. */
+ * row multiple and balanced to one unit, bb_pool_run_chunks runs every chunk exactly once and
+ * lets a finished thread take over a slow one's chunks, and every registered kernel variant
+ * gives, through the pool with 2 threads, the single-threaded result bit for bit. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,80 @@ static void test_pool_runs(void)
     run_counted(1, 100);
     run_counted(2, 2000);
     run_counted(3, 20); /* more threads than this 2-core test machine may have: still correct */
+}
+
+typedef struct {
+    _Atomic int runs[1000];   /* per chunk: how often it ran */
+    _Atomic int by[1000];     /* per chunk: the thread that ran it */
+    _Atomic int done[8];      /* per thread: own_done calls */
+    int nchunks, nthreads, slow_tid; /* slow_tid sleeps on its first chunk (-1: none) */
+} chunks_job;
+
+static void chunk_fn(void *ctx, int tid, int c)
+{
+    chunks_job *j = ctx;
+    atomic_fetch_add(&j->runs[c], 1);
+    atomic_store(&j->by[c], tid);
+    int c0, c1;
+    bb_split_rows(j->nchunks, 1, tid, j->nthreads, &c0, &c1);
+    if (tid == j->slow_tid && c == c0) {
+        struct timespec ts = {0, 60 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void chunk_done(void *ctx, int tid, int nthreads)
+{
+    chunks_job *j = ctx;
+    (void)nthreads;
+    atomic_fetch_add(&j->done[tid], 1);
+}
+
+static void test_chunks(void)
+{
+    static const int counts[] = {0, 1, 2, 5, 97, 1000};
+    char err[256];
+    for (int threads = 1; threads <= 3; threads++) {
+        bb_pool *p = bb_pool_create(threads, err, sizeof err);
+        CHECK(p != NULL, "pool: %s", err);
+        if (!p) return;
+        for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+            static chunks_job j;
+            memset(&j, 0, sizeof j);
+            j.nchunks = counts[ci];
+            j.nthreads = threads;
+            j.slow_tid = -1;
+            bb_pool_chunks job = {j.nchunks, chunk_fn, chunk_done, &j};
+            bb_pool_run_chunks(p, &job);
+            int bad = 0;
+            for (int c = 0; c < j.nchunks; c++) bad += j.runs[c] != 1;
+            CHECK(bad == 0, "%d threads, %d chunks: %d chunks did not run exactly once", threads, j.nchunks, bad);
+            for (int t = 0; t < threads; t++)
+                CHECK(j.done[t] == 1, "%d threads, %d chunks: own_done of thread %d called %d times", threads,
+                      j.nchunks, t, (int)j.done[t]);
+        }
+        bb_pool_destroy(p);
+    }
+    /* thread 1 stalls on its first chunk: thread 0 takes over the rest of thread 1's share */
+    bb_pool *p = bb_pool_create(2, err, sizeof err);
+    CHECK(p != NULL, "pool: %s", err);
+    if (!p) return;
+    static chunks_job j;
+    memset(&j, 0, sizeof j);
+    j.nchunks = 200;
+    j.nthreads = 2;
+    j.slow_tid = 1;
+    bb_pool_chunks job = {j.nchunks, chunk_fn, chunk_done, &j};
+    bb_pool_run_chunks(p, &job);
+    int bad = 0, by0 = 0;
+    for (int c = 0; c < j.nchunks; c++) {
+        bad += j.runs[c] != 1;
+        by0 += j.by[c] == 0;
+    }
+    CHECK(bad == 0, "stalled thread: %d chunks did not run exactly once", bad);
+    /* 199, or 200 when thread 0 got to chunk 100 before thread 1 woke up; 100 without stealing */
+    CHECK(by0 >= 199, "thread 0 ran %d of 200 chunks while thread 1 was stalled on one (want 199)", by0);
+    bb_pool_destroy(p);
 }
 
 /* A K (and M) every constraint of the kernel accepts, or 0. */
@@ -177,6 +252,7 @@ int main(void)
 {
     test_split();
     test_pool_runs();
+    test_chunks();
     test_kernels_split();
     test_overhead();
     return check_summary("test_pool_split");

@@ -63,8 +63,8 @@ static inline __attribute__((always_inline)) void tq1_0_row_nb(const uint8_t *wr
                 bb_gk_prefetch(blk);
                 __m512i t[4];
                 /* values 0..127: qs[0..31] broadcast, times [1 | 3] and [9 | 27] by byte adds */
-                __m512i x = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)blk->qs));
-                t[0] = _mm512_mask_add_epi8(x, (__mmask64)0xffffffff00000000ull, x, _mm512_add_epi8(x, x));
+                __m512i qs = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)blk->qs));
+                t[0] = _mm512_mask_add_epi8(qs, (__mmask64)0xffffffff00000000ull, qs, _mm512_add_epi8(qs, qs));
                 __m512i t3 = _mm512_add_epi8(t[0], _mm512_add_epi8(t[0], t[0]));
                 t[1] = _mm512_add_epi8(t3, _mm512_add_epi8(t3, t3));
                 /* values 128..255: vpermb of the 52 code bytes, byte multiply by 3^n */
