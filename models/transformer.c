@@ -465,7 +465,8 @@ static void group_own_done(void *ctx, int tid, int nthreads)
             /* packed_size of whole rows is each kernel's row stride times rows (plus, for some,
              * a small trailer): close enough for a prefetch hint */
             size_t at = L->kern->packed_size(r0 - off, L->k), all = L->kern->packed_size(L->m, L->k);
-            if (at < all) bb_prefetch_lines((const char *)L->packed + at, all - at < BB_PREFETCH_BYTES ? all - at : BB_PREFETCH_BYTES);
+            if (at < all)
+                bb_prefetch_lines((const char *)L->packed + at, all - at < BB_PREFETCH_BYTES ? all - at : BB_PREFETCH_BYTES);
             return;
         }
         off += L->m;
