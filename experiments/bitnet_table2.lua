@@ -23,12 +23,6 @@
 local S = bitbench.size
 local smoke, full = S == "smoke", S == "full"
 
-local function have(list)
-  local out = {}
-  for _, k in ipairs(list) do if bitbench.kernel(k) then out[#out + 1] = k end end
-  return out
-end
-
 bitbench.experiment {
   name = "bitnet_table2",
   description = "bitnet.cpp Table 2: lossless i2_s / tl1_1 / tl2_1 (bit-identical logits) against tl1_0, tl2_0, "
@@ -37,7 +31,7 @@ bitbench.experiment {
     bitbench.sweep {
       name = "logits",
       models = { smoke and "bitnet-dummy-125m" or "bitnet-b1.58-large" },
-      kernels = have(smoke and { "i2_s", "tl2_1", "tl2_0" }
+      kernels = bitbench.usable(smoke and { "i2_s", "tl2_1", "tl2_0" }
                      or { "i2_s", "tl1_1", "tl2_1", "tl1_0", "tl2_0", "q4_0", "tq2_0", "f16" }),
       out_kernel = "f16",
       compare_logits = "i2_s",
@@ -52,7 +46,7 @@ bitbench.experiment {
     },
     bitbench.sweep {
       name = "verify",
-      kernels = have(smoke and { "i2_s", "tl2_1", "tl2_0", "q4_0" }
+      kernels = bitbench.usable(smoke and { "i2_s", "tl2_1", "tl2_0", "q4_0" }
                      or { "i2_s", "tl1_1", "tl2_1", "tl1_0", "tl2_0", "tq2_0", "tq1_0", "tmac_w2", "q4_0", "f16" }),
       shapes = smoke and { { m = 256, k = 1536 } } or { "bitnet-b1.58-large" },
       n = 1,

@@ -17,16 +17,10 @@
 local S = bitbench.size
 local smoke, full = S == "smoke", S == "full"
 
-local function have(list)
-  local out = {}
-  for _, k in ipairs(list) do if bitbench.kernel(k) then out[#out + 1] = k end end
-  return out
-end
-
-local profiled = have { "q8_0", "up_i2", "up_i1", "i2_s", "bf16" }
-local swept = have { "q8_0", "up_i2", "up_i1", "i2_s", "bf16" }
+local profiled = bitbench.usable { "q8_0", "up_i2", "up_i1", "i2_s", "bf16" }
+local swept = bitbench.usable { "q8_0", "up_i2", "up_i1", "i2_s", "bf16" }
 if full then
-  for _, k in ipairs(have { "up_i2@avxvnni", "up_i1@avxvnni" }) do swept[#swept + 1] = k end
+  for _, k in ipairs(bitbench.usable { "up_i2@avxvnni", "up_i1@avxvnni" }) do swept[#swept + 1] = k end
 end
 
 -- Llama-3-8B's FFN gate/up (the largest shape of Figs. 5-7) and MobileLLM's 1600x1600 (the

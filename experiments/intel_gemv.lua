@@ -17,12 +17,6 @@
 local S = bitbench.size
 local smoke, full = S == "smoke", S == "full"
 
-local function have(list)
-  local out = {}
-  for _, k in ipairs(list) do if bitbench.kernel(k) then out[#out + 1] = k end end
-  return out
-end
-
 local kernels = { "q8_0", "up_i2", "up_i1" }
 if full then
   -- the paper's kernels are AVX2 (256-bit) with VNNI; the best variant here is AVX-512
@@ -38,7 +32,7 @@ bitbench.experiment {
   sweeps = {
     bitbench.sweep {
       name = "gemv",
-      kernels = have(kernels),
+      kernels = bitbench.usable(kernels),
       -- smoke: MobileLLM's k+v shape and a small square one, cache-resident (a DRAM rotation of
       -- tiny matrices means many copies: seconds of packing for nothing the test checks)
       shapes = smoke and { { m = 320, k = 1600 }, { m = 512, k = 512 } }

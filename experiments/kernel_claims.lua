@@ -10,12 +10,6 @@
 --
 --   bitbench run experiments/kernel_claims.lua
 
-local function have(list)
-  local out = {}
-  for _, k in ipairs(list) do if bitbench.kernel(k) then out[#out + 1] = k end end
-  return out
-end
-
 local threads = bitbench.range(1, math.min(2, bitbench.machine.pus))
 -- `--smoke` (the tests): the same sweeps on one small shape, from cache, with a few calls.
 local smoke = bitbench.size == "smoke"
@@ -31,7 +25,7 @@ bitbench.experiment {
   sweeps = {
     bitbench.sweep {
       name = "mad",
-      kernels = have { "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0" },
+      kernels = bitbench.usable { "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0" },
       shapes = shapes({ { m = 6912, k = 2560 } }),
       threads = threads,
       cache = cache("dram"),
@@ -39,7 +33,7 @@ bitbench.experiment {
     },
     bitbench.sweep {
       name = "lut",
-      kernels = have { "i2_s", "tmac_w2", "tmac_w2_exact", "tl1_0", "tl2_0", "tl2_1", "tq1_0", "tq2_0" },
+      kernels = bitbench.usable { "i2_s", "tmac_w2", "tmac_w2_exact", "tl1_0", "tl2_0", "tl2_1", "tq1_0", "tq2_0" },
       shapes = shapes({ { m = 4096, k = 1536 }, { m = 1536, k = 4096 }, { m = 6912, k = 2560 }, { m = 2560, k = 6912 } }),
       threads = threads,
       cache = cache({ "resident", "dram" }),
@@ -47,7 +41,7 @@ bitbench.experiment {
     },
     bitbench.sweep {
       name = "upconvert",
-      kernels = have { "q8_0", "up_i2", "up_i1" },
+      kernels = bitbench.usable { "q8_0", "up_i2", "up_i1" },
       shapes = shapes({ "falcon3-1b", "mobilellm-1.5b", "llama-3-8b" }),
       threads = threads,
       cache = cache("dram"),
@@ -55,7 +49,7 @@ bitbench.experiment {
     },
     bitbench.sweep {
       name = "codebook",
-      kernels = have { "cb2", "q2_k", "iq4_nl", "q4_0" },
+      kernels = bitbench.usable { "cb2", "q2_k", "iq4_nl", "q4_0" },
       shapes = shapes({ { m = 6912, k = 2560 }, { m = 4096, k = 4096 } }),
       threads = threads,
       cache = cache({ "resident", "dram" }),

@@ -25,13 +25,7 @@
 --   lua5.4 scripts/reproduce.lua --only tmac_kernels --stdout    (the report, from results/reference)
 local S = bitbench.size
 
-local function have(list)
-  local out = {}
-  for _, k in ipairs(list) do if bitbench.kernel(k) then out[#out + 1] = k end end
-  return out
-end
-
-local kernels = have { "tmac_w1", "tmac_w2", "tmac_w3", "tmac_w4", "q2_k", "q4_0" }
+local kernels = bitbench.usable { "tmac_w1", "tmac_w2", "tmac_w3", "tmac_w4", "q2_k", "q4_0" }
 local cores = math.min(2, bitbench.machine.cores)
 local both_threads = bitbench.range(1, cores)
 

@@ -151,6 +151,30 @@ static int l_kernel(lua_State *L)
     return 1;
 }
 
+/* bitbench.usable{spec, ...}: the specs bitbench.kernel would accept here, in their order, so an
+ * experiment names every kernel it compares and runs those this build and CPU have. */
+static int l_usable(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_newtable(L);
+    int n = 0;
+    lua_Integer len = luaL_len(L, 1);
+    for (lua_Integer i = 1; i <= len; i++) {
+        lua_geti(L, 1, i);
+        const char *spec = lua_tostring(L, -1);
+        if (!spec) return luaL_error(L, "bitbench.usable: entry %d is not a kernel name", (int)i);
+        const bb_kernel *k;
+        const bb_variant *v;
+        char err[1536];
+        if (bb_kernel_resolve(spec, &k, &v, err, sizeof err) == 0) {
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, -3, ++n);
+        }
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
 static int l_models(lua_State *L)
 {
     char **names;
@@ -235,7 +259,8 @@ static void push_machine(lua_State *L, const bb_machine *m)
 static void open_bitbench(lua_State *L, load_ctx *c)
 {
     static const luaL_Reg fns[] = {{"experiment", l_experiment}, {"sweep", l_sweep},   {"kernels", l_kernels},
-                                   {"kernel", l_kernel},         {"models", l_models}, {"model", l_model},
+                                   {"kernel", l_kernel},         {"usable", l_usable}, {"models", l_models},
+                                   {"model", l_model},
                                    {"range", l_range},           {NULL, NULL}};
     lua_newtable(L);
     lua_pushlightuserdata(L, c);
