@@ -55,7 +55,6 @@ typedef struct {
     /* read_alone (bb_gemm_read_alone): the same packed copies, in the same rotation and as many
      * times as the kernel ran, read by the same pool with plain 64-byte loads and no arithmetic:
      * what the memory system gives these bytes, beside which gbps is the kernel's share */
-    bool read_measured;
     double read_t_median, read_t_min; /* seconds per copy read */
     double read_gbps;                 /* packed bytes / read_t_median / 1e9 */
 } bb_gemm_result;

@@ -360,31 +360,6 @@ void bb_tf_free(bb_transformer *t)
     free(t);
 }
 
-size_t bb_tf_weight_bytes_per_token(const bb_transformer *t)
-{
-    size_t s = t->cls.kern->packed_size(t->cls.m, t->cls.k);
-    const bb_tf_layer *L = &t->layers[0];
-    const bb_linear *all[7] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w1, &L->w2, &L->w3};
-    for (int i = 0; i < 7; i++) s += all[i]->kern->packed_size(all[i]->m, all[i]->k) * (size_t)t->d.n_layers;
-    return s;
-}
-
-int bb_tf_weight_buffers(const bb_transformer *t, const void **bufs, size_t *bytes)
-{
-    int n = 0;
-    for (int l = 0; l < t->d.n_layers; l++) {
-        const bb_tf_layer *L = &t->layers[l];
-        const bb_linear *order[7] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w1, &L->w3, &L->w2};
-        for (int i = 0; i < 7; i++, n++) {
-            if (bufs) bufs[n] = order[i]->packed;
-            if (bytes) bytes[n] = order[i]->kern->packed_size(order[i]->m, order[i]->k);
-        }
-    }
-    if (bufs) bufs[n] = t->cls.packed;
-    if (bytes) bytes[n] = t->cls.kern->packed_size(t->cls.m, t->cls.k);
-    return n + 1;
-}
-
 size_t bb_tf_footprint(const bb_transformer *t) { return t->footprint; }
 
 /* ---------------- the forward pass ---------------- */
@@ -519,6 +494,30 @@ static int make_groups(bb_transformer *t)
         chunk_group(&t->groups[i]);
     }
     return 0;
+}
+
+/* The groups list every linear layer once, in the order a decode step reads them. */
+int bb_tf_weight_buffers(const bb_transformer *t, const void **bufs, size_t *bytes)
+{
+    int n = 0;
+    for (int g = 0; g < t->ngroups; g++)
+        for (int i = 0; i < t->groups[g].count; i++, n++) {
+            const bb_linear *L = t->groups[g].lin[i];
+            if (bufs) bufs[n] = L->packed;
+            if (bytes) bytes[n] = L->kern->packed_size(L->m, L->k);
+        }
+    return n;
+}
+
+size_t bb_tf_weight_bytes_per_token(const bb_transformer *t)
+{
+    size_t s = 0;
+    for (int g = 0; g < t->ngroups; g++)
+        for (int i = 0; i < t->groups[g].count; i++) {
+            const bb_linear *L = t->groups[g].lin[i];
+            s += L->kern->packed_size(L->m, L->k);
+        }
+    return s;
 }
 
 /* One stage of the per-token (row-wise) work between two matmuls. */
