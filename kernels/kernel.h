@@ -74,6 +74,10 @@ typedef struct bb_kernel {
     bool lossless;           /* exact w.r.t. its reference semantics for its weight kind */
     bb_weight_kind weights;
     bb_act_format act;
+    /* true: the packed weights are the M rows one after another, packed_size(1, K) bytes each,
+     * and unpack(row, 1, K, dst) dequantizes any one row alone (the float kernels: f32,
+     * f32_blas, f16, bf16).  The engine then looks a tied embedding up in the packed classifier. */
+    bool plain_rows;
     /* false: every variant gives the scalar reference's bits (integer kernels, and float kernels
      * whose variants keep the reference's order of float operations).
      * true: variants accumulate float partial sums (per-block scale products, FMA lanes) in an

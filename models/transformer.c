@@ -117,13 +117,12 @@ static int widest_of(const bb_tf_dims *d)
 }
 
 /* Can the token embedding be looked up in the packed classifier?  Yes when the embedding is tied
- * and the classifier's kernel stores rows as plain elements (f32, f16, bf16: packed_size = M·K·e,
- * unpack element-wise), as bitnet.cpp's runs do with their tied f16 embedding; the f32 table
- * (1 GiB for the 70B model) is then not kept. */
+ * and the classifier's kernel stores plain rows (the float kernels: one row unpacks alone), as
+ * bitnet.cpp's runs do with their tied f16 embedding; the f32 table (1 GiB for the 70B model) is
+ * then not kept. */
 static bool embedding_in_classifier(const bb_tf_dims *d, const bb_kernel *cls)
 {
-    return d->tied_embedding &&
-           (!strcmp(cls->name, "f32") || !strcmp(cls->name, "f16") || !strcmp(cls->name, "bf16"));
+    return d->tied_embedding && cls->plain_rows;
 }
 
 static int resolve(const char *spec, bb_linear *lin, const char *what, char *err, size_t errlen)

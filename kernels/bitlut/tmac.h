@@ -216,6 +216,7 @@ void bb_tmac_matmul_avx512(const void *w, const void *act, float *y, int m, int 
         .lossless = false,                                                                       \
         .weights = BB_WEIGHTS_REAL,                                                              \
         .act = ACT,                                                                              \
+        .plain_rows = false,                                                                     \
         .k_multiple = TMAC_QG,                                                                   \
         .m_multiple = TMAC_RB,                                                                   \
         .packed_size = tmac_w##B##_packed_size,                                                  \

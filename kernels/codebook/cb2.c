@@ -254,6 +254,7 @@ const bb_kernel bb_kernel_cb2 = {
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_I8_BLOCK256,
+    .plain_rows = false,
     .float_accumulation = false,
     .k_multiple = BB_CB2_QK,
     .m_multiple = 1,

@@ -113,6 +113,7 @@ const bb_kernel bb_kernel_iq4_nl = {
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_I8_BLOCK32,
+    .plain_rows = false,
     .float_accumulation = true,
     .k_multiple = BB_QK4_NL,
     .m_multiple = 1,

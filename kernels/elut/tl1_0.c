@@ -20,6 +20,7 @@ const bb_kernel bb_kernel_tl1_0 = {
     .lossless = false,
     .weights = BB_WEIGHTS_TERNARY,
     .act = BB_ACT_CUSTOM,
+    .plain_rows = false,
     .k_multiple = ELUT_KMULT,
     .m_multiple = 1,
     .shape_error = elut_shape_error,

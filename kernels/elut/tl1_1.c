@@ -15,6 +15,7 @@ const bb_kernel bb_kernel_tl1_1 = {
     .lossless = true,
     .weights = BB_WEIGHTS_TERNARY,
     .act = BB_ACT_I8_ROW,
+    .plain_rows = false,
     .k_multiple = ELUT_KMULT,
     .m_multiple = 1,
     .shape_error = elut_shape_error,

@@ -74,6 +74,7 @@ const bb_kernel bb_kernel_i2_s = {
     .lossless = true,
     .weights = BB_WEIGHTS_TERNARY,
     .act = BB_ACT_I8_ROW,
+    .plain_rows = false,
     .k_multiple = BB_I2S_BLOCK,
     .m_multiple = 1,
     .shape_error = i2_s_shape_error,

@@ -64,6 +64,7 @@ const bb_kernel bb_kernel_q4_0x8 = {
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_I8_BLOCK32,
+    .plain_rows = false,
     .float_accumulation = false,
     .k_multiple = BB_QK,
     .m_multiple = BB_Q4_0X8_ROWS,

@@ -73,6 +73,7 @@ const bb_kernel bb_kernel_tq1_0 = {
     .lossless = false,
     .weights = BB_WEIGHTS_TERNARY,
     .act = BB_ACT_I8_BLOCK256,
+    .plain_rows = false,
     .k_multiple = BB_QK_K,
     .m_multiple = 1,
     .shape_error = bb_gk_shape_error,

@@ -175,6 +175,7 @@ const bb_kernel bb_kernel_up_i2 = {
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_I8_ROW,
+    .plain_rows = false,
     .k_multiple = 4,
     .m_multiple = BB_UP_MB,
     .shape_error = bb_up_shape_error,
