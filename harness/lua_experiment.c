@@ -43,9 +43,6 @@ typedef struct {
     char err[4096];        /* a conversion error, with its location */
 } load_ctx;
 
-static const char *const families[] = {"mad", "bitlut", "elut", "codebook", "upconvert", "float"};
-#define NFAMILIES ((int)(sizeof families / sizeof families[0]))
-
 /* Registry keys of the experiment table and of the weak table sweep -> line. */
 static const char EXP_KEY = 0, LINES_KEY = 0;
 
@@ -100,11 +97,15 @@ static int l_kernels(lua_State *L)
 {
     const char *family = luaL_optstring(L, 1, NULL);
     if (family) {
-        int ok = 0;
-        for (int i = 0; i < NFAMILIES && !ok; i++) ok = strcmp(family, families[i]) == 0;
+        const char *families[32];
+        int nf = 0, ok = 0;
+        for (const char *f; nf < (int)(sizeof families / sizeof families[0]) && (f = bb_family_at(nf)); nf++) {
+            families[nf] = f;
+            ok |= strcmp(family, f) == 0;
+        }
         if (!ok) {
             char valid[128] = "";
-            bb_join_names(valid, sizeof valid, families, NFAMILIES);
+            bb_join_names(valid, sizeof valid, families, nf);
             return luaL_error(L, "bitbench.kernels: unknown family '%s'; valid: %s", family, valid);
         }
     }

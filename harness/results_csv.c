@@ -14,7 +14,7 @@ const bb_column bb_result_columns[] = {
     COL("point", BB_COL_INT, point, "the point's number in the run's plan (1-based)"),
     COL("kernel", BB_COL_STR, kernel, "kernel name"),
     COL("variant", BB_COL_STR, variant, "the ISA variant that ran (scalar, avx2, avx512, ...)"),
-    COL("family", BB_COL_STR, family, "kernel family (mad, bitlut, elut, codebook, upconvert, float)"),
+    COL("family", BB_COL_STR, family, "kernel family (the registry's, as bitbench list kernels shows)"),
     COL("bits_per_weight", BB_COL_NUM, bits_per_weight, "bits per weight as stored, scales included"),
     COL("lossless", BB_COL_INT, lossless, "1 when the kernel is exact w.r.t. its reference semantics"),
     COL("model", BB_COL_STR, model, "the model the shape comes from (empty for a literal shape)"),

@@ -67,7 +67,7 @@ typedef struct {
 
 typedef struct bb_kernel {
     const char *name;        /* unique, lower case: used on the command line, in Lua, in results */
-    const char *family;      /* "mad", "bitlut", "elut", "codebook", "upconvert", "float" */
+    const char *family;      /* its folder: kernels/<family>, or "float" for baselines/ (bb_family_at) */
     const char *description; /* one line */
     const char *paper;       /* where it comes from: "bitnet.cpp §2 (seed 000)" */
     double bits_per_weight;  /* as stored, scales included, for large K */
@@ -111,6 +111,9 @@ typedef struct bb_kernel {
 int bb_kernel_count(void);
 const bb_kernel *bb_kernel_at(int i);
 const bb_kernel *bb_kernel_by_name(const char *name);
+/* The kernel families, each once, in the order the registry first lists them; NULL past the end. */
+int bb_family_count(void);
+const char *bb_family_at(int i);
 int bb_variant_count(const bb_kernel *k);
 
 /* Resolve "name" or "name@isa".  Without @isa the best variant this CPU can run is chosen

@@ -82,6 +82,28 @@ const bb_kernel *bb_kernel_by_name(const char *name)
     return NULL;
 }
 
+/* Families are not listed anywhere else: each is named by its kernels, in registry order. */
+static bool family_listed_before(int i)
+{
+    for (int j = 0; j < i; j++)
+        if (strcmp(registry[j]->family, registry[i]->family) == 0) return true;
+    return false;
+}
+
+int bb_family_count(void)
+{
+    int n = 0;
+    for (int i = 0; i < bb_kernel_count(); i++) n += !family_listed_before(i);
+    return n;
+}
+
+const char *bb_family_at(int f)
+{
+    for (int i = 0, n = 0; i < bb_kernel_count(); i++)
+        if (!family_listed_before(i) && n++ == f) return registry[i]->family;
+    return NULL;
+}
+
 int bb_variant_count(const bb_kernel *k)
 {
     int n = 0;
