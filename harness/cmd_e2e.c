@@ -7,8 +7,8 @@
 
 #include "args.h"
 #include "commands.h"
-#include "machine.h"
-#include "models/e2e_bench.h"
+#include "e2e_bench.h"
+#include "support/machine.h"
 
 static void usage(FILE *f)
 {

@@ -7,7 +7,7 @@
 #include "args.h"
 #include "commands.h"
 #include "gemm_bench.h"
-#include "machine.h"
+#include "support/machine.h"
 
 static void usage(FILE *f)
 {

@@ -7,11 +7,11 @@
 
 #include "args.h"
 #include "commands.h"
-#include "machine.h"
 #include "models/llama2c.h"
 #include "models/sampler.h"
 #include "models/tokenizer.h"
-#include "timer.h"
+#include "support/machine.h"
+#include "support/timer.h"
 
 static void usage(FILE *f)
 {

@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "commands.h"
+#include "e2e_bench.h"
 #include "kernels/kernel.h"
 #include "meter.h"
-#include "models/e2e_bench.h"
 #include "models/model_config.h"
 
 static void list_kernels(void)

@@ -6,8 +6,8 @@
 
 #include "args.h"
 #include "commands.h"
-#include "machine.h"
 #include "overhead.h"
+#include "support/machine.h"
 
 static void usage(FILE *f)
 {

@@ -7,8 +7,8 @@
 
 #include "args.h"
 #include "commands.h"
-#include "machine.h"
 #include "roofline.h"
+#include "support/machine.h"
 
 static void usage(FILE *f)
 {

@@ -8,10 +8,10 @@
 #include "args.h"
 #include "commands.h"
 #include "experiment.h"
-#include "machine.h"
 #include "meter.h"
 #include "plan.h"
 #include "roofline.h"
+#include "support/machine.h"
 #include "sweep.h"
 
 static void usage(FILE *f)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suggest.h"
+#include "support/suggest.h"
 
 void bb_experiment_free(bb_experiment *ex)
 {

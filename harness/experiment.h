@@ -13,8 +13,8 @@
 
 #include "gemm_bench.h"
 #include "kernels/kernel.h"
-#include "machine.h"
 #include "models/model_config.h"
+#include "support/machine.h"
 
 #define BB_NAME_MAX 64
 

@@ -4,14 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "kernels/common/error_bound.h"
-#include "machine.h"
-#include "roofline.h"
-#include "rng.h"
-#include "stats.h"
-#include "timer.h"
+#include "support/machine.h"
+#include "support/memory.h"
+#include "support/rng.h"
+#include "support/stats.h"
+#include "support/timer.h"
 
 const char *bb_cache_mode_name(bb_cache_mode c) { return c == BB_CACHE_DRAM ? "dram" : "resident"; }
 
@@ -21,24 +20,6 @@ int bb_cache_mode_parse(const char *s, bb_cache_mode *c)
     else if (strcmp(s, "dram") == 0) *c = BB_CACHE_DRAM;
     else return -1;
     return 0;
-}
-
-void *bb_alloc(size_t bytes)
-{
-    void *p = NULL;
-    if (bytes == 0) bytes = 64;
-    if (posix_memalign(&p, 64, (bytes + 63) & ~(size_t)63) != 0) return NULL;
-    return p;
-}
-
-void *bb_alloc_stream(size_t bytes)
-{
-    const size_t huge = (size_t)2 << 20;
-    if (bytes < 2 * huge) return bb_alloc(bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes)) return NULL;
-    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without it the pages stay 4 KiB */
-    return p;
 }
 
 typedef struct {

@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 #include "kernels/kernel.h"
-#include "machine.h"
 #include "meter.h"
-#include "pool.h"
+#include "support/machine.h"
+#include "support/pool.h"
 
 typedef enum { BB_CACHE_RESIDENT = 0, BB_CACHE_DRAM } bb_cache_mode;
 
@@ -120,13 +120,5 @@ void bb_matmul_pool(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, c
 
 /* Random weights of the kernel's natural kind (ternary or Gaussian), M×K. */
 void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float *w);
-
-/* 64-byte aligned allocation; NULL on failure. */
-void *bb_alloc(size_t bytes);
-/* For weights that are streamed (packed matrices, their DRAM-mode copies): 2 MiB-aligned and
- * advised for transparent huge pages when 4 MiB or more, since a GEMV that reads hundreds of MB
- * on 4 KiB pages takes a TLB miss every 4 KiB (Linux gives huge pages only on request in its
- * "madvise" mode).  Free with free(). */
-void *bb_alloc_stream(size_t bytes);
 
 #endif

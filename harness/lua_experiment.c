@@ -29,10 +29,10 @@
 
 #include "commands.h"
 #include "experiment.h"
-#include "lua_fields.h"
 #include "meter.h"
 #include "models/model_config.h"
-#include "suggest.h"
+#include "support/lua_fields.h"
+#include "support/suggest.h"
 
 typedef struct {
     const bb_machine *mach;

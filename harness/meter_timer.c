@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "meter.h"
-#include "timer.h"
+#include "support/timer.h"
 
 typedef struct {
     double t0;

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "gemm_bench.h"
-#include "pool.h"
-#include "stats.h"
-#include "timer.h"
+#include "support/pool.h"
+#include "support/stats.h"
+#include "support/timer.h"
 
 static void empty_job(void *ctx, int tid, int nthreads) { (void)ctx; (void)tid; (void)nthreads; }
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/e2e_bench.h"
+#include "e2e_bench.h"
 
 void bb_point_key(const char *sweep, const char *kernel, const char *variant, int m, int k, int n, int threads,
                   const char *cache, char *buf, size_t len)

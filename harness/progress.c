@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "timer.h"
+#include "support/timer.h"
 
 void bb_progress_init(bb_progress *p, int total, int already_done, bool enabled)
 {

@@ -18,9 +18,9 @@
 #include <stddef.h>
 
 #include "experiment.h"
-#include "machine.h"
 #include "meter.h"
 #include "plan.h"
+#include "support/machine.h"
 
 typedef struct {
     const bb_experiment *ex;

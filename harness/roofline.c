@@ -9,13 +9,12 @@
 #include "gemm_bench.h"
 #include "json.h"
 #include "kernels/kernel.h"
-#include "pool.h"
-#include "rng.h"
-#include "timer.h"
+#include "support/memory.h"
+#include "support/pool.h"
+#include "support/rng.h"
+#include "support/timer.h"
 
 const char *const bb_roof_level_names[BB_ROOF_LEVELS] = {"L1", "L2", "L3", "DRAM"};
-
-static bool has512(void) { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"); }
 
 /* ---- read bandwidth ---- */
 
@@ -32,8 +31,8 @@ static void read_worker(void *ctx, int tid, int n)
     read_job *j = ctx;
     (void)n;
     for (int p = 0; p < j->passes; p++) {
-        if (j->zmm) bb_roof_read512(j->buf[tid] + j->off, j->chunk);
-        else bb_roof_read256(j->buf[tid] + j->off, j->chunk);
+        if (j->zmm) bb_read512(j->buf[tid] + j->off, j->chunk);
+        else bb_read256(j->buf[tid] + j->off, j->chunk);
     }
 }
 
@@ -41,7 +40,7 @@ static void read_worker(void *ctx, int tid, int n)
  * of enough passes to last about `seconds` each (fastest = least disturbed by other processes). */
 static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds, int runs)
 {
-    read_job j = {.bytes = bytes, .chunk = bytes, .passes = 1, .zmm = has512()};
+    read_job j = {.bytes = bytes, .chunk = bytes, .passes = 1, .zmm = bb_read512_usable()};
     for (int t = 0; t < nthreads; t++) {
         j.buf[t] = bb_alloc(bytes);
         if (!j.buf[t]) {
@@ -72,7 +71,7 @@ static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds,
  * pass over the whole buffer (hundreds of ms) is always preempted somewhere. */
 static double dram_bw(bb_pool *pool, int nthreads, size_t bytes, int runs)
 {
-    read_job j = {.bytes = bytes, .chunk = (size_t)4 << 20, .passes = 1, .zmm = has512()};
+    read_job j = {.bytes = bytes, .chunk = (size_t)4 << 20, .passes = 1, .zmm = bb_read512_usable()};
     if (j.chunk > bytes) j.chunk = bytes;
     for (int t = 0; t < nthreads; t++) {
         j.buf[t] = bb_alloc(bytes);
@@ -93,54 +92,6 @@ static double dram_bw(bb_pool *pool, int nthreads, size_t bytes, int runs)
     }
     for (int t = 0; t < nthreads; t++) free(j.buf[t]);
     return (double)j.chunk * nthreads / best / 1e9;
-}
-
-/* ---- reading a given set of buffers (bb_read_buffers) ---- */
-
-typedef struct {
-    const void *const *bufs;
-    const size_t *bytes;
-    int n;
-    bool zmm;
-} buffers_job;
-
-/* The part of a buffer that is read: from its first 64-byte boundary, whole 256-byte units. */
-static const uint8_t *readable(const void *buf, size_t bytes, size_t *units)
-{
-    const uint8_t *p = buf, *a = (const uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
-    *units = bytes > (size_t)(a - p) ? (bytes - (size_t)(a - p)) / 256 : 0;
-    return a;
-}
-
-static void buffers_worker(void *ctx, int tid, int nthreads)
-{
-    buffers_job *j = ctx;
-    for (int i = 0; i < j->n; i++) {
-        /* this thread's share of buffer i in 256-byte units, as bb_split_rows splits rows */
-        size_t units;
-        const uint8_t *a = readable(j->bufs[i], j->bytes[i], &units);
-        int u0, u1;
-        bb_split_rows((int)units, 1, tid, nthreads, &u0, &u1);
-        size_t len = (size_t)(u1 - u0) * 256;
-        if (len == 0) continue;
-        if (j->zmm) bb_roof_read512(a + (size_t)u0 * 256, len);
-        else bb_roof_read256(a + (size_t)u0 * 256, len);
-    }
-}
-
-double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *bytes, int n, size_t *read)
-{
-    buffers_job j = {bufs, bytes, n, has512()};
-    size_t total = 0;
-    for (int i = 0; i < n; i++) {
-        size_t units;
-        readable(bufs[i], bytes[i], &units);
-        total += units * 256;
-    }
-    if (read) *read = total;
-    double t0 = bb_now();
-    bb_pool_run(pool, buffers_worker, &j);
-    return bb_now() - t0;
 }
 
 /* ---- instruction peaks ---- */

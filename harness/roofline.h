@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "machine.h"
-#include "pool.h"
+#include "support/machine.h"
+#include "support/pool.h"
 
 #define BB_ROOF_LEVELS 4
 #define BB_ROOF_MAX_THREADS 64
@@ -70,13 +70,6 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *m, int maxthreads, boo
 int bb_roofline_write_json(const bb_roofline *r, const bb_machine *m, const char *path, char *err, size_t errlen);
 void bb_roofline_print(const bb_roofline *r, FILE *f);
 
-/* Seconds for the pool to read buffers bufs[0..n) once, in order, each thread its contiguous
- * share of each buffer, with the plain 64-byte loads of the DRAM read figure (the engine's
- * "weights read alone" bound).  Each buffer is read from its first 64-byte boundary in whole
- * 256-byte units (at most 63 bytes before and 255 after are skipped; the engine's buffers start on
- * cache lines); *read (may be NULL) gets the bytes read. */
-double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *bytes, int n, size_t *read);
-
 /* roofline_simd.c */
 long bb_roof_vpdpbusd(long iters);
 long bb_roof_vpmaddubsw(long iters);
@@ -85,7 +78,5 @@ long bb_roof_vpermb(long iters);
 long bb_roof_fma(long iters);
 long bb_roof_bf16dot(long iters);
 long bb_roof_add_chain(long iters);
-void bb_roof_read512(const void *p, size_t bytes);
-void bb_roof_read256(const void *p, size_t bytes);
 
 #endif

@@ -74,39 +74,6 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) long bb_roof_bf16dot(long
     return iters * 12;
 }
 
-/* Read `bytes` (a multiple of 256) from p with 64-byte loads into four xor accumulators: the
- * loads are independent, so the loop runs at the load bandwidth of wherever p lives.  No software
- * prefetch: 4 KiB-ahead prefetching measured no faster here (6 GB/s from DRAM, one thread). */
-__attribute__((target("avx512f"))) void bb_roof_read512(const void *p, size_t bytes)
-{
-    const __m512i *v = p;
-    __m512i x0 = _mm512_setzero_si512(), x1 = x0, x2 = x0, x3 = x0;
-    for (size_t i = 0; i < bytes / 64; i += 4) {
-        x0 = _mm512_xor_si512(x0, _mm512_load_si512(v + i));
-        x1 = _mm512_xor_si512(x1, _mm512_load_si512(v + i + 1));
-        x2 = _mm512_xor_si512(x2, _mm512_load_si512(v + i + 2));
-        x3 = _mm512_xor_si512(x3, _mm512_load_si512(v + i + 3));
-    }
-    /* two lanes of the xor, not a sum: the bytes are arbitrary (packed weights) and a signed
-     * 32-bit sum of them may overflow */
-    __m512i x = _mm512_xor_si512(_mm512_xor_si512(x0, x1), _mm512_xor_si512(x2, x3));
-    bb_roof_sink = _mm_cvtsi128_si32(_mm512_castsi512_si128(x)) ^ _mm_cvtsi128_si32(_mm512_extracti32x4_epi32(x, 3));
-}
-
-__attribute__((target("avx2"))) void bb_roof_read256(const void *p, size_t bytes)
-{
-    const __m256i *v = p;
-    __m256i x0 = _mm256_setzero_si256(), x1 = x0, x2 = x0, x3 = x0;
-    for (size_t i = 0; i < bytes / 32; i += 4) {
-        x0 = _mm256_xor_si256(x0, _mm256_load_si256(v + i));
-        x1 = _mm256_xor_si256(x1, _mm256_load_si256(v + i + 1));
-        x2 = _mm256_xor_si256(x2, _mm256_load_si256(v + i + 2));
-        x3 = _mm256_xor_si256(x3, _mm256_load_si256(v + i + 3));
-    }
-    __m256i s = _mm256_xor_si256(_mm256_xor_si256(x0, x1), _mm256_xor_si256(x2, x3));
-    bb_roof_sink = _mm256_extract_epi32(s, 0) ^ _mm256_extract_epi32(s, 7);
-}
-
 /* A chain of dependent 64-bit register-register adds: one per cycle at the core's clock,
  * whatever the TSC says.  Register operands, not immediates: recent Intel cores (Golden Cove and
  * later) fold chains of add-immediate at rename, which measured 11 GHz here. */

@@ -11,17 +11,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "gemm_bench.h"
+#include "e2e_bench.h"
 #include "energy.h"
+#include "gemm_bench.h"
+#include "logit_compare.h"
 #include "meter.h"
-#include "models/e2e_bench.h"
-#include "models/logit_compare.h"
-#include "pool.h"
 #include "progress.h"
 #include "results.h"
 #include "results_json.h"
 #include "sha256.h"
-#include "timer.h"
+#include "support/pool.h"
+#include "support/timer.h"
 
 #include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
 

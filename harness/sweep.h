@@ -14,8 +14,8 @@
 #include <stddef.h>
 
 #include "experiment.h"
-#include "machine.h"
 #include "plan.h"
+#include "support/machine.h"
 
 typedef struct {
     int argc;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/lua_fields.h"
-#include "harness/suggest.h"
+#include "support/lua_fields.h"
+#include "support/suggest.h"
 
 #ifndef BB_SOURCE_DIR
 #define BB_SOURCE_DIR "."

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "harness/rng.h"
+#include "support/rng.h"
 
 typedef struct {
     float temperature; /* 0 = greedy argmax */

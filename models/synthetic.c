@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "harness/rng.h"
+#include "support/rng.h"
 
 static uint64_t name_hash(const char *s)
 {

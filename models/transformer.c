@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/gemm_bench.h"
-#include "harness/timer.h"
 #include "kernels/common/prefetch.h"
+#include "support/memory.h"
+#include "support/timer.h"
 #include "vec.h"
 
 struct bb_transformer {

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/pool.h"
 #include "kernels/kernel.h"
+#include "support/pool.h"
 
 typedef enum { BB_STYLE_LLAMA = 0, BB_STYLE_BITNET } bb_tf_style;
 typedef enum { BB_FFN_SILU = 0, BB_FFN_RELU2 } bb_ffn_act;

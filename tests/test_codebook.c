@@ -21,7 +21,7 @@
 #include "kernels/common/act_quant.h"
 #include "kernels/common/fp16.h"
 #include "kernels/kernel.h"
-#include "rng.h"
+#include "support/rng.h"
 
 static const int8_t known[4][4] = {
     {-63, -20, 20, 63}, /* symmetric, uniform-like */

@@ -15,7 +15,8 @@
 #include "gemm_bench.h"
 #include "kernels/common/error_bound.h"
 #include "kernels/kernel.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 #define GUARD 64
 #define GUARD_BYTE 0xa5

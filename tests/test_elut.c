@@ -21,7 +21,8 @@
 #include "kernels/common/act_quant.h"
 #include "kernels/elut/elut.h"
 #include "kernels/kernel.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 enum { W_RANDOM, W_ALL_NEG, W_ALL_POS, W_ALTERNATING, W_ROWS_ALTERNATING, W_PATTERNS };
 enum { X_GAUSS, X_PLUS127, X_MINUS127, X_MIXED127, X_PATTERNS };

@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "models/logit_compare.h"
-#include "models/sampler.h"
 #include "harness/gemm_bench.h"
-#include "harness/rng.h"
+#include "harness/logit_compare.h"
+#include "models/sampler.h"
 #include "models/synthetic.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 #define STEPS 12
 

@@ -16,7 +16,8 @@
 #include "gemm_bench.h"
 #include "kernels/common/fp16.h"
 #include "kernels/kernel.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 static float from_bits(uint32_t u) { return bb_bits_f32(u); }
 

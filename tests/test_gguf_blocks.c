@@ -9,7 +9,8 @@
 #include "check.h"
 #include "gemm_bench.h"
 #include "kernels/kernel.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 static void check_bytes(const char *what, const uint8_t *got, const uint8_t *want, int len)
 {

@@ -13,7 +13,7 @@
 #include "kernels/common/fp16.h"
 #include "kernels/kernel.h"
 #include "kernels/mad/ggml_k.h"
-#include "rng.h"
+#include "support/rng.h"
 
 static const bb_kernel *kern(const char *name)
 {

@@ -9,7 +9,7 @@
 #include "kernels/common/act_quant.h"
 #include "kernels/common/i8_rows_simd.h"
 #include "kernels/cpu.h"
-#include "rng.h"
+#include "support/rng.h"
 
 static void fill(int pattern, float *x, int k, bb_rng *r)
 {

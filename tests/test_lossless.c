@@ -10,7 +10,8 @@
 #include "gemm_bench.h"
 #include "kernels/common/act_quant.h"
 #include "kernels/kernel.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 enum { PATTERN_RANDOM, PATTERN_ALL_NEG, PATTERN_ALL_POS, PATTERN_ALTERNATING, PATTERN_COUNT };
 

@@ -12,8 +12,9 @@
 #include "check.h"
 #include "gemm_bench.h"
 #include "overhead.h"
-#include "pool.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/pool.h"
+#include "support/rng.h"
 
 static void test_split(void)
 {

@@ -10,7 +10,8 @@
 #include "check.h"
 #include "gemm_bench.h"
 #include "kernels/kernel.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 static void run_case(int m, int k, int n, uint64_t seed)
 {

@@ -16,8 +16,8 @@
 #include "meter.h"
 #include "results.h"
 #include "sha256.h"
-#include "stats.h"
-#include "suggest.h"
+#include "support/stats.h"
+#include "support/suggest.h"
 
 static void test_json(void)
 {

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "harness/roofline.h"
-#include "models/e2e_bench.h"
+#include "harness/e2e_bench.h"
 #include "models/synthetic.h"
+#include "support/memory.h"
 
 #define GIB 1073741824.0
 

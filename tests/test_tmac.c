@@ -19,7 +19,8 @@
 #include "kernels/bitlut/tmac.h"
 #include "kernels/common/act_quant.h"
 #include "kernels/kernel.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 static const bb_kernel *kernel(const char *name)
 {

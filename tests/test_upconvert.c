@@ -19,7 +19,8 @@
 #include "kernels/common/act_quant.h"
 #include "kernels/kernel.h"
 #include "kernels/upconvert/upconvert.h"
-#include "rng.h"
+#include "support/memory.h"
+#include "support/rng.h"
 
 enum { ACT_RANDOM, ACT_NEG, ACT_POS, ACT_ALT, ACT_COUNT };
 

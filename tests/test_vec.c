@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "harness/rng.h"
 #include "kernels/common/fp16.h"
 #include "models/vec.h"
+#include "support/rng.h"
 
 static void fill(bb_rng *r, float *x, int n, float scale)
 {

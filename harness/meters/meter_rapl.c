@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "meter.h"
-#include "timer.h"
+#include "support/timer.h"
 
 #define POWERCAP_DIR "/sys/class/powercap/intel-rapl:0"
 #define POWER_PMU "/sys/bus/event_source/devices/power"

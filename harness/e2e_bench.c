@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/machine.h"
-#include "harness/roofline.h"
-#include "harness/stats.h"
-#include "harness/timer.h"
 #include "logit_compare.h"
-#include "synthetic.h"
+#include "models/synthetic.h"
+#include "support/machine.h"
+#include "support/memory.h"
+#include "support/stats.h"
+#include "support/timer.h"
 
 void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d)
 {

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/pool.h"
-#include "model_config.h"
-#include "transformer.h"
+#include "models/model_config.h"
+#include "models/transformer.h"
+#include "support/pool.h"
 
 typedef struct {
     const bb_model_config *model;

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "harness/pool.h"
-#include "transformer.h"
+#include "models/transformer.h"
+#include "support/pool.h"
 
 typedef struct {
     int positions;

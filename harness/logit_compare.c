@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "harness/rng.h"
-#include "sampler.h"
+#include "models/sampler.h"
+#include "support/rng.h"
 
 void bb_logits_compare(const float *ref, const float *got, int positions, int vocab, bb_logit_diff *out)
 {

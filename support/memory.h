@@ -1,0 +1,34 @@
+/* Memory for every layer: aligned and streamed allocation, and plain reads of buffers (the
+ * "weights read alone" bound the gemm bench and the engine set their kernels beside, and the
+ * loops `bitbench roofline` measures read bandwidth with). */
+#ifndef BB_MEMORY_H
+#define BB_MEMORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pool.h"
+
+/* 64-byte aligned allocation; NULL on failure.  Free with free(). */
+void *bb_alloc(size_t bytes);
+/* For weights that are streamed (packed matrices, their DRAM-mode copies): 2 MiB-aligned and
+ * advised for transparent huge pages when 4 MiB or more, since a GEMV that reads hundreds of MB
+ * on 4 KiB pages takes a TLB miss every 4 KiB (Linux gives huge pages only on request in its
+ * "madvise" mode).  Free with free(). */
+void *bb_alloc_stream(size_t bytes);
+
+/* Seconds for the pool to read buffers bufs[0..n) once, in order, each thread its contiguous
+ * share of each buffer, with the plain 64-byte loads of the DRAM read figure (the engine's
+ * "weights read alone" bound).  Each buffer is read from its first 64-byte boundary in whole
+ * 256-byte units (at most 63 bytes before and 255 after are skipped; the engine's buffers start on
+ * cache lines); *read (may be NULL) gets the bytes read. */
+double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *bytes, int n, size_t *read);
+
+/* The read loops (read_simd.c): `bytes` (a multiple of 256) from p (64-byte aligned), loaded
+ * and xor-ed, no other arithmetic.  bb_read512 needs AVX-512F (bb_read512_usable), bb_read256
+ * AVX2. */
+bool bb_read512_usable(void);
+void bb_read512(const void *p, size_t bytes);
+void bb_read256(const void *p, size_t bytes);
+
+#endif
