@@ -182,7 +182,8 @@ static inline __attribute__((always_inline)) void tmac_prefetch(const void *p)
     _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
 }
 /* bb_tmac_matmul_<isa> body: RUN(w, act, y, m, k, n, m0, m1, B, MODE) specialised for constant
- * bit width and mode. */
+ * bit width and mode.  A macro because each ISA file's always-inline RUN must be expanded twelve
+ * times with constants, and C cannot pass a function to be inlined that way. */
 #define TMAC_RUN_B(RUN, B)                                                     \
     case B:                                                                    \
         if (mode == TMAC_LUT8) RUN(w, act, y, m, k, n, m0, m1, B, TMAC_LUT8);  \
@@ -195,42 +196,6 @@ void bb_tmac_matmul_avx2(const void *w, const void *act, float *y, int m, int k,
                          tmac_mode mode);
 void bb_tmac_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
                            tmac_mode mode);
-
-/* The three kernels of bit width B: tmac_wB (int8 tables), tmac_wB_fa, tmac_wB_exact.  Each
- * tmac_wB.c instantiates this once; the wrappers only bind B and the mode. */
-#define TMAC_WRAP(B, MODE, SUF)                                                                               \
-    static void tmac_w##B##SUF##_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1) \
-    { bb_tmac_matmul_ref(w, a, y, m, k, n, m0, m1, B, MODE); }                                                 \
-    static void tmac_w##B##SUF##_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1) \
-    { bb_tmac_matmul_avx2(w, a, y, m, k, n, m0, m1, B, MODE); }                                                \
-    static void tmac_w##B##SUF##_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1) \
-    { bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, B, MODE); }
-
-#define TMAC_DESCRIPTOR(B, MODE, SUF, NAME, DESC, ACT, BOUND, PREP_AVX2, PREP_AVX512)          \
-    const bb_kernel bb_kernel_tmac_w##B##SUF = {                                                 \
-        .name = NAME,                                                                            \
-        .family = "bitlut",                                                                      \
-        .description = DESC,                                                                     \
-        .paper = "T-MAC §3-4 (seed 002)",                                                        \
-        .bits_per_weight = B + 0.3125,                                                           \
-        .lossless = false,                                                                       \
-        .weights = BB_WEIGHTS_REAL,                                                              \
-        .act = ACT,                                                                              \
-        .plain_rows = false,                                                                     \
-        .k_multiple = TMAC_QG,                                                                   \
-        .m_multiple = TMAC_RB,                                                                   \
-        .packed_size = tmac_w##B##_packed_size,                                                  \
-        .pack = tmac_w##B##_pack,                                                                \
-        .unpack = tmac_w##B##_unpack,                                                            \
-        .act_size = tmac##SUF##_act_size,                                                        \
-        .prepare = tmac##SUF##_prepare,                                                          \
-        .error_bound = BOUND,                                                                    \
-        .variants = {                                                                            \
-            {"scalar", 0, tmac_w##B##SUF##_ref, NULL},                                           \
-            {"avx2", BB_ISA_AVX2, tmac_w##B##SUF##_avx2, PREP_AVX2},                             \
-            {"avx512", BB_ISA_AVX512, tmac_w##B##SUF##_avx512, PREP_AVX512},                     \
-        },                                                                                       \
-    };
 
 /* Per-mode prepare/act_size/bound wrappers, shared by the four bit widths (tmac.c; the SIMD
  * prepares of the int8-table modes in tmac_avx2.c / tmac_avx512.c write the same bytes; _exact's
@@ -247,26 +212,5 @@ void tmac_prepare_avx512(const float *x, int n, int k, void *act);
 void tmac_fa_prepare_avx512(const float *x, int n, int k, void *act);
 double tmac_error_bound(const float *wdeq_row, const float *x, int k);
 double tmac_fa_error_bound(const float *wdeq_row, const float *x, int k);
-
-#define TMAC_DEFINE_KERNELS(B)                                                                        \
-    static size_t tmac_w##B##_packed_size(int m, int k) { return bb_tmac_packed_size(m, k, B); }      \
-    static int tmac_w##B##_pack(const bb_weights *w, void *dst, char *err, size_t errlen)             \
-    {                                                                                                 \
-        (void)err; (void)errlen;                                                                      \
-        return bb_tmac_pack(w, dst, B);                                                               \
-    }                                                                                                 \
-    static void tmac_w##B##_unpack(const void *src, int m, int k, float *dst) { bb_tmac_unpack(src, m, k, dst, B); } \
-    TMAC_WRAP(B, TMAC_LUT8, )                                                                         \
-    TMAC_WRAP(B, TMAC_FA, _fa)                                                                        \
-    TMAC_WRAP(B, TMAC_EXACT, _exact)                                                                  \
-    TMAC_DESCRIPTOR(B, TMAC_LUT8, , "tmac_w" #B,                                                      \
-                    "T-MAC " #B "-bit planes, g=4 LUT, int8 tables (T-MAC default)", BB_ACT_CUSTOM,   \
-                    tmac_error_bound, tmac_prepare_avx2, tmac_prepare_avx512)                         \
-    TMAC_DESCRIPTOR(B, TMAC_FA, _fa, "tmac_w" #B "_fa",                                               \
-                    "T-MAC " #B "-bit planes, int8 tables + fast 8-bit aggregation", BB_ACT_CUSTOM,   \
-                    tmac_fa_error_bound, tmac_fa_prepare_avx2, tmac_fa_prepare_avx512)                \
-    TMAC_DESCRIPTOR(B, TMAC_EXACT, _exact, "tmac_w" #B "_exact",                                      \
-                    "T-MAC " #B "-bit planes, int16 tables (lossless over int8 activations)",         \
-                    BB_ACT_I8_ROW, NULL, NULL, NULL)
 
 #endif
