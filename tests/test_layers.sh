@@ -1,0 +1,63 @@
+#!/bin/sh
+# The layers go one way: kernels/ and baselines/ <- support/ <- models/ <- harness/.  Every
+# #include "..." in a source file of a lower layer must name a header of its own layer or one
+# below.  The header is found the way the compiler finds it: next to the including file, then
+# from the source root, then in the folders the libraries export (kernels/, harness/); so
+# "../harness/x.h" and an unqualified name that only exists higher up are caught too.  Prints
+# each offending line (file:line: include) and fails if there is any.
+# By hand, for the path-qualified spelling (each prints nothing):
+#   grep -rn '#include "harness/' kernels baselines support models
+#   grep -rn '#include "models/' kernels baselines support
+#   grep -rn '#include "support/' kernels baselines
+src=${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}
+src=$(cd "$src" && pwd -P) || { echo "FAIL: no source directory"; exit 1; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+# rank of the layer a path (relative to the source root) lies in; empty when in none
+rank() {
+    case $1 in
+    kernels/* | baselines/*) echo 0 ;;
+    support/*) echo 1 ;;
+    models/*) echo 2 ;;
+    harness/*) echo 3 ;;
+    esac
+}
+
+# The source-root-relative path of the header a quoted include in directory $1 names, or the
+# name itself when no such file exists (a generated or system header).
+resolve() {
+    for d in "$1" "$src" "$src/kernels" "$src/harness"; do
+        if [ -f "$d/$2" ]; then
+            p=$(realpath "$d/$2")
+            echo "${p#"$src"/}"
+            return
+        fi
+    done
+    echo "$2"
+}
+
+bad=$(mktemp)
+trap 'rm -f "$bad"' EXIT
+checked=0
+for layer in kernels baselines support models; do
+    [ -d "$src/$layer" ] || fail "no folder $layer/ in $src"
+    own=$(rank "$layer/")
+    find "$src/$layer" -type f \( -name '*.c' -o -name '*.h' \) | sort | while read -r f; do
+        grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r hit; do
+            name=$(echo "$hit" | sed 's/^[^"]*"\([^"]*\)".*/\1/')
+            target=$(resolve "$(dirname "$f")" "$name")
+            r=$(rank "$target")
+            if [ -n "$r" ] && [ "$r" -gt "$own" ]; then
+                echo "${f#"$src"/}:${hit%%:*}: includes $target (layer above ${layer}/): ${hit#*:}" >>"$bad"
+            fi
+        done
+    done
+    checked=$((checked + $(find "$src/$layer" -type f \( -name '*.c' -o -name '*.h' \) | wc -l)))
+done
+[ "$checked" -gt 50 ] || fail "only $checked source files found under $src"
+if [ -s "$bad" ]; then
+    echo "FAIL: includes of a higher layer (kernels, baselines <- support <- models <- harness):"
+    cat "$bad"
+    exit 1
+fi
+echo "test_layers: passed ($checked files)"
