@@ -3,9 +3,16 @@
  * reference's integer round-to-nearest-even (x + 0x7fff + bit 16) >> 16 on 8 lanes, NaN kept
  * quiet, so its bytes equal bb_fp32_to_bf16's. */
 #include "bf16.h"
-#include "float_common.h"
+#include "float_tile.h"
 
-BB_FL_DEFINE_MATMUL(bb_bf16_matmul_avx2, avx2, BB_FL_BF16, 4, 2, 8)
+static void gemm_tile(bb_fl_tile *t) { bb_fl_tile_sum(t, 4, 2, BB_FL_BF16); }
+static void gemv_tile(bb_fl_tile *t) { bb_fl_tile_sum(t, 8, 1, BB_FL_BF16); }
+
+void bb_bf16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    static const bb_fl_plan plan = {BB_FL_BF16, {4, 2, gemm_tile}, {8, 1, gemv_tile}};
+    bb_fl_drive(&plan, w, act, y, m, k, n, m0, m1);
+}
 
 void bb_bf16_prepare_avx2(const float *x, int n, int k, void *act)
 {

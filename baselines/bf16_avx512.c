@@ -1,6 +1,13 @@
 /* bf16, AVX-512 without BF16 instructions: 32 bfloat16 per load, widened by shift / mask into
  * two float vectors, tiles of 4 weight rows x 4 activation rows, 8 weight rows for N = 1. */
 #include "bf16.h"
-#include "float_common.h"
+#include "float_tile.h"
 
-BB_FL_DEFINE_MATMUL(bb_bf16_matmul_avx512, avx512, BB_FL_BF16, 4, 4, 8)
+static void gemm_tile(bb_fl_tile *t) { bb_fl_tile_sum(t, 4, 4, BB_FL_BF16); }
+static void gemv_tile(bb_fl_tile *t) { bb_fl_tile_sum(t, 8, 1, BB_FL_BF16); }
+
+void bb_bf16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    static const bb_fl_plan plan = {BB_FL_BF16, {4, 4, gemm_tile}, {8, 1, gemv_tile}};
+    bb_fl_drive(&plan, w, act, y, m, k, n, m0, m1);
+}

@@ -3,9 +3,16 @@
  * the same bits as bb_fp32_to_fp16 for every non-NaN input) and back; NaN lanes are replaced by
  * the reference's quiet NaN, because vcvtps2ph keeps part of the payload. */
 #include "f16.h"
-#include "float_common.h"
+#include "float_tile.h"
 
-BB_FL_DEFINE_MATMUL(bb_f16_matmul_avx2, avx2, BB_FL_F16, 4, 2, 8)
+static void gemm_tile(bb_fl_tile *t) { bb_fl_tile_sum(t, 4, 2, BB_FL_F16); }
+static void gemv_tile(bb_fl_tile *t) { bb_fl_tile_sum(t, 8, 1, BB_FL_F16); }
+
+void bb_f16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    static const bb_fl_plan plan = {BB_FL_F16, {4, 2, gemm_tile}, {8, 1, gemv_tile}};
+    bb_fl_drive(&plan, w, act, y, m, k, n, m0, m1);
+}
 
 void bb_f16_prepare_avx2(const float *x, int n, int k, void *act)
 {
