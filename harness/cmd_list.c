@@ -110,8 +110,10 @@ static int list_meters(void)
         }
         char why[300];
         snprintf(why, sizeof why, "%s: %s", m.reason_code, m.reason);
-        printf("%-8s %-10s %-60s %s\n", t->name, rc == 0 && m.available ? "yes" : "no", cols,
-               rc == 0 && m.available ? t->description : why);
+        bool ok = rc == 0 && m.available;
+        printf("%-8s %-10s %-60s %s\n", t->name, ok ? "yes" : "no", cols, ok ? t->description : why);
+        if (!ok && bb_meter_remedy(m.reason_code)[0])
+            printf("%-8s %-10s %-60s to make it work: %s\n", "", "", "", bb_meter_remedy(m.reason_code));
         bb_meter_close(&m);
     }
     return 0;

@@ -6,8 +6,11 @@
  * Honesty rules (DESIGN.md "Meters"): opening a meter probes whether this machine can give its
  * numbers; when it cannot, the meter stays in the run as unavailable with a reason code from a
  * fixed vocabulary (not_built, no_pmu, perf_paranoid, no_permission, not_intel, no_msr,
- * no_uncore, no_powercap, event_missing, tool_missing, tool_failed) and a sentence, and its
- * columns are empty cells in CSV and null in JSON, never a made-up 0.
+ * no_uncore, no_powercap, event_missing, no_attach, tool_missing, tool_failed) and a sentence, and
+ * its columns are empty cells in CSV and null in JSON, never a made-up 0.  Each code has a remedy:
+ * what would make the meter work, in words a user can act on (bb_meter_remedy).  An available
+ * meter gives finite values >= 0 and measures at least one column; a meter that would measure
+ * nothing on this machine must say so at open() and be unavailable.
  *
  * Protocol per point: begin() just before the first timed repetition, end() just after the
  * last, with the number of timed calls in between; end() writes one value per column (NAN when
@@ -48,6 +51,11 @@ const bb_meter_type *bb_meter_type_at(int i);
 const bb_meter_type *bb_meter_type_by_name(const char *name);
 /* "timer, ..." */
 void bb_meter_type_names(char *buf, size_t len);
+
+/* Whether `code` is one of the reason codes above. */
+bool bb_meter_reason_known(const char *code);
+/* What would make a meter unavailable for `code` work ("" for an unknown code). */
+const char *bb_meter_remedy(const char *code);
 
 /* Open a meter of the given type (probing availability). */
 int bb_meter_open(bb_meter *m, const bb_meter_type *t);

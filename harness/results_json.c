@@ -258,6 +258,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
         bb_json_bool(&j, "available", m->available);
         bb_json_string(&j, "reason_code", m->available ? NULL : m->reason_code);
         bb_json_string(&j, "reason", m->available ? NULL : m->reason);
+        bb_json_string(&j, "remedy", m->available ? NULL : bb_meter_remedy(m->reason_code));
         bb_json_array_begin(&j, "columns");
         for (int c = 0; c < m->type->ncolumns; c++) bb_json_string(&j, NULL, m->type->columns[c]);
         bb_json_array_end(&j);

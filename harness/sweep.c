@@ -254,8 +254,8 @@ static int open_meters(run_state *st)
         }
         st->nmeters++;
         if (!st->meters[i].available)
-            note(st, "bitbench run: meter %s is unavailable (%s: %s); its columns stay empty", t->name,
-                 st->meters[i].reason_code, st->meters[i].reason);
+            note(st, "bitbench run: meter %s is unavailable (%s: %s); its columns stay empty; to make it work: %s",
+                 t->name, st->meters[i].reason_code, st->meters[i].reason, bb_meter_remedy(st->meters[i].reason_code));
         for (int c = 0; c < t->ncolumns && st->nmeter_cols < BB_MAX_METER_VALUES; c++)
             st->meter_cols[st->nmeter_cols++] = t->columns[c];
     }

@@ -1,5 +1,6 @@
-/* The PAPI, PCM and RAPL meters: each one's unavailable path on this machine with its reason
- * (empty columns, never a number), the PAPI path with whatever PAPI can count here, the PCM
+/* The PAPI, PCM and RAPL meters: the contract each keeps on any host (unavailable: a known reason,
+ * a remedy, empty columns; available: values >= 0, at least one measured), never a prediction of
+ * what this host offers; a refusing PCM tool quoted; the PCM
  * meter's parsing of pcm-memory's CSV and pcm-power's text on sample files written by hand in
  * pcm 202302's layouts (tests/data/pcm_samples.md), its region arithmetic (bandwidth average,
  * overlap-weighted power and its integral), and its two sidecars' start, alignment and stop with
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,17 +21,6 @@
 #include "meters/pcm_csv.h"
 #include "meters/pcm_power_text.h"
 
-static const char *const vocabulary[] = {"not_built",  "no_pmu",      "perf_paranoid", "no_permission",
-                                         "not_intel",  "no_msr",      "no_uncore",     "no_powercap",
-                                         "event_missing", "tool_missing", "tool_failed"};
-
-static int in_vocabulary(const char *code)
-{
-    for (size_t i = 0; i < sizeof vocabulary / sizeof vocabulary[0]; i++)
-        if (!strcmp(code, vocabulary[i])) return 1;
-    return 0;
-}
-
 static char srcdir[1024];
 
 static void data_path(char *buf, size_t len, const char *name)
@@ -37,94 +28,92 @@ static void data_path(char *buf, size_t len, const char *name)
     snprintf(buf, len, "%s/tests/data/%s", srcdir, name);
 }
 
-/* Open, run one empty region, close; an unavailable meter must give a known reason and NaN. */
-static void check_meter_here(const char *name, const char *expect_code)
+/* The contract every meter keeps on any host, whatever it can count there: open, one region
+ * around some work, close.  Unavailable: a reason code from the vocabulary, a sentence, a remedy
+ * and every column empty.  Available: every column empty or finite and >= 0, and at least one
+ * measured - a meter that would measure nothing must have said so at open. */
+static void check_meter_contract(const char *name, const char *setting)
 {
     const bb_meter_type *t = bb_meter_type_by_name(name);
     CHECK(t != NULL, "%s registered", name);
     if (!t) return;
     bb_meter m;
-    CHECK(bb_meter_open(&m, t) == 0, "%s opens", name);
+    CHECK(bb_meter_open(&m, t) == 0, "%s opens (%s)", name, setting);
     double v[BB_METER_MAX_COLUMNS];
-    bb_meter_begin(&m);
-    bb_meter_end(&m, 10, v);
-    if (!m.available) {
-        CHECK(in_vocabulary(m.reason_code) && m.reason[0], "%s unavailable with a reason: %s: %s", name,
-              m.reason_code, m.reason);
-        int all_nan = 1;
-        for (int c = 0; c < t->ncolumns; c++) all_nan &= isnan(v[c]);
-        CHECK(all_nan, "%s: unavailable -> every column empty", name);
-        if (expect_code) CHECK(!strcmp(m.reason_code, expect_code), "%s: reason %s, expected %s here", name,
-                               m.reason_code, expect_code);
-        printf("  %s unavailable here: %s: %s\n", name, m.reason_code, m.reason);
-    } else {
-        CHECK(!expect_code, "%s available although this machine shows cause %s", name, expect_code ? expect_code : "");
-        printf("  %s available here\n", name);
-    }
-    bb_meter_close(&m);
-}
-
-static void test_unavailable_paths(void)
-{
-    int has_cpu_pmu = access("/sys/bus/event_source/devices/cpu", F_OK) == 0;
-#ifdef BB_HAVE_PAPI
-    check_meter_here("papi", has_cpu_pmu ? NULL : "no_pmu");
-#else
-    check_meter_here("papi", "not_built");
-#endif
-    int has_msr = access("/dev/cpu/0/msr", F_OK) == 0;
-    unsetenv("BB_PCM_MEMORY");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    int intel = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "vendor_id", 9)) {
-            intel = strstr(line, "GenuineIntel") != NULL;
-            break;
-        }
-    if (f) fclose(f);
-    unsetenv("BB_PCM_POWER");
-    int has_pcm = access("/usr/sbin/pcm-memory", X_OK) == 0 || access("/usr/bin/pcm-memory", X_OK) == 0;
-    check_meter_here("pcm", !intel ? "not_intel" : !has_pcm ? "tool_missing" : !has_msr ? "no_msr" : NULL);
-    if (intel && has_pcm && !has_msr) {
-        /* the tools ran and refused: the reason quotes them */
-        bb_meter m;
-        bb_meter_open(&m, bb_meter_type_by_name("pcm"));
-        CHECK(!m.available && strstr(m.reason, "exited (status") && strchr(m.reason, '"'),
-              "pcm's reason quotes the tools' refusal: %s", m.reason);
-        bb_meter_close(&m);
-    }
-    int powercap = access("/sys/class/powercap/intel-rapl:0/energy_uj", F_OK) == 0;
-    int energy_pkg = access("/sys/bus/event_source/devices/power/events/energy-pkg", F_OK) == 0;
-    check_meter_here("rapl", !powercap && !energy_pkg ? "no_powercap" : NULL);
-}
-
-/* PAPI with a named native event: counted where PAPI can (software events of perf_event), else
- * unavailable with its reason. */
-static void test_papi_native(void)
-{
-    setenv("BB_PAPI_NATIVE", "perf::TASK-CLOCK,perf::PAGE-FAULTS", 1);
-    const bb_meter_type *t = bb_meter_type_by_name("papi");
-    bb_meter m;
-    CHECK(bb_meter_open(&m, t) == 0, "papi opens with BB_PAPI_NATIVE");
-    double v[BB_METER_MAX_COLUMNS];
+    for (int c = 0; c < BB_METER_MAX_COLUMNS; c++) v[c] = -12345.0; /* every column must be written */
     bb_meter_begin(&m);
     volatile double x = 0;
     for (int i = 0; i < 2000000; i++) x += i * 1e-9;
-    bb_meter_end(&m, 1, v);
-    if (m.available) {
-        int any = 0;
-        for (int c = 0; c < t->ncolumns; c++) {
-            CHECK(isnan(v[c]) || v[c] >= 0, "papi column %s finite and >= 0 or empty", t->columns[c]);
-            any |= !isnan(v[c]);
-        }
-        CHECK(any, "papi available -> at least one column measured");
+    bb_meter_end(&m, 10, v);
+    if (!m.available) {
+        CHECK(bb_meter_reason_known(m.reason_code) && m.reason[0], "%s unavailable with a known reason: '%s': %s",
+              name, m.reason_code, m.reason);
+        CHECK(bb_meter_remedy(m.reason_code)[0], "%s: a remedy for %s", name, m.reason_code);
+        int all_nan = 1;
+        for (int c = 0; c < t->ncolumns; c++) all_nan &= isnan(v[c]);
+        CHECK(all_nan, "%s: unavailable -> every column empty", name);
+        printf("  %s (%s) unavailable here: %s: %s\n", name, setting, m.reason_code, m.reason);
     } else {
-        CHECK(in_vocabulary(m.reason_code), "papi with native events unavailable: %s: %s", m.reason_code, m.reason);
-        printf("  papi (BB_PAPI_NATIVE) unavailable here: %s: %s\n", m.reason_code, m.reason);
+        int measured = 0;
+        for (int c = 0; c < t->ncolumns; c++) {
+            CHECK(isnan(v[c]) || (isfinite(v[c]) && v[c] >= 0), "%s column %s empty, or finite and >= 0: %g", name,
+                  t->columns[c], v[c]);
+            measured += !isnan(v[c]);
+        }
+        CHECK(measured >= 1, "%s available -> at least one column measured", name);
+        printf("  %s (%s) available here: %d of %d columns measured\n", name, setting, measured, t->ncolumns);
     }
     bb_meter_close(&m);
+}
+
+static void test_meter_contract(void)
+{
+    unsetenv("BB_PCM_MEMORY");
+    unsetenv("BB_PCM_POWER");
     unsetenv("BB_PAPI_NATIVE");
+    for (int i = 0; i < bb_meter_type_count(); i++) check_meter_contract(bb_meter_type_at(i)->name, "default");
+    /* PAPI with perf's software events named: counted where PAPI can attach them to threads,
+     * else unavailable - never "available" with nothing measured */
+    setenv("BB_PAPI_NATIVE", "perf::TASK-CLOCK,perf::PAGE-FAULTS", 1);
+    check_meter_contract("papi", "BB_PAPI_NATIVE=perf::TASK-CLOCK,perf::PAGE-FAULTS");
+    setenv("BB_PAPI_NATIVE", "no::SUCH-EVENT", 1);
+    check_meter_contract("papi", "BB_PAPI_NATIVE=no::SUCH-EVENT");
+    unsetenv("BB_PAPI_NATIVE");
+#ifndef BB_HAVE_PAPI
+    bb_meter m;
+    bb_meter_open(&m, bb_meter_type_by_name("papi"));
+    CHECK(!m.available && !strcmp(m.reason_code, "not_built"), "built without libpapi -> not_built");
+    bb_meter_close(&m);
+#endif
+    /* every code of the vocabulary has a remedy; an unknown one has none */
+    const char *codes[] = {"not_built",     "no_pmu",    "perf_paranoid", "no_permission", "not_intel",
+                           "no_msr",        "no_uncore", "no_powercap",   "event_missing", "no_attach",
+                           "tool_missing",  "tool_failed"};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        CHECK(bb_meter_reason_known(codes[i]) && strlen(bb_meter_remedy(codes[i])) > 20, "remedy for %s", codes[i]);
+    CHECK(!bb_meter_reason_known("bogus") && !bb_meter_remedy("bogus")[0], "unknown code");
+}
+
+/* A PCM tool that refuses, as pcm does in a VM: the meter is unavailable and quotes the tool. */
+static void test_pcm_refusal(void)
+{
+    char tool[] = "/tmp/bb_pcm_refuse_XXXXXX";
+    int fd = mkstemp(tool);
+    FILE *f = fdopen(fd, "w");
+    fputs("#!/bin/sh\necho 'ERROR: vPMU is not enabled in the hypervisor.'\nexit 1\n", f);
+    fclose(f);
+    chmod(tool, 0700);
+    setenv("BB_PCM_MEMORY", tool, 1);
+    setenv("BB_PCM_POWER", tool, 1);
+    bb_meter m;
+    bb_meter_open(&m, bb_meter_type_by_name("pcm"));
+    CHECK(!m.available && !strcmp(m.reason_code, "tool_failed") && strstr(m.reason, "exited (status 1)") &&
+              strstr(m.reason, "\"ERROR: vPMU is not enabled in the hypervisor.\""),
+          "a refusing tool is quoted: %s: %s", m.reason_code, m.reason);
+    bb_meter_close(&m);
+    unlink(tool);
+    unsetenv("BB_PCM_MEMORY");
+    unsetenv("BB_PCM_POWER");
 }
 
 static void test_pcm_csv(void)
@@ -387,8 +376,8 @@ int main(void)
 {
     const char *s = getenv("BITBENCH_SOURCE_DIR");
     snprintf(srcdir, sizeof srcdir, "%s", s ? s : ".");
-    test_unavailable_paths();
-    test_papi_native();
+    test_meter_contract();
+    test_pcm_refusal();
     test_pcm_csv();
     test_pcm_power_text();
     test_pcm_incremental();

@@ -11,14 +11,22 @@
  * two native events in the environment variable BB_PAPI_NATIVE ("perf::TASK-CLOCK,..."); they
  * fill the papi_native1/2 columns.
  *
- * Unavailable (reason codes of meter.h): not_built (no libpapi at build time), no_pmu (PAPI's
- * perf_event component disabled because the kernel exposes no `cpu` PMU, as in this VM),
- * perf_paranoid, event_missing (no named event maps), tool_failed (PAPI itself failed). */
+ * Open probes the whole path a point will take - an event set attached to this thread, started,
+ * a short busy loop, stopped - so a meter that would measure nothing says so up front instead of
+ * filling empty columns while calling itself available.
+ *
+ * Unavailable (reason codes of meter.h): not_built (no libpapi at build time), no_pmu (no preset
+ * can be counted and the kernel exposes no `cpu` PMU, as in a VM without a virtual PMU; PAPI may
+ * still offer perf's software events), perf_paranoid, event_missing (no named event maps, or the
+ * events open but count nothing), no_attach (events count for the calling thread but PAPI_attach
+ * to a thread fails, so the pool threads, which do the work, cannot be counted), tool_failed
+ * (PAPI itself failed). */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "meter.h"
@@ -38,7 +46,7 @@ static int perf_cause(bb_meter *m, const char *detail)
     if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0) {
         snprintf(m->reason_code, sizeof m->reason_code, "no_pmu");
         snprintf(m->reason, sizeof m->reason,
-                 "no 'cpu' PMU under /sys/bus/event_source/devices (a VM without a virtual PMU)%s%.100s",
+                 "no 'cpu' PMU under /sys/bus/event_source/devices (a VM without a virtual PMU)%s%.160s",
                  detail ? "; PAPI: " : "", detail ? detail : "");
         return 1;
     }
@@ -66,6 +74,7 @@ typedef struct {
     int column[PAPI_NCOL];    /* which result column each counted event fills */
     int nsets;
     int sets[PAPI_MAX_THREADS];
+    int nthreads; /* threads of the process at begin(); fewer sets than this -> no values */
 } papi_state;
 
 static int papi_lib_ready(void)
@@ -94,6 +103,53 @@ static void add_event(papi_state *s, const char *name, int column)
     if (PAPI_query_event(code) != PAPI_OK || !event_counts(s->cidx, code)) return;
     s->codes[s->ncodes] = code;
     s->column[s->ncodes++] = column;
+}
+
+/* Starts an event set of the state's events attached to thread `tid`; returns the set or -1
+ * with PAPI's error code in *why. */
+static int start_attached(const papi_state *s, unsigned long tid, int *why)
+{
+    int es = PAPI_NULL;
+    *why = PAPI_create_eventset(&es);
+    if (*why != PAPI_OK) return -1;
+    if ((*why = PAPI_assign_eventset_component(es, s->cidx)) != PAPI_OK || (*why = PAPI_attach(es, tid)) != PAPI_OK ||
+        (*why = PAPI_add_events(es, (int *)s->codes, s->ncodes)) != PAPI_OK || (*why = PAPI_start(es)) != PAPI_OK) {
+        PAPI_cleanup_eventset(es);
+        PAPI_destroy_eventset(&es);
+        return -1;
+    }
+    return es;
+}
+
+/* The whole path of a point on this thread: attach, start, work, stop.  Returns 1 when at least
+ * one event counted something, else 0 with the reason set. */
+static int probe_counts(papi_state *s, bb_meter *m)
+{
+    int why;
+    int es = start_attached(s, (unsigned long)syscall(SYS_gettid), &why);
+    if (es < 0) {
+        snprintf(m->reason_code, sizeof m->reason_code, "no_attach");
+        snprintf(m->reason, sizeof m->reason,
+                 "PAPI cannot attach an event set to a thread here (PAPI_attach and start: %.80s), so the pool "
+                 "threads that do the work cannot be counted",
+                 PAPI_strerror(why));
+        return 0;
+    }
+    volatile double x = 0;
+    for (int i = 0; i < 200000; i++) x += i * 1e-9;
+    long long vals[PAPI_NCOL] = {0};
+    int rc = PAPI_stop(es, vals);
+    PAPI_cleanup_eventset(es);
+    PAPI_destroy_eventset(&es);
+    long long any = 0;
+    for (int k = 0; k < s->ncodes; k++) any |= vals[k] > 0;
+    if (rc != PAPI_OK || !any) {
+        snprintf(m->reason_code, sizeof m->reason_code, "event_missing");
+        snprintf(m->reason, sizeof m->reason, "the events open but %s over a busy loop",
+                 rc != PAPI_OK ? "cannot be read (PAPI_stop failed)" : "all counted 0");
+        return 0;
+    }
+    return 1;
 }
 
 static int papi_open(bb_meter *m)
@@ -131,10 +187,17 @@ static int papi_open(bb_meter *m)
     }
     if (s->ncodes == 0) {
         free(s);
-        snprintf(m->reason_code, sizeof m->reason_code, "event_missing");
-        snprintf(m->reason, sizeof m->reason,
-                 "none of PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM, PAPI_L3_TCM%s can be counted here",
+        char what[200];
+        snprintf(what, sizeof what, "none of PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, PAPI_L2_DCM, PAPI_L3_TCM%s can be counted",
                  native && *native ? " or BB_PAPI_NATIVE's events" : "");
+        if (!perf_cause(m, what)) {
+            snprintf(m->reason_code, sizeof m->reason_code, "event_missing");
+            snprintf(m->reason, sizeof m->reason, "%s here", what);
+        }
+        return 0;
+    }
+    if (!probe_counts(s, m)) {
+        free(s);
         return 0;
     }
     m->state = s;
@@ -146,22 +209,15 @@ static void papi_begin(bb_meter *m)
 {
     papi_state *s = m->state;
     s->nsets = 0;
+    s->nthreads = 0;
     DIR *d = opendir("/proc/self/task");
     if (!d) return;
     struct dirent *e;
-    while ((e = readdir(d)) && s->nsets < PAPI_MAX_THREADS) {
+    while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        unsigned long tid = strtoul(e->d_name, NULL, 10);
-        int es = PAPI_NULL;
-        if (PAPI_create_eventset(&es) != PAPI_OK) continue;
-        int ok = PAPI_assign_eventset_component(es, s->cidx) == PAPI_OK && PAPI_attach(es, tid) == PAPI_OK &&
-                 PAPI_add_events(es, s->codes, s->ncodes) == PAPI_OK && PAPI_start(es) == PAPI_OK;
-        if (!ok) {
-            PAPI_cleanup_eventset(es);
-            PAPI_destroy_eventset(&es);
-            continue;
-        }
-        s->sets[s->nsets++] = es;
+        s->nthreads++;
+        int why, es = s->nsets < PAPI_MAX_THREADS ? start_attached(s, strtoul(e->d_name, NULL, 10), &why) : -1;
+        if (es >= 0) s->sets[s->nsets++] = es;
     }
     closedir(d);
 }
@@ -181,7 +237,8 @@ static void papi_end(bb_meter *m, int calls, double *v)
     }
     s->nsets = 0;
     for (int c = 0; c < PAPI_NCOL; c++) v[c] = NAN;
-    if (stopped == 0 || calls <= 0) return; /* nothing read: empty, not 0 */
+    /* a thread not counted would make the sum silently short: empty, not a partial number */
+    if (stopped == 0 || stopped < s->nthreads || calls <= 0) return;
     for (int k = 0; k < s->ncodes; k++) v[s->column[k]] = (double)sum[k] / calls;
 }
 
