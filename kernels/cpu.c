@@ -55,6 +55,30 @@ static uint64_t detect(void)
 static uint64_t detect(void) { return 0; }
 #endif
 
+/* The CPU generations a user can ask to be run as, by the features each keeps. */
+static const struct {
+    const char *name;
+    uint64_t keep;
+} cpu_levels[] = {
+    {"scalar", 0},                                 /* no SIMD variant: the scalar references */
+    {"avx2", BB_CPU_SSSE3 | BB_ISA_AVX2},          /* Haswell / Zen 2 class */
+    {"avx512", BB_CPU_SSSE3 | BB_ISA_AVX512},      /* Ice Lake / Zen 4 without BF16 and FP16 */
+};
+
+int bb_cpu_mask_parse(const char *text, uint64_t *clear)
+{
+    for (size_t i = 0; i < sizeof cpu_levels / sizeof cpu_levels[0]; i++)
+        if (!strcmp(text, cpu_levels[i].name)) {
+            *clear = ~cpu_levels[i].keep;
+            return 0;
+        }
+    char *end;
+    const char *hex = strncmp(text, "0x", 2) && strncmp(text, "0X", 2) ? text : text + 2;
+    if (!*hex || strspn(hex, "0123456789abcdefABCDEF") != strlen(hex) || strlen(hex) > 16) return -1;
+    *clear = strtoull(hex, &end, 16);
+    return 0;
+}
+
 uint64_t bb_cpu_features(void)
 {
     static uint64_t cached;
@@ -62,9 +86,14 @@ uint64_t bb_cpu_features(void)
     if (!done) {
         uint64_t f = detect();
         const char *mask = getenv("BITBENCH_CPU_MASK");
-        if (mask && *mask)
-            f &= ~strtoull(mask, NULL, 16);
-        cached = f;
+        uint64_t clear = 0;
+        if (mask && *mask && bb_cpu_mask_parse(mask, &clear)) {
+            /* a typo here would silently benchmark the wrong variants: stop instead */
+            fprintf(stderr, "BITBENCH_CPU_MASK='%s': not a hex mask of feature bits to clear nor one of "
+                            "scalar, avx2, avx512\n", mask);
+            exit(2);
+        }
+        cached = f & ~clear;
         done = 1;
     }
     return cached;

@@ -29,9 +29,13 @@ enum {
 /* What files named *_avx512bf16.c are compiled for. */
 #define BB_ISA_AVX512BF16 (BB_ISA_AVX512 | BB_CPU_AVX512BF16)
 
-/* Features of this CPU, detected once.  BITBENCH_CPU_MASK (hex) in the environment clears bits,
- * so tests can run the dispatch as a smaller CPU would. */
+/* Features of this CPU, detected once.  BITBENCH_CPU_MASK in the environment runs the dispatch
+ * as an older CPU would: a CPU level (scalar, avx2, avx512: the features such a CPU has, where
+ * this one has them) or a hex mask of the bits above to clear.  An unreadable value stops the
+ * program with a message (exit status 2). */
 uint64_t bb_cpu_features(void);
+/* The bits BITBENCH_CPU_MASK's value clears; -1 when it is neither a level nor hex. */
+int bb_cpu_mask_parse(const char *text, uint64_t *clear);
 
 /* "avx2 fma f16c ..." for reports. */
 void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len);

@@ -38,13 +38,20 @@ expect_error "unknown list 'foo'" list foo
 expect_error "unknown command 'frob'" frob
 BITBENCH_CPU_MASK=ffffffff expect_error "needs CPU features this machine lacks" gemm --kernel i2_s@avx2 --m 8 --k 128
 unset BITBENCH_CPU_MASK  # a prefix assignment to a shell function may persist
+# CPU levels: an AVX2-class CPU has no AVX-512 variant, whatever this host has; a typo stops.
+BITBENCH_CPU_MASK=avx2 expect_error "needs CPU features this machine lacks" gemm --kernel i2_s@avx512 --m 8 --k 128
+unset BITBENCH_CPU_MASK
+BITBENCH_CPU_MASK=pentium expect_error "BITBENCH_CPU_MASK='pentium': not a hex mask .* scalar, avx2, avx512" list kernels
+unset BITBENCH_CPU_MASK
 
 expect_ok list kernels
 expect_ok gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --verify
 expect_ok gemm --kernel i2_s@scalar --m 8 --k 128 --n 3 --reps 2 --min-time 0 --csv
 # With every SIMD feature masked off, dispatch falls back to the scalar reference.
-out=$(BITBENCH_CPU_MASK=ffffffff "$BB" gemm --kernel i2_s --m 8 --k 128 --reps 2 --min-time 0 --csv | tail -1)
-case "$out" in i2_s,scalar,*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: masked dispatch gave $out" ;; esac
+for mask in ffffffff scalar; do
+    out=$(BITBENCH_CPU_MASK=$mask "$BB" gemm --kernel i2_s --m 8 --k 128 --reps 2 --min-time 0 --csv | tail -1)
+    case "$out" in i2_s,scalar,*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: masked ($mask) dispatch gave $out" ;; esac
+done
 # --read: the same bytes read alone, as many times as the kernel ran; positive times and GB/s.
 out=$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read --csv)
 hdr=$(echo "$out" | head -1) row=$(echo "$out" | tail -1)
