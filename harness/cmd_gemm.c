@@ -114,9 +114,10 @@ int bb_cmd_gemm(int argc, char **argv)
                    r.err_master_rel_rms, r.weight_rel_rms);
         printf("\n");
     } else {
-        printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%d cop%s of %.2f MiB)\n", spec.kernel->name,
-               spec.variant->isa, m, k, n, threads, cache, r.copies, r.copies == 1 ? "y" : "ies",
-               r.packed_bytes / 1048576.0);
+        char rotation[160];
+        bb_cache_describe(spec.cache, r.packed_bytes, r.copies, &mach, rotation, sizeof rotation);
+        printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%s)\n", spec.kernel->name, spec.variant->isa, m, k, n,
+               threads, cache, rotation);
         printf("  time   median %.3f us  (min %.3f, max %.3f, sd %.3f; %d reps)\n", r.t_median * 1e6,
                r.t_min * 1e6, r.t_max * 1e6, r.t_sd * 1e6, r.reps);
         printf("  speed  %.2f GOP/s   weights %.2f GB/s\n", r.gops, r.gbps);

@@ -1,5 +1,6 @@
 #include "gemm_bench.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,10 @@ void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float
     else bb_fill_gauss(&r, w, (size_t)m * k, 1.0f);
 }
 
+/* Cache mode dram rotates copies over twice the last-level cache so that no copy is still cached
+ * when its turn comes.  Hosts report LLCs of any size (a cloud VM may report its host's whole
+ * 480 MiB L3), so the rotation is capped at half the available memory: a capped rotation still
+ * spans more than the LLC (said by bb_cache_describe), one that cannot is refused. */
 int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *copies, char *err, size_t errlen)
 {
     if (c != BB_CACHE_DRAM) {
@@ -60,18 +65,33 @@ int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *
         return 0;
     }
     size_t llc = bb_machine_llc(mach), target = 2 * llc;
-    int n = (int)(target / psize + 1);
+    size_t n = target / psize + 1;
     if (n < 2) n = 2;
-    size_t need = (size_t)n * psize;
-    if (mach->mem_available && need > mach->mem_available / 4 * 3) {
-        snprintf(err, errlen,
-                 "cache mode dram needs %d copies of %zu bytes (%.1f GiB, twice the %.0f MiB LLC) but only "
-                 "%.1f GiB is available; use cache mode resident",
-                 n, psize, need / 1073741824.0, llc / 1048576.0, mach->mem_available / 1073741824.0);
-        return -1;
+    size_t budget = mach->mem_available ? mach->mem_available / 2 : 0;
+    if (budget && n * psize > budget) {
+        n = budget / psize;
+        if (n < 2 || n * psize <= llc) {
+            snprintf(err, errlen,
+                     "cache mode dram needs copies of %.1f MiB spanning more than the %.0f MiB LLC, but half the "
+                     "available memory (%.1f GiB) holds only %zu; use cache mode resident",
+                     psize / 1048576.0, llc / 1048576.0, budget / 1073741824.0, n);
+            return -1;
+        }
     }
-    *copies = n;
+    if (n > INT_MAX) n = INT_MAX;
+    *copies = (int)n;
     return 0;
+}
+
+void bb_cache_describe(bb_cache_mode c, size_t psize, int copies, const bb_machine *mach, char *buf, size_t len)
+{
+    double total = (double)copies * (double)psize, llc = (double)bb_machine_llc(mach);
+    if (c != BB_CACHE_DRAM)
+        snprintf(buf, len, "1 copy of %.2f MiB", psize / 1048576.0);
+    else
+        snprintf(buf, len, "%d copies of %.2f MiB = %.0f MiB rotated, %.1fx the %.0f MiB LLC%s", copies,
+                 psize / 1048576.0, total / 1048576.0, total / llc, llc / 1048576.0,
+                 total < 2 * llc ? ", capped at half the available memory" : "");
 }
 
 int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache, uint64_t seed,

@@ -62,9 +62,12 @@ typedef struct {
 const char *bb_cache_mode_name(bb_cache_mode c);
 int bb_cache_mode_parse(const char *s, bb_cache_mode *c);
 
-/* How many packed copies a cache mode needs for a matrix of psize bytes on this machine, or -1
- * with err when they would not fit in the available memory. */
+/* How many packed copies a cache mode needs for a matrix of psize bytes on this machine: for
+ * dram, enough to span twice the LLC, at most half the available memory; -1 with err when that
+ * much cannot span the LLC at all. */
 int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *copies, char *err, size_t errlen);
+/* What the rotation is: "9 copies of 120.00 MiB = 1080 MiB rotated, 2.2x the 480 MiB LLC". */
+void bb_cache_describe(bb_cache_mode c, size_t psize, int copies, const bb_machine *mach, char *buf, size_t len);
 
 /* A packed weight matrix, repeated `copies` times (see the cache modes). */
 typedef struct {
