@@ -94,6 +94,33 @@ static void test_meter_contract(void)
     CHECK(!bb_meter_reason_known("bogus") && !bb_meter_remedy("bogus")[0], "unknown code");
 }
 
+/* The vendor paths through recorded cpuinfo files of an AMD and an Intel host: on AMD, PCM is
+ * not_intel without running a tool; on Intel it runs the tools (here fakes that refuse or work). */
+static void test_pcm_vendors(void)
+{
+    char amd[1200], intel[1200], fake_memory[1200];
+    data_path(amd, sizeof amd, "cpuinfo/amd_epyc_zen4.txt");
+    data_path(intel, sizeof intel, "cpuinfo/intel_xeon_kvm.txt");
+    data_path(fake_memory, sizeof fake_memory, "fake_pcm_memory.sh");
+    unsetenv("BB_PCM_MEMORY");
+    unsetenv("BB_PCM_POWER");
+    setenv("BB_CPUINFO", amd, 1);
+    bb_meter m;
+    bb_meter_open(&m, bb_meter_type_by_name("pcm"));
+    CHECK(!m.available && !strcmp(m.reason_code, "not_intel") && strstr(m.reason, "not GenuineIntel"),
+          "AMD host: %s: %s", m.reason_code, m.reason);
+    bb_meter_close(&m);
+    setenv("BB_CPUINFO", intel, 1);
+    setenv("BB_PCM_MEMORY", fake_memory, 1);
+    setenv("BB_PCM_POWER", "none", 1);
+    bb_meter_open(&m, bb_meter_type_by_name("pcm"));
+    CHECK(m.available, "Intel host, a working pcm-memory: available (%s: %s)", m.reason_code, m.reason);
+    bb_meter_close(&m);
+    unsetenv("BB_CPUINFO");
+    unsetenv("BB_PCM_MEMORY");
+    unsetenv("BB_PCM_POWER");
+}
+
 /* A PCM tool that refuses, as pcm does in a VM: the meter is unavailable and quotes the tool. */
 static void test_pcm_refusal(void)
 {
@@ -378,6 +405,7 @@ int main(void)
     snprintf(srcdir, sizeof srcdir, "%s", s ? s : ".");
     test_meter_contract();
     test_pcm_refusal();
+    test_pcm_vendors();
     test_pcm_csv();
     test_pcm_power_text();
     test_pcm_incremental();
