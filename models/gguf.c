@@ -81,9 +81,10 @@ static int rd_u64(cursor *c, uint64_t *v, const char *what)
 
 static int rd_str(cursor *c, bb_gguf_str *s, const char *what)
 {
-    char lw[64];
-    snprintf(lw, sizeof lw, "%s length", what);
-    if (rd_u64(c, &s->len, lw)) return -1;
+    if (left(c) < 8)
+        return fail(c, "%s length runs past the end of the file (%llu bytes)", what, (unsigned long long)c->size);
+    memcpy(&s->len, c->p + c->pos, 8);
+    c->pos += 8;
     if (s->len > left(c))
         return fail(c, "%s length %llu runs past the end of the file (%llu bytes)", what, (unsigned long long)s->len,
                     (unsigned long long)c->size);
@@ -171,7 +172,7 @@ static int read_kv(cursor *c, bb_gguf *g)
 /* ---- tensor infos ---- */
 static int read_tensor_info(cursor *c, uint64_t i, bb_gguf_tensor *t)
 {
-    bb_gguf_str name;
+    bb_gguf_str name = {NULL, 0};
     snprintf(c->where, sizeof c->where, "tensor #%llu", (unsigned long long)i);
     if (rd_str(c, &name, "name")) return -1;
     char shown[72];

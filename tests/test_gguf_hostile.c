@@ -91,7 +91,8 @@ static void put_tensor_data(buf *o, int t)
         }
     } else if (t == 2) { /* bitnet.cpp I2_S: flat blocks of 128, byte j of a block holds 32s + j at bits 6-2s */
         uint8_t codes[64] = {0};
-        for (int i = 0; i < 256; i++) codes[(i / 128) * 32 + i % 32] |= (uint8_t)((i2s_t((uint64_t)i) + 1) << (6 - 2 * ((i % 128) / 32)));
+        for (int i = 0; i < 256; i++)
+            codes[(i / 128) * 32 + i % 32] |= (uint8_t)((i2s_t((uint64_t)i) + 1) << (6 - 2 * ((i % 128) / 32)));
         put(o, codes, 64);
         float s = 0.375f;
         put(o, &s, 4);
@@ -206,7 +207,8 @@ static void check_metadata(const bb_gguf *g, int depth)
     bb_gguf_str s;
     CHECK(bb_gguf_get_u32(g, "t.u8", &u32, err, sizeof err) == 0 && u32 == 200, "u8 as u32");
     CHECK(bb_gguf_get_i32(g, "t.i8", &i32, err, sizeof err) == 0 && i32 == -5, "i8 as i32");
-    CHECK(bb_gguf_get_u32(g, "t.i8", &u32, err, sizeof err) == BB_GGUF_BAD_TYPE && strstr(err, "'t.i8' = -5 does not fit"), "%s", err);
+    CHECK(bb_gguf_get_u32(g, "t.i8", &u32, err, sizeof err) == BB_GGUF_BAD_TYPE &&
+              strstr(err, "'t.i8' = -5 does not fit"), "%s", err);
     CHECK(bb_gguf_get_u32(g, "t.u16", &u32, err, sizeof err) == 0 && u32 == 60000, "u16");
     CHECK(bb_gguf_get_i32(g, "t.i16", &i32, err, sizeof err) == 0 && i32 == -30000, "i16");
     CHECK(bb_gguf_get_u32(g, "t.u32", &u32, err, sizeof err) == 0 && u32 == UINT32_MAX, "u32");
@@ -222,7 +224,8 @@ static void check_metadata(const bb_gguf *g, int depth)
     CHECK(bb_gguf_get_u64(g, "t.u64", &u64, err, sizeof err) == 0 && u64 == 1ull << 40, "u64");
     CHECK(bb_gguf_get_u32(g, "t.u64", &u32, err, sizeof err) == BB_GGUF_BAD_TYPE, "2^40 as u32");
     CHECK(bb_gguf_get_u64(g, "t.i64", &u64, err, sizeof err) == BB_GGUF_BAD_TYPE, "-2^40 as u64");
-    CHECK(bb_gguf_get_u32(g, "nope", &u32, err, sizeof err) == BB_GGUF_MISSING && strstr(err, "metadata key 'nope' is missing"), "%s", err);
+    CHECK(bb_gguf_get_u32(g, "nope", &u32, err, sizeof err) == BB_GGUF_MISSING &&
+              strstr(err, "metadata key 'nope' is missing"), "%s", err);
     bb_gguf_array a, sub;
     CHECK(bb_gguf_get_array(g, "t.strs", BB_GGUF_INT32, &a, err, sizeof err) == BB_GGUF_BAD_TYPE &&
               strstr(err, "is an array of STRING, expected an array of INT32"), "%s", err);
@@ -252,13 +255,15 @@ static void check_tensors(const bb_gguf *g)
     for (int i = 0; t && i < 16; i++) CHECK(v[i] == (float)i * 0.5f - 3, "a.f32[%d] = %g", i, v[i]);
     CHECK((t = bb_gguf_find_tensor(g, "b.q8_0")) && bb_gguf_decode_rows(g, t, 1, 2, v, err, sizeof err) == 0, "%s", err);
     for (int i = 0; t && i < 64; i++) CHECK(v[i] == (float)(i % 32 - 16 + 1 + i / 32) * 0.25f, "b.q8_0[%d] = %g", i, v[i]);
-    CHECK((t = bb_gguf_find_tensor(g, "c.i2_s")) && t->n_bytes == 96 && bb_gguf_decode_rows(g, t, 0, 2, v, err, sizeof err) == 0, "%s", err);
+    CHECK((t = bb_gguf_find_tensor(g, "c.i2_s")) && t->n_bytes == 96 &&
+              bb_gguf_decode_rows(g, t, 0, 2, v, err, sizeof err) == 0, "%s", err);
     for (int i = 0; t && i < 256; i++) CHECK(v[i] == (float)i2s_t((uint64_t)i) * 0.375f, "c.i2_s[%d] = %g", i, v[i]);
     CHECK(t && bb_gguf_decode_rows(g, t, 1, 1, v, err, sizeof err) == 0 && v[5] == (float)i2s_t(133) * 0.375f, "i2_s row 1");
     CHECK((t = bb_gguf_find_tensor(g, "d.q6_k")) && bb_gguf_decode_rows(g, t, 0, 1, v, err, sizeof err) == 0, "%s", err);
     for (int i = 0; t && i < 256; i++)
         CHECK(v[i] == 0.5f * q6_scale(i / 16) * (float)(q6_code(i) - 32), "d.q6_k[%d] = %g", i, v[i]);
-    CHECK((t = bb_gguf_find_tensor(g, "e.q5_k")) && t->n_bytes == 176 && bb_gguf_decode_rows(g, t, 0, 1, v, err, sizeof err) != 0 &&
+    CHECK((t = bb_gguf_find_tensor(g, "e.q5_k")) && t->n_bytes == 176 &&
+              bb_gguf_decode_rows(g, t, 0, 1, v, err, sizeof err) != 0 &&
               strstr(err, "tensor 'e.q5_k': type Q5_K (13) is not supported for decoding (supported: F32, F16, Q4_0, "),
           "%s", err);
 }

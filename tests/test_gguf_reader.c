@@ -103,7 +103,8 @@ static void check_listing(const char *gguf_rel, const char *listing_rel)
         /* "  N: nelem | ne0, ne1, ne2, ne3 | TYPE | name" */
         unsigned long long nel, ne[4];
         char type[32], name[128];
-        if (sscanf(line, " %u: %llu", &idx, &nel) != 2 || sscanf(bar1 + 1, " %llu, %llu, %llu, %llu", &ne[0], &ne[1], &ne[2], &ne[3]) != 4 ||
+        if (sscanf(line, " %u: %llu", &idx, &nel) != 2 ||
+            sscanf(bar1 + 1, " %llu, %llu, %llu, %llu", &ne[0], &ne[1], &ne[2], &ne[3]) != 4 ||
             sscanf(bar2 + 1, " %31s", type) != 1 || sscanf(bar3 + 1, " %127s", name) != 1)
             continue;
         const bb_gguf_tensor *t = bb_gguf_tensor_at(g, idx - 1);
@@ -329,5 +330,6 @@ int main(void)
     check_quantized("stories260K/stories260K-q4_0.gguf", BB_GGML_Q4_0, 1.0 / 8, 1.0);
 
     measure_rate("stories260K/stories260K.gguf");
+    measure_rate("tokenizer/ggml-vocab-gpt-2.gguf"); /* the largest golden GGUF: 100k strings indexed */
     return check_summary("gguf_reader");
 }
