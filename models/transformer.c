@@ -172,7 +172,7 @@ int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_m
     }
     int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, kv = d->n_kv_heads * hd;
     m->weights += arena_piece(cls.kern->packed_size(d->vocab_size, d->dim));
-    size_t a = cls.kern->act_size(1, d->dim);
+    size_t a = cls.kern->act_size(nb, d->dim); /* nb rows: bb_tf_forward_all */
     if (a > act) act = a;
     m->embedding = embedding_in_classifier(d, cls.kern) ? 0 : (size_t)d->vocab_size * d->dim * sizeof(float);
     if ((size_t)d->vocab_size * d->dim > largest) largest = (size_t)d->vocab_size * d->dim;
@@ -306,7 +306,7 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     }
     if (!(t->rms_final = get_vec(src, "rms_final", -1, (size_t)d->dim, err, errlen))) goto fail;
     {
-        size_t a = t->cls.kern->act_size(1, d->dim);
+        size_t a = t->cls.kern->act_size(nb, d->dim);
         if (a > act) act = a;
     }
     free(scratch);
@@ -447,16 +447,22 @@ static void group_own_done(void *ctx, int tid, int nthreads)
     }
 }
 
-static void run_group(bb_transformer *t, bb_pool *pool, int gi, int n, double *secs)
+/* Group g over n tokens; next (decode: the group that runs after it) is prefetched or NULL. */
+static void run_group_at(bb_transformer *t, bb_pool *pool, const linear_group *g, const linear_group *next, int n,
+                         double *secs)
 {
     double t0 = secs ? bb_now() : 0;
-    const linear_group *g = &t->groups[gi];
     const bb_linear *L = g->lin[0];
     (L->var->prepare ? L->var->prepare : L->kern->prepare)(g->x, n, L->k, t->act);
-    group_job j = {g, n == 1 ? &t->groups[(gi + 1) % t->ngroups] : NULL, t->act, n};
+    group_job j = {g, next, t->act, n};
     bb_pool_chunks job = {g->nchunks, group_chunk, group_own_done, &j};
     bb_pool_run_chunks(pool, &job);
     if (secs) *secs += bb_now() - t0;
+}
+
+static void run_group(bb_transformer *t, bb_pool *pool, int gi, int n, double *secs)
+{
+    run_group_at(t, pool, &t->groups[gi], n == 1 ? &t->groups[(gi + 1) % t->ngroups] : NULL, n, secs);
 }
 
 static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
@@ -637,17 +643,11 @@ static void attention_fn(void *ctx, int tid, int nthreads)
     }
 }
 
-const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos, double *secs)
+/* Every layer for n <= max_batch tokens at pos..: the keys and values into the cache; x holds the
+ * residual stream before the last FFN output (xb) is added. */
+static void forward_layers(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos, double *secs)
 {
     const bb_tf_dims *d = &t->d;
-    if (n < 1 || pos < 0 || pos + n > d->seq_len) return NULL;
-    /* Longer inputs are run in chunks of max_batch tokens. */
-    while (n > t->max_batch) {
-        bb_tf_forward(t, pool, tokens, t->max_batch, pos, secs);
-        tokens += t->max_batch;
-        n -= t->max_batch;
-        pos += t->max_batch;
-    }
     int dim = d->dim;
     for (int i = 0; i < n; i++) {
         float *x = t->x + (size_t)i * dim;
@@ -679,6 +679,21 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
         for_rows(&j, pool, row_gate);
         run_group(t, pool, 4 * l + 3, n, secs); /* w2 */
     }
+}
+
+const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos, double *secs)
+{
+    const bb_tf_dims *d = &t->d;
+    if (n < 1 || pos < 0 || pos + n > d->seq_len) return NULL;
+    /* Longer inputs are run in chunks of max_batch tokens. */
+    while (n > t->max_batch) {
+        forward_layers(t, pool, tokens, t->max_batch, pos, secs);
+        tokens += t->max_batch;
+        n -= t->max_batch;
+        pos += t->max_batch;
+    }
+    forward_layers(t, pool, tokens, n, pos, secs);
+    int dim = d->dim;
     /* the last layer's residual and the final norm, for the last token only (the only logits
      * returned; the other rows of x are rebuilt from the embedding on the next call) */
     float *last = t->x + (size_t)(n - 1) * dim, *lastb = t->xb + (size_t)(n - 1) * dim;
@@ -686,4 +701,31 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
     rmsnorm(t->vec, t->xb, last, t->rms_final, dim, eps_of(d));
     run_group(t, pool, 4 * d->n_layers, 1, secs); /* the classifier */
     return t->logits;
+}
+
+/* The last layer's residual add and the final norm of one row. */
+static void row_final_norm(const rows_job *j, int i)
+{
+    bb_transformer *t = j->t;
+    int dim = t->d.dim;
+    float *x = t->x + (size_t)i * dim;
+    t->vec->add(x, t->xb + (size_t)i * dim, dim);
+    rmsnorm(t->vec, t->xb + (size_t)i * dim, x, t->rms_final, dim, eps_of(&t->d));
+}
+
+int bb_tf_forward_all(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos, float *logits, double *secs)
+{
+    const bb_tf_dims *d = &t->d;
+    if (n < 1 || pos < 0 || pos + n > d->seq_len) return -1;
+    for (int c = 0; c < n; c += t->max_batch) {
+        int m = n - c < t->max_batch ? n - c : t->max_batch;
+        forward_layers(t, pool, tokens + c, m, pos + c, secs);
+        rows_job j = {.t = t, .n = m, .pos = pos + c};
+        for_rows(&j, pool, row_final_norm);
+        /* the classifier as one GEMM over the chunk, straight into the caller's rows */
+        linear_group cls = t->groups[4 * d->n_layers];
+        cls.y[0] = logits + (size_t)c * d->vocab_size;
+        run_group_at(t, pool, &cls, NULL, m, secs);
+    }
+    return 0;
 }

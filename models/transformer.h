@@ -120,5 +120,11 @@ int bb_tf_estimate_bytes(const bb_tf_dims *d, const bb_tf_options *opt, size_t *
  * exceeds seq_len or n < 1.  Time spent in linear layers is added to *matmul_seconds when not NULL. */
 const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos,
                            double *matmul_seconds);
+/* The same run, keeping the logits of every token (perplexity scores each position): row i of
+ * logits (n × vocab floats, the caller's) is the prediction after tokens[i].  The classifier runs as
+ * one GEMM per prefill chunk of max_batch tokens.  Returns 0, or -1 when pos + n exceeds seq_len
+ * or n < 1. */
+int bb_tf_forward_all(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos, float *logits,
+                      double *matmul_seconds);
 
 #endif
