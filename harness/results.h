@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "csv.h"
+
 #define BB_MAX_METER_VALUES 32
 
 typedef struct {
@@ -38,15 +40,6 @@ typedef struct {
     double meter[BB_MAX_METER_VALUES];
 } bb_result_row;
 
-typedef enum { BB_COL_STR, BB_COL_INT, BB_COL_NUM } bb_col_kind;
-
-typedef struct {
-    const char *name;
-    bb_col_kind kind;
-    size_t offset, size;             /* into bb_result_row */
-    const char *doc;                 /* one line, for README and `--help` */
-} bb_column;
-
 extern const bb_column bb_result_columns[];
 extern const int bb_result_ncolumns;
 
@@ -56,8 +49,6 @@ extern const int bb_result_ncolumns;
 void bb_csv_header(const char *const *meter_cols, int nmeter, char *buf, size_t len);
 /* Write one row and flush it. */
 int bb_csv_write_row(FILE *f, const bb_result_row *r);
-/* RFC 4180: quote a field when it holds a comma, a quote or a line break. */
-void bb_csv_field(FILE *f, const char *s);
 
 /* Read every complete row of an existing results file whose header must equal `header`.
  * A final line without its newline (a write cut short by a kill) is dropped and the file is

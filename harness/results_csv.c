@@ -1,12 +1,10 @@
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "results.h"
 
-#define COL(name, kind, field, doc) {name, kind, offsetof(bb_result_row, field), sizeof(((bb_result_row *)0)->field), doc}
+#define COL(name, kind, field, doc) BB_COLUMN(bb_result_row, name, kind, field, doc)
 
 const bb_column bb_result_columns[] = {
     COL("experiment", BB_COL_STR, experiment, "the experiment's name"),
@@ -50,188 +48,35 @@ const int bb_result_ncolumns = (int)(sizeof bb_result_columns / sizeof bb_result
 
 void bb_csv_header(const char *const *meter_cols, int nmeter, char *buf, size_t len)
 {
-    size_t used = 0;
-    buf[0] = 0;
-    for (int i = 0; i < bb_result_ncolumns + nmeter; i++) {
-        const char *name = i < bb_result_ncolumns ? bb_result_columns[i].name : meter_cols[i - bb_result_ncolumns];
-        int w = snprintf(buf + used, len - used, "%s%s", i ? "," : "", name);
-        if (w < 0 || (size_t)w >= len - used) break;
-        used += (size_t)w;
-    }
-}
-
-void bb_csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void write_num(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.9g", v); /* not finite: not measured, an empty cell */
+    bb_csv_header_line(bb_result_columns, bb_result_ncolumns, meter_cols, nmeter, buf, len);
 }
 
 int bb_csv_write_row(FILE *f, const bb_result_row *r)
 {
-    for (int i = 0; i < bb_result_ncolumns; i++) {
-        const bb_column *c = &bb_result_columns[i];
-        const char *p = (const char *)r + c->offset;
-        if (i) fputc(',', f);
-        switch (c->kind) {
-        case BB_COL_STR: bb_csv_field(f, p); break;
-        case BB_COL_INT: fprintf(f, "%d", *(const int *)p); break;
-        case BB_COL_NUM: write_num(f, *(const double *)p); break;
-        }
-    }
+    bb_csv_write_columns(f, bb_result_columns, bb_result_ncolumns, r);
     for (int i = 0; i < r->nmeter; i++) {
         fputc(',', f);
-        write_num(f, r->meter[i]);
+        bb_csv_num(f, NULL, r->meter[i]);
     }
     fputc('\n', f);
     return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }
 
-/* Split one CSV record (no trailing newline) into fields, in place.  Returns the field count. */
-static int split_record(char *line, char **fields, int max)
+static int parse_row(char *const *fields, void *row, int nmeter)
 {
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        if (n == max) return -1;
-        if (*p == '"') {
-            char *out = ++p;
-            fields[n++] = out;
-            for (;;) {
-                if (!*p) return -1; /* unterminated quote */
-                if (*p == '"' && p[1] == '"') {
-                    *out++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    *out++ = *p++;
-                }
-            }
-            *out = 0;
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            return *p ? -1 : n;
-        }
-        fields[n++] = p;
-        char *comma = strchr(p, ',');
-        if (!comma) return n;
-        *comma = 0;
-        p = comma + 1;
-    }
-}
-
-static int parse_row(char *line, int nmeter, bb_result_row *r)
-{
-    char *fields[256];
-    int want = bb_result_ncolumns + nmeter;
-    if (want > 256 || split_record(line, fields, 256) != want) return -1;
+    bb_result_row *r = row;
     memset(r, 0, sizeof *r);
-    for (int i = 0; i < bb_result_ncolumns; i++) {
-        const bb_column *c = &bb_result_columns[i];
-        char *p = (char *)r + c->offset, *end;
-        switch (c->kind) {
-        case BB_COL_STR:
-            if (strlen(fields[i]) >= c->size) return -1;
-            strcpy(p, fields[i]);
-            break;
-        case BB_COL_INT:
-            *(int *)p = (int)strtol(fields[i], &end, 10);
-            if (end == fields[i] || *end) return -1;
-            break;
-        case BB_COL_NUM:
-            *(double *)p = *fields[i] ? strtod(fields[i], &end) : NAN;
-            if (*fields[i] && *end) return -1;
-            break;
-        }
-    }
+    if (bb_csv_parse_columns(fields, bb_result_columns, bb_result_ncolumns, r)) return -1;
     r->nmeter = nmeter;
-    for (int i = 0; i < nmeter; i++) {
-        char *f = fields[bb_result_ncolumns + i], *end;
-        r->meter[i] = *f ? strtod(f, &end) : NAN;
-        if (*f && *end) return -1;
-    }
+    for (int i = 0; i < nmeter; i++)
+        if (bb_csv_parse_num(fields[bb_result_ncolumns + i], &r->meter[i])) return -1;
     return 0;
 }
 
-int bb_csv_read(const char *path, const char *header, int nmeter, bb_result_row **rows, int *count, char *err,
-                size_t errlen)
+int bb_csv_read(const char *path, const char *header, int nmeter, bb_result_row **rows, int *count, char *err, size_t errlen)
 {
-    *rows = NULL;
-    *count = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    long good_end = 0; /* offset just past the last complete line */
-    int lineno = 0, rc = 0, nrows = 0, rcap = 0;
-    bb_result_row *v = NULL;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        if (line[len - 1] != '\n') break; /* cut short: dropped */
-        line[--len] = 0;
-        if (len && line[len - 1] == '\r') line[--len] = 0;
-        lineno++;
-        if (lineno == 1) {
-            if (strcmp(line, header) != 0) {
-                snprintf(err, errlen, "%s has other columns than this run would write (were meters changed?); "
-                                      "start a new run instead of --resume", path);
-                rc = -1;
-                break;
-            }
-        } else {
-            if (nrows == rcap) {
-                rcap = rcap ? 2 * rcap : 64;
-                bb_result_row *nv = realloc(v, sizeof *v * (size_t)rcap);
-                if (!nv) {
-                    snprintf(err, errlen, "out of memory reading %s", path);
-                    rc = -1;
-                    break;
-                }
-                v = nv;
-            }
-            if (parse_row(line, nmeter, &v[nrows])) {
-                snprintf(err, errlen, "%s:%d: not a well-formed results row", path, lineno);
-                rc = -1;
-                break;
-            }
-            nrows++;
-        }
-        good_end = ftell(f);
-    }
-    free(line);
-    fclose(f);
-    if (rc == 0 && lineno == 0) {
-        snprintf(err, errlen, "%s has no header line", path);
-        rc = -1;
-    }
-    if (rc == 0 && truncate(path, good_end) != 0) {
-        snprintf(err, errlen, "cannot truncate %s to its last complete row: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc) {
-        free(v);
-        return -1;
-    }
+    void *v;
+    int rc = bb_csv_read_rows(path, header, sizeof **rows, parse_row, nmeter, &v, count, err, errlen);
     *rows = v;
-    *count = nrows;
-    return 0;
+    return rc;
 }

@@ -18,6 +18,7 @@
 #include "meter.h"
 #include "progress.h"
 #include "results.h"
+#include "results_e2e.h"
 #include "results_json.h"
 #include "sha256.h"
 #include "support/pool.h"
@@ -29,26 +30,6 @@
 #define JSON_NAME "run.json"
 #define MD_NAME "results.md"
 #define E2E_NAME "e2e.csv"
-
-/* The columns of e2e.csv, one row per end-to-end point of a model sweep (README.md, "End-to-end";
- * `bitbench plot --kind tokens` reads model, kernel, threads, tg_tps and pp_tps by name): these,
- * then the logit comparison (empty without compare_logits) and energy_per_token_j, then one
- * column per meter value (as in results.csv). */
-static const char E2E_HEADER[] =
-    "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,"
-    "pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,"
-    "tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes";
-#define E2E_FIXED_COLUMNS 28
-#define E2E_DERIVED_COLUMNS \
-    "ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,energy_per_token_j"
-#define E2E_NDERIVED 6
-
-/* What the markdown table and --resume need of an e2e row. */
-typedef struct {
-    char sweep[BB_NAME_MAX], model[BB_NAME_MAX], kernel[BB_NAME_MAX], variant[32];
-    int threads, prompt, gen;
-    double pp, pp_min, pp_max, tg, tg_min, tg_max;
-} e2e_row;
 
 static volatile sig_atomic_t stop_signal;
 
@@ -74,8 +55,8 @@ typedef struct {
     bb_run_record rec;
     bb_progress progress;
     char e2e_path[1300];
-    char e2e_header[8192];     /* E2E_HEADER, the derived columns, the meter columns */
-    e2e_row *e2e_rows;
+    char e2e_header[8192];     /* bb_e2e_header of this run's meters */
+    bb_e2e_row *e2e_rows;
     int ne2e_rows;
     struct ref_logits *refs;   /* compare_logits: reference logits computed so far in this run */
     int nrefs;
@@ -580,7 +561,7 @@ static void finish_record(run_state *st, int write_failed)
 
 /* ---------------------------------------------------------------- model sweeps ---- */
 
-static bool e2e_same(const e2e_row *r, const char *sweep, const char *model, const char *kernel, const char *variant,
+static bool e2e_same(const bb_e2e_row *r, const char *sweep, const char *model, const char *kernel, const char *variant,
                      int threads, int prompt, int gen)
 {
     return !strcmp(r->sweep, sweep) && !strcmp(r->model, model) && !strcmp(r->kernel, kernel) &&
@@ -598,65 +579,24 @@ static bool e2e_done(const run_state *st, const bb_e2e_point *p)
     return false;
 }
 
-static int e2e_add(run_state *st, const e2e_row *r)
+static int e2e_add(run_state *st, const bb_e2e_row *r)
 {
-    e2e_row *v = realloc(st->e2e_rows, sizeof *v * (size_t)(st->ne2e_rows + 1));
+    bb_e2e_row *v = realloc(st->e2e_rows, sizeof *v * (size_t)(st->ne2e_rows + 1));
     if (!v) return -1;
     st->e2e_rows = v;
     v[st->ne2e_rows++] = *r;
     return 0;
 }
 
-/* Rows of an earlier session of a resumed run (our own writer: no quoting, fixed columns). */
-static int e2e_load(run_state *st, FILE *f)
-{
-    char line[8192];
-    if (!fgets(line, sizeof line, f)) return 0;
-    line[strcspn(line, "\r\n")] = 0;
-    if (strcmp(line, st->e2e_header)) return -1;
-    while (fgets(line, sizeof line, f)) {
-        if (!strchr(line, '\n')) break; /* a row cut short by a kill: measured again */
-        line[strcspn(line, "\r\n")] = 0;
-        char *col[E2E_FIXED_COLUMNS + E2E_NDERIVED + BB_MAX_METER_VALUES];
-        int n = 0, want = E2E_FIXED_COLUMNS + E2E_NDERIVED + st->nmeter_cols;
-        for (char *c = line; n < want;) {
-            col[n++] = c;
-            char *comma = strchr(c, ',');
-            if (!comma) break;
-            *comma = 0;
-            c = comma + 1;
-        }
-        if (n != want) continue;
-        e2e_row r = {0};
-        snprintf(r.sweep, sizeof r.sweep, "%s", col[1]);
-        snprintf(r.model, sizeof r.model, "%s", col[3]);
-        snprintf(r.kernel, sizeof r.kernel, "%s", col[4]);
-        snprintf(r.variant, sizeof r.variant, "%s", col[5]);
-        r.threads = atoi(col[9]);
-        r.prompt = atoi(col[10]);
-        r.gen = atoi(col[11]);
-        r.pp = strtod(col[13], NULL), r.pp_min = strtod(col[14], NULL), r.pp_max = strtod(col[15], NULL);
-        r.tg = strtod(col[16], NULL), r.tg_min = strtod(col[17], NULL), r.tg_max = strtod(col[18], NULL);
-        if (e2e_add(st, &r)) return -1;
-    }
-    return 0;
-}
-
 static FILE *e2e_open(run_state *st, char *err, size_t errlen)
 {
     snprintf(st->e2e_path, sizeof st->e2e_path, "%s/%s", st->dir, E2E_NAME);
-    size_t used = (size_t)snprintf(st->e2e_header, sizeof st->e2e_header, "%s,%s", E2E_HEADER, E2E_DERIVED_COLUMNS);
-    for (int i = 0; i < st->nmeter_cols && used < sizeof st->e2e_header; i++)
-        used += (size_t)snprintf(st->e2e_header + used, sizeof st->e2e_header - used, ",%s", st->meter_cols[i]);
+    bb_e2e_header(st->meter_cols, st->nmeter_cols, st->e2e_header, sizeof st->e2e_header);
     FILE *f = NULL;
     if (st->opt->resume && (f = fopen(st->e2e_path, "r"))) {
-        int rc = e2e_load(st, f);
         fclose(f);
-        if (rc) {
-            snprintf(err, errlen, "%s: not an e2e.csv of this version (header differs); cannot resume it",
-                     st->e2e_path);
+        if (bb_e2e_read(st->e2e_path, st->e2e_header, st->nmeter_cols, &st->e2e_rows, &st->ne2e_rows, err, errlen))
             return NULL;
-        }
         f = fopen(st->e2e_path, "a");
     } else {
         f = fopen(st->e2e_path, "w");
@@ -746,10 +686,48 @@ static const float *reference_logits(run_state *st, bb_pool *pool, const bb_swee
     return r->logits;
 }
 
-static void write_e2e_num(FILE *f, double v)
+static void fill_e2e_row(const run_state *st, const bb_e2e_point *p, const bb_e2e_result *r,
+                         const bb_logit_diff *diff, double energy, const double *meter_values, bb_e2e_row *row)
 {
-    fputc(',', f);
-    if (isfinite(v)) fprintf(f, "%.9g", v); /* not measured: an empty cell, never 0 */
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+    memset(row, 0, sizeof *row);
+    snprintf(row->experiment, sizeof row->experiment, "%s", st->ex->name);
+    snprintf(row->sweep, sizeof row->sweep, "%s", sw->name);
+    row->point = p->index;
+    snprintf(row->model, sizeof row->model, "%s", sw->models[p->model].name);
+    snprintf(row->kernel, sizeof row->kernel, "%s", kc->kernel->name);
+    snprintf(row->variant, sizeof row->variant, "%s", kc->variant->isa);
+    snprintf(row->family, sizeof row->family, "%s", kc->kernel->family);
+    row->bits_per_weight = kc->kernel->bits_per_weight;
+    snprintf(row->out_kernel, sizeof row->out_kernel, "%s", sw->out_kernel);
+    row->threads = p->threads;
+    row->prompt = p->prompt;
+    row->gen = p->gen;
+    row->reps = sw->min_reps;
+    row->pp_tps = r->pp_tps_median;
+    row->pp_tps_min = r->pp_tps_min;
+    row->pp_tps_max = r->pp_tps_max;
+    row->tg_tps = r->tg_tps_median;
+    row->tg_tps_min = r->tg_tps_min;
+    row->tg_tps_max = r->tg_tps_max;
+    row->ms_per_token = r->tg_ms_per_token;
+    row->matmul_share = r->matmul_share;
+    row->weight_bytes_per_token = (double)r->weight_bytes_per_token;
+    row->tg_gbps_derived = r->tg_gbps;
+    row->read_tps = r->read_tps_median;
+    row->read_tps_max = r->read_tps_max;
+    row->read_gbps = r->read_gbps;
+    row->tg_of_read = r->tg_of_read;
+    row->footprint_bytes = (double)r->footprint;
+    snprintf(row->ref_kernel, sizeof row->ref_kernel, "%s", diff ? sw->compare_logits : "");
+    row->logit_max_abs_err = diff ? diff->max_abs_err : NAN;
+    row->logit_rel_rms_err = diff ? diff->rel_rms_err : NAN;
+    row->top1_agreement = diff ? diff->top1_agreement : NAN;
+    row->logits_identical = diff ? diff->identical : NAN;
+    row->energy_per_token_j = energy;
+    row->nmeter = st->nmeter_cols;
+    for (int c = 0; c < st->nmeter_cols; c++) row->meter[c] = meter_values ? meter_values[c] : NAN;
 }
 
 /* The end-to-end points, after the kernel points: one bb_e2e_bench each (it builds the model's
@@ -826,42 +804,14 @@ static int measure_e2e(run_state *st)
         if (r.tg_median_rep >= 0 && r.tg_median_rep < gm.reps)
             mv = gm.values + (size_t)r.tg_median_rep * (size_t)st->nmeter_cols;
         double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
-        if (fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%.4f,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%zu,%.6g,%.6g,"
-                       "%.6g,%.6g,%.4f,%zu",
-                    st->ex->name, sw->name, p->index, cfg->name, kc->kernel->name, kc->variant->isa,
-                    kc->kernel->family, kc->kernel->bits_per_weight, sw->out_kernel, p->threads, p->prompt, p->gen,
-                    sw->min_reps, r.pp_tps_median, r.pp_tps_min, r.pp_tps_max, r.tg_tps_median, r.tg_tps_min,
-                    r.tg_tps_max, r.tg_ms_per_token, r.matmul_share, r.weight_bytes_per_token, r.tg_gbps,
-                    r.read_tps_median, r.read_tps_max, r.read_gbps, r.tg_of_read, r.footprint) < 0) {
-            free(gm.values);
-            fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
-            rc = -1;
-            break;
-        }
-        if (compare) {
-            fprintf(f, ",%s", sw->compare_logits);
-            write_e2e_num(f, diff.max_abs_err);
-            write_e2e_num(f, diff.rel_rms_err);
-            write_e2e_num(f, diff.top1_agreement);
-            fprintf(f, ",%d", diff.identical ? 1 : 0);
-        } else {
-            fputs(",,,,,", f);
-        }
-        write_e2e_num(f, energy);
-        for (int c = 0; c < st->nmeter_cols; c++) write_e2e_num(f, mv ? mv[c] : NAN);
+        bb_e2e_row row;
+        fill_e2e_row(st, p, &r, compare ? &diff : NULL, energy, mv, &row);
         free(gm.values);
-        if (fputc('\n', f) == EOF || fflush(f) != 0) {
+        if (bb_e2e_write_row(f, &row)) {
             fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
             rc = -1;
             break;
         }
-        e2e_row row = {.threads = p->threads, .prompt = p->prompt, .gen = p->gen, .pp = r.pp_tps_median,
-                       .pp_min = r.pp_tps_min, .pp_max = r.pp_tps_max, .tg = r.tg_tps_median, .tg_min = r.tg_tps_min,
-                       .tg_max = r.tg_tps_max};
-        snprintf(row.sweep, sizeof row.sweep, "%s", sw->name);
-        snprintf(row.model, sizeof row.model, "%s", cfg->name);
-        snprintf(row.kernel, sizeof row.kernel, "%s", kc->kernel->name);
-        snprintf(row.variant, sizeof row.variant, "%s", kc->variant->isa);
         if (e2e_add(st, &row)) {
             rc = -1;
             break;
@@ -882,13 +832,13 @@ static void e2e_markdown(FILE *f, const run_state *st)
     fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |\n");
     fprintf(f, "|---|---|---:|---|---:|---:|\n");
     for (int i = 0; i < st->ne2e_rows; i++) {
-        const e2e_row *r = &st->e2e_rows[i];
+        const bb_e2e_row *r = &st->e2e_rows[i];
         if (r->prompt > 0)
             fprintf(f, "| %s | %s@%s | %d | pp%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
-                    r->threads, r->prompt, r->pp, r->pp_min, r->pp_max);
+                    r->threads, r->prompt, r->pp_tps, r->pp_tps_min, r->pp_tps_max);
         if (r->gen > 0)
             fprintf(f, "| %s | %s@%s | %d | tg%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
-                    r->threads, r->gen, r->tg, r->tg_min, r->tg_max);
+                    r->threads, r->gen, r->tg_tps, r->tg_tps_min, r->tg_tps_max);
     }
 }
 

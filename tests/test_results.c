@@ -15,6 +15,7 @@
 #include "json_check.h"
 #include "meter.h"
 #include "results.h"
+#include "results_e2e.h"
 #include "sha256.h"
 #include "support/stats.h"
 #include "support/suggest.h"
@@ -171,6 +172,119 @@ static void test_csv(void)
     unlink(path);
 }
 
+/* e2e.csv through its column list: the cells are exactly what the positional writer it replaced
+ * wrote (rates %.6g, shares %.4f, byte counts as integers, the rest %.9g, empty when not measured),
+ * and a resumed run reads them back, the cut-short row dropped. */
+static void test_e2e_csv(void)
+{
+    bb_e2e_row r = {.point = 3, .bits_per_weight = 1.6666667, .threads = 2, .prompt = 0, .gen = 16, .reps = 3,
+                    .pp_tps = 0, .pp_tps_min = 0, .pp_tps_max = 0, .tg_tps = 18.92221, .tg_tps_min = 18.3758,
+                    .tg_tps_max = 20.0224, .ms_per_token = 52.84801, .matmul_share = 0.97471,
+                    .weight_bytes_per_token = 1012680192, .tg_gbps_derived = 19.1621, .read_tps = 27.5065,
+                    .read_tps_max = 28.368, .read_gbps = 27.855, .tg_of_read = 0.68789, .footprint_bytes = 1026766728,
+                    .logit_max_abs_err = NAN, .logit_rel_rms_err = NAN, .top1_agreement = NAN,
+                    .logits_identical = NAN, .energy_per_token_j = NAN, .nmeter = 2, .meter = {0.845570097, NAN}};
+    strcpy(r.experiment, "bitnet_fig8");
+    strcpy(r.sweep, "threads");
+    strcpy(r.model, "bitnet-dummy-3.8b");
+    strcpy(r.kernel, "tl2_0");
+    strcpy(r.variant, "avx512");
+    strcpy(r.family, "elut");
+    strcpy(r.out_kernel, "f16");
+    const char *mcols[] = {"timer_region_s", "timer_tsc_ghz"};
+    char header[4096];
+    bb_e2e_header(mcols, 2, header, sizeof header);
+    CHECK(!strcmp(header, "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,"
+                          "prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,"
+                          "matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
+                          "tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,"
+                          "logits_identical,energy_per_token_j,timer_region_s,timer_tsc_ghz"),
+          "e2e header: %s", header);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bb_e2e_write_row(f, &r);
+    strcpy(r.ref_kernel, "f32");
+    r.logit_max_abs_err = 0.03125;
+    r.logit_rel_rms_err = 0.0012;
+    r.top1_agreement = 1;
+    r.logits_identical = 0;
+    bb_e2e_write_row(f, &r);
+    fclose(f);
+    const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,avx512,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
+                       "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,,,,,,,"
+                       "0.845570097,\n"
+                       "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,avx512,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
+                       "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,f32,"
+                       "0.03125,0.0012,1,0,,0.845570097,\n";
+    CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
+
+    char path[] = "/tmp/bb_e2e_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "temp file");
+    if (fd >= 0) {
+        close(fd);
+        f = fopen(path, "w");
+        fprintf(f, "%s\n%s", header, buf);
+        fputs("bitnet_fig8,threads,4,bitn", f);
+        fclose(f);
+        bb_e2e_row *rows;
+        int n;
+        char err[512];
+        int rc = bb_e2e_read(path, header, 2, &rows, &n, err, sizeof err);
+        CHECK(rc == 0 && n == 2, "e2e rows read back: %s", rc ? err : "");
+        if (rc == 0 && n == 2) {
+            CHECK(rows[1].tg_tps == 18.9222 && rows[1].gen == 16 && !strcmp(rows[1].ref_kernel, "f32") &&
+                      rows[1].logits_identical == 0 && isnan(rows[0].logits_identical) && isnan(rows[1].meter[1]),
+                  "e2e fields");
+            free(rows);
+        }
+        rc = bb_e2e_read(path, "experiment,sweep", 2, &rows, &n, err, sizeof err);
+        CHECK(rc == -1 && strstr(err, "other columns"), "e2e header mismatch refused: %s", err);
+        unlink(path);
+    }
+    free(buf);
+}
+
+/* The one CSV reader: quoted fields, CRLF, a malformed record named by line, and the lenient mode
+ * `bitbench plot` uses for files from elsewhere. */
+static void test_csv_reader(void)
+{
+    char path[] = "/tmp/bb_csvread_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "temp file");
+    if (fd < 0) return;
+    close(fd);
+    FILE *f = fopen(path, "w");
+    fputs("# a comment\nname,\"a,b\",c\r\n\"x \"\"y\"\"\",2,\n\n1\n", f);
+    fclose(f);
+    bb_csv_table t;
+    char err[512];
+    int rc = bb_csv_load(path, BB_CSV_LENIENT, &t, err, sizeof err);
+    CHECK(rc == 0 && t.ncols == 3 && t.nrows == 2, "lenient read: %s", rc ? err : "");
+    if (rc == 0) {
+        CHECK(bb_csv_col(&t, "a,b") == 1 && bb_csv_col(&t, "c") == 2 && bb_csv_col(&t, "d") == -1, "columns by name");
+        CHECK(!strcmp(bb_csv_cell(&t, 0, 0), "x \"y\"") && bb_csv_cell_num(&t, 0, 1) == 2 &&
+                  isnan(bb_csv_cell_num(&t, 0, 2)) && !strcmp(bb_csv_cell(&t, 1, 2), ""),
+              "quoted cells, empty cells, a short row padded");
+        bb_csv_table_free(&t);
+    }
+    f = fopen(path, "w");
+    fputs("a,b\n1,2\n3\n", f);
+    fclose(f);
+    rc = bb_csv_load(path, 0, &t, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, ":3: 1 fields, the header has 2"), "a short row is an error naming its line: %s",
+          err);
+    f = fopen(path, "w");
+    fputs("a,b\n\"1,2\n", f);
+    fclose(f);
+    rc = bb_csv_load(path, 0, &t, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, ":2: not a well-formed CSV record"), "unbalanced quote: %s", err);
+    unlink(path);
+    rc = bb_csv_load(path, 0, &t, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "cannot read"), "missing file: %s", err);
+}
+
 static void test_sha256(void)
 {
     static const struct { const char *in, *hex; } v[] = {
@@ -265,6 +379,8 @@ int main(void)
 {
     test_json();
     test_csv();
+    test_e2e_csv();
+    test_csv_reader();
     test_sha256();
     test_stats();
     test_args_and_names();

@@ -1,0 +1,84 @@
+#include "results_e2e.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COL(name, kind, field, doc) BB_COLUMN(bb_e2e_row, name, kind, field, doc)
+#define COLF(name, field, fmt, doc) BB_COLUMN_FMT(bb_e2e_row, name, BB_COL_NUM, field, fmt, doc)
+
+/* Rates are written with 6 significant digits and shares with 4 decimals: more than a repeated
+ * run reproduces.  Byte counts are integers. */
+const bb_column bb_e2e_columns[] = {
+    COL("experiment", BB_COL_STR, experiment, "the experiment's name"),
+    COL("sweep", BB_COL_STR, sweep, "the sweep's name"),
+    COL("point", BB_COL_INT, point, "the point's number among the run's end-to-end points (1-based)"),
+    COL("model", BB_COL_STR, model, "model config name"),
+    COL("kernel", BB_COL_STR, kernel, "kernel of the linear layers"),
+    COL("variant", BB_COL_STR, variant, "the ISA variant that ran (scalar, avx2, avx512, ...)"),
+    COL("family", BB_COL_STR, family, "kernel family"),
+    COLF("bits_per_weight", bits_per_weight, "%.4f", "bits per weight of the kernel as stored, scales included"),
+    COL("out_kernel", BB_COL_STR, out_kernel, "kernel of the classifier (output projection)"),
+    COL("threads", BB_COL_INT, threads, "threads of the pool"),
+    COL("prompt", BB_COL_INT, prompt, "prompt tokens (prefill); 0 = none"),
+    COL("gen", BB_COL_INT, gen, "generated tokens (decode); 0 = none"),
+    COL("reps", BB_COL_INT, reps, "repetitions of prefill + generation"),
+    COLF("pp_tps", pp_tps, "%.6g", "prefill tokens/s, median of the repetitions"),
+    COLF("pp_tps_min", pp_tps_min, "%.6g", "prefill tokens/s, slowest repetition"),
+    COLF("pp_tps_max", pp_tps_max, "%.6g", "prefill tokens/s, fastest repetition"),
+    COLF("tg_tps", tg_tps, "%.6g", "generation tokens/s, median of the repetitions"),
+    COLF("tg_tps_min", tg_tps_min, "%.6g", "generation tokens/s, slowest repetition"),
+    COLF("tg_tps_max", tg_tps_max, "%.6g", "generation tokens/s, fastest repetition"),
+    COLF("ms_per_token", ms_per_token, "%.6g", "median milliseconds per generated token"),
+    COLF("matmul_share", matmul_share, "%.4f", "fraction of decode time in the linear layers (the kernels)"),
+    COLF("weight_bytes_per_token", weight_bytes_per_token, "%.0f",
+         "packed linear and classifier bytes read per generated token"),
+    COLF("tg_gbps_derived", tg_gbps_derived, "%.6g", "weight_bytes_per_token * tg_tps / 1e9"),
+    COLF("read_tps", read_tps, "%.6g", "tokens/s if a token cost only reading its weights once (median)"),
+    COLF("read_tps_max", read_tps_max, "%.6g", "the same bound, fastest pass"),
+    COLF("read_gbps", read_gbps, "%.6g", "bandwidth of those plain weight reads, GB/s"),
+    COLF("tg_of_read", tg_of_read, "%.4f", "tg_tps / read_tps: how close decode comes to reading the weights"),
+    COLF("footprint_bytes", footprint_bytes, "%.0f", "model bytes in memory"),
+    COL("ref_kernel", BB_COL_STR, ref_kernel, "compare_logits: the reference kernel (empty without it)"),
+    COLF("logit_max_abs_err", logit_max_abs_err, NULL, "compare_logits: max |logit - reference logit|"),
+    COLF("logit_rel_rms_err", logit_rel_rms_err, NULL, "compare_logits: relative RMS error of the logits"),
+    COLF("top1_agreement", top1_agreement, NULL, "compare_logits: share of positions with the same top token"),
+    COLF("logits_identical", logits_identical, "%.0f", "compare_logits: 1 when every logit is bit-identical"),
+    COLF("energy_per_token_j", energy_per_token_j, NULL,
+         "measured energy of the median generation repetition / gen (empty without an energy meter)"),
+};
+const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);
+
+void bb_e2e_header(const char *const *meter_cols, int nmeter, char *buf, size_t len)
+{
+    bb_csv_header_line(bb_e2e_columns, bb_e2e_ncolumns, meter_cols, nmeter, buf, len);
+}
+
+int bb_e2e_write_row(FILE *f, const bb_e2e_row *r)
+{
+    bb_csv_write_columns(f, bb_e2e_columns, bb_e2e_ncolumns, r);
+    for (int i = 0; i < r->nmeter; i++) {
+        fputc(',', f);
+        bb_csv_num(f, NULL, r->meter[i]);
+    }
+    fputc('\n', f);
+    return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
+static int parse_row(char *const *fields, void *row, int nmeter)
+{
+    bb_e2e_row *r = row;
+    memset(r, 0, sizeof *r);
+    if (bb_csv_parse_columns(fields, bb_e2e_columns, bb_e2e_ncolumns, r)) return -1;
+    r->nmeter = nmeter;
+    for (int i = 0; i < nmeter; i++)
+        if (bb_csv_parse_num(fields[bb_e2e_ncolumns + i], &r->meter[i])) return -1;
+    return 0;
+}
+
+int bb_e2e_read(const char *path, const char *header, int nmeter, bb_e2e_row **rows, int *count, char *err, size_t errlen)
+{
+    void *v;
+    int rc = bb_csv_read_rows(path, header, sizeof **rows, parse_row, nmeter, &v, count, err, errlen);
+    *rows = v;
+    return rc;
+}
