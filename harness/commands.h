@@ -13,5 +13,6 @@ extern const char *const bb_plot_kinds[BB_PLOT_NKINDS]; /* what `bitbench plot -
 int bb_cmd_generate(int argc, char **argv);
 int bb_cmd_e2e(int argc, char **argv);
 int bb_cmd_gguf(int argc, char **argv); /* cmd_gguf.c */
+int bb_cmd_perplexity(int argc, char **argv); /* cmd_perplexity.c */
 
 #endif

@@ -18,6 +18,8 @@ static void usage(FILE *f)
             "  generate --model M ...  generate text with a llama2.c model through any kernel\n"
             "  e2e --model NAME ...    prompt and generation tokens/s of a model with synthetic weights\n"
             "  gguf FILE.gguf          validate a GGUF file; list its metadata and tensors\n"
+            "  perplexity --model M --file TEXT --ctx C ...\n"
+            "                          perplexity on a text as llama-perplexity chunks it, through any kernel\n"
             "  overhead [--threads LIST]\n"
             "                          the harness's own cost per measured call (pool barrier)\n"
             "  roofline [--quick] ...  this machine's bandwidth and instruction ceilings, gamma per kernel\n"
@@ -38,6 +40,7 @@ int main(int argc, char **argv)
         {"generate", bb_cmd_generate},
         {"e2e", bb_cmd_e2e},
         {"gguf", bb_cmd_gguf},
+        {"perplexity", bb_cmd_perplexity},
         {"overhead", bb_cmd_overhead}, {"roofline", bb_cmd_roofline}, {"plot", bb_cmd_plot},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

@@ -92,6 +92,12 @@ static void write_build(bb_json *j, const bb_machine *m)
     bb_json_object_end(j);
 }
 
+void bb_json_write_provenance(bb_json *j, const bb_machine *m)
+{
+    write_build(j, m);
+    write_machine(j, m);
+}
+
 static void write_kernels(bb_json *j, const bb_experiment *ex)
 {
     bb_json_array_begin(j, "kernels");

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "experiment.h"
+#include "json.h"
 #include "meter.h"
 #include "plan.h"
 #include "support/machine.h"
@@ -52,6 +53,10 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
  * `"key": value` on its own line); not a general JSON parser.  Returns 0 when found. */
 int bb_run_json_peek_string(const char *path, const char *key, char *buf, size_t len);
 int bb_run_json_peek_int(const char *path, const char *key, long *out);
+
+/* The members "tool", "build" and "machine" of run.json, into the open object of another sidecar
+ * (bitbench perplexity's). */
+void bb_json_write_provenance(bb_json *j, const bb_machine *m);
 
 /* Now as ISO 8601 UTC: "2026-11-21T20:30:00Z". */
 void bb_iso_time(char buf[32]);

@@ -1,0 +1,189 @@
+#include "perplexity_job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e_bench.h"
+#include "models/llama2c.h"
+#include "models/model_config.h"
+#include "models/synthetic.h"
+#include "models/tokenizer.h"
+#include "support/memory.h"
+#include "support/timer.h"
+
+/* The text file whole, NUL-terminated (llama-perplexity reads it whole too). */
+static char *read_text(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the text: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+        n += got;
+        if (cap - n - 1 == 0) {
+            char *b = realloc(buf, cap * 2);
+            if (!b) { free(buf); buf = NULL; break; }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory reading the text", path);
+        return NULL;
+    }
+    buf[n] = 0;
+    if (strlen(buf) != n) {
+        snprintf(err, errlen, "%s: the text holds a NUL byte at offset %zu; give a text file", path, strlen(buf));
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* tok<vocab>.bin or tokenizer.bin in the model's directory. */
+static int tokenizer_beside(const char *model, int vocab, char *out, size_t len)
+{
+    const char *slash = strrchr(model, '/');
+    int dl = slash ? (int)(slash - model + 1) : 0;
+    const char *names[2] = {"tok%d.bin", "tokenizer.bin"};
+    for (int i = 0; i < 2; i++) {
+        char file[64];
+        snprintf(file, sizeof file, names[i], vocab);
+        snprintf(out, len, "%.*s%s", dl, model, file);
+        FILE *f = fopen(out, "rb");
+        if (f) {
+            fclose(f);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* What a job's model is made of while it runs. */
+typedef struct {
+    bb_llama2c *ck;
+    bb_model_config cfg;
+    bb_synthetic syn;
+    bb_tf_dims dims;
+    bb_weight_source src;
+    int *tokens;
+    int n_tokens;
+} job_model;
+
+/* The model's dimensions and weights; the text as tokens. */
+static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
+                      char *err, size_t errlen)
+{
+    char e[1536];
+    if (!(m->tokens = malloc(sizeof(int) * (len + 3)))) {
+        snprintf(err, errlen, "out of memory for %zu tokens", len + 3);
+        return -1;
+    }
+    if (ends_with(job->model, ".bin")) {
+        if (!(m->ck = bb_llama2c_open(job->model, e, sizeof e))) {
+            snprintf(err, errlen, "%s", e);
+            return -1;
+        }
+        m->dims = *bb_llama2c_dims(m->ck);
+        m->src = bb_llama2c_source(m->ck);
+        char tb[1200];
+        const char *tp = job->tokenizer;
+        if (!tp && tokenizer_beside(job->model, m->dims.vocab_size, tb, sizeof tb)) {
+            snprintf(err, errlen, "no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer", job->model,
+                     m->dims.vocab_size);
+            return -1;
+        }
+        bb_tokenizer *tok = bb_tokenizer_load(tp ? tp : tb, m->dims.vocab_size, e, sizeof e);
+        if (!tok) {
+            snprintf(err, errlen, "%s", e);
+            return -1;
+        }
+        double t0 = bb_now();
+        m->n_tokens = bb_tokenizer_encode(tok, text, m->tokens, (int)len + 3, e, sizeof e);
+        out->tokenize_seconds = bb_now() - t0;
+        bb_tokenizer_free(tok);
+        out->tokenization = "llama2.c";
+        if (m->n_tokens < 0) {
+            snprintf(err, errlen, "%s: %s", job->text_file, e);
+            return -1;
+        }
+        return 0;
+    }
+    if (bb_model_load(job->model, &m->cfg, e, sizeof e)) {
+        snprintf(err, errlen, "--model %s: not a llama2.c checkpoint (*.bin) nor a model config: %s", job->model, e);
+        return -1;
+    }
+    bb_tf_dims_from_config(&m->cfg, job->ctx, &m->dims);
+    if (m->dims.vocab_size < 259) {
+        snprintf(err, errlen, "model %s: vocabulary of %d tokens; byte tokens need at least 259", job->model,
+                 m->dims.vocab_size);
+        return -1;
+    }
+    m->syn = (bb_synthetic){.dims = m->dims, .seed = job->seed, .distinct_layers = job->distinct_layers};
+    m->src = bb_synthetic_source(&m->syn);
+    m->tokens[0] = 1;
+    for (size_t i = 0; i < len; i++) m->tokens[i + 1] = (unsigned char)text[i] + 3;
+    m->n_tokens = (int)len + 1;
+    out->tokenization = "bytes";
+    return 0;
+}
+
+static int run_model(bb_pool *pool, const bb_ppl_job *job, job_model *m, bb_ppl_outcome *out, char *err,
+                     size_t errlen)
+{
+    if (bb_ppl_check(m->n_tokens, job->ctx, m->dims.seq_len, err, errlen)) return -1;
+    m->dims.seq_len = job->ctx; /* the KV cache holds one chunk */
+    if (m->syn.dims.dim) m->syn.dims = m->dims;
+    bb_tf_options opt = {.kernel = job->kernel, .out_kernel = job->out_kernel ? job->out_kernel : job->kernel,
+                         .kv_f16 = job->kv_f16, .max_batch = job->batch > 0 ? job->batch : job->ctx};
+    char e[1536];
+    double t0 = bb_now();
+    bb_transformer *tf = bb_tf_create(&m->dims, &m->src, &opt, e, sizeof e);
+    if (!tf) {
+        snprintf(err, errlen, "%s with kernel %s: %s", job->model, job->kernel, e);
+        return -1;
+    }
+    out->build_seconds = bb_now() - t0;
+    out->chunks = bb_ppl_chunk_count(m->n_tokens, job->ctx, job->max_chunks);
+    float *logits = bb_alloc(sizeof(float) * (size_t)job->ctx * m->dims.vocab_size);
+    int rc = -1;
+    if (!logits) snprintf(err, errlen, "out of memory for %d x %d logits", job->ctx, m->dims.vocab_size);
+    else rc = bb_ppl_run(tf, pool, m->tokens, out->chunks, job->ctx, 1, logits, &out->sums, job->on_chunk,
+                         job->on_chunk_ctx, err, errlen);
+    free(logits);
+    bb_tf_free(tf);
+    return rc;
+}
+
+int bb_ppl_job_run(bb_pool *pool, const bb_ppl_job *job, bb_ppl_outcome *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = 0;
+    char *text = read_text(job->text_file, &len, err, errlen);
+    if (!text) return -1;
+    job_model m = {0};
+    int rc = open_model(job, text, len, &m, out, err, errlen);
+    free(text);
+    if (!rc) rc = run_model(pool, job, &m, out, err, errlen);
+    out->n_tokens = m.n_tokens;
+    free(m.tokens);
+    bb_llama2c_close(m.ck);
+    if (rc) return -1;
+    out->ppl = bb_ppl_value(&out->sums);
+    out->ppl_err = bb_ppl_error(&out->sums);
+    out->tokens_per_second = out->sums.seconds > 0 ? out->sums.tokens_run / out->sums.seconds : 0;
+    return 0;
+}

@@ -1,0 +1,162 @@
+/* Perplexity as llama-perplexity computes it (harness/perplexity.h), against llama.cpp itself:
+ * stories260K (llama2.c checkpoint, f32 kernel, f32 KV cache) on Debian's GPL-3 text at -c 128
+ * must give llama.cpp's f32-KV figures (../shared/golden/gguf/stories260K/
+ * perplexity_gpl3_c128_f32_kvf32.txt): the text tokenizes to 22155 tokens with BOS, 173 chunks,
+ * 10899 scored tokens, every running value [i] within 0.1 % and the final PPL = 105.3222 +/-
+ * 3.53027 within 0.1 %.  Also: the NLL and the +/- formula on hand-made numbers, the chunk
+ * arithmetic, and bb_tf_forward_all's rows equal to token-by-token decoding in any prefill
+ * piece size. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "models/llama2c.h"
+#include "perplexity.h"
+#include "perplexity_job.h"
+
+static char shared[1024];
+
+static void check_formulas(void)
+{
+    /* logits {0, ln 2, ln 3}: softmax = {1/6, 2/6, 3/6} */
+    float l[3] = {0.0f, logf(2.0f), logf(3.0f)};
+    CHECK(fabs(bb_ppl_token_nll(l, 3, 2) - log(2.0)) < 1e-6, "nll %g, want ln 2", bb_ppl_token_nll(l, 3, 2));
+    CHECK(fabs(bb_ppl_token_nll(l, 3, 0) - log(6.0)) < 1e-6, "nll %g, want ln 6", bb_ppl_token_nll(l, 3, 0));
+    float big[2] = {1000.0f, 1000.0f}; /* the maximum is subtracted: no overflow */
+    CHECK(fabs(bb_ppl_token_nll(big, 2, 1) - log(2.0)) < 1e-6, "nll %g at logits 1000", bb_ppl_token_nll(big, 2, 1));
+    CHECK(bb_ppl_chunk_count(22155, 128, 0) == 173, "%d chunks", bb_ppl_chunk_count(22155, 128, 0));
+    CHECK(bb_ppl_chunk_count(22155, 128, 5) == 5, "--chunks 5");
+    CHECK(bb_ppl_chunk_count(100, 128, 0) == 0, "a text shorter than a chunk");
+    CHECK(bb_ppl_scored_per_chunk(128) * 173 == 10899, "scored %d per chunk", bb_ppl_scored_per_chunk(128));
+    CHECK(bb_ppl_scored_per_chunk(5) == 2, "odd ctx: positions 2..3 scored");
+    /* NLLs 1, 2, 3: mean 2, population variance 2/3, error exp(2) * sqrt((2/3) / 2) */
+    bb_ppl_sums s = {.nll = 6, .nll2 = 14, .count = 3};
+    CHECK(fabs(bb_ppl_value(&s) - exp(2.0)) < 1e-12, "ppl %g", bb_ppl_value(&s));
+    CHECK(fabs(bb_ppl_error(&s) - exp(2.0) * sqrt(1.0 / 3)) < 1e-12, "err %g", bb_ppl_error(&s));
+    bb_ppl_sums one = {.nll = 1, .nll2 = 1, .count = 1};
+    CHECK(isnan(bb_ppl_error(&one)), "one token has no spread");
+    char err[256];
+    CHECK(bb_ppl_check(1000, 3, 512, err, sizeof err) == -1 && strstr(err, "--ctx 3"), "ctx 3: %s", err);
+    CHECK(bb_ppl_check(1000, 600, 512, err, sizeof err) == -1 && strstr(err, "seq_len 512"), "ctx 600: %s", err);
+    CHECK(bb_ppl_check(100, 128, 512, err, sizeof err) == -1 && strstr(err, "100 tokens"), "short: %s", err);
+    CHECK(bb_ppl_check(1000, 128, 512, err, sizeof err) == 0, "fine: %s", err);
+}
+
+/* Every row of bb_tf_forward_all equals the logits of decoding the same tokens one at a time. */
+static void check_forward_all(void)
+{
+    char path[1200], err[1024];
+    snprintf(path, sizeof path, "%s/models/stories260K/stories260K.bin", shared);
+    bb_llama2c *ck = bb_llama2c_open(path, err, sizeof err);
+    CHECK(ck != NULL, "%s", err);
+    if (!ck) return;
+    bb_tf_dims d = *bb_llama2c_dims(ck);
+    bb_weight_source src = bb_llama2c_source(ck);
+    bb_pool *pool = bb_pool_create(2, err, sizeof err);
+    enum { N = 40 };
+    int tokens[N];
+    for (int i = 0; i < N; i++) tokens[i] = (i * 37 + 1) % d.vocab_size;
+    bb_tf_options one = {.kernel = "f32", .out_kernel = "f32", .max_batch = 1};
+    bb_transformer *ref = bb_tf_create(&d, &src, &one, err, sizeof err);
+    float *want = malloc(sizeof(float) * N * d.vocab_size), *got = malloc(sizeof(float) * N * d.vocab_size);
+    for (int i = 0; ref && i < N; i++)
+        memcpy(want + (size_t)i * d.vocab_size, bb_tf_forward(ref, pool, &tokens[i], 1, i, NULL),
+               sizeof(float) * d.vocab_size);
+    const int batches[3] = {1, 16, 64};
+    for (int b = 0; ref && b < 3; b++) {
+        bb_tf_options opt = {.kernel = "f32", .out_kernel = "f32", .max_batch = batches[b]};
+        bb_transformer *tf = bb_tf_create(&d, &src, &opt, err, sizeof err);
+        CHECK(tf != NULL, "%s", err);
+        if (!tf) continue;
+        CHECK(bb_tf_forward_all(tf, pool, tokens, N, 0, got, NULL) == 0, "forward_all");
+        double worst = 0;
+        for (size_t i = 0; i < (size_t)N * d.vocab_size; i++)
+            if (fabs(got[i] - want[i]) > worst) worst = fabs(got[i] - want[i]);
+        CHECK(worst < 1e-4, "max_batch %d: rows differ from decoding by %g", batches[b], worst);
+        CHECK(bb_tf_forward_all(tf, pool, tokens, 1, d.seq_len, got, NULL) == -1, "past seq_len refused");
+        bb_tf_free(tf);
+    }
+    free(want);
+    free(got);
+    bb_tf_free(ref);
+    bb_pool_destroy(pool);
+    bb_llama2c_close(ck);
+}
+
+/* The running values "[i]x," and the final estimate of a llama-perplexity log. */
+static int read_log(const char *path, double *running, int cap, double *ppl, double *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    static char line[1 << 16];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        int i;
+        double v;
+        for (char *p = line; (p = strchr(p, '[')) != NULL; p++)
+            if (sscanf(p, "[%d]%lf", &i, &v) == 2 && i == n + 1 && n < cap) running[n++] = v;
+        sscanf(line, "Final estimate: PPL = %lf +/- %lf", ppl, err);
+    }
+    fclose(f);
+    return n;
+}
+
+typedef struct {
+    const double *want;
+    int nwant, checked, off;
+    double worst;
+} running_check;
+
+static void on_chunk(void *ctx, const bb_ppl_chunk *c)
+{
+    running_check *r = ctx;
+    if (c->index > r->nwant) return;
+    double rel = fabs(c->ppl / r->want[c->index - 1] - 1);
+    if (rel > r->worst) r->worst = rel;
+    r->off += rel > 1e-3;
+    r->checked++;
+}
+
+static void check_golden(void)
+{
+    char log_path[1200], model[1200];
+    snprintf(log_path, sizeof log_path, "%s/golden/gguf/stories260K/perplexity_gpl3_c128_f32_kvf32.txt", shared);
+    snprintf(model, sizeof model, "%s/models/stories260K/stories260K.bin", shared);
+    double want[256], ppl = 0, ppl_err = 0;
+    int n = read_log(log_path, want, 256, &ppl, &ppl_err);
+    CHECK(n == 173 && ppl > 0, "%s: %d running values", log_path, n);
+    if (n != 173) return;
+    running_check rc = {want, n, 0, 0, 0};
+    bb_ppl_job job = {.model = model, .text_file = "/usr/share/common-licenses/GPL-3", .ctx = 128, .kernel = "f32",
+                      .on_chunk = on_chunk, .on_chunk_ctx = &rc};
+    char err[2048];
+    bb_pool *pool = bb_pool_create(2, err, sizeof err);
+    bb_ppl_outcome r;
+    int ok = bb_ppl_job_run(pool, &job, &r, err, sizeof err);
+    bb_pool_destroy(pool);
+    CHECK(ok == 0, "%s", err);
+    if (ok) return;
+    CHECK(r.n_tokens == 22155, "GPL-3 is %d tokens with BOS (llama.cpp: 22155)", r.n_tokens);
+    CHECK(r.chunks == 173 && r.sums.count == 10899, "%d chunks, %ld scored", r.chunks, r.sums.count);
+    CHECK(rc.checked == 173 && rc.off == 0, "%d of %d running values off by more than 0.1 %% (worst %.3g)", rc.off,
+          rc.checked, rc.worst);
+    CHECK(fabs(r.ppl / ppl - 1) < 1e-3, "PPL %.4f, llama.cpp %.4f", r.ppl, ppl);
+    CHECK(fabs(r.ppl_err / ppl_err - 1) < 1e-3, "+/- %.5f, llama.cpp %.5f", r.ppl_err, ppl_err);
+    printf("stories260K f32 on GPL-3 at ctx 128: PPL = %.4f +/- %.5f (llama.cpp %.4f +/- %.5f), worst running "
+           "value off by %.2g; %.0f tokens/s, tokenized in %.2f s\n", r.ppl, r.ppl_err, ppl, ppl_err, rc.worst,
+           r.tokens_per_second, r.tokenize_seconds);
+}
+
+int main(void)
+{
+    const char *src = getenv("BITBENCH_SOURCE_DIR");
+    const char *sh = getenv("BITBENCH_SHARED_DIR");
+    if (sh) snprintf(shared, sizeof shared, "%s", sh);
+    else snprintf(shared, sizeof shared, "%s/../shared", src ? src : ".");
+    check_formulas();
+    check_forward_all();
+    check_golden();
+    return check_summary("test_perplexity");
+}
