@@ -327,7 +327,8 @@ static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
-                                                 "compare_logits", "compare_tokens"};
+                                                 "compare_logits", "compare_tokens", "perplexity"};
+static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16"};
 static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out", "plots", "profile"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -543,6 +544,44 @@ static void check_single_kernel(lua_State *L, load_ctx *c, const bb_sweep *sw, c
     fail(L, c, sw, "field '%s': unknown kernel '%s'%s; valid kernels: %s", field, name, hint, valid);
 }
 
+/* A model sweep's `perplexity` table: file (readable), ctx (4..), chunks (0 = all), model (a llama2.c
+ * checkpoint, readable; absent = the point's synthetic model). */
+static void read_perplexity(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    lua_getfield(L, t, "perplexity");
+    int p = lua_gettop(L);
+    if (lua_isnil(L, p)) {
+        lua_pop(L, 1);
+        return;
+    }
+    char err[1024], what[64];
+    if (!lua_istable(L, p)) {
+        bb_lua_describe(L, p, what, sizeof what);
+        fail(L, c, sw, "field 'perplexity': must be a table {file = TEXT, ctx = C, chunks = N, model = FILE.bin}, "
+                       "got %s", what);
+    }
+    if (bb_lua_check_fields(L, p, perplexity_fields, 4, err, sizeof err)) fail(L, c, sw, "field 'perplexity': %s", err);
+    int got = bb_lua_get_string(L, p, "file", NULL, 0, sw->ppl_file, sizeof sw->ppl_file, err, sizeof err);
+    if (got <= 0) fail(L, c, sw, "field 'perplexity': %s", got < 0 ? err : "'file' (the text) is required");
+    long v;
+    int rc = bb_lua_get_int(L, p, "ctx", 4, 1 << 20, &v, err, sizeof err);
+    if (rc <= 0) fail(L, c, sw, "field 'perplexity': %s", rc < 0 ? err : "'ctx' (tokens per chunk, >= 4) is required");
+    sw->ppl_ctx = (int)v;
+    rc = bb_lua_get_int(L, p, "chunks", 0, 1 << 30, &v, err, sizeof err);
+    if (rc < 0) fail(L, c, sw, "field 'perplexity': %s", err);
+    sw->ppl_chunks = rc > 0 ? (int)v : 0;
+    if (bb_lua_get_string(L, p, "model", NULL, 0, sw->ppl_model, sizeof sw->ppl_model, err, sizeof err) < 0)
+        fail(L, c, sw, "field 'perplexity': %s", err);
+    const char *files[2] = {sw->ppl_file, sw->ppl_model};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = files[i][0] ? fopen(files[i], "rb") : NULL;
+        if (files[i][0] && !f)
+            fail(L, c, sw, "field 'perplexity': %s '%s' cannot be opened", i ? "model" : "file", files[i]);
+        if (f) fclose(f);
+    }
+    lua_pop(L, 1);
+}
+
 /* The fields of a model sweep (sw->name and sw->line are set). */
 static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
@@ -602,6 +641,7 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
         fail(L, c, sw, "field 'compare_tokens' is set but 'compare_logits' is not (the reference kernel whose "
                        "logits the points are compared with, e.g. compare_logits = \"f32\")");
     if (rc > 0) sw->compare_tokens = (int)v;
+    read_perplexity(L, c, t, sw);
     rc = bb_lua_get_int(L, t, "seed", 0, 9007199254740991L, &v, err, sizeof err);
     if (rc < 0) fail(L, c, sw, "%s", err);
     if (rc > 0) sw->seed = (uint64_t)v;

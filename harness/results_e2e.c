@@ -43,6 +43,12 @@ const bb_column bb_e2e_columns[] = {
     COLF("logit_rel_rms_err", logit_rel_rms_err, NULL, "compare_logits: relative RMS error of the logits"),
     COLF("top1_agreement", top1_agreement, NULL, "compare_logits: share of positions with the same top token"),
     COLF("logits_identical", logits_identical, "%.0f", "compare_logits: 1 when every logit is bit-identical"),
+    COL("ppl_model", BB_COL_STR, ppl_model,
+        "perplexity: the model scored (a checkpoint's file name, or the model config with synthetic weights)"),
+    COLF("ppl", ppl, "%.4f", "perplexity: PPL on the sweep's text, chunked as llama-perplexity"),
+    COLF("ppl_err", ppl_err, "%.5f", "perplexity: llama-perplexity's +/- (standard error carried through exp)"),
+    COLF("ppl_tokens", ppl_tokens, "%.0f", "perplexity: tokens scored"),
+    COLF("ppl_tps", ppl_tps, "%.6g", "perplexity: tokens/s through the model (ctx per chunk / forward time)"),
     COLF("energy_per_token_j", energy_per_token_j, NULL,
          "measured energy of the median generation repetition / gen (empty without an energy meter)"),
 };

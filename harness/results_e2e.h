@@ -27,6 +27,9 @@ typedef struct {
     /* compare_logits; empty cells (ref_kernel "", the numbers NAN) without it */
     char ref_kernel[64];
     double logit_max_abs_err, logit_rel_rms_err, top1_agreement, logits_identical;
+    /* perplexity; empty cells (ppl_model "", the numbers NAN) without it */
+    char ppl_model[64];
+    double ppl, ppl_err, ppl_tokens, ppl_tps;
     double energy_per_token_j;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

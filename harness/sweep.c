@@ -15,6 +15,7 @@
 #include "energy.h"
 #include "gemm_bench.h"
 #include "logit_compare.h"
+#include "perplexity_job.h"
 #include "meter.h"
 #include "progress.h"
 #include "results.h"
@@ -725,9 +726,34 @@ static void fill_e2e_row(const run_state *st, const bb_e2e_point *p, const bb_e2
     row->logit_rel_rms_err = diff ? diff->rel_rms_err : NAN;
     row->top1_agreement = diff ? diff->top1_agreement : NAN;
     row->logits_identical = diff ? diff->identical : NAN;
+    row->ppl = row->ppl_err = row->ppl_tokens = row->ppl_tps = NAN; /* set by e2e_perplexity */
     row->energy_per_token_j = energy;
     row->nmeter = st->nmeter_cols;
     for (int c = 0; c < st->nmeter_cols; c++) row->meter[c] = meter_values ? meter_values[c] : NAN;
+}
+
+/* The sweep's `perplexity` through the point's kernel, out_kernel, kv and threads, into row's ppl
+ * columns. */
+static int e2e_perplexity(bb_pool *pool, const bb_sweep *sw, const bb_model_config *cfg, const bb_kernel_choice *kc,
+                          bb_e2e_row *row, char *err, size_t errlen)
+{
+    bb_ppl_job job = {.model = sw->ppl_model[0] ? sw->ppl_model : cfg->name, .text_file = sw->ppl_file,
+                      .ctx = sw->ppl_ctx, .max_chunks = sw->ppl_chunks, .kernel = kc->spec,
+                      .out_kernel = sw->out_kernel, .kv_f16 = sw->kv_f16, .seed = sw->seed,
+                      .distinct_layers = sw->distinct_layers};
+    bb_ppl_outcome o;
+    char e[1536];
+    if (bb_ppl_job_run(pool, &job, &o, e, sizeof e)) {
+        snprintf(err, errlen, "perplexity: %s", e);
+        return -1;
+    }
+    const char *base = strrchr(job.model, '/');
+    snprintf(row->ppl_model, sizeof row->ppl_model, "%s", base ? base + 1 : job.model);
+    row->ppl = o.ppl;
+    row->ppl_err = o.ppl_err;
+    row->ppl_tokens = (double)o.sums.count;
+    row->ppl_tps = o.tokens_per_second;
+    return 0;
 }
 
 /* The end-to-end points, after the kernel points: one bb_e2e_bench each (it builds the model's
@@ -807,6 +833,10 @@ static int measure_e2e(run_state *st)
         bb_e2e_row row;
         fill_e2e_row(st, p, &r, compare ? &diff : NULL, energy, mv, &row);
         free(gm.values);
+        if (sw->ppl_file[0] && e2e_perplexity(pool, sw, cfg, kc, &row, err, sizeof err)) {
+            e2e_fail(st, p, label, err);
+            continue;
+        }
         if (bb_e2e_write_row(f, &row)) {
             fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
             rc = -1;
