@@ -34,6 +34,13 @@ const bb_ggml_type *bb_ggml_type_by_id(uint32_t id)
     return NULL;
 }
 
+const bb_ggml_type *bb_ggml_type_by_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(types[i].name, name)) return &types[i];
+    return NULL;
+}
+
 const char *bb_ggml_decoded_types(void)
 {
     static char list[160];

@@ -58,6 +58,8 @@ typedef struct {
 
 /* NULL for an id that is not a ggml type. */
 const bb_ggml_type *bb_ggml_type_by_id(uint32_t id);
+/* By name as gguf_dump prints it ("Q4_0", "TQ2_0", "I2_S"); NULL when unknown. */
+const bb_ggml_type *bb_ggml_type_by_name(const char *name);
 /* The names of the decoded types, comma separated (for error messages). */
 const char *bb_ggml_decoded_types(void);
 
