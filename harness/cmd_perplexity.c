@@ -120,8 +120,8 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
             break;
         case 'h': usage(stdout); return 1;
         default:
-            fprintf(stderr, "bitbench perplexity: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
+            fprintf(stderr, "bitbench perplexity: unknown or incomplete option '%s' (bitbench perplexity --help)\n",
+                    argv[optind - 1]);
             return 2;
         }
     }
@@ -130,8 +130,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         return 2;
     }
     if (!job->model || !job->text_file || !job->ctx) {
-        fprintf(stderr, "bitbench perplexity: --model, --file and --ctx are required\n");
-        usage(stderr);
+        fprintf(stderr, "bitbench perplexity: --model, --file and --ctx are required (bitbench perplexity --help)\n");
         return 2;
     }
     if (job->batch > job->ctx) {
