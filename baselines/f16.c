@@ -32,6 +32,7 @@ const bb_kernel bb_kernel_f16 = {
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_F16,
     .plain_rows = true,
+    .gguf_type = "F16",
     .float_accumulation = true,
     .k_multiple = 1,
     .m_multiple = 1,

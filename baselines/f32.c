@@ -32,6 +32,7 @@ const bb_kernel bb_kernel_f32 = {
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_F32,
     .plain_rows = true,
+    .gguf_type = "F32",
     .float_accumulation = true,
     .k_multiple = 1,
     .m_multiple = 1,

@@ -84,6 +84,12 @@ typedef struct bb_kernel {
      * order of their own; the conformance suite then checks them against the reference within
      * float rounding of sum |terms| instead of bit for bit. */
     bool float_accumulation;
+    /* The ggml type (as models/gguf_types.h names it: "TQ2_0", "F16", ...) whose GGUF tensor
+     * bytes are this kernel's packed bytes for the same M x K: the rows one after another, any
+     * per-tensor trailer where the kernel keeps it, the packed size at least the tensor's bytes
+     * (the rest zero).  The engine then copies such a tensor as it is, without a dequantize and
+     * requantize round trip.  NULL: no GGUF type is stored this way. */
+    const char *gguf_type;
     int k_multiple;          /* K must be a multiple of this */
     int m_multiple;          /* M, and every row-slice boundary, must be a multiple of this */
 

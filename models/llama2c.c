@@ -134,6 +134,6 @@ static int get(void *ctx, const char *name, int layer, float *dst, size_t count,
 
 bb_weight_source bb_llama2c_source(bb_llama2c *c)
 {
-    bb_weight_source s = {c, get, NULL};
+    bb_weight_source s = {.ctx = c, .get = get};
     return s;
 }

@@ -48,6 +48,6 @@ static int alias(void *ctx, int layer)
 
 bb_weight_source bb_synthetic_source(bb_synthetic *s)
 {
-    bb_weight_source w = {s, get, alias};
+    bb_weight_source w = {.ctx = s, .get = get, .alias = alias};
     return w;
 }

@@ -47,6 +47,14 @@ typedef struct {
 int bb_tf_dims_check(const bb_tf_dims *d, char *err, size_t errlen);
 int bb_tf_head_dim(const bb_tf_dims *d);
 
+/* A tensor as its source stores it (a GGUF file's bytes). */
+typedef struct {
+    const void *data;
+    size_t bytes;
+    const char *type; /* its ggml type, named as gguf_types.h names it: "TQ2_0", "F16", ... */
+    float out_scale;  /* a per-tensor scale multiplying the layer's outputs; 1 when none */
+} bb_stored_tensor;
+
 /* Per-tensor weight provider.  Names: "tok_embeddings" (vocab×dim), "rms_att" (dim),
  * "wq" (dim_q×dim), "wk"/"wv" (kv_dim×dim), "wo" (dim×dim_q), "rms_ffn" (dim), "w1"/"w3"
  * (hidden×dim), "w2" (dim×hidden), "attn_sub_norm" (dim_q), "ffn_sub_norm" (hidden),
@@ -59,13 +67,29 @@ typedef struct {
      * then copies that layer's packed bytes instead of packing again (every layer still has its
      * own memory, so the bytes read per token are real).  Synthetic models use it. */
     int (*alias)(void *ctx, int layer);
+    /* Optional: the stored form of a linear tensor (returns 0 and fills out, or -1 when there is
+     * none).  When its type is the one the run's kernel stores (bb_kernel.gguf_type) the engine
+     * copies these bytes as they are, with out_scale applied to the outputs; otherwise it packs
+     * what get() returns (out_scale already multiplied in).  Either way the engine records which
+     * (bb_tf_conversions). */
+    int (*stored)(void *ctx, const char *name, int layer, bb_stored_tensor *out);
 } bb_weight_source;
 
+/* One linear layer: y (m_real,) = W (m_real, k_real) x (k_real,).  When the kernel's block does
+ * not divide k_real, W is packed with k columns, the last k - k_real zero, and the input is
+ * copied into a k-wide row with a zero tail before prepare(): zero weights times zero
+ * activations add nothing, and zeros change neither a per-row nor a per-block activation
+ * absmax, so the result is the kernel's arithmetic on the unpadded layer (a ternary kernel's
+ * absmean scale is taken over the real weights).  When its m_multiple does not divide m_real, W
+ * gets zero rows up to m, the kernel writes m outputs into a scratch row and the first m_real
+ * are copied out. */
 typedef struct {
     const bb_kernel *kern;
     const bb_variant *var;
     void *packed;
-    int m, k;
+    int m, k;         /* as packed: m_real and k_real rounded up to the kernel's multiples */
+    int m_real, k_real; /* the model's rows and columns */
+    float out_scale;  /* outputs are multiplied by this when it is not 1 (a stored scale tensor) */
 } bb_linear;
 
 typedef struct {
@@ -88,6 +112,21 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
                              char *err, size_t errlen);
 void bb_tf_free(bb_transformer *t);
 const bb_tf_dims *bb_tf_get_dims(const bb_transformer *t);
+
+/* The K a layer of k_real columns is packed with for a kernel: k_real rounded up to its
+ * k_multiple. */
+int bb_tf_padded_k(const bb_kernel *kern, int k_real);
+/* The same for M and the kernel's m_multiple. */
+int bb_tf_padded_m(const bb_kernel *kern, int m_real);
+
+/* What became of each kind of weight (embedding, wq, wk, wv, wo, w1, w3, w2, classifier and, as
+ * one kind, the norms): one line per kind, "wq: TQ2_0 used as stored by tq2_0" or
+ * "w2: F32 dequantized to f32, packed into q4_0 (K 172 padded to 192)", separated by '\n'. */
+const char *bb_tf_conversions(const bb_transformer *t);
+
+/* Of bb_tf_weight_bytes_per_token, the bytes of the zeros added by padding (each padded layer's
+ * packed bytes times the share of its m x k that is padding). */
+size_t bb_tf_weight_pad_bytes_per_token(const bb_transformer *t);
 
 /* Bytes of packed linear weights read per generated token (all layers + classifier), and the
  * model's total resident bytes (weights, embedding, KV cache, buffers: bb_tf_memory without the

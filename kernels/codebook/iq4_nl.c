@@ -114,6 +114,7 @@ const bb_kernel bb_kernel_iq4_nl = {
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_I8_BLOCK32,
     .plain_rows = false,
+    .gguf_type = "IQ4_NL",
     .float_accumulation = true,
     .k_multiple = BB_QK4_NL,
     .m_multiple = 1,

@@ -67,7 +67,7 @@ void bb_quant_q8_K(const float *x, int k, bb_block_q8_K *dst)
             memset(&dst[b], 0, sizeof dst[b]);
             continue;
         }
-        float iscale = -128.0f / max;
+        float iscale = -127.0f / max; /* ggml quantize_row_q8_K_ref: -127, not -128, since IQ2_XXS */
         for (int i = 0; i < BB_QK_K; i++) {
             int v = nearest_int(iscale * xb[i]);
             dst[b].qs[i] = (int8_t)(v < 127 ? v : 127);

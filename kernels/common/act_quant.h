@@ -9,7 +9,8 @@
  *     struct bb_i8_row_head { float scale; int32_t qsum; ... } then K int8 at offset 64.
  *
  * llama.cpp's q8_0 (blocks of 32, fp16 d, d = amax/127, q = round(x/d) half away from zero) and
- * q8_K (blocks of 256, float d, signed max mapped to -128, int16 sums of each 16) are byte
+ * q8_K (blocks of 256, float d, signed max mapped to -127 as ggml's quantize_row_q8_K_ref does,
+ * int16 sums of each 16) are byte
  * compatible with ggml's block_q8_0 / block_q8_K.
  */
 #ifndef BB_ACT_QUANT_H

@@ -75,6 +75,7 @@ const bb_kernel bb_kernel_i2_s = {
     .weights = BB_WEIGHTS_TERNARY,
     .act = BB_ACT_I8_ROW,
     .plain_rows = false,
+    .gguf_type = "I2_S",
     .k_multiple = BB_I2S_BLOCK,
     .m_multiple = 1,
     .shape_error = i2_s_shape_error,

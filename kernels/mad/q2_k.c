@@ -170,6 +170,7 @@ const bb_kernel bb_kernel_q2_k = {
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_I8_BLOCK256,
     .plain_rows = false,
+    .gguf_type = "Q2_K",
     .k_multiple = BB_QK_K,
     .m_multiple = 1,
     .shape_error = bb_gk_shape_error,

@@ -38,6 +38,7 @@ const bb_kernel bb_kernel_q4_0 = {
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_I8_BLOCK32,
     .plain_rows = false,
+    .gguf_type = "Q4_0",
     .float_accumulation = true,
     .k_multiple = BB_QK,
     .m_multiple = 1,

@@ -37,6 +37,7 @@ const bb_kernel bb_kernel_q8_0 = {
     .weights = BB_WEIGHTS_REAL,
     .act = BB_ACT_I8_BLOCK32,
     .plain_rows = false,
+    .gguf_type = "Q8_0",
     .float_accumulation = true,
     .k_multiple = BB_QK,
     .m_multiple = 1,

@@ -2,7 +2,7 @@
  * bb_quant_q8_K (common/act_quant.c), which the tq1_0 / tq2_0 / q2_k AVX-512 variants use as
  * their prepare: the scalar version calls lrintf per value, about 4% of a 6912x2560 tq2_0 GEMV.
  * Same operations in the same order per value: amax over |x| (NaN never wins, as `a > amax`),
- * max = the first value with |x| = amax, iscale = -128 / max, q = round-half-even(iscale * x)
+ * max = the first value with |x| = amax, iscale = -127 / max, q = round-half-even(iscale * x)
  * (vcvtps2dq in the default rounding mode, as lrintf), capped at 127 and truncated to int8 as
  * the C cast, bsums over the int8 values, d = 1 / iscale. */
 #include <immintrin.h>
@@ -29,7 +29,7 @@ static void quant_block(const float *x, bb_block_q8_K *dst)
             break;
         }
     }
-    float iscale = -128.0f / max;
+    float iscale = -127.0f / max;
     __m512 is = _mm512_set1_ps(iscale);
     __m512i qs[4];
     for (int v = 0; v < 16; v++) {

@@ -74,6 +74,7 @@ const bb_kernel bb_kernel_tq1_0 = {
     .weights = BB_WEIGHTS_TERNARY,
     .act = BB_ACT_I8_BLOCK256,
     .plain_rows = false,
+    .gguf_type = "TQ1_0",
     .k_multiple = BB_QK_K,
     .m_multiple = 1,
     .shape_error = bb_gk_shape_error,

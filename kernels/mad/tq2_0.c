@@ -66,6 +66,7 @@ const bb_kernel bb_kernel_tq2_0 = {
     .weights = BB_WEIGHTS_TERNARY,
     .act = BB_ACT_I8_BLOCK256,
     .plain_rows = false,
+    .gguf_type = "TQ2_0",
     .float_accumulation = true,
     .k_multiple = BB_QK_K,
     .m_multiple = 1,

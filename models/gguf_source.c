@@ -1,0 +1,317 @@
+/* GGUF models for the engine (gguf_source.h). */
+#include "gguf_source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguf_types.h"
+
+struct bb_gguf_model {
+    bb_gguf *g;
+    char arch[16];
+    bb_tf_dims d;
+    bool neox;  /* RoPE on pairs (i, i + head_dim/2): wq and wk rows are permuted (see the header) */
+    void *rows; /* the permuted tensor handed out last, sized for the largest wq / wk */
+};
+
+/* NEOX pairs (i, i + hd/2) become the engine's adjacent pairs (2i, 2i+1): row 2i of each head is
+ * row i, row 2i+1 is row i + hd/2. */
+static void permute_rows(const bb_gguf_model *m, const void *from, void *to, size_t rows, size_t row_bytes)
+{
+    size_t hd = (size_t)bb_tf_head_dim(&m->d);
+    for (size_t r = 0; r < rows; r++) {
+        size_t h = r / hd, j = r % hd, src = h * hd + (j % 2 ? hd / 2 + j / 2 : j / 2);
+        memcpy((char *)to + r * row_bytes, (const char *)from + src * row_bytes, row_bytes);
+    }
+}
+
+/* The engine's tensor names (transformer.h) and llama.cpp's. */
+static const struct { const char *engine, *file; bool linear; } names[] = {
+    {"tok_embeddings", "token_embd", false}, {"rms_final", "output_norm", false}, {"wcls", "output", false},
+    {"rms_att", "attn_norm", false},         {"wq", "attn_q", true},             {"wk", "attn_k", true},
+    {"wv", "attn_v", true},                  {"wo", "attn_output", true},         {"rms_ffn", "ffn_norm", false},
+    {"w1", "ffn_gate", true},                {"w3", "ffn_up", true},              {"w2", "ffn_down", true},
+    {"attn_sub_norm", "attn_sub_norm", false}, {"ffn_sub_norm", "ffn_sub_norm", false},
+};
+
+static int name_index(const char *engine)
+{
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(names[i].engine, engine)) return (int)i;
+    return -1;
+}
+
+/* "blk.3.attn_q.weight" / "output_norm.weight" (suffix "weight" or "scale"). */
+static void file_name(char *out, size_t len, int idx, int layer, const char *suffix)
+{
+    if (layer >= 0) snprintf(out, len, "blk.%d.%s.%s", layer, names[idx].file, suffix);
+    else snprintf(out, len, "%s.%s", names[idx].file, suffix);
+}
+
+/* A required positive integer key ARCH.what, or the default when dflt > 0 and it is absent. */
+static int meta_int(const bb_gguf *g, const char *arch, const char *what, int dflt, int *out, char *err, size_t errlen)
+{
+    char key[128];
+    uint32_t v;
+    snprintf(key, sizeof key, "%s.%s", arch, what);
+    int rc = bb_gguf_get_u32(g, key, &v, err, errlen);
+    if (rc == BB_GGUF_MISSING && dflt > 0) {
+        *out = dflt;
+        return 0;
+    }
+    if (rc) return -1;
+    if (v < 1 || v > (1u << 24)) {
+        snprintf(err, errlen, "%s: metadata key '%s' = %u: must be in [1, 16777216]", bb_gguf_path(g), key, v);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int meta_float(const bb_gguf *g, const char *arch, const char *what, float dflt, float *out, char *err,
+                      size_t errlen)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", arch, what);
+    int rc = bb_gguf_get_f32(g, key, out, err, errlen);
+    if (rc == BB_GGUF_MISSING) *out = dflt;
+    else if (rc) return -1;
+    if (!(*out > 0)) {
+        snprintf(err, errlen, "%s: metadata key '%s' = %g: must be positive", bb_gguf_path(g), key, *out);
+        return -1;
+    }
+    return 0;
+}
+
+/* bitnet's FFN activation: "relu2" or "silu" (default). */
+static int read_activation(bb_gguf_model *m, char *err, size_t errlen)
+{
+    char key[64];
+    bb_gguf_str s;
+    snprintf(key, sizeof key, "%s.hidden_activation", m->arch);
+    int rc = bb_gguf_get_str(m->g, key, &s, err, errlen);
+    m->d.ffn_act = BB_FFN_SILU;
+    if (rc == BB_GGUF_MISSING) return 0;
+    if (rc) return -1;
+    if (s.len == 5 && !memcmp(s.ptr, "relu2", 5)) m->d.ffn_act = BB_FFN_RELU2;
+    else if (!(s.len == 4 && !memcmp(s.ptr, "silu", 4))) {
+        snprintf(err, errlen, "%s: metadata key '%s' = '%.*s': valid are relu2, silu", bb_gguf_path(m->g), key,
+                 (int)(s.len > 32 ? 32 : s.len), s.ptr);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_dims(bb_gguf_model *m, char *err, size_t errlen)
+{
+    bb_tf_dims *d = &m->d;
+    const char *a = m->arch;
+    const bb_gguf *g = m->g;
+    if (meta_int(g, a, "context_length", 0, &d->seq_len, err, errlen) ||
+        meta_int(g, a, "embedding_length", 0, &d->dim, err, errlen) ||
+        meta_int(g, a, "block_count", 0, &d->n_layers, err, errlen) ||
+        meta_int(g, a, "feed_forward_length", 0, &d->hidden_dim, err, errlen) ||
+        meta_int(g, a, "attention.head_count", 0, &d->n_heads, err, errlen) ||
+        meta_int(g, a, "attention.head_count_kv", d->n_heads, &d->n_kv_heads, err, errlen))
+        return -1;
+    int hd = d->dim % d->n_heads ? 0 : d->dim / d->n_heads, vhd, rot;
+    if (meta_int(g, a, "attention.key_length", hd, &d->head_dim, err, errlen) ||
+        meta_int(g, a, "attention.value_length", d->head_dim, &vhd, err, errlen) ||
+        meta_int(g, a, "rope.dimension_count", d->head_dim, &rot, err, errlen))
+        return -1;
+    if (vhd != d->head_dim || rot != d->head_dim) {
+        snprintf(err, errlen, "%s: %s.attention.value_length = %d and %s.rope.dimension_count = %d must equal the head "
+                 "dimension %d (partial rotation and unequal K/V heads are not supported)", bb_gguf_path(g), a, vhd, a,
+                 rot, d->head_dim);
+        return -1;
+    }
+    if (meta_float(g, a, "attention.layer_norm_rms_epsilon", 1e-5f, &d->norm_eps, err, errlen) ||
+        meta_float(g, a, "rope.freq_base", 10000.0f, &d->rope_theta, err, errlen))
+        return -1;
+    const bb_gguf_tensor *emb = bb_gguf_find_tensor(g, "token_embd.weight");
+    int rows = emb && emb->n_dims == 2 && emb->ne[1] <= (1u << 24) ? (int)emb->ne[1] : 0;
+    if (meta_int(g, a, "vocab_size", rows, &d->vocab_size, err, errlen)) {
+        if (!rows) snprintf(err, errlen, "%s: no %s.vocab_size and no 2-D token_embd.weight to take it from",
+                            bb_gguf_path(g), a);
+        return -1;
+    }
+    d->style = strcmp(a, "bitnet") ? BB_STYLE_LLAMA : BB_STYLE_BITNET;
+    m->neox = d->style == BB_STYLE_BITNET;
+    d->sub_norms = d->style == BB_STYLE_BITNET;
+    d->tied_embedding = bb_gguf_find_tensor(g, "output.weight") == NULL;
+    if (d->style == BB_STYLE_BITNET && read_activation(m, err, errlen)) return -1;
+    char e[256];
+    if (bb_tf_dims_check(d, e, sizeof e)) {
+        snprintf(err, errlen, "%s: %s", bb_gguf_path(g), e);
+        return -1;
+    }
+    return 0;
+}
+
+/* The engine-side shape of a tensor: rows x cols (rows 1 for a vector). */
+static void tensor_shape(const bb_tf_dims *d, const char *engine, size_t *rows, size_t *cols)
+{
+    size_t hd = (size_t)bb_tf_head_dim(d), dq = (size_t)d->n_heads * hd, kv = (size_t)d->n_kv_heads * hd;
+    size_t dim = (size_t)d->dim, hid = (size_t)d->hidden_dim;
+    *rows = 1;
+    *cols = dim;
+    if (!strcmp(engine, "tok_embeddings") || !strcmp(engine, "wcls")) *rows = (size_t)d->vocab_size;
+    else if (!strcmp(engine, "wq")) *rows = dq;
+    else if (!strcmp(engine, "wk") || !strcmp(engine, "wv")) *rows = kv;
+    else if (!strcmp(engine, "wo")) { *rows = dim; *cols = dq; }
+    else if (!strcmp(engine, "w1") || !strcmp(engine, "w3")) *rows = hid;
+    else if (!strcmp(engine, "w2")) { *rows = dim; *cols = hid; }
+    else if (!strcmp(engine, "attn_sub_norm")) *cols = dq;
+    else if (!strcmp(engine, "ffn_sub_norm")) *cols = hid;
+}
+
+/* One tensor present, shaped as the metadata says, decodable; a scale beside it has 1 element. */
+static int check_tensor(const bb_gguf_model *m, int idx, int layer, char *err, size_t errlen)
+{
+    char name[96], why[96];
+    size_t rows, cols;
+    tensor_shape(&m->d, names[idx].engine, &rows, &cols);
+    uint64_t ne[2] = {cols, rows};
+    file_name(name, sizeof name, idx, layer, "weight");
+    snprintf(why, sizeof why, "from the %s.* metadata", m->arch);
+    if (bb_gguf_expect_tensor(m->g, name, rows > 1 ? 2 : 1, ne, why, err, errlen)) return -1;
+    const bb_gguf_tensor *t = bb_gguf_find_tensor(m->g, name);
+    const bb_ggml_type *ty = bb_ggml_type_by_id(t->type);
+    if (!ty->decodes) {
+        snprintf(err, errlen, "%s: tensor '%s' has type %s, which bitbench cannot read (readable: %s)",
+                 bb_gguf_path(m->g), name, ty->name, bb_ggml_decoded_types());
+        return -1;
+    }
+    file_name(name, sizeof name, idx, layer, "scale");
+    const bb_gguf_tensor *s = bb_gguf_find_tensor(m->g, name);
+    if (s && (s->n_elements != 1 || s->type != BB_GGML_F32)) {
+        snprintf(err, errlen, "%s: tensor '%s' must be one F32 value (a per-tensor scale)", bb_gguf_path(m->g), name);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_tensors(const bb_gguf_model *m, char *err, size_t errlen)
+{
+    for (int layer = -1; layer < m->d.n_layers; layer++)
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            bool global = i < 3, sub = !strcmp(names[i].engine, "attn_sub_norm") || !strcmp(names[i].engine, "ffn_sub_norm");
+            if (global != (layer < 0) || (sub && !m->d.sub_norms)) continue;
+            if (!strcmp(names[i].engine, "wcls") && m->d.tied_embedding) continue;
+            if (check_tensor(m, (int)i, layer, err, errlen)) return -1;
+        }
+    return 0;
+}
+
+bb_gguf_model *bb_gguf_model_open(const char *path, char *err, size_t errlen)
+{
+    bb_gguf_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (!(m->g = bb_gguf_open(path, err, errlen))) goto fail;
+    bb_gguf_str a;
+    if (bb_gguf_get_str(m->g, "general.architecture", &a, err, errlen)) goto fail;
+    if (!((a.len == 5 && !memcmp(a.ptr, "llama", 5)) || (a.len == 6 && !memcmp(a.ptr, "bitnet", 6)))) {
+        snprintf(err, errlen, "%s: general.architecture = '%.*s' is not supported; valid: llama, bitnet", path,
+                 (int)(a.len > 40 ? 40 : a.len), a.ptr);
+        goto fail;
+    }
+    memcpy(m->arch, a.ptr, a.len);
+    if (read_dims(m, err, errlen) || check_tensors(m, err, errlen)) goto fail;
+    if (m->neox) { /* wq is the larger of wq and wk, the same in every layer */
+        const bb_gguf_tensor *q = bb_gguf_find_tensor(m->g, "blk.0.attn_q.weight");
+        size_t bytes = sizeof(float) * q->n_elements > q->n_bytes ? sizeof(float) * q->n_elements : q->n_bytes;
+        if (!(m->rows = malloc(bytes))) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+    }
+    return m;
+fail:
+    bb_gguf_model_close(m);
+    return NULL;
+}
+
+void bb_gguf_model_close(bb_gguf_model *m)
+{
+    if (!m) return;
+    bb_gguf_close(m->g);
+    free(m->rows);
+    free(m);
+}
+
+const bb_tf_dims *bb_gguf_model_dims(const bb_gguf_model *m) { return &m->d; }
+const char *bb_gguf_model_arch(const bb_gguf_model *m) { return m->arch; }
+const bb_gguf *bb_gguf_model_file(const bb_gguf_model *m) { return m->g; }
+
+/* The tensor for an engine name, and its scale (1 when it has none). */
+static const bb_gguf_tensor *lookup(const bb_gguf_model *m, const char *engine, int layer, float *scale, char *err,
+                                    size_t errlen)
+{
+    int idx = name_index(engine);
+    char name[96];
+    if (idx < 0 || (!strcmp(engine, "wcls") && m->d.tied_embedding)) {
+        snprintf(err, errlen, "%s: the model has no tensor for '%s'", bb_gguf_path(m->g), engine);
+        return NULL;
+    }
+    file_name(name, sizeof name, idx, layer, "scale");
+    const bb_gguf_tensor *s = bb_gguf_find_tensor(m->g, name);
+    *scale = 1.0f;
+    if (s) memcpy(scale, s->data, sizeof(float));
+    file_name(name, sizeof name, idx, layer, "weight");
+    const bb_gguf_tensor *t = bb_gguf_find_tensor(m->g, name);
+    if (!t) snprintf(err, errlen, "%s: tensor '%s' is missing", bb_gguf_path(m->g), name);
+    return t;
+}
+
+static int get(void *ctx, const char *engine, int layer, float *dst, size_t count, char *err, size_t errlen)
+{
+    bb_gguf_model *m = ctx;
+    float scale;
+    const bb_gguf_tensor *t = lookup(m, engine, layer, &scale, err, errlen);
+    if (!t) return -1;
+    if (t->n_elements != count) {
+        snprintf(err, errlen, "%s: tensor '%s' has %llu values, the engine asked for %zu", bb_gguf_path(m->g), t->name,
+                 (unsigned long long)t->n_elements, count);
+        return -1;
+    }
+    if (bb_gguf_decode_rows(m->g, t, 0, t->n_elements / t->ne[0], dst, err, errlen)) return -1;
+    if (scale != 1.0f)
+        for (size_t i = 0; i < count; i++) dst[i] *= scale;
+    if (m->neox && (!strcmp(engine, "wq") || !strcmp(engine, "wk"))) {
+        memcpy(m->rows, dst, sizeof(float) * count);
+        permute_rows(m, m->rows, dst, count / t->ne[0], sizeof(float) * t->ne[0]);
+    }
+    return 0;
+}
+
+static int stored(void *ctx, const char *engine, int layer, bb_stored_tensor *out)
+{
+    bb_gguf_model *m = ctx;
+    char err[256];
+    float scale;
+    const bb_gguf_tensor *t = lookup(m, engine, layer, &scale, err, sizeof err);
+    if (!t) return -1;
+    out->data = t->data;
+    out->bytes = t->n_bytes;
+    if (m->neox && (!strcmp(engine, "wq") || !strcmp(engine, "wk"))) {
+        /* whole rows move; a per-tensor trailer (I2_S's scale) stays after them */
+        size_t rows = t->n_elements / t->ne[0], row_bytes = (size_t)(t->ne[0] / bb_ggml_type_by_id(t->type)->block) *
+                                                            bb_ggml_type_by_id(t->type)->block_bytes;
+        permute_rows(m, t->data, m->rows, rows, row_bytes);
+        memcpy((char *)m->rows + rows * row_bytes, (const char *)t->data + rows * row_bytes, t->n_bytes - rows * row_bytes);
+        out->data = m->rows;
+    }
+    out->type = bb_ggml_type_by_id(t->type)->name;
+    out->out_scale = scale;
+    return 0;
+}
+
+bb_weight_source bb_gguf_model_source(bb_gguf_model *m)
+{
+    bb_weight_source s = {.ctx = m, .get = get, .stored = stored};
+    return s;
+}
