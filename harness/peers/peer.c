@@ -1,0 +1,127 @@
+#include "peer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "peer_exec.h"
+
+/* Types: those both bitbench and the peer's CPU backend run.  llama.cpp has had TQ1_0 and TQ2_0
+ * since 2024-09 (ggml-org/llama.cpp #8151); I2_S exists only in bitnet.cpp's fork, whose other
+ * types are the llama.cpp ones of its 2024-10 base. */
+static const bb_peer peers[] = {
+    {"llama.cpp", "BITBENCH_LLAMA_BENCH", "llama-bench", "f32,f16,bf16,q8_0,q4_0,q2_k,iq4_nl,tq1_0,tq2_0",
+     "llama.cpp's llama-bench (ggml-org/llama.cpp)"},
+    {"bitnet.cpp", "BITBENCH_BITNET_BENCH", "llama-bench", "i2_s,f32,f16,q8_0,q4_0,tq1_0,tq2_0",
+     "bitnet.cpp's llama-bench (microsoft/BitNet, llama.cpp fork with I2_S)"},
+};
+enum { NPEERS = sizeof peers / sizeof peers[0] };
+
+int bb_peer_count(void) { return NPEERS; }
+
+const bb_peer *bb_peer_at(int i) { return i >= 0 && i < NPEERS ? &peers[i] : NULL; }
+
+const bb_peer *bb_peer_find(const char *name)
+{
+    for (int i = 0; i < NPEERS; i++)
+        if (!strcmp(peers[i].name, name)) return &peers[i];
+    return NULL;
+}
+
+const char *bb_peer_names(void)
+{
+    static char names[128];
+    if (!names[0])
+        for (int i = 0; i < NPEERS; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", peers[i].name);
+    return names;
+}
+
+bool bb_peer_runs_type(const bb_peer *p, const char *type)
+{
+    size_t n = strlen(type);
+    for (const char *s = p->types; *s;) {
+        size_t len = strcspn(s, ",");
+        if (len == n && !strncmp(s, type, n)) return true;
+        s += len + (s[len] == ',');
+    }
+    return false;
+}
+
+static bool executable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+static int on_path(const char *program, char *path, size_t len)
+{
+    const char *env = getenv("PATH");
+    if (!env) return -1;
+    for (const char *d = env; *d;) {
+        size_t n = strcspn(d, ":");
+        if (n) {
+            snprintf(path, len, "%.*s/%s", (int)n, d, program);
+            if (executable_file(path)) return 0;
+        }
+        d += n + (d[n] == ':');
+    }
+    return -1;
+}
+
+int bb_peer_locate(const bb_peer *p, const char *given, char *path, size_t len, char *why, size_t whylen)
+{
+    const char *env = getenv(p->env);
+    const char *named = given && given[0] ? given : env && env[0] ? env : NULL;
+    if (named) {
+        snprintf(path, len, "%s", named);
+        if (executable_file(path)) return 0;
+        if (named == given)
+            snprintf(why, whylen, "%s: peer_paths gives %s, not an executable file", p->name, named);
+        else
+            snprintf(why, whylen, "%s: %s=%s is not an executable file", p->name, p->env, named);
+        return -1;
+    }
+    if (on_path(p->program, path, len) == 0) return 0;
+    snprintf(why, whylen, "%s: %s is not on PATH and %s is not set", p->name, p->program, p->env);
+    return -1;
+}
+
+bool bb_peer_available(const char *name, char *why, size_t whylen)
+{
+    const bb_peer *p = bb_peer_find(name);
+    if (!p) {
+        snprintf(why, whylen, "unknown peer '%s' (peers: %s)", name, bb_peer_names());
+        return false;
+    }
+    char path[1024];
+    return bb_peer_locate(p, NULL, path, sizeof path, why, whylen) == 0;
+}
+
+int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, bb_llama_bench_result *r,
+                  char *why, size_t whylen)
+{
+    char *argv[BB_LLAMA_BENCH_MAX_ARGS];
+    bb_llama_bench_numbers num;
+    argv[0] = (char *)path;
+    bb_llama_bench_argv(spec, argv, &num);
+    bb_exec_result x;
+    char e[1200];
+    if (bb_exec_capture(argv, timeout_s, &x, e, sizeof e)) {
+        snprintf(why, whylen, "%s", e);
+        return -1;
+    }
+    int rc = 0;
+    if (!x.exited || x.exit_code != 0) {
+        bb_exec_describe(&x, timeout_s, e, sizeof e);
+        snprintf(why, whylen, "%s %s", path, e);
+        rc = -1;
+    } else if (bb_llama_bench_parse(x.out, r, e, sizeof e) || bb_llama_bench_check(spec, r, e, sizeof e)) {
+        snprintf(why, whylen, "%s: %s", path, e);
+        rc = -1;
+    }
+    bb_exec_result_free(&x);
+    return rc;
+}

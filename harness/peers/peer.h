@@ -1,0 +1,52 @@
+/* Peers: other implementations a user has installed, run on the same model file and the same
+ * threads, lengths and repetitions as bitbench's own points, their tokens/s written into e2e.csv
+ * beside bitbench's (README.md, "Peers side by side").
+ *
+ *   llama.cpp    llama-bench of ggml-org/llama.cpp      $BITBENCH_LLAMA_BENCH
+ *   bitnet.cpp   llama-bench of microsoft/BitNet        $BITBENCH_BITNET_BENCH
+ *                (its llama.cpp fork, which adds I2_S)
+ *
+ * Where the program is found, first that applies: the path a sweep gives (field peer_paths), the
+ * environment variable, then the program's name on PATH.  A peer that is not found, fails, hangs
+ * past its time limit or prints something that is not its JSON is a reason (one line), never an
+ * error that ends the run: bitbench measures itself either way. */
+#ifndef BB_PEER_H
+#define BB_PEER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llama_bench.h"
+
+typedef struct {
+    const char *name;     /* as in a sweep's `peers` and in e2e.csv's kernel ("llama.cpp:tq2_0") */
+    const char *env;      /* the environment variable naming its program */
+    const char *program;  /* the program's name on PATH */
+    const char *types;    /* the GGUF tensor types it runs, lower case, comma separated */
+    const char *about;
+} bb_peer;
+
+int bb_peer_count(void);
+const bb_peer *bb_peer_at(int i);
+/* NULL for an unknown name. */
+const bb_peer *bb_peer_find(const char *name);
+/* The peer names, comma separated (for error messages). */
+const char *bb_peer_names(void);
+/* Whether the peer runs weights of this GGUF type ("tq2_0", lower case). */
+bool bb_peer_runs_type(const bb_peer *p, const char *type);
+
+/* Find the peer's program: `given` (a sweep's path; NULL or "" = none), else $env, else program
+ * on PATH.  Returns 0 with path, or -1 with why ("BITBENCH_LLAMA_BENCH=/x: not an executable
+ * file", "llama-bench is not on PATH and BITBENCH_LLAMA_BENCH is not set"). */
+int bb_peer_locate(const bb_peer *p, const char *given, char *path, size_t len, char *why, size_t whylen);
+
+/* bitbench.peer_available(name): the peer is known and its program is found (not run). */
+bool bb_peer_available(const char *name, char *why, size_t whylen);
+
+/* Run the peer's llama-bench at path on spec, at most timeout_s seconds, and read its result.
+ * Returns 0, or -1 with why: how it ended and what it said last, or what was wrong with its
+ * output. */
+int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, bb_llama_bench_result *r,
+                  char *why, size_t whylen);
+
+#endif
