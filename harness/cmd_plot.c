@@ -16,98 +16,10 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "csv.h"
+#include "json_read.h"
 
-#define PL_MAX_COLS 128
-#define PL_MAX_ROWS 20000
 #define PL_MAX_KEYS 64
-
-typedef struct {
-    int ncols, nrows;
-    char *head[PL_MAX_COLS];
-    char **cell; /* nrows * ncols */
-} table;
-
-static void table_free(table *t)
-{
-    for (int i = 0; i < t->ncols; i++) free(t->head[i]);
-    for (long i = 0; i < (long)t->nrows * t->ncols; i++) free(t->cell[i]);
-    free(t->cell);
-    memset(t, 0, sizeof *t);
-}
-
-/* One CSV line into fields (double-quoted fields with "" escapes allowed). */
-static int split_csv(const char *line, char **out, int max)
-{
-    int n = 0;
-    const char *p = line;
-    while (n < max) {
-        char buf[4096];
-        size_t len = 0;
-        if (*p == '"') {
-            p++;
-            while (*p && !(*p == '"' && p[1] != '"')) {
-                if (*p == '"') p++;
-                if (len < sizeof buf - 1) buf[len++] = *p;
-                p++;
-            }
-            if (*p == '"') p++;
-        }
-        while (*p && *p != ',' && *p != '\n' && *p != '\r') {
-            if (len < sizeof buf - 1) buf[len++] = *p;
-            p++;
-        }
-        buf[len] = 0;
-        out[n++] = strdup(buf);
-        if (*p != ',') break;
-        p++;
-    }
-    return n;
-}
-
-static int table_read(const char *path, table *t)
-{
-    memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    static char line[1 << 16];
-    do { /* '#' lines before the header are comments */
-        if (!fgets(line, sizeof line, f)) {
-            fclose(f);
-            return -1;
-        }
-    } while (line[0] == '#');
-    t->ncols = split_csv(line, t->head, PL_MAX_COLS);
-    int cap = 256;
-    t->cell = calloc((size_t)cap * t->ncols, sizeof *t->cell);
-    while (t->nrows < PL_MAX_ROWS && fgets(line, sizeof line, f)) {
-        if (line[0] == '\n' || line[0] == '#') continue;
-        if (t->nrows == cap) {
-            cap *= 2;
-            t->cell = realloc(t->cell, (size_t)cap * t->ncols * sizeof *t->cell);
-        }
-        char *v[PL_MAX_COLS];
-        int n = split_csv(line, v, PL_MAX_COLS);
-        for (int c = 0; c < t->ncols; c++) t->cell[(long)t->nrows * t->ncols + c] = c < n ? v[c] : strdup("");
-        for (int c = t->ncols; c < n; c++) free(v[c]);
-        t->nrows++;
-    }
-    fclose(f);
-    return 0;
-}
-
-static int col(const table *t, const char *name)
-{
-    for (int i = 0; i < t->ncols; i++)
-        if (!strcmp(t->head[i], name)) return i;
-    return -1;
-}
-
-static const char *cellv(const table *t, int r, int c) { return c < 0 ? "" : t->cell[(long)r * t->ncols + c]; }
-static double num(const table *t, int r, int c)
-{
-    const char *s = cellv(t, r, c);
-    return *s ? strtod(s, NULL) : NAN;
-}
 
 /* ---- the machine profile (our own JSON layout, read by key order inside each object) ---- */
 
@@ -121,72 +33,51 @@ typedef struct {
     char cpu[128], date[40];
 } profile;
 
-static const char *find_key(const char *p, const char *end, const char *key)
-{
-    char pat[80];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *q = strstr(p, pat);
-    return q && q < end ? q + strlen(pat) : NULL;
-}
+static void copy_str(const char *v, char *out, size_t len) { snprintf(out, len, "%s", v ? v : ""); }
 
-static void json_str(const char *v, char *out, size_t len)
+/* The members the plots use: read_bandwidth [{level, threads, gbps}], peaks [{instruction,
+ * gops_all_derived}] and gamma [{kernel, bits_per_weight, compute_bound_gbps_derived}]
+ * (roofline.c writes them). */
+static void profile_from_json(const bb_jv *root, profile *pr)
 {
-    out[0] = 0;
-    if (!v || *v != '"') return;
-    size_t n = 0;
-    for (v++; *v && *v != '"' && n + 1 < len; v++) out[n++] = *v;
-    out[n] = 0;
+    static const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
+    copy_str(bb_jv_str(bb_jv_get(root, "machine"), "cpu_model"), pr->cpu, sizeof pr->cpu);
+    copy_str(bb_jv_str(root, "date"), pr->date, sizeof pr->date);
+    const bb_jv *bw = bb_jv_get(root, "read_bandwidth"), *peaks = bb_jv_get(root, "peaks"),
+                *gamma = bb_jv_get(root, "gamma");
+    for (int i = 0; bw && bw->type == BB_JV_ARR && i < bw->n; i++) {
+        const char *level = bb_jv_str(&bw->items[i], "level");
+        double t = bb_jv_num(&bw->items[i], "threads"), g = bb_jv_num(&bw->items[i], "gbps");
+        for (int l = 0; l < 4; l++)
+            if (level && !strcmp(level, lv[l]) && t >= 1 && t <= 64 && !isnan(g)) {
+                pr->bw[(int)t][l] = g;
+                if ((int)t > pr->maxthreads) pr->maxthreads = (int)t;
+            }
+    }
+    for (int i = 0; peaks && peaks->type == BB_JV_ARR && i < peaks->n; i++) {
+        const char *name = bb_jv_str(&peaks->items[i], "instruction");
+        double g = bb_jv_num(&peaks->items[i], "gops_all_derived");
+        if (name && !isnan(g) && !strcmp(name, "vpdpbusd")) pr->peak_i8 = g;
+        if (name && !isnan(g) && !strcmp(name, "fma_fp32")) pr->peak_f32 = g;
+    }
+    for (int i = 0; gamma && gamma->type == BB_JV_ARR && i < gamma->n && pr->ngamma < 128; i++) {
+        const bb_jv *e = &gamma->items[i];
+        double b = bb_jv_num(e, "compute_bound_gbps_derived"), w = bb_jv_num(e, "bits_per_weight");
+        if (isnan(b) || isnan(w) || !bb_jv_str(e, "kernel")) continue;
+        copy_str(bb_jv_str(e, "kernel"), pr->gk[pr->ngamma], sizeof pr->gk[0]);
+        pr->gbpw[pr->ngamma] = w;
+        pr->gbound[pr->ngamma++] = b;
+    }
 }
 
 static int profile_read(const char *path, profile *pr)
 {
     memset(pr, 0, sizeof *pr);
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)len + 1);
-    size_t got = fread(s, 1, (size_t)len, f);
-    s[got] = 0;
-    fclose(f);
-    const char *end = s + got;
-    json_str(find_key(s, end, "cpu_model"), pr->cpu, sizeof pr->cpu);
-    json_str(find_key(s, end, "date"), pr->date, sizeof pr->date);
-    static const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
-    for (const char *p = s; (p = strstr(p, "\"level\": ")) != NULL;) {
-        const char *oe = strchr(p, '}');
-        char level[16];
-        json_str(p + 9, level, sizeof level);
-        const char *th = find_key(p, oe, "threads"), *g = find_key(p, oe, "gbps");
-        int t = th ? atoi(th) : 0;
-        for (int l = 0; l < 4; l++)
-            if (!strcmp(level, lv[l]) && t >= 1 && t <= 64 && g) {
-                pr->bw[t][l] = strtod(g, NULL);
-                if (t > pr->maxthreads) pr->maxthreads = t;
-            }
-        p = oe ? oe : end;
-    }
-    for (const char *p = s; (p = strstr(p, "\"instruction\": ")) != NULL;) {
-        const char *oe = strchr(p, '}');
-        char name[32];
-        json_str(p + 15, name, sizeof name);
-        const char *g = find_key(p, oe, "gops_all_derived");
-        if (g && !strcmp(name, "vpdpbusd")) pr->peak_i8 = strtod(g, NULL);
-        if (g && !strcmp(name, "fma_fp32")) pr->peak_f32 = strtod(g, NULL);
-        p = oe ? oe : end;
-    }
-    for (const char *p = s; (p = strstr(p, "\"kernel\": ")) != NULL && pr->ngamma < 128;) {
-        const char *oe = strchr(p, '}');
-        const char *b = find_key(p, oe, "compute_bound_gbps_derived"), *w = find_key(p, oe, "bits_per_weight");
-        if (b && w) {
-            json_str(p + 10, pr->gk[pr->ngamma], sizeof pr->gk[0]);
-            pr->gbpw[pr->ngamma] = strtod(w, NULL);
-            pr->gbound[pr->ngamma++] = strtod(b, NULL);
-        }
-        p = oe ? oe : end;
-    }
-    free(s);
+    char err[512];
+    bb_jv *root = bb_json_load(path, err, sizeof err);
+    if (!root) return -1;
+    profile_from_json(root, pr);
+    bb_jv_free(root);
     return pr->maxthreads > 0 ? 0 : -1;
 }
 
@@ -239,22 +130,22 @@ static int key_index(keys *ks, const char *k, int add)
     return ks->n++;
 }
 
-static void label_of(const table *t, int r, char *buf, size_t len)
+static void label_of(const bb_csv_table *t, int r, char *buf, size_t len)
 {
-    int ck = col(t, "kernel"), cv = col(t, "variant");
-    const char *v = cellv(t, r, cv);
-    snprintf(buf, len, "%s%s%s", cellv(t, r, ck), *v ? "@" : "", v);
+    int ck = bb_csv_col(t, "kernel"), cv = bb_csv_col(t, "variant");
+    const char *v = bb_csv_cell(t, r, cv);
+    snprintf(buf, len, "%s%s%s", bb_csv_cell(t, r, ck), *v ? "@" : "", v);
 }
 
 /* ---- kinds ---- */
 
-static int plot_roofline(plot_ctx *c, const table *g, const profile *pr)
+static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 {
     char path[128];
     snprintf(path, sizeof path, "%s/roofline.dat", c->tmp);
     FILE *f = fopen(path, "w");
     keys ks = {0};
-    int cg = col(g, "gops"), cb = col(g, "gbps");
+    int cg = bb_csv_col(g, "gops"), cb = bb_csv_col(g, "gbps");
     for (int r = 0; r < g->nrows; r++) {
         char l[96];
         label_of(g, r, l, sizeof l);
@@ -266,7 +157,7 @@ static int plot_roofline(plot_ctx *c, const table *g, const profile *pr)
         for (int r = 0; r < g->nrows; r++) {
             char l[96];
             label_of(g, r, l, sizeof l);
-            double ops = num(g, r, cg), bw = num(g, r, cb);
+            double ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
             if (strcmp(l, ks.k[i]) || !(ops > 0) || !(bw > 0)) continue;
             if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
             any = 1;
@@ -288,10 +179,10 @@ static int plot_roofline(plot_ctx *c, const table *g, const profile *pr)
  * "threads y1 y2" for the first row of each thread count in increasing order (y2 NaN when it is
  * not a number); values() gives y1 and y2 and returns 0 for a row to leave out.  Returns the
  * number of blocks written. */
-typedef void (*series_fn)(const table *t, int r, const void *arg, char *name, size_t len);
-typedef int (*values_fn)(const table *t, int r, const void *arg, double *y1, double *y2);
+typedef void (*series_fn)(const bb_csv_table *t, int r, const void *arg, char *name, size_t len);
+typedef int (*values_fn)(const bb_csv_table *t, int r, const void *arg, double *y1, double *y2);
 
-static int write_thread_series(FILE *f, const table *t, int ct, series_fn series, values_fn values,
+static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn series, values_fn values,
                                const void *arg)
 {
     keys ks = {0};
@@ -307,7 +198,7 @@ static int write_thread_series(FILE *f, const table *t, int ct, series_fn series
             for (int r = 0; r < t->nrows; r++) {
                 double y1, y2;
                 series(t, r, arg, name, sizeof name);
-                if (strcmp(name, ks.k[i]) || (int)num(t, r, ct) != th || !values(t, r, arg, &y1, &y2)) continue;
+                if (strcmp(name, ks.k[i]) || (int)bb_csv_cell_num(t, r, ct) != th || !values(t, r, arg, &y1, &y2)) continue;
                 if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
                 any = 1;
                 if (isfinite(y2)) fprintf(f, "%d %.6g %.6g\n", th, y1, y2);
@@ -324,30 +215,30 @@ typedef struct {
     int m, k, n, gops, gbps;
 } gemm_cols;
 
-static void gemm_series(const table *g, int r, const void *arg, char *name, size_t len)
+static void gemm_series(const bb_csv_table *g, int r, const void *arg, char *name, size_t len)
 {
     const gemm_cols *c = arg;
     char l[96];
     label_of(g, r, l, sizeof l);
-    snprintf(name, len, "%s %sx%sx%s", l, cellv(g, r, c->m), cellv(g, r, c->k), cellv(g, r, c->n));
+    snprintf(name, len, "%s %sx%sx%s", l, bb_csv_cell(g, r, c->m), bb_csv_cell(g, r, c->k), bb_csv_cell(g, r, c->n));
 }
 
-static int gemm_values(const table *g, int r, const void *arg, double *y1, double *y2)
+static int gemm_values(const bb_csv_table *g, int r, const void *arg, double *y1, double *y2)
 {
     const gemm_cols *c = arg;
-    *y1 = num(g, r, c->gops);
-    *y2 = num(g, r, c->gbps);
+    *y1 = bb_csv_cell_num(g, r, c->gops);
+    *y2 = bb_csv_cell_num(g, r, c->gbps);
     return 1;
 }
 
-static int plot_threads(plot_ctx *c, const table *g, const profile *pr)
+static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 {
     char path[128];
     snprintf(path, sizeof path, "%s/threads.dat", c->tmp);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    gemm_cols gc = {col(g, "m"), col(g, "k"), col(g, "n"), col(g, "gops"), col(g, "gbps")};
-    int blocks = write_thread_series(f, g, col(g, "threads"), gemm_series, gemm_values, &gc);
+    gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps")};
+    int blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc);
     fclose(f);
     if (!blocks) return 1;
     char vars[1024];
@@ -356,19 +247,19 @@ static int plot_threads(plot_ctx *c, const table *g, const profile *pr)
     return gnuplot(c, "threads", "threads.gp", vars);
 }
 
-static int plot_gemv_bw(plot_ctx *c, const table *g, const profile *pr)
+static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 {
-    int ct = col(g, "threads"), cm = col(g, "m"), ck = col(g, "k"), cn = col(g, "n"), cb = col(g, "gbps");
+    int ct = bb_csv_col(g, "threads"), cm = bb_csv_col(g, "m"), ck = bb_csv_col(g, "k"), cn = bb_csv_col(g, "n"), cb = bb_csv_col(g, "gbps");
     keys shapes = {0}, kern = {0};
     static double best[PL_MAX_KEYS][PL_MAX_KEYS], bestt[PL_MAX_KEYS][PL_MAX_KEYS];
     for (int r = 0; r < g->nrows; r++) {
-        if ((int)num(g, r, cn) != 1) continue;
+        if ((int)bb_csv_cell_num(g, r, cn) != 1) continue;
         char l[96], s[64];
         label_of(g, r, l, sizeof l);
-        snprintf(s, sizeof s, "%sx%s %s", cellv(g, r, cm), cellv(g, r, ck), cellv(g, r, col(g, "cache")));
+        snprintf(s, sizeof s, "%sx%s %s", bb_csv_cell(g, r, cm), bb_csv_cell(g, r, ck), bb_csv_cell(g, r, bb_csv_col(g, "cache")));
         int si = key_index(&shapes, s, 1), ki = key_index(&kern, l, 1);
         if (si < 0 || ki < 0) continue;
-        double th = num(g, r, ct), bw = num(g, r, cb);
+        double th = bb_csv_cell_num(g, r, ct), bw = bb_csv_cell_num(g, r, cb);
         if (th > bestt[si][ki] || (th == bestt[si][ki] && bw > best[si][ki])) bestt[si][ki] = th, best[si][ki] = bw;
     }
     if (!shapes.n) return 1;
@@ -392,19 +283,19 @@ static int plot_gemv_bw(plot_ctx *c, const table *g, const profile *pr)
     return gnuplot(c, "gemv_bw", "gemv_bw.gp", vars);
 }
 
-static int plot_tokens(plot_ctx *c, const table *e)
+static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
 {
-    int cmod = col(e, "model"), ck = col(e, "kernel"), ct = col(e, "threads"), ctg = col(e, "tg_tps"),
-        cpp = col(e, "pp_tps");
+    int cmod = bb_csv_col(e, "model"), ck = bb_csv_col(e, "kernel"), ct = bb_csv_col(e, "threads"), ctg = bb_csv_col(e, "tg_tps"),
+        cpp = bb_csv_col(e, "pp_tps");
     if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
     keys models = {0}, kern = {0};
     static double tg[PL_MAX_KEYS][PL_MAX_KEYS], pp[PL_MAX_KEYS][PL_MAX_KEYS], tt[PL_MAX_KEYS][PL_MAX_KEYS];
     memset(tt, 0, sizeof tt);
     for (int r = 0; r < e->nrows; r++) {
-        int mi = key_index(&models, cellv(e, r, cmod), 1), ki = key_index(&kern, cellv(e, r, ck), 1);
+        int mi = key_index(&models, bb_csv_cell(e, r, cmod), 1), ki = key_index(&kern, bb_csv_cell(e, r, ck), 1);
         if (mi < 0 || ki < 0) continue;
-        double th = num(e, r, ct);
-        if (th >= tt[mi][ki]) tt[mi][ki] = th, tg[mi][ki] = num(e, r, ctg), pp[mi][ki] = num(e, r, cpp);
+        double th = bb_csv_cell_num(e, r, ct);
+        if (th >= tt[mi][ki]) tt[mi][ki] = th, tg[mi][ki] = bb_csv_cell_num(e, r, ctg), pp[mi][ki] = bb_csv_cell_num(e, r, cpp);
     }
     if (!models.n) return 1;
     char ptg[128], ppp[128];
@@ -438,26 +329,26 @@ typedef struct {
     int model, tg, gbps;
 } e2e_cols;
 
-static void e2e_series(const table *e, int r, const void *arg, char *name, size_t len)
+static void e2e_series(const bb_csv_table *e, int r, const void *arg, char *name, size_t len)
 {
     char l[96];
     label_of(e, r, l, sizeof l);
-    snprintf(name, len, "%s %s", l, cellv(e, r, ((const e2e_cols *)arg)->model));
+    snprintf(name, len, "%s %s", l, bb_csv_cell(e, r, ((const e2e_cols *)arg)->model));
 }
 
 /* tokens/s and the derived GB/s; rows without generation are left out */
-static int e2e_values(const table *e, int r, const void *arg, double *y1, double *y2)
+static int e2e_values(const bb_csv_table *e, int r, const void *arg, double *y1, double *y2)
 {
     const e2e_cols *c = arg;
-    *y1 = num(e, r, c->tg);
-    *y2 = c->gbps >= 0 ? num(e, r, c->gbps) : NAN;
+    *y1 = bb_csv_cell_num(e, r, c->tg);
+    *y2 = c->gbps >= 0 ? bb_csv_cell_num(e, r, c->gbps) : NAN;
     return *y1 > 0;
 }
 
-static int plot_e2e_threads(plot_ctx *c, const table *e, const profile *pr)
+static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *pr)
 {
-    e2e_cols ec = {col(e, "model"), col(e, "tg_tps"), col(e, "tg_gbps_derived")};
-    int ct = col(e, "threads");
+    e2e_cols ec = {bb_csv_col(e, "model"), bb_csv_col(e, "tg_tps"), bb_csv_col(e, "tg_gbps_derived")};
+    int ct = bb_csv_col(e, "threads");
     if (ec.model < 0 || ct < 0 || ec.tg < 0) return 1;
     char path[128];
     snprintf(path, sizeof path, "%s/e2e_threads.dat", c->tmp);
@@ -572,7 +463,7 @@ int bb_cmd_plot(int argc, char **argv)
     }
 
     /* the CSV files of the folder, classified by their columns */
-    static table gemm, e2e;
+    static bb_csv_table gemm, e2e;
     int have_gemm = 0, have_e2e = 0;
     DIR *d = opendir(dir);
     if (!d) {
@@ -585,17 +476,18 @@ int bb_cmd_plot(int argc, char **argv)
         if (n < 5 || strcmp(ent->d_name + n - 4, ".csv")) continue;
         char p[PATH_MAX];
         snprintf(p, sizeof p, "%s/%s", dir, ent->d_name);
-        table t;
-        if (table_read(p, &t)) continue;
-        if (!have_e2e && col(&t, "model") >= 0 && col(&t, "tg_tps") >= 0 && col(&t, "kernel") >= 0) {
+        bb_csv_table t;
+        char err[512];
+        if (bb_csv_load(p, BB_CSV_LENIENT, &t, err, sizeof err)) continue; /* not a table: not plotted */
+        if (!have_e2e && bb_csv_col(&t, "model") >= 0 && bb_csv_col(&t, "tg_tps") >= 0 && bb_csv_col(&t, "kernel") >= 0) {
             e2e = t;
             have_e2e = 1;
-        } else if (!have_gemm && col(&t, "gops") >= 0 && col(&t, "gbps") >= 0 && col(&t, "kernel") >= 0 &&
-                   col(&t, "threads") >= 0 && col(&t, "m") >= 0 && col(&t, "k") >= 0 && col(&t, "n") >= 0) {
+        } else if (!have_gemm && bb_csv_col(&t, "gops") >= 0 && bb_csv_col(&t, "gbps") >= 0 && bb_csv_col(&t, "kernel") >= 0 &&
+                   bb_csv_col(&t, "threads") >= 0 && bb_csv_col(&t, "m") >= 0 && bb_csv_col(&t, "k") >= 0 && bb_csv_col(&t, "n") >= 0) {
             gemm = t;
             have_gemm = 1;
         } else
-            table_free(&t);
+            bb_csv_table_free(&t);
     }
     closedir(d);
 
@@ -613,15 +505,11 @@ int bb_cmd_plot(int argc, char **argv)
     char cpu[128] = "", date[40] = "";
     char rj[PATH_MAX];
     snprintf(rj, sizeof rj, "%s/run.json", dir);
-    FILE *f = fopen(rj, "r");
-    if (f) {
-        static char buf[1 << 20];
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        buf[n] = 0;
-        fclose(f);
-        json_str(find_key(buf, buf + n, "cpu_model"), cpu, sizeof cpu);
-        json_str(find_key(buf, buf + n, "started_at"), date, sizeof date);
-    }
+    char err[512];
+    bb_jv *run = bb_json_load(rj, err, sizeof err);
+    copy_str(bb_jv_str(bb_jv_get(run, "machine"), "cpu_model"), cpu, sizeof cpu);
+    copy_str(bb_jv_str(run, "started_at"), date, sizeof date);
+    bb_jv_free(run);
     if (!cpu[0] && have_prof) snprintf(cpu, sizeof cpu, "%s", pr.cpu);
     if (!date[0] && have_prof) snprintf(date, sizeof date, "%s", pr.date);
     if (date[10] == 'T') date[10] = 0; /* the day is enough in a title */
@@ -653,7 +541,7 @@ int bb_cmd_plot(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", c.tmp);
     if (system(cmd)) { /* a leftover temporary folder is harmless */
     }
-    if (have_gemm) table_free(&gemm);
-    if (have_e2e) table_free(&e2e);
+    if (have_gemm) bb_csv_table_free(&gemm);
+    if (have_e2e) bb_csv_table_free(&e2e);
     return failed ? 1 : skipped_wanted ? 1 : 0;
 }

@@ -49,11 +49,6 @@ typedef struct {
 /* Write the sidecar atomically.  Returns 0 or -1 with err. */
 int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_t errlen);
 
-/* Read back the first string or integer member named key that this writer wrote (it puts each
- * `"key": value` on its own line); not a general JSON parser.  Returns 0 when found. */
-int bb_run_json_peek_string(const char *path, const char *key, char *buf, size_t len);
-int bb_run_json_peek_int(const char *path, const char *key, long *out);
-
 /* The members "tool", "build" and "machine" of run.json, into the open object of another sidecar
  * (bitbench perplexity's). */
 void bb_json_write_provenance(bb_json *j, const bb_machine *m);

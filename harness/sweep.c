@@ -14,6 +14,7 @@
 #include "e2e_bench.h"
 #include "energy.h"
 #include "gemm_bench.h"
+#include "json_read.h"
 #include "logit_compare.h"
 #include "perplexity_job.h"
 #include "meter.h"
@@ -264,6 +265,32 @@ static int load_previous(run_state *st, const char *header, char *err, size_t er
     return 0;
 }
 
+/* What the sidecar of the run being resumed says: a complete run is not resumed; its start time
+ * and session count carry on; a changed experiment file is worth a note.  A missing or unreadable
+ * sidecar (killed before its first write) starts the count afresh. */
+static int resume_record(run_state *st, char *err, size_t errlen)
+{
+    char why[512];
+    bb_jv *json = bb_json_load(st->json_path, why, sizeof why);
+    if (!json) return 0;
+    const char *status = bb_jv_str(json, "status"), *started = bb_jv_str(json, "started_at");
+    const char *sha = bb_jv_str(bb_jv_get(json, "experiment"), "sha256");
+    double sessions = bb_jv_num(json, "sessions");
+    int rc = 0;
+    if (status && !strcmp(status, "complete")) {
+        snprintf(err, errlen, "--resume: the newest run of '%s', %s, is complete; nothing to resume (run "
+                              "without --resume for a new run)", st->ex->name, st->dir);
+        rc = -1;
+    }
+    if (started) snprintf(st->rec.started_at, sizeof st->rec.started_at, "%s", started);
+    if (sessions > 0) st->rec.sessions = (int)sessions + 1;
+    if (rc == 0 && sha && strcmp(sha, st->rec.sha256))
+        note(st, "bitbench run: note: %s has changed since the run began; points are matched by sweep, "
+                 "kernel, variant, shape, N, threads and cache mode", st->ex->file);
+    bb_jv_free(json);
+    return rc;
+}
+
 static int prepare_dir(run_state *st, FILE **csv, char *err, size_t errlen)
 {
     const bb_experiment *ex = st->ex;
@@ -275,20 +302,7 @@ static int prepare_dir(run_state *st, FILE **csv, char *err, size_t errlen)
         if (find_latest_run(ex, st->dir, sizeof st->dir, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
-        char status[64] = "", sha[80] = "";
-        if (bb_run_json_peek_string(st->json_path, "status", status, sizeof status) == 0 &&
-            strcmp(status, "complete") == 0) {
-            snprintf(err, errlen, "--resume: the newest run of '%s', %s, is complete; nothing to resume (run "
-                                  "without --resume for a new run)", ex->name, st->dir);
-            return -1;
-        }
-        bb_run_json_peek_string(st->json_path, "started_at", st->rec.started_at, sizeof st->rec.started_at);
-        long sessions = 0;
-        if (bb_run_json_peek_int(st->json_path, "sessions", &sessions) == 0 && sessions > 0)
-            st->rec.sessions = (int)sessions + 1;
-        if (bb_run_json_peek_string(st->json_path, "sha256", sha, sizeof sha) == 0 && strcmp(sha, st->rec.sha256))
-            note(st, "bitbench run: note: %s has changed since the run began; points are matched by sweep, "
-                     "kernel, variant, shape, N, threads and cache mode", ex->file);
+        if (resume_record(st, err, errlen)) return -1;
         if (load_previous(st, header, err, errlen)) return -1;
         *csv = fopen(st->csv_path, "a");
     } else {

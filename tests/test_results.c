@@ -12,6 +12,7 @@
 #include "check.h"
 #include "files.h"
 #include "json.h"
+#include "json_read.h"
 #include "json_check.h"
 #include "meter.h"
 #include "results.h"
@@ -287,6 +288,37 @@ static void test_csv_reader(void)
     CHECK(rc == -1 && strstr(err, "cannot read"), "missing file: %s", err);
 }
 
+/* The one JSON reader: what the emitter writes reads back by member name; malformed documents are
+ * refused with the offset of the fault. */
+static void test_json_reader(void)
+{
+    char err[256];
+    bb_jv *v = bb_json_parse("{\"a\": [1, -2.5e3, true, null], \"s\": \"q\\\"\\u00e9\\ud83d\\ude00\", "
+                             "\"o\": {\"k\": \"v\"}, \"a\": 2}", err, sizeof err);
+    CHECK(v != NULL, "parses: %s", err);
+    if (v) {
+        const bb_jv *a = bb_jv_get(v, "a");
+        CHECK(a && a->type == BB_JV_ARR && a->n == 4 && a->items[1].num == -2500 && a->items[2].b &&
+                  a->items[3].type == BB_JV_NULL,
+              "array items");
+        CHECK(!strcmp(bb_jv_str(v, "s"), "q\"\xc3\xa9\xf0\x9f\x98\x80"), "escapes and surrogate pairs to UTF-8");
+        CHECK(!strcmp(bb_jv_str(bb_jv_get(v, "o"), "k"), "v") && isnan(bb_jv_num(v, "s")) && !bb_jv_str(v, "zz"),
+              "members by name, wrong types and missing members");
+        bb_jv_free(v);
+    }
+    const char *bad[] = {"", "{", "{\"a\" 1}", "[1,]", "[1 2]", "\"abc", "\"\\x\"", "\"\\ud800\"", "{} x", "nul"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = bb_json_parse(bad[i], err, sizeof err);
+        CHECK(v == NULL && strstr(err, "offset "), "refused: '%s' (%s)", bad[i], err);
+        bb_jv_free(v);
+    }
+    char deep[200];
+    memset(deep, '[', sizeof deep - 1);
+    deep[sizeof deep - 1] = 0;
+    v = bb_json_parse(deep, err, sizeof err);
+    CHECK(v == NULL && strstr(err, "deeply"), "deep nesting refused: %s", err);
+}
+
 static void test_sha256(void)
 {
     static const struct { const char *in, *hex; } v[] = {
@@ -383,6 +415,7 @@ int main(void)
     test_csv();
     test_e2e_csv();
     test_csv_reader();
+    test_json_reader();
     test_sha256();
     test_stats();
     test_args_and_names();
