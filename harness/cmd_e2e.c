@@ -1,5 +1,6 @@
 /* bitbench e2e: one model, one kernel — prompt-processing and token-generation speed with
- * synthetic weights (the quick path; Lua experiments sweep models × kernels × threads). */
+ * synthetic weights for a config name, or a model file's own weights (.gguf, llama2.c .bin): the
+ * quick path; Lua experiments sweep models × kernels × threads. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,11 +9,12 @@
 #include "args.h"
 #include "commands.h"
 #include "e2e_bench.h"
+#include "models/model_load.h"
 #include "support/machine.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitbench e2e --model NAME --kernel K [--out-kernel K] [--threads T] [--prompt P]\n"
+    fprintf(f, "usage: bitbench e2e --model NAME|FILE.gguf|FILE.bin --kernel K [--out-kernel K] [--threads T] [--prompt P]\n"
                "                    [--gen G] [--reps R] [--kv f32|f16] [--distinct-layers L] [--seed S] [--csv]\n");
 }
 
@@ -70,7 +72,7 @@ int bb_cmd_e2e(int argc, char **argv)
     }
     char err[1536];
     bb_model_config cfg;
-    if (bb_model_load(model, &cfg, err, sizeof err)) {
+    if (bb_model_config_resolve(model, &cfg, err, sizeof err)) {
         fprintf(stderr, "bitbench e2e: %s\n", err);
         return 2;
     }
@@ -88,25 +90,33 @@ int bb_cmd_e2e(int argc, char **argv)
         return 1;
     }
     if (csv) {
-        printf("model,kernel,threads,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes\n");
-        printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu\n", cfg.name, spec.kernel,
-               threads, spec.prompt_len, spec.gen_len, spec.reps, r.pp_tps_median, r.tg_tps_median, r.tg_tps_min,
-               r.tg_tps_max, r.tg_ms_per_token, r.matmul_share, r.weight_bytes_per_token, r.tg_gbps, r.read_tps_median,
-               r.read_tps_max, r.read_gbps, r.tg_of_read, r.footprint);
+        printf("model,kernel,threads,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,weight_pad_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes\n");
+        printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu\n", cfg.name,
+               spec.kernel, threads, spec.prompt_len, spec.gen_len, spec.reps, r.pp_tps_median, r.tg_tps_median,
+               r.tg_tps_min, r.tg_tps_max, r.tg_ms_per_token, r.matmul_share, r.weight_bytes_per_token,
+               r.weight_pad_bytes_per_token, r.tg_gbps, r.read_tps_median, r.read_tps_max, r.read_gbps, r.tg_of_read,
+               r.footprint);
     } else {
         /* the process's peak resident set, measured, beside the engine's own count */
         struct rusage ru;
         double peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1048576.0 : 0; /* KiB on Linux */
         printf("%s  kernel %s  threads %d  (built in %.1f s, %.2f GiB in memory, peak RSS %.2f GiB)\n", cfg.name,
                spec.kernel, threads, r.build_seconds, r.footprint / 1073741824.0, peak);
+        if (cfg.path[0]) /* what became of the file's tensors, one kind per line */
+            for (const char *l = r.conversions; *l;) {
+                const char *end = strchr(l, '\n');
+                int len = end ? (int)(end - l) : (int)strlen(l);
+                printf("  weights  %.*s\n", len, l);
+                l += len + (end ? 1 : 0);
+            }
         if (spec.prompt_len) printf("  pp%-5d %8.2f tok/s  (min %.2f, max %.2f)\n", spec.prompt_len, r.pp_tps_median, r.pp_tps_min, r.pp_tps_max);
         if (spec.gen_len)
             printf("  tg%-5d %8.2f tok/s  (min %.2f, max %.2f)  %.2f ms/token, %.1f%% in linear layers\n"
-                   "          %.1f MB of weights per token -> %.2f GB/s (derived)\n"
+                   "          %.1f MB of weights per token (%.3f MB of it padding) -> %.2f GB/s (derived)\n"
                    "  read     %8.2f tok/s  (max %.2f)  the same weights read alone by the same threads, %.2f GB/s;\n"
                    "           tg is %.0f%% of it (median over median; best over best %.0f%%)\n",
                    spec.gen_len, r.tg_tps_median, r.tg_tps_min, r.tg_tps_max, r.tg_ms_per_token, 100 * r.matmul_share,
-                   r.weight_bytes_per_token / 1e6, r.tg_gbps, r.read_tps_median, r.read_tps_max, r.read_gbps,
+                   r.weight_bytes_per_token / 1e6, r.weight_pad_bytes_per_token / 1e6, r.tg_gbps, r.read_tps_median, r.read_tps_max, r.read_gbps,
                    100 * r.tg_of_read, 100 * r.tg_tps_max / r.read_tps_max);
     }
     return 0;

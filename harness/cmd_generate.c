@@ -7,7 +7,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "models/llama2c.h"
+#include "models/model_load.h"
 #include "models/sampler.h"
 #include "models/tokenizer.h"
 #include "support/machine.h"
@@ -15,10 +15,12 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitbench generate --model PATH.bin [--tokenizer PATH] [--kernel K] [--out-kernel K]\n"
-               "                         [--prompt TEXT] [--steps N] [--temperature T] [--top-k K] [--seed S]\n"
+    fprintf(f, "usage: bitbench generate --model PATH [--tokenizer PATH] [--kernel K] [--out-kernel K]\n"
+               "                         [--prompt TEXT] [--steps N] [--ctx N] [--temperature T] [--top-k K] [--seed S]\n"
                "                         [--threads T] [--kv f32|f16]\n"
-               "  PATH.bin is a llama2.c checkpoint; the tokenizer defaults to tok<vocab>.bin or tokenizer.bin beside it.\n");
+               "  PATH is a GGUF file (.gguf: architectures llama, bitnet) or a llama2.c checkpoint; the tokenizer\n"
+               "  defaults to tok<vocab>.bin or tokenizer.bin beside the model.  --ctx (default: the larger of the\n"
+               "  model's context and --steps) may exceed the model's training context, with a warning.\n");
 }
 
 /* tok<vocab>.bin or tokenizer.bin in the model's directory. */
@@ -43,12 +45,13 @@ int bb_cmd_generate(int argc, char **argv)
         {"prompt", required_argument, 0, 'p'}, {"steps", required_argument, 0, 'n'},
         {"temperature", required_argument, 0, 'T'}, {"top-k", required_argument, 0, 'k'},
         {"seed", required_argument, 0, 's'}, {"threads", required_argument, 0, 't'},
-        {"kv", required_argument, 0, 'v'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"kv", required_argument, 0, 'v'}, {"ctx", required_argument, 0, 'c'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     bb_machine mach;
     bb_machine_detect(&mach);
     const char *model = NULL, *tokpath = NULL, *prompt = "";
     bb_tf_options opt = {.kernel = "f32", .out_kernel = NULL};
-    int steps = 256, top_k = 40, threads = 1;
+    int steps = 256, top_k = 40, threads = 1, ctx = 0;
     double temperature = 0.0;
     uint64_t seed = 42;
     optind = 1;
@@ -62,6 +65,7 @@ int bb_cmd_generate(int argc, char **argv)
         case 'O': opt.out_kernel = optarg; break;
         case 'p': prompt = optarg; break;
         case 'n': if (bb_parse_int("--steps", optarg, 1, 1 << 20, &steps)) return 2; break;
+        case 'c': if (bb_parse_int("--ctx", optarg, 1, 1 << 20, &ctx)) return 2; break;
         case 'T': if (bb_parse_double("--temperature", optarg, 0, 100, &temperature)) return 2; break;
         case 'k': if (bb_parse_int("--top-k", optarg, 0, 1 << 24, &top_k)) return 2; break;
         case 's': if (bb_parse_u64("--seed", optarg, &seed)) return 2; break;
@@ -87,17 +91,22 @@ int bb_cmd_generate(int argc, char **argv)
     }
     if (!opt.out_kernel) opt.out_kernel = opt.kernel;
     char err[1536], tbuf[1200];
-    bb_llama2c *ck = bb_llama2c_open(model, err, sizeof err);
+    if (!bb_model_is_path(model)) {
+        fprintf(stderr, "bitbench generate: --model %s: give a model file (.gguf or a llama2.c checkpoint); configs have "
+                "no trained weights\n", model);
+        return 2;
+    }
+    bb_model_source *ck = bb_model_source_open(model, NULL, err, sizeof err);
     if (!ck) {
         fprintf(stderr, "bitbench generate: %s\n", err);
         return 1;
     }
-    const bb_tf_dims *d = bb_llama2c_dims(ck);
+    const bb_tf_dims *d = bb_model_source_dims(ck);
     if (!tokpath) {
         if (default_tokenizer(model, d->vocab_size, tbuf, sizeof tbuf)) {
             fprintf(stderr, "bitbench generate: no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer\n",
                     model, d->vocab_size);
-            bb_llama2c_close(ck);
+            bb_model_source_close(ck);
             return 1;
         }
         tokpath = tbuf;
@@ -117,17 +126,19 @@ int bb_cmd_generate(int argc, char **argv)
         fprintf(stderr, "bitbench generate: %s\n", ids ? err : "out of memory");
         goto done;
     }
-    if (steps > d->seq_len) steps = d->seq_len;
+    if (!ctx) ctx = steps > d->seq_len ? steps : d->seq_len;
+    if (steps > ctx) steps = ctx;
     if (np > steps) {
-        fprintf(stderr, "bitbench generate: the prompt is %d tokens but --steps / the context (seq_len %d) allow %d\n",
-                np, d->seq_len, steps);
+        fprintf(stderr, "bitbench generate: the prompt is %d tokens but --steps / the context (%d) allow %d\n", np, ctx,
+                steps);
         goto done;
     }
-    bb_weight_source src = bb_llama2c_source(ck);
-    if (!(tf = bb_tf_create(d, &src, &opt, err, sizeof err))) {
-        fprintf(stderr, "bitbench generate: %s: %s\n", model, err);
+    char warn[512];
+    if (!(tf = bb_model_source_build(ck, ctx, &opt, warn, sizeof warn, err, sizeof err))) {
+        fprintf(stderr, "bitbench generate: %s\n", err);
         goto done;
     }
+    if (warn[0]) fprintf(stderr, "bitbench generate: warning: %s\n", warn);
     if (!(pool = bb_pool_create(threads, err, sizeof err))) {
         fprintf(stderr, "bitbench generate: %s\n", err);
         goto done;
@@ -160,6 +171,6 @@ done:
     bb_pool_destroy(pool);
     bb_tf_free(tf);
     bb_tokenizer_free(tok);
-    bb_llama2c_close(ck);
+    bb_model_source_close(ck);
     return rc;
 }

@@ -1,5 +1,9 @@
-/* bitbench list kernels: the registry as a table. */
+/* bitbench list kernels|models [DIR]|meters: the registry, the model configs (and the GGUF files
+ * in DIR), the meters, as tables. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -7,6 +11,7 @@
 #include "kernels/kernel.h"
 #include "meter.h"
 #include "models/model_config.h"
+#include "models/model_load.h"
 
 static void list_kernels(void)
 {
@@ -45,9 +50,70 @@ static void model_memory(const bb_model_config *c, const char *kernel, char *buf
     else snprintf(buf, len, "%.0f MiB", need / 1048576.0);
 }
 
-/* Model configs with their parameter counts and memory needs; a config that does not load is
- * reported, not skipped. */
-static int list_models(void)
+/* One row of the model table. */
+static void print_model(const bb_model_config *c)
+{
+    char hk[16], params[16], shapes[256] = "";
+    snprintf(hk, sizeof hk, "%d/%d", c->n_heads, c->n_kv_heads);
+    double p = (double)bb_model_param_count(c);
+    if (p >= 1e9) snprintf(params, sizeof params, "%.2fB", p / 1e9);
+    else if (p >= 1e6) snprintf(params, sizeof params, "%.0fM", p / 1e6);
+    else snprintf(params, sizeof params, "%.0fK", p / 1e3);
+    bb_model_shape sh[BB_MODEL_MAX_SHAPES];
+    int ns = bb_model_shapes(c, sh);
+    size_t used = 0;
+    for (int j = 0; j < ns && used < sizeof shapes; j++) {
+        int w = snprintf(shapes + used, sizeof shapes - used, "%s%dx%d (%s)", j ? " " : "", sh[j].m, sh[j].k,
+                         sh[j].roles);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    char mem_i2s[24], mem_f16[24];
+    model_memory(c, "i2_s", mem_i2s, sizeof mem_i2s);
+    model_memory(c, "f16", mem_f16, sizeof mem_f16);
+    printf("%-20s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", c->name, bb_model_style_name(c->style), c->dim,
+           c->ffn_dim, c->n_layers, hk, c->vocab_size, bb_model_ffn_act_name(c->ffn_act), params, mem_i2s, mem_f16,
+           shapes);
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The *.gguf files of a directory, sorted, each as a row (a file that does not open is reported
+ * with its error).  Returns 1 when one did not open or the directory cannot be read. */
+static int list_gguf_dir(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        fprintf(stderr, "bitbench list models: cannot read directory %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    char *files[1024];
+    int n = 0, bad = 0;
+    for (struct dirent *e; (e = readdir(dp)) && n < 1024;) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && !strcmp(e->d_name + len - 5, ".gguf")) files[n++] = strdup(e->d_name);
+    }
+    closedir(dp);
+    qsort(files, (size_t)n, sizeof files[0], by_name);
+    for (int i = 0; i < n; i++) {
+        char path[4096], err[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        bb_model_config c;
+        if (bb_model_config_resolve(path, &c, err, sizeof err)) {
+            fprintf(stderr, "bitbench list models: %s\n", err);
+            bad = 1;
+        } else {
+            print_model(&c);
+        }
+        free(files[i]);
+    }
+    if (!n) fprintf(stderr, "bitbench list models: no *.gguf files in %s\n", dir);
+    return bad;
+}
+
+/* Model configs with their parameter counts and memory needs, then the GGUF files of dir when it
+ * is given; a config or file that does not load is reported, not skipped. */
+static int list_models(const char *dir)
 {
     char **names;
     int n = bb_model_names(&names), bad = 0;
@@ -65,28 +131,10 @@ static int list_models(void)
             bad = 1;
             continue;
         }
-        char hk[16], params[16], shapes[256] = "";
-        snprintf(hk, sizeof hk, "%d/%d", c.n_heads, c.n_kv_heads);
-        double p = (double)bb_model_param_count(&c);
-        if (p >= 1e9) snprintf(params, sizeof params, "%.2fB", p / 1e9);
-        else snprintf(params, sizeof params, "%.0fM", p / 1e6);
-        bb_model_shape sh[BB_MODEL_MAX_SHAPES];
-        int ns = bb_model_shapes(&c, sh);
-        size_t used = 0;
-        for (int j = 0; j < ns && used < sizeof shapes; j++) {
-            int w = snprintf(shapes + used, sizeof shapes - used, "%s%dx%d (%s)", j ? " " : "", sh[j].m, sh[j].k,
-                             sh[j].roles);
-            if (w < 0) break;
-            used += (size_t)w;
-        }
-        char mem_i2s[24], mem_f16[24];
-        model_memory(&c, "i2_s", mem_i2s, sizeof mem_i2s);
-        model_memory(&c, "f16", mem_f16, sizeof mem_f16);
-        printf("%-20s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", c.name, bb_model_style_name(c.style), c.dim,
-               c.ffn_dim, c.n_layers, hk, c.vocab_size, bb_model_ffn_act_name(c.ffn_act), params, mem_i2s, mem_f16,
-               shapes);
+        print_model(&c);
     }
     bb_model_names_free(names, n);
+    if (dir) bad |= list_gguf_dir(dir);
     printf("mem: what the engine allocates at a %d-token context (packed linear layers, f16 embedding and "
            "classifier, f32 KV cache, prefill buffers); '-': the kernel cannot take one of the model's shapes\n",
            LIST_CONTEXT);
@@ -126,7 +174,7 @@ int bb_cmd_list(int argc, char **argv)
         list_kernels();
         return 0;
     }
-    if (strcmp(what, "models") == 0) return list_models();
+    if (strcmp(what, "models") == 0) return list_models(argc > 2 ? argv[2] : NULL);
     if (strcmp(what, "meters") == 0) return list_meters();
     fprintf(stderr, "bitbench list: unknown list '%s'; valid: kernels, models, meters\n", what);
     return 2;

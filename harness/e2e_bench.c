@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "logit_compare.h"
+#include "models/model_load.h"
 #include "models/synthetic.h"
 #include "support/machine.h"
 #include "support/memory.h"
@@ -13,19 +14,7 @@
 
 void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d)
 {
-    memset(d, 0, sizeof *d);
-    d->dim = c->dim;
-    d->hidden_dim = c->ffn_dim;
-    d->n_layers = c->n_layers;
-    d->n_heads = c->n_heads;
-    d->n_kv_heads = c->n_kv_heads;
-    d->head_dim = c->head_dim;
-    d->vocab_size = c->vocab_size;
-    d->seq_len = seq_len;
-    d->style = c->style == BB_MODEL_BITNET ? BB_STYLE_BITNET : BB_STYLE_LLAMA;
-    d->sub_norms = c->style == BB_MODEL_BITNET;
-    d->ffn_act = c->ffn_act == BB_MODEL_FFN_RELU2 ? BB_FFN_RELU2 : BB_FFN_SILU;
-    d->tied_embedding = c->tied_embedding;
+    bb_model_config_dims(c, seq_len, d);
 }
 
 /* The index of the median of v[0..n) (the lower middle one when n is even). */
@@ -77,6 +66,12 @@ static bb_transformer *build_model(const bb_e2e_spec *s, char *err, size_t errle
                  mem.embedding / G, mem.kv_cache / G, mem.buffers / G, mem.build_scratch / G, m.mem_available / G);
         return NULL;
     }
+    if (s->model->path[0]) { /* a model file's own weights */
+        char warn[512];
+        bb_transformer *tf = bb_model_load_engine(s->model->path, seq, &opt, NULL, warn, sizeof warn, err, errlen);
+        if (tf && warn[0]) fprintf(stderr, "warning: %s\n", warn);
+        return tf;
+    }
     bb_synthetic syn = {.dims = d, .seed = s->seed, .distinct_layers = s->distinct_layers};
     bb_weight_source src = bb_synthetic_source(&syn);
     bb_transformer *tf = bb_tf_create(&d, &src, &opt, e, sizeof e);
@@ -111,6 +106,8 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
     const bb_tf_dims d = *bb_tf_get_dims(tf);
     r->build_seconds = bb_now() - t0;
     r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(tf);
+    r->weight_pad_bytes_per_token = bb_tf_weight_pad_bytes_per_token(tf);
+    snprintf(r->conversions, sizeof r->conversions, "%s", bb_tf_conversions(tf));
     r->footprint = bb_tf_footprint(tf);
     int reps = s->reps > 0 ? s->reps : 1;
     double *pp = calloc((size_t)reps, sizeof(double)), *tg = calloc((size_t)reps, sizeof(double));

@@ -1,4 +1,5 @@
-/* One end-to-end measured point: a model (by config, synthetic weights) through a kernel —
+/* One end-to-end measured point: a model (a config with synthetic weights, or a model file's own
+ * weights when its config has a path: bb_model_config_resolve) through a kernel —
  * prompt processing (one prefill of P tokens) and token generation (G decode steps) timed over
  * repetitions, as llama-bench's pp/tg and the papers' tokens/s.  Used by `bitbench e2e` and the
  * Lua runner's model sweeps. */
@@ -41,6 +42,8 @@ typedef struct {
     double tg_ms_per_token;                        /* median */
     double matmul_share;      /* fraction of decode time in linear layers (kernels) */
     size_t weight_bytes_per_token; /* packed linear + classifier bytes read per generated token */
+    size_t weight_pad_bytes_per_token; /* of which zeros added to pad M and K to the kernel's blocks */
+    char conversions[1024];   /* bb_tf_conversions: what became of each kind of weight */
     double tg_gbps;           /* weight_bytes_per_token * tg tokens/s (derived) */
     /* The bound of token generation measured in the same run: the same packed weight buffers read
      * once per "token" by the same pool with plain loads and no arithmetic (bb_read_buffers),

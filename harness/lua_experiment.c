@@ -31,6 +31,7 @@
 #include "experiment.h"
 #include "meter.h"
 #include "models/model_config.h"
+#include "models/model_load.h"
 #include "support/lua_fields.h"
 #include "support/suggest.h"
 
@@ -445,7 +446,7 @@ static void read_shapes(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
         if (lua_type(L, e) == LUA_TSTRING) {
             bb_model_config cfg;
             char err[2048];
-            if (bb_model_load(lua_tostring(L, e), &cfg, err, sizeof err))
+            if (bb_model_config_resolve(lua_tostring(L, e), &cfg, err, sizeof err))
                 fail(L, c, sw, "field 'shapes', entry %d: %s", i, err);
             bb_model_shape ms[BB_MODEL_MAX_SHAPES];
             int ns = bb_model_shapes(&cfg, ms);
@@ -512,8 +513,10 @@ static void read_models(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
         const char *name = string_entry(L, c, sw, "models", i);
         bb_model_config cfg;
         char err[2048];
-        /* bb_model_load names the valid models and the nearest one for an unknown name */
-        if (bb_model_load(name, &cfg, err, sizeof err)) fail(L, c, sw, "field 'models', entry %d: %s", i, err);
+        /* a model file (.gguf, llama2.c) runs its own weights; for a config name bb_model_load names
+         * the valid models and the nearest one for an unknown name */
+        if (bb_model_config_resolve(name, &cfg, err, sizeof err))
+            fail(L, c, sw, "field 'models', entry %d: %s", i, err);
         for (int j = 0; j < sw->nmodels; j++)
             if (strcmp(sw->models[j].name, cfg.name) == 0)
                 fail(L, c, sw, "field 'models': '%s' is listed twice", cfg.name);

@@ -40,6 +40,9 @@ typedef struct {
     bb_model_ffn_act ffn_act;
     bool tied_embedding;
     char source[256];
+    /* A model file (GGUF or llama2.c, model_load.h) whose weights runs use; "" for a config,
+     * whose runs use synthetic weights. */
+    char path[512];
 } bb_model_config;
 
 /* One distinct projection shape of a model. */

@@ -117,20 +117,20 @@ int bb_model_source_run_dims(const bb_model_source *m, int seq_len, bb_tf_dims *
     return 0;
 }
 
+bb_weight_source bb_model_source_weights(bb_model_source *m, const bb_tf_dims *d)
+{
+    if (m->gguf) return bb_gguf_model_source(m->gguf);
+    if (m->l2c) return bb_llama2c_source(m->l2c);
+    m->syn.dims = *d;
+    return bb_synthetic_source(&m->syn);
+}
+
 bb_transformer *bb_model_source_build(bb_model_source *m, int seq_len, const bb_tf_options *opt, char *warn,
                                       size_t warnlen, char *err, size_t errlen)
 {
     bb_tf_dims d;
     if (bb_model_source_run_dims(m, seq_len, &d, warn, warnlen, err, errlen)) return NULL;
-    bb_weight_source src;
-    if (m->gguf) {
-        src = bb_gguf_model_source(m->gguf);
-    } else if (m->l2c) {
-        src = bb_llama2c_source(m->l2c);
-    } else {
-        m->syn.dims = d;
-        src = bb_synthetic_source(&m->syn);
-    }
+    bb_weight_source src = bb_model_source_weights(m, &d);
     char e[1024];
     bb_transformer *t = bb_tf_create(&d, &src, opt, e, sizeof e);
     if (!t) snprintf(err, errlen, "%s: %s", m->name, e);
@@ -146,4 +146,28 @@ bb_transformer *bb_model_load_engine(const char *what, int seq_len, const bb_tf_
     bb_transformer *t = bb_model_source_build(m, seq_len, opt, warn, warnlen, err, errlen);
     bb_model_source_close(m);
     return t;
+}
+
+int bb_model_config_resolve(const char *what, bb_model_config *cfg, char *err, size_t errlen)
+{
+    if (!bb_model_is_path(what)) return bb_model_load(what, cfg, err, errlen);
+    bb_model_source *m = bb_model_source_open(what, NULL, err, errlen);
+    if (!m) return -1;
+    const bb_tf_dims *d = &m->d;
+    memset(cfg, 0, sizeof *cfg);
+    snprintf(cfg->name, sizeof cfg->name, "%.63s", m->name);
+    cfg->style = d->style == BB_STYLE_BITNET ? BB_MODEL_BITNET : BB_MODEL_LLAMA;
+    cfg->dim = d->dim;
+    cfg->ffn_dim = d->hidden_dim;
+    cfg->n_layers = d->n_layers;
+    cfg->n_heads = d->n_heads;
+    cfg->n_kv_heads = d->n_kv_heads;
+    cfg->head_dim = bb_tf_head_dim(d);
+    cfg->vocab_size = d->vocab_size;
+    cfg->ffn_act = d->ffn_act == BB_FFN_RELU2 ? BB_MODEL_FFN_RELU2 : BB_MODEL_FFN_SILU;
+    cfg->tied_embedding = d->tied_embedding;
+    snprintf(cfg->source, sizeof cfg->source, "%s", what);
+    snprintf(cfg->path, sizeof cfg->path, "%s", what);
+    bb_model_source_close(m);
+    return 0;
 }

@@ -47,6 +47,10 @@ const bb_gguf *bb_model_source_gguf(const bb_model_source *m);
 int bb_model_source_run_dims(const bb_model_source *m, int seq_len, bb_tf_dims *d, char *warn, size_t warnlen,
                              char *err, size_t errlen);
 
+/* The model's weights for a run with dimensions d (from bb_model_source_run_dims; synthetic
+ * weights are generated for them), tensor by tensor; valid while m is open. */
+bb_weight_source bb_model_source_weights(bb_model_source *m, const bb_tf_dims *d);
+
 /* Build the engine for a run at context seq_len (see bb_model_source_run_dims). */
 bb_transformer *bb_model_source_build(bb_model_source *m, int seq_len, const bb_tf_options *opt, char *warn,
                                       size_t warnlen, char *err, size_t errlen);
@@ -56,6 +60,10 @@ bb_transformer *bb_model_source_build(bb_model_source *m, int seq_len, const bb_
 bb_transformer *bb_model_load_engine(const char *what, int seq_len, const bb_tf_options *opt,
                                      const bb_synthetic_options *syn, char *warn, size_t warnlen, char *err,
                                      size_t errlen);
+
+/* A config for what a user names: a model file's dimensions (name = the file name, path set,
+ * source = the path) or the named config (bb_model_load).  0, or -1 with one line. */
+int bb_model_config_resolve(const char *what, bb_model_config *cfg, char *err, size_t errlen);
 
 /* Engine dimensions of a model config at context seq_len. */
 void bb_model_config_dims(const bb_model_config *c, int seq_len, bb_tf_dims *d);
