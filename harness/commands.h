@@ -14,5 +14,6 @@ int bb_cmd_generate(int argc, char **argv);
 int bb_cmd_e2e(int argc, char **argv);
 int bb_cmd_gguf(int argc, char **argv); /* cmd_gguf.c */
 int bb_cmd_perplexity(int argc, char **argv); /* cmd_perplexity.c */
+int bb_cmd_export(int argc, char **argv); /* cmd_export.c */
 
 #endif

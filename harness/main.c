@@ -20,6 +20,8 @@ static void usage(FILE *f)
             "  gguf FILE.gguf          validate a GGUF file; list its metadata and tensors\n"
             "  perplexity --model M --file TEXT --ctx C ...\n"
             "                          perplexity on a text as llama-perplexity chunks it, through any kernel\n"
+            "  export --model M --type T -o FILE.gguf\n"
+            "                          write a model (config, llama2.c or GGUF) as a GGUF file of one type\n"
             "  overhead [--threads LIST]\n"
             "                          the harness's own cost per measured call (pool barrier)\n"
             "  roofline [--quick] ...  this machine's bandwidth and instruction ceilings, gamma per kernel\n"
@@ -41,6 +43,7 @@ int main(int argc, char **argv)
         {"e2e", bb_cmd_e2e},
         {"gguf", bb_cmd_gguf},
         {"perplexity", bb_cmd_perplexity},
+        {"export", bb_cmd_export},
         {"overhead", bb_cmd_overhead}, {"roofline", bb_cmd_roofline}, {"plot", bb_cmd_plot},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

@@ -47,25 +47,6 @@ static char *read_text(const char *path, size_t *len, char *err, size_t errlen)
     return buf;
 }
 
-/* tok<vocab>.bin or tokenizer.bin in the model's directory. */
-static int tokenizer_beside(const char *model, int vocab, char *out, size_t len)
-{
-    const char *slash = strrchr(model, '/');
-    int dl = slash ? (int)(slash - model + 1) : 0;
-    const char *names[2] = {"tok%d.bin", "tokenizer.bin"};
-    for (int i = 0; i < 2; i++) {
-        char file[64];
-        snprintf(file, sizeof file, names[i], vocab);
-        snprintf(out, len, "%.*s%s", dl, model, file);
-        FILE *f = fopen(out, "rb");
-        if (f) {
-            fclose(f);
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
@@ -101,7 +82,7 @@ static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_m
         m->src = bb_llama2c_source(m->ck);
         char tb[1200];
         const char *tp = job->tokenizer;
-        if (!tp && tokenizer_beside(job->model, m->dims.vocab_size, tb, sizeof tb)) {
+        if (!tp && bb_llama2c_tokenizer_beside(job->model, m->dims.vocab_size, tb, sizeof tb)) {
             snprintf(err, errlen, "no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer", job->model,
                      m->dims.vocab_size);
             return -1;

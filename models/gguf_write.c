@@ -151,6 +151,37 @@ int bb_gguf_set_str_array(bb_gguf_writer *w, const char *key, const char *const 
     return 0;
 }
 
+/* The bytes of a validated value: a scalar, a string (u64 length + bytes), or an array (u32 element
+ * type, u64 count, elements) of scalars or strings; 0 for a nested array. */
+static uint64_t value_bytes(const bb_gguf_kv *kv)
+{
+    uint64_t n;
+    if (kv->type == BB_GGUF_STRING) {
+        memcpy(&n, kv->value, sizeof n);
+        return 8 + n;
+    }
+    if (kv->type != BB_GGUF_ARRAY) return bb_gguf_vtype_size(kv->type);
+    const bb_gguf_array *a = &kv->array;
+    if (a->type == BB_GGUF_ARRAY) return 0;
+    if (a->type != BB_GGUF_STRING) return 12 + a->count * bb_gguf_vtype_size(a->type);
+    if (!a->count) return 12;
+    memcpy(&n, a->data + a->offsets[a->count - 1], sizeof n);
+    return 12 + a->offsets[a->count - 1] + 8 + n;
+}
+
+int bb_gguf_copy_kv(bb_gguf_writer *w, const bb_gguf_kv *kv)
+{
+    char key[256];
+    if (w->err[0]) return -1;
+    if (kv->key.len >= sizeof key) return fail(w, "a copied key of %llu bytes is too long", (unsigned long long)kv->key.len);
+    memcpy(key, kv->key.ptr, kv->key.len);
+    key[kv->key.len] = 0;
+    uint64_t n = value_bytes(kv);
+    if (!n) return fail(w, "key '%s': nested arrays are not copied", key);
+    if (n > SIZE_MAX) return fail(w, "key '%s': value too large", key);
+    return begin_kv(w, key, kv->type) || buf_put(w, &w->kv, kv->value, (size_t)n) ? -1 : 0;
+}
+
 int bb_gguf_set_alignment(bb_gguf_writer *w, uint32_t alignment)
 {
     if (w->err[0]) return -1;

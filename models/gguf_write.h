@@ -44,6 +44,8 @@ int bb_gguf_set_str(bb_gguf_writer *w, const char *key, const char *v);
 int bb_gguf_set_array(bb_gguf_writer *w, const char *key, bb_gguf_vtype elem, const void *elems, uint64_t count);
 /* An array of count NUL-terminated strings. */
 int bb_gguf_set_str_array(bb_gguf_writer *w, const char *key, const char *const *strs, uint64_t count);
+/* A key/value pair of an open GGUF file, copied as it is (a nested array is refused). */
+int bb_gguf_copy_kv(bb_gguf_writer *w, const bb_gguf_kv *kv);
 /* general.alignment (a power of two, at least 8 as gguf.md asks); the default is 32. */
 int bb_gguf_set_alignment(bb_gguf_writer *w, uint32_t alignment);
 

@@ -137,3 +137,21 @@ bb_weight_source bb_llama2c_source(bb_llama2c *c)
     bb_weight_source s = {.ctx = c, .get = get};
     return s;
 }
+
+int bb_llama2c_tokenizer_beside(const char *model, int vocab, char *out, size_t len)
+{
+    const char *slash = strrchr(model, '/');
+    int dl = slash ? (int)(slash - model + 1) : 0;
+    const char *names[2] = {"tok%d.bin", "tokenizer.bin"};
+    for (int i = 0; i < 2; i++) {
+        char file[64];
+        snprintf(file, sizeof file, names[i], vocab);
+        snprintf(out, len, "%.*s%s", dl, model, file);
+        FILE *f = fopen(out, "rb");
+        if (f) {
+            fclose(f);
+            return 0;
+        }
+    }
+    return -1;
+}

@@ -23,4 +23,8 @@ const bb_tf_dims *bb_llama2c_dims(const bb_llama2c *c);
 /* A weight source reading from the mapped file. */
 bb_weight_source bb_llama2c_source(bb_llama2c *c);
 
+/* The llama2.c tokenizer beside a checkpoint: tok<vocab>.bin, else tokenizer.bin, in the
+ * model's directory.  Returns 0 with the path in out, or -1 when neither exists. */
+int bb_llama2c_tokenizer_beside(const char *model, int vocab, char *out, size_t len);
+
 #endif
