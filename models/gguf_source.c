@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguf_names.h"
 #include "gguf_types.h"
 
 struct bb_gguf_model {
@@ -15,38 +16,12 @@ struct bb_gguf_model {
     void *rows; /* the permuted tensor handed out last, sized for the largest wq / wk */
 };
 
-/* NEOX pairs (i, i + hd/2) become the engine's adjacent pairs (2i, 2i+1): row 2i of each head is
- * row i, row 2i+1 is row i + hd/2. */
+/* NEOX pairs (i, i + hd/2) become the engine's adjacent pairs (2i, 2i+1) (gguf_names.h). */
 static void permute_rows(const bb_gguf_model *m, const void *from, void *to, size_t rows, size_t row_bytes)
 {
     size_t hd = (size_t)bb_tf_head_dim(&m->d);
-    for (size_t r = 0; r < rows; r++) {
-        size_t h = r / hd, j = r % hd, src = h * hd + (j % 2 ? hd / 2 + j / 2 : j / 2);
-        memcpy((char *)to + r * row_bytes, (const char *)from + src * row_bytes, row_bytes);
-    }
-}
-
-/* The engine's tensor names (transformer.h) and llama.cpp's. */
-static const struct { const char *engine, *file; bool linear; } names[] = {
-    {"tok_embeddings", "token_embd", false}, {"rms_final", "output_norm", false}, {"wcls", "output", false},
-    {"rms_att", "attn_norm", false},         {"wq", "attn_q", true},             {"wk", "attn_k", true},
-    {"wv", "attn_v", true},                  {"wo", "attn_output", true},         {"rms_ffn", "ffn_norm", false},
-    {"w1", "ffn_gate", true},                {"w3", "ffn_up", true},              {"w2", "ffn_down", true},
-    {"attn_sub_norm", "attn_sub_norm", false}, {"ffn_sub_norm", "ffn_sub_norm", false},
-};
-
-static int name_index(const char *engine)
-{
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(names[i].engine, engine)) return (int)i;
-    return -1;
-}
-
-/* "blk.3.attn_q.weight" / "output_norm.weight" (suffix "weight" or "scale"). */
-static void file_name(char *out, size_t len, int idx, int layer, const char *suffix)
-{
-    if (layer >= 0) snprintf(out, len, "blk.%d.%s.%s", layer, names[idx].file, suffix);
-    else snprintf(out, len, "%s.%s", names[idx].file, suffix);
+    for (size_t r = 0; r < rows; r++)
+        memcpy((char *)to + r * row_bytes, (const char *)from + bb_gguf_neox_file_row(r, hd) * row_bytes, row_bytes);
 }
 
 /* A required positive integer key ARCH.what, or the default when dflt > 0 and it is absent. */
@@ -137,7 +112,7 @@ static int read_dims(bb_gguf_model *m, char *err, size_t errlen)
         return -1;
     }
     d->style = strcmp(a, "bitnet") ? BB_STYLE_LLAMA : BB_STYLE_BITNET;
-    m->neox = d->style == BB_STYLE_BITNET;
+    m->neox = bb_gguf_arch_neox(d->style);
     d->sub_norms = d->style == BB_STYLE_BITNET;
     d->tied_embedding = bb_gguf_find_tensor(g, "output.weight") == NULL;
     if (d->style == BB_STYLE_BITNET && read_activation(m, err, errlen)) return -1;
@@ -149,31 +124,14 @@ static int read_dims(bb_gguf_model *m, char *err, size_t errlen)
     return 0;
 }
 
-/* The engine-side shape of a tensor: rows x cols (rows 1 for a vector). */
-static void tensor_shape(const bb_tf_dims *d, const char *engine, size_t *rows, size_t *cols)
-{
-    size_t hd = (size_t)bb_tf_head_dim(d), dq = (size_t)d->n_heads * hd, kv = (size_t)d->n_kv_heads * hd;
-    size_t dim = (size_t)d->dim, hid = (size_t)d->hidden_dim;
-    *rows = 1;
-    *cols = dim;
-    if (!strcmp(engine, "tok_embeddings") || !strcmp(engine, "wcls")) *rows = (size_t)d->vocab_size;
-    else if (!strcmp(engine, "wq")) *rows = dq;
-    else if (!strcmp(engine, "wk") || !strcmp(engine, "wv")) *rows = kv;
-    else if (!strcmp(engine, "wo")) { *rows = dim; *cols = dq; }
-    else if (!strcmp(engine, "w1") || !strcmp(engine, "w3")) *rows = hid;
-    else if (!strcmp(engine, "w2")) { *rows = dim; *cols = hid; }
-    else if (!strcmp(engine, "attn_sub_norm")) *cols = dq;
-    else if (!strcmp(engine, "ffn_sub_norm")) *cols = hid;
-}
-
 /* One tensor present, shaped as the metadata says, decodable; a scale beside it has 1 element. */
-static int check_tensor(const bb_gguf_model *m, int idx, int layer, char *err, size_t errlen)
+static int check_tensor(const bb_gguf_model *m, const bb_gguf_role *r, int layer, char *err, size_t errlen)
 {
     char name[96], why[96];
     size_t rows, cols;
-    tensor_shape(&m->d, names[idx].engine, &rows, &cols);
+    bb_gguf_role_shape(r, &m->d, &rows, &cols);
     uint64_t ne[2] = {cols, rows};
-    file_name(name, sizeof name, idx, layer, "weight");
+    bb_gguf_tensor_name(name, sizeof name, r, layer, "weight");
     snprintf(why, sizeof why, "from the %s.* metadata", m->arch);
     if (bb_gguf_expect_tensor(m->g, name, rows > 1 ? 2 : 1, ne, why, err, errlen)) return -1;
     const bb_gguf_tensor *t = bb_gguf_find_tensor(m->g, name);
@@ -183,7 +141,7 @@ static int check_tensor(const bb_gguf_model *m, int idx, int layer, char *err, s
                  bb_gguf_path(m->g), name, ty->name, bb_ggml_decoded_types());
         return -1;
     }
-    file_name(name, sizeof name, idx, layer, "scale");
+    bb_gguf_tensor_name(name, sizeof name, r, layer, "scale");
     const bb_gguf_tensor *s = bb_gguf_find_tensor(m->g, name);
     if (s && (s->n_elements != 1 || s->type != BB_GGML_F32)) {
         snprintf(err, errlen, "%s: tensor '%s' must be one F32 value (a per-tensor scale)", bb_gguf_path(m->g), name);
@@ -195,11 +153,10 @@ static int check_tensor(const bb_gguf_model *m, int idx, int layer, char *err, s
 static int check_tensors(const bb_gguf_model *m, char *err, size_t errlen)
 {
     for (int layer = -1; layer < m->d.n_layers; layer++)
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-            bool global = i < 3, sub = !strcmp(names[i].engine, "attn_sub_norm") || !strcmp(names[i].engine, "ffn_sub_norm");
-            if (global != (layer < 0) || (sub && !m->d.sub_norms)) continue;
-            if (!strcmp(names[i].engine, "wcls") && m->d.tied_embedding) continue;
-            if (check_tensor(m, (int)i, layer, err, errlen)) return -1;
+        for (int i = 0; i < bb_gguf_role_count(); i++) {
+            const bb_gguf_role *r = bb_gguf_role_at(i);
+            if (r->global != (layer < 0) || !bb_gguf_role_present(r, &m->d)) continue;
+            if (check_tensor(m, r, layer, err, errlen)) return -1;
         }
     return 0;
 }
@@ -251,17 +208,17 @@ const bb_gguf *bb_gguf_model_file(const bb_gguf_model *m) { return m->g; }
 static const bb_gguf_tensor *lookup(const bb_gguf_model *m, const char *engine, int layer, float *scale, char *err,
                                     size_t errlen)
 {
-    int idx = name_index(engine);
+    const bb_gguf_role *r = bb_gguf_role_of(engine);
     char name[96];
-    if (idx < 0 || (!strcmp(engine, "wcls") && m->d.tied_embedding)) {
+    if (!r || !bb_gguf_role_present(r, &m->d)) {
         snprintf(err, errlen, "%s: the model has no tensor for '%s'", bb_gguf_path(m->g), engine);
         return NULL;
     }
-    file_name(name, sizeof name, idx, layer, "scale");
+    bb_gguf_tensor_name(name, sizeof name, r, layer, "scale");
     const bb_gguf_tensor *s = bb_gguf_find_tensor(m->g, name);
     *scale = 1.0f;
     if (s) memcpy(scale, s->data, sizeof(float));
-    file_name(name, sizeof name, idx, layer, "weight");
+    bb_gguf_tensor_name(name, sizeof name, r, layer, "weight");
     const bb_gguf_tensor *t = bb_gguf_find_tensor(m->g, name);
     if (!t) snprintf(err, errlen, "%s: tensor '%s' is missing", bb_gguf_path(m->g), name);
     return t;

@@ -32,6 +32,8 @@
  * golden README says NORM for bitnet; llama.cpp's logits for the tiny BitNet agree only with
  * NEOX: 3.6e-6 against 1.2 with adjacent pairs.)
  *
+ * Names, shapes and the NEOX row order come from gguf_names.h, which the exporter shares.
+ *
  * Every tensor the model needs is checked at open, with its shape against the metadata and its
  * type against what can be decoded; the first problem is the one error line. */
 #ifndef BB_GGUF_SOURCE_H
