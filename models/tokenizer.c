@@ -1,157 +1,298 @@
-#include "tokenizer.h"
-
-#include <stdint.h>
+/* The tokenizer type (tokenizer_impl.h): what all sources share, llama2.c's file, encoding
+ * with special tokens split out, decoding.  GGUF metadata: tokenizer_gguf.c; the encoders:
+ * tokenizer_spm.c and tokenizer_bpe.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct bb_tokenizer {
-    int vocab_size, max_len;
-    char **vocab;
-    float *scores;
-    int *sorted; /* token ids sorted by string, for lookups */
-    unsigned char byte_pieces[512];
-};
+#include "tokenizer_impl.h"
 
-static const bb_tokenizer *sort_ctx;
-static int cmp_ids(const void *a, const void *b)
+bb_tokenizer *bb_tok_alloc(int n, size_t arena_bytes)
 {
-    return strcmp(sort_ctx->vocab[*(const int *)a], sort_ctx->vocab[*(const int *)b]);
+    bb_tokenizer *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->n_vocab = n;
+    t->text = calloc((size_t)n, sizeof *t->text);
+    t->text_len = calloc((size_t)n, sizeof *t->text_len);
+    t->score = calloc((size_t)n, sizeof *t->score);
+    t->type = calloc((size_t)n, 1);
+    t->piece = calloc((size_t)n, sizeof *t->piece);
+    t->arena = malloc(arena_bytes);
+    t->arena_cap = arena_bytes;
+    t->bos = t->eos = t->unk = -1;
+    if (!t->text || !t->text_len || !t->score || !t->type || !t->piece || !t->arena) {
+        bb_tokenizer_free(t);
+        return NULL;
+    }
+    return t;
 }
 
 void bb_tokenizer_free(bb_tokenizer *t)
 {
     if (!t) return;
-    if (t->vocab)
-        for (int i = 0; i < t->vocab_size; i++) free(t->vocab[i]);
-    free(t->vocab);
-    free(t->scores);
-    free(t->sorted);
+    free(t->text);
+    free(t->text_len);
+    free(t->score);
+    free(t->type);
+    free(t->piece);
+    free(t->arena);
+    free(t->specials);
+    bb_strmap_free(&t->vocab);
+    bb_strmap_free(&t->merges);
     free(t);
 }
 
-bb_tokenizer *bb_tokenizer_load(const char *path, int vocab_size, char *err, size_t errlen)
+char *bb_tok_arena_copy(bb_tokenizer *t, const char *s, size_t n)
+{
+    if (t->arena_cap - t->arena_used < n + 1) return NULL;
+    char *p = t->arena + t->arena_used;
+    if (n) memcpy(p, s, n);
+    p[n] = 0;
+    t->arena_used += n + 1;
+    return p;
+}
+
+int bb_tok_parse_byte(const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    if (n != 6 || memcmp(s, "<0x", 3) != 0 || s[5] != '>') return -1;
+    const char *hi = s[3] ? strchr(hex, s[3]) : NULL, *lo = s[4] ? strchr(hex, s[4]) : NULL;
+    return hi && lo ? (int)((hi - hex) * 16 + (lo - hex)) : -1;
+}
+
+int bb_tok_lookup(const bb_tokenizer *t, const char *s, size_t n) { return bb_strmap_get(&t->vocab, s, n); }
+
+static int by_length_desc(const void *a, const void *b, void *ctx)
+{
+    const bb_tokenizer *t = ctx;
+    uint32_t la = t->text_len[*(const int *)a], lb = t->text_len[*(const int *)b];
+    return la != lb ? (la < lb ? 1 : -1) : *(const int *)a - *(const int *)b;
+}
+
+int bb_tok_index(bb_tokenizer *t)
+{
+    if (bb_strmap_init(&t->vocab, (size_t)t->n_vocab)) return -1;
+    for (int i = 0; i < t->n_vocab; i++)
+        if (t->text_len[i]) bb_strmap_put(&t->vocab, t->text[i], t->text_len[i], i);
+    for (int b = 0; b < 256; b++) {
+        char hex[8];
+        snprintf(hex, sizeof hex, "<0x%02X>", b);
+        int id = bb_tok_lookup(t, hex, 6);
+        if (id < 0 && t->kind == BB_TOK_SPM) id = bb_tok_lookup(t, (const char *)&(unsigned char){(unsigned char)b}, 1);
+        if (id < 0 && t->kind == BB_TOK_LLAMA2C && b + 3 < t->n_vocab) id = b + 3; /* run.c's convention */
+        t->byte_token[b] = id;
+    }
+    t->specials = malloc(sizeof(int) * (size_t)t->n_vocab);
+    if (!t->specials) return -1;
+    for (int i = 0; i < t->n_vocab; i++) {
+        int ty = t->type[i];
+        if (t->text_len[i] && (ty == BB_TOKTYPE_CONTROL || ty == BB_TOKTYPE_UNKNOWN || ty == BB_TOKTYPE_USER_DEFINED))
+            t->specials[t->n_specials++] = i;
+    }
+    qsort_r(t->specials, (size_t)t->n_specials, sizeof(int), by_length_desc, t);
+    return 0;
+}
+
+/* ---- llama2.c's tokenizer file ---- */
+
+static int read_all(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open tokenizer", path);
-        return NULL;
+        return -1;
     }
-    bb_tokenizer *t = calloc(1, sizeof *t);
-    if (!t) goto oom;
-    t->vocab_size = vocab_size;
-    t->vocab = calloc((size_t)vocab_size, sizeof *t->vocab);
-    t->scores = malloc(sizeof(float) * (size_t)vocab_size);
-    t->sorted = malloc(sizeof(int) * (size_t)vocab_size);
-    if (!t->vocab || !t->scores || !t->sorted) goto oom;
-    if (fread(&t->max_len, sizeof(int), 1, f) != 1 || t->max_len <= 0 || t->max_len > 4096) {
-        snprintf(err, errlen, "%s: bad tokenizer header (max_token_length)", path);
-        goto fail;
-    }
-    for (int i = 0; i < vocab_size; i++) {
-        int32_t len;
-        if (fread(&t->scores[i], sizeof(float), 1, f) != 1 || fread(&len, sizeof len, 1, f) != 1) {
-            snprintf(err, errlen, "%s: truncated at token %d of %d (the model's vocab_size)", path, i, vocab_size);
-            goto fail;
+    size_t cap = 1 << 16, n = 0, got;
+    char *b = malloc(cap);
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = cap < ((size_t)1 << 30) ? realloc(b, cap *= 2) : NULL;
+            if (!nb) free(b);
+            b = nb;
         }
-        if (len < 0 || len > t->max_len) {
-            snprintf(err, errlen, "%s: token %d has length %d (max_token_length is %d): corrupt file", path, i, len, t->max_len);
-            goto fail;
-        }
-        if (!(t->vocab[i] = malloc((size_t)len + 1))) goto oom;
-        if (fread(t->vocab[i], 1, (size_t)len, f) != (size_t)len) {
-            snprintf(err, errlen, "%s: truncated in token %d of %d", path, i, vocab_size);
-            goto fail;
-        }
-        t->vocab[i][len] = 0;
-        t->sorted[i] = i;
     }
     fclose(f);
-    for (int i = 0; i < 256; i++) {
-        t->byte_pieces[i * 2] = (unsigned char)i;
-        t->byte_pieces[i * 2 + 1] = 0;
+    if (!b) {
+        snprintf(err, errlen, "%s: out of memory (or larger than 1 GiB)", path);
+        return -1;
     }
-    sort_ctx = t;
-    qsort(t->sorted, (size_t)vocab_size, sizeof(int), cmp_ids);
-    return t;
-oom:
-    snprintf(err, errlen, "%s: out of memory", path);
-fail:
-    fclose(f);
-    bb_tokenizer_free(t);
-    return NULL;
+    *buf = b;
+    *len = n;
+    return 0;
 }
 
-static int lookup(const bb_tokenizer *t, const char *s)
+static int parse_llama2c(bb_tokenizer *t, const char *path, const char *b, size_t len, char *err, size_t errlen)
 {
-    int lo = 0, hi = t->vocab_size - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2, c = strcmp(s, t->vocab[t->sorted[mid]]);
-        if (c == 0) return t->sorted[mid];
-        if (c < 0) hi = mid - 1;
-        else lo = mid + 1;
+    int32_t max_len;
+    if (len < 4 || (memcpy(&max_len, b, 4), max_len <= 0 || max_len > 4096)) {
+        snprintf(err, errlen, "%s: bad tokenizer header (max_token_length)", path);
+        return -1;
     }
-    return -1;
+    size_t at = 4;
+    for (int i = 0; i < t->n_vocab; i++) {
+        int32_t tl;
+        if (len - at < 8) {
+            snprintf(err, errlen, "%s: truncated at token %d of %d (the model's vocab_size)", path, i, t->n_vocab);
+            return -1;
+        }
+        memcpy(&t->score[i], b + at, 4);
+        memcpy(&tl, b + at + 4, 4);
+        at += 8;
+        if (tl < 0 || tl > max_len) {
+            snprintf(err, errlen, "%s: token %d has length %d (max_token_length is %d): corrupt file", path, i, tl, max_len);
+            return -1;
+        }
+        if (len - at < (size_t)tl) {
+            snprintf(err, errlen, "%s: truncated in token %d of %d", path, i, t->n_vocab);
+            return -1;
+        }
+        t->text[i] = bb_tok_arena_copy(t, b + at, (size_t)tl);
+        t->text_len[i] = (uint32_t)tl;
+        at += (size_t)tl;
+        int byte = bb_tok_parse_byte(t->text[i], (size_t)tl);
+        t->type[i] = byte >= 0 ? BB_TOKTYPE_BYTE : BB_TOKTYPE_NORMAL;
+        t->piece[i] = byte >= 0 ? bb_tok_arena_copy(t, (const char *)&(unsigned char){(unsigned char)byte}, 1) : t->text[i];
+    }
+    return 0;
+}
+
+bb_tokenizer *bb_tokenizer_load(const char *path, int vocab_size, char *err, size_t errlen)
+{
+    char *buf;
+    size_t len;
+    if (vocab_size <= 0) {
+        snprintf(err, errlen, "%s: vocab_size %d is not positive", path, vocab_size);
+        return NULL;
+    }
+    if (read_all(path, &buf, &len, err, errlen)) return NULL;
+    bb_tokenizer *t = bb_tok_alloc(vocab_size, len + 2 * (size_t)vocab_size + 16);
+    if (!t) {
+        snprintf(err, errlen, "%s: out of memory", path);
+    } else {
+        t->kind = BB_TOK_LLAMA2C;
+        t->bos = 1;
+        t->eos = 2;
+        t->unk = 0;
+        t->add_bos = t->add_space_prefix = true;
+        t->eog[t->n_eog++] = 1; /* run.c stops when it samples BOS */
+        int bad = parse_llama2c(t, path, buf, len, err, errlen);
+        if (!bad && bb_tok_index(t)) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            bad = 1;
+        }
+        if (bad) {
+            bb_tokenizer_free(t);
+            t = NULL;
+        }
+    }
+    free(buf);
+    return t;
+}
+
+/* ---- encoding and decoding ---- */
+
+/* The first special token in text[from, len) that this encoding splits out: its start in
+ * *at and its id, or -1.  At one position the longest token wins (specials is sorted so). */
+static int next_special(const bb_tokenizer *t, const char *text, size_t from, size_t len, bool parse_special,
+                        size_t *at)
+{
+    int best = -1;
+    size_t best_at = len;
+    for (int k = 0; k < t->n_specials; k++) {
+        int id = t->specials[k];
+        if (t->type[id] != BB_TOKTYPE_USER_DEFINED && !parse_special) continue;
+        size_t tl = t->text_len[id];
+        if (tl > len - from) continue;
+        /* only a start before the best so far counts: search [from, best_at - 1 + tl) */
+        size_t end = best_at < len ? best_at - 1 + tl : len;
+        if (end > len) end = len;
+        if (end < from + tl) continue;
+        const char *p = memmem(text + from, end - from, t->text[id], tl);
+        if (p) {
+            best_at = (size_t)(p - text);
+            best = id;
+        }
+    }
+    *at = best_at;
+    return best;
+}
+
+static int encode_plain(const bb_tokenizer *t, const char *s, size_t n, bool after_special, int *out, int *count,
+                        char *err, size_t errlen)
+{
+    if (t->kind == BB_TOK_BPE) return bb_bpe_encode(t, s, n, out, count, err, errlen);
+    return bb_spm_encode(t, s, n, t->add_space_prefix && after_special, out, count, err, errlen);
+}
+
+int bb_tokenizer_encode_ex(const bb_tokenizer *t, const char *text, size_t len, bool add_special, bool parse_special,
+                           int *out, int cap, char *err, size_t errlen)
+{
+    /* Room for the worst case (tokenizer_impl.h) in every run of text between special tokens,
+     * BOS and EOS; cap is checked at the end. */
+    int *tmp = malloc(sizeof(int) * (6 * len + 8));
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory encoding %zu bytes", len);
+        return -1;
+    }
+    int n = 0;
+    if (add_special && t->add_bos && t->bos >= 0) tmp[n++] = t->bos;
+    bool after_special = true; /* SentencePiece prefixes a space to text that starts a run */
+    for (size_t pos = 0; pos < len;) {
+        size_t at;
+        int sp = next_special(t, text, pos, len, parse_special, &at);
+        if (at > pos && encode_plain(t, text + pos, at - pos, after_special, tmp, &n, err, errlen)) {
+            free(tmp);
+            return -1;
+        }
+        after_special = false;
+        if (sp < 0) break;
+        tmp[n++] = sp;
+        after_special = true;
+        pos = at + t->text_len[sp];
+    }
+    if (add_special && t->add_eos && t->eos >= 0) tmp[n++] = t->eos;
+    if (n > cap) {
+        snprintf(err, errlen, "the text of %zu bytes is %d tokens, more than the %d allowed", len, n, cap);
+        n = -1;
+    } else {
+        memcpy(out, tmp, sizeof(int) * (size_t)n);
+    }
+    free(tmp);
+    return n;
 }
 
 int bb_tokenizer_encode(const bb_tokenizer *t, const char *text, int *out, int cap, char *err, size_t errlen)
 {
-    size_t tl = strlen(text);
-    if (cap < (int)tl + 3) {
-        snprintf(err, errlen, "prompt of %zu bytes does not fit in %d tokens", tl, cap);
-        return -1;
-    }
-    char *buf = malloc((size_t)t->max_len * 2 + 3);
-    if (!buf) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int n = 0;
-    out[n++] = 1; /* BOS */
-    if (text[0]) {
-        int sp = lookup(t, " ");
-        if (sp >= 0) out[n++] = sp;
-    }
-    size_t len = 0;
-    for (const char *c = text; *c; c++) {
-        /* collect one UTF-8 code point: a lead byte and its continuation bytes (up to 4) */
-        if ((*c & 0xC0) != 0x80) len = 0;
-        buf[len++] = *c;
-        buf[len] = 0;
-        if ((c[1] & 0xC0) == 0x80 && len < 4) continue;
-        int id = lookup(t, buf);
-        if (id >= 0) out[n++] = id;
-        else
-            for (size_t i = 0; i < len; i++) out[n++] = (unsigned char)buf[i] + 3;
-        len = 0;
-    }
-    for (;;) {
-        float best = -1e10f;
-        int best_id = -1, best_i = -1;
-        for (int i = 0; i + 1 < n; i++) {
-            snprintf(buf, (size_t)t->max_len * 2 + 3, "%s%s", t->vocab[out[i]], t->vocab[out[i + 1]]);
-            int id = lookup(t, buf);
-            if (id >= 0 && t->scores[id] > best) {
-                best = t->scores[id];
-                best_id = id;
-                best_i = i;
-            }
-        }
-        if (best_i < 0) break;
-        out[best_i] = best_id;
-        memmove(out + best_i + 1, out + best_i + 2, sizeof(int) * (size_t)(n - best_i - 2));
-        n--;
-    }
-    free(buf);
-    return n;
+    return bb_tokenizer_encode_ex(t, text, strlen(text), true, false, out, cap, err, errlen);
 }
 
 const char *bb_tokenizer_decode(const bb_tokenizer *t, int prev, int tok)
 {
-    if (tok < 0 || tok >= t->vocab_size) return "";
-    const char *piece = t->vocab[tok];
-    if (prev == 1 && piece[0] == ' ') piece++;
-    unsigned int byte;
-    if (sscanf(piece, "<0x%02X>", &byte) == 1 && strlen(piece) == 6) piece = (const char *)t->byte_pieces + byte * 2;
-    return piece;
+    if (tok < 0 || tok >= t->n_vocab) return "";
+    const char *p = t->piece[tok];
+    if (t->add_space_prefix && t->type[tok] == BB_TOKTYPE_NORMAL && p[0] == ' ' && (prev < 0 || prev == t->bos)) p++;
+    return p;
+}
+
+int bb_tokenizer_vocab_size(const bb_tokenizer *t) { return t->n_vocab; }
+int bb_tokenizer_bos(const bb_tokenizer *t) { return t->bos; }
+int bb_tokenizer_eos(const bb_tokenizer *t) { return t->eos; }
+
+bool bb_tokenizer_is_eog(const bb_tokenizer *t, int tok)
+{
+    for (int i = 0; i < t->n_eog; i++)
+        if (t->eog[i] == tok) return true;
+    return false;
+}
+
+const char *bb_tokenizer_describe(const bb_tokenizer *t)
+{
+    switch (t->kind) {
+    case BB_TOK_LLAMA2C: return "llama2.c tokenizer";
+    case BB_TOK_SPM: return "GGUF llama (SentencePiece-style)";
+    case BB_TOK_BPE: return t->pre == BB_PRETOK_LLAMA3 ? "GGUF gpt2 (byte-level BPE, pre llama-bpe)"
+                                                       : "GGUF gpt2 (byte-level BPE, pre gpt-2)";
+    }
+    return "?";
 }
