@@ -134,16 +134,15 @@ int bb_cmd_export(int argc, char **argv)
         case 'c': if (bb_parse_int("--ctx", optarg, 1, 1 << 24, &ctx)) return 2; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "bitbench export: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
+            fprintf(stderr, "bitbench export: unknown or incomplete option '%s' (see bitbench export --help)\n",
+                    argv[optind - 1]);
             return 2;
         }
     }
     const char *missing = !model ? "--model" : !eo.type ? "--type" : !out ? "-o FILE.gguf" : NULL;
     if (missing || optind < argc) {
-        if (missing) fprintf(stderr, "bitbench export: %s is required\n", missing);
-        else fprintf(stderr, "bitbench export: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
+        if (missing) fprintf(stderr, "bitbench export: %s is required (see bitbench export --help)\n", missing);
+        else fprintf(stderr, "bitbench export: unexpected argument '%s' (see bitbench export --help)\n", argv[optind]);
         return 2;
     }
     if (!bb_gguf_export_type_valid(eo.type)) {

@@ -1,0 +1,60 @@
+#!/bin/sh
+# `bitbench export`: a config and a llama2.c checkpoint export and print what they wrote (tensors
+# per type, bytes, MB/s, fallbacks); the files pass `bitbench gguf`; every bad request is one line
+# on stderr and a non-zero exit, and leaves no file.  $1 is the bitbench binary.
+BB="$1"
+SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
+BIN="$SHARED/models/stories260K/stories260K.bin"
+pass=0; fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+has() { printf '%s\n' "$1" | grep -Eq -- "$2"; }
+
+out=$("$BB" export --model "$BIN" --type q4_0 -o "$tmp/s.gguf" 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && has "$out" "wrote $tmp/s.gguf: 47 tensors, [0-9.]+ MB in [0-9.]+ s \([0-9.]+ MB/s\)" &&
+   has "$out" "Q4_0 +30 tensors" && has "$out" "Q8_0 +1 tensors" && has "$out" "F32 +16 tensors" &&
+   has "$out" "blk.\*.ffn_down.weight \[172, 64\]: F32 \(Q4_0's block 32 does not divide 172\), 5 tensors"; then ok
+else bad "export stories260K q4_0 -> rc=$rc: $out"; fi
+out=$("$BB" gguf "$tmp/s.gguf" 2>&1)
+if has "$out" "general.name +STRING +'stories260K'" && has "$out" "tokenizer.ggml.tokens .*STRING\[512\]"; then ok
+else bad "gguf of the export: $out"; fi
+
+mkdir "$tmp/models"
+cat >"$tmp/models/tiny-bitnet.lua" <<'LUA'
+return { name = "tiny-bitnet", style = "bitnet", dim = 256, ffn_dim = 512, n_layers = 2, n_heads = 4,
+         n_kv_heads = 2, vocab_size = 300, ffn_act = "relu2", tied_embedding = true, source = "test" }
+LUA
+out=$(BITBENCH_MODELS="$tmp/models" "$BB" export --model tiny-bitnet --type i2_s --seed 3 --ctx 512 -o "$tmp/b.gguf" 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && has "$out" "I2_S +14 tensors" && has "$out" "F16 +1 tensors" && has "$out" "F32 +9 tensors"; then ok
+else bad "export tiny-bitnet i2_s -> rc=$rc: $out"; fi
+out=$("$BB" gguf "$tmp/b.gguf" 2>&1)
+if has "$out" "general.architecture +STRING +'bitnet'" && has "$out" "bitnet.context_length +UINT32 +512" &&
+   has "$out" "general.file_type +UINT32 +40" && has "$out" "bitnet.hidden_activation +STRING +'relu2'"; then ok; else bad "gguf of the bitnet export: $out"; fi
+
+# expect_one_line pattern args...: exit 1 or 2, one line on stderr matching pattern, no output file
+expect_one_line() {
+    pattern="$1"; shift
+    "$BB" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" "$tmp/err" &&
+       [ ! -e "$tmp/x.gguf" ]; then ok
+    else bad "bitbench $* -> rc=$rc, $lines lines: $(cat "$tmp/err") (wanted /$pattern/)"; fi
+}
+
+expect_one_line "--model is required" export --type f32 -o "$tmp/x.gguf"
+expect_one_line "--type is required" export --model "$BIN" -o "$tmp/x.gguf"
+expect_one_line "-o FILE.gguf is required" export --model "$BIN" --type f32
+expect_one_line "--type q5_k: valid: f32, f16, bf16, q8_0, q4_0, q2_k, tq1_0, tq2_0, iq4_nl, i2_s" export --model "$BIN" --type q5_k -o "$tmp/x.gguf"
+expect_one_line "unknown or incomplete option '--bogus'" export --bogus
+expect_one_line "--seed" export --model "$BIN" --type f32 --seed x -o "$tmp/x.gguf"
+expect_one_line "unknown model 'no-such-model'\|no-such-model" export --model no-such-model --type f32 -o "$tmp/x.gguf"
+expect_one_line "nope.bin: cannot open" export --model "$tmp/nope.bin" --type f32 -o "$tmp/x.gguf"
+expect_one_line "is the model or tokenizer being read" export --model "$tmp/s.gguf" --type f32 -o "$tmp/s.gguf"
+expect_one_line "tok.bin: cannot open" export --model "$BIN" --tokenizer "$tmp/tok.bin" --type f32 -o "$tmp/x.gguf"
+expect_one_line "x.gguf: cannot create" export --model "$BIN" --type f32 -o "$tmp/no/x.gguf"
+
+echo "export_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
