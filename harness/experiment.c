@@ -16,6 +16,7 @@ void bb_experiment_free(bb_experiment *ex)
         free(s->n);
         free(s->threads);
         free(s->models);
+        free(s->peers);
         free(s->prompt);
         free(s->gen);
     }
@@ -99,6 +100,7 @@ static int apply_only(bb_experiment *ex, const bb_overrides *o, char *err, size_
     for (int s = kept_sweeps; s < ex->nsweeps; s++) {
         bb_sweep *sw = &ex->sweeps[s];
         free(sw->kernels);
+        free(sw->peers);
         free(sw->shapes);
         free(sw->n);
         free(sw->threads);

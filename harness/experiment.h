@@ -73,6 +73,14 @@ typedef struct {
      * distinct_layers), the text fed as bytes; into e2e.csv's ppl columns.  ppl_file "" = off. */
     char ppl_file[1024], ppl_model[1024];
     int ppl_ctx, ppl_chunks;
+    /* `peers = {"llama.cpp", "bitnet.cpp:i2_s"}`: other implementations run on the point's model
+     * exported to GGUF (harness/peers/peer_sweep.h), each entry expanded to "peer:type"; their
+     * programs from `peer_paths = {["llama.cpp"] = PATH}` (else environment, PATH), each run
+     * ended after peer_timeout seconds. */
+    char (*peers)[BB_NAME_MAX];
+    int npeers;
+    char peer_paths[2][512];    /* in bb_peer_at order */
+    double peer_timeout;
 } bb_sweep;
 
 typedef struct {

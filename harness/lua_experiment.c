@@ -15,6 +15,7 @@
  *   kernels([family]) names of the registered kernels (of one family)
  *   kernel(spec)      a kernel's description, or nil and a reason when it is not usable here
  *   models()          names of the model configs in models/
+ *   peer_available(name)  true, or false and why: a peer's program is found (harness/peers/peer.h)
  *   model(name)       a model's config, with .shapes (its distinct projection shapes)
  *   machine           this machine: cpu_model, cores, pus, numa_nodes, l1d, l2, l3, mem_total
  *   range(a, b[, s])  {a, a+s, ..., b}
@@ -32,6 +33,7 @@
 #include "meter.h"
 #include "models/model_config.h"
 #include "models/model_load.h"
+#include "peers/peer_sweep.h"
 #include "support/lua_fields.h"
 #include "support/suggest.h"
 
@@ -262,7 +264,7 @@ static void open_bitbench(lua_State *L, load_ctx *c)
 {
     static const luaL_Reg fns[] = {{"experiment", l_experiment}, {"sweep", l_sweep},   {"kernels", l_kernels},
                                    {"kernel", l_kernel},         {"usable", l_usable}, {"models", l_models},
-                                   {"model", l_model},
+                                   {"model", l_model},           {"peer_available", bb_lua_peer_available},
                                    {"range", l_range},           {NULL, NULL}};
     lua_newtable(L);
     lua_pushlightuserdata(L, c);
@@ -328,7 +330,8 @@ static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
-                                                 "compare_logits", "compare_tokens", "perplexity"};
+                                                 "compare_logits", "compare_tokens", "perplexity",
+                                                 "peers",   "peer_paths", "peer_timeout"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16"};
 static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out", "plots", "profile"};
@@ -645,6 +648,7 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
                        "logits the points are compared with, e.g. compare_logits = \"f32\")");
     if (rc > 0) sw->compare_tokens = (int)v;
     read_perplexity(L, c, t, sw);
+    if (bb_peer_read_fields(L, t, sw, err, sizeof err)) fail(L, c, sw, "%s", err);
     rc = bb_lua_get_int(L, t, "seed", 0, 9007199254740991L, &v, err, sizeof err);
     if (rc < 0) fail(L, c, sw, "%s", err);
     if (rc > 0) sw->seed = (uint64_t)v;

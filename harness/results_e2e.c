@@ -49,6 +49,10 @@ const bb_column bb_e2e_columns[] = {
     COLF("ppl_err", ppl_err, "%.5f", "perplexity: llama-perplexity's +/- (standard error carried through exp)"),
     COLF("ppl_tokens", ppl_tokens, "%.0f", "perplexity: tokens scored"),
     COLF("ppl_tps", ppl_tps, "%.6g", "perplexity: tokens/s through the model (ctx per chunk / forward time)"),
+    COL("peer", BB_COL_STR, peer, "peers: the implementation that ran the row (llama.cpp, bitnet.cpp); empty for bitbench"),
+    COL("peer_commit", BB_COL_STR, peer_commit, "peers: the peer's build commit, as its llama-bench reports it"),
+    COL("pp_samples", BB_COL_STR, pp_samples, "peers: prefill tokens/s of each repetition, ';'-separated"),
+    COL("tg_samples", BB_COL_STR, tg_samples, "peers: generation tokens/s of each repetition, ';'-separated"),
     COLF("energy_per_token_j", energy_per_token_j, NULL,
          "measured energy of the median generation repetition / gen (empty without an energy meter)"),
 };

@@ -30,6 +30,9 @@ typedef struct {
     /* perplexity; empty cells (ppl_model "", the numbers NAN) without it */
     char ppl_model[64];
     double ppl, ppl_err, ppl_tokens, ppl_tps;
+    /* a peer's row (harness/peers/peer_sweep.h); empty cells for bitbench's own rows */
+    char peer[16], peer_commit[48];
+    char pp_samples[640], tg_samples[640]; /* tokens/s of each repetition, ';'-separated */
     double energy_per_token_j;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

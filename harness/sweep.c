@@ -17,6 +17,7 @@
 #include "json_read.h"
 #include "logit_compare.h"
 #include "perplexity_job.h"
+#include "peers/peer_sweep.h"
 #include "meter.h"
 #include "progress.h"
 #include "results.h"
@@ -770,6 +771,42 @@ static int e2e_perplexity(bb_pool *pool, const bb_sweep *sw, const bb_model_conf
     return 0;
 }
 
+/* Peer rows (harness/peers/peer_sweep.h) go into e2e.csv as bitbench's own do; a peer point that
+ * gives no row is a note and a line in run.json's "failed", not a failed point: bitbench's own
+ * measurements stand without it. */
+typedef struct {
+    run_state *st;
+    FILE *f;
+    const bb_e2e_point *p;
+} peer_ctx;
+
+static int peer_emit(void *ctx, const bb_e2e_row *row)
+{
+    peer_ctx *pc = ctx;
+    if (bb_e2e_write_row(pc->f, row)) {
+        fprintf(stderr, "bitbench run: cannot write %s: %s\n", pc->st->e2e_path, strerror(errno));
+        return -1;
+    }
+    return e2e_add(pc->st, row) || write_json(pc->st) ? -1 : 0;
+}
+
+static void peer_fail(void *ctx, const char *label, const char *why)
+{
+    peer_ctx *pc = ctx;
+    note(pc->st, "bitbench run: peer point (%s) skipped: %s", label, why);
+    add_line(&pc->st->rec.failures, &pc->st->rec.nfailures, "peer point (%s) skipped: %s", label, why);
+}
+
+static int peer_points(run_state *st, FILE *f, const bb_e2e_point *p)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    if (!sw->npeers) return 0;
+    peer_ctx pc = {.st = st, .f = f, .p = p};
+    bb_peer_sink sink = {.run_dir = st->dir, .experiment = st->ex->name, .nmeter = st->nmeter_cols,
+                         .quiet = st->opt->quiet, .emit = peer_emit, .fail = peer_fail, .ctx = &pc};
+    return bb_peer_points_for(&sink, sw, p);
+}
+
 /* The end-to-end points, after the kernel points: one bb_e2e_bench each (it builds the model's
  * synthetic weights, times prefill and decode over the sweep's repetitions, and frees it). */
 static int measure_e2e(run_state *st)
@@ -787,6 +824,10 @@ static int measure_e2e(run_state *st)
     for (int i = 0; i < plan->ne2e && !stop_signal; i++) {
         const bb_e2e_point *p = &plan->e2e[i];
         if (e2e_done(st, p)) continue;
+        if (peer_points(st, f, p)) {
+            rc = -1;
+            break;
+        }
         const bb_sweep *sw = &st->ex->sweeps[p->sweep];
         const bb_kernel_choice *kc = &sw->kernels[p->kernel];
         const bb_model_config *cfg = &sw->models[p->model];

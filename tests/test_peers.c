@@ -107,14 +107,11 @@ static void test_argv(void)
     char *argv[BB_LLAMA_BENCH_MAX_ARGS];
     bb_llama_bench_numbers num;
     argv[0] = "llama-bench";
-    bb_llama_bench_spec s = {.model = "/x/m.gguf", .threads = 2, .prompt = 64, .gen = 32, .reps = 5, .kv_f16 = true};
+    bb_llama_bench_spec s = {.model = "/x/m.gguf", .threads = 2, .prompt = 64, .gen = 32, .reps = 5};
     int n = bb_llama_bench_argv(&s, argv, &num);
     char line[512] = "";
     for (int i = 0; i < n; i++) snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", i ? " " : "", argv[i]);
     CHECK(!strcmp(line, "llama-bench -m /x/m.gguf -t 2 -p 64 -n 32 -r 5 -o json") && argv[n] == NULL, "%s", line);
-    s.kv_f16 = false;
-    n = bb_llama_bench_argv(&s, argv, &num);
-    CHECK(n == 17 && !strcmp(argv[11], "-ctk") && !strcmp(argv[12], "f32") && !strcmp(argv[14], "f32"), "kv f32");
 }
 
 static void test_registry(void)
@@ -176,7 +173,7 @@ static void test_run(const char *model)
 {
     char tool[1200], why[1600];
     bb_llama_bench_result r;
-    bb_llama_bench_spec s = {.model = model, .threads = 2, .prompt = 32, .gen = 16, .reps = 3, .kv_f16 = true};
+    bb_llama_bench_spec s = {.model = model, .threads = 2, .prompt = 32, .gen = 16, .reps = 3};
 
     data_path(tool, sizeof tool, "fake_llama_bench.sh");
     CHECK(bb_peer_bench(tool, &s, 10, &r, why, sizeof why) == 0, "%s", why);

@@ -23,12 +23,6 @@ int bb_llama_bench_argv(const bb_llama_bench_spec *spec, char *argv[], bb_llama_
     argv[n++] = num->text[2];
     argv[n++] = "-r";
     argv[n++] = num->text[3];
-    if (!spec->kv_f16) {
-        argv[n++] = "-ctk";
-        argv[n++] = "f32";
-        argv[n++] = "-ctv";
-        argv[n++] = "f32";
-    }
     argv[n++] = "-o";
     argv[n++] = "json";
     argv[n] = NULL;

@@ -3,10 +3,11 @@
  * bitnet.cpp ships the same tool (its llama.cpp fork, Eddie-Wang1120/llama.cpp), with the same
  * options and JSON, so one adapter serves both peers.
  *
- * What is asked (examples/llama-bench/README.md of llama.cpp): `-m FILE -t T -r R -o json` and
- * `-p P -n 0` for prompt processing, `-p 0 -n G` for text generation, as two tests of one run
- * (llama-bench runs each listed length as its own test), `-ctk/-ctv f32` for an f32 KV cache
- * (llama-bench's default is f16).  Each test is repeated R times after one warm-up run.
+ * What is asked (examples/llama-bench/README.md of llama.cpp): `-m FILE -t T -p P -n G -r R
+ * -o json`; llama-bench runs prompt processing (pp P: n_prompt P, n_gen 0) and text generation
+ * (tg G: n_prompt 0, n_gen G) as two tests, each repeated R times after one warm-up run.  Its KV
+ * cache is f16 (llama-bench's -ctk/-ctv take f16, bf16 and quantized types, never f32:
+ * ggml_type_from_name in llama-bench.cpp), so sweeps with peers must use kv = "f16".
  *
  * Note one difference from bitbench's own tg: llama-bench's tg test generates G tokens from an
  * empty KV cache (its pp test is separate), bitbench's generates after the prompt.  With the
@@ -41,17 +42,16 @@ typedef struct {
 } bb_llama_bench_result;
 
 /* What to run: a GGUF file, threads, prompt and generation lengths (either may be 0, not both),
- * repetitions, the KV cache type. */
+ * repetitions. */
 typedef struct {
     const char *model;
     int threads, prompt, gen, reps;
-    bool kv_f16;
 } bb_llama_bench_spec;
 
 /* Fill argv (after argv[0], which the caller sets) with the options for spec; num holds the
  * numbers as text (so argv points into it).  Returns the argument count including argv[0]; argv
  * must hold BB_LLAMA_BENCH_MAX_ARGS pointers. */
-#define BB_LLAMA_BENCH_MAX_ARGS 24
+#define BB_LLAMA_BENCH_MAX_ARGS 16
 typedef struct {
     char text[4][16];
 } bb_llama_bench_numbers;

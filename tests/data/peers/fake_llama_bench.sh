@@ -14,7 +14,7 @@ while [ $# -gt 0 ]; do
         -p) p=$2; shift ;;
         -n) n=$2; shift ;;
         -o) out=$2; shift ;;
-        -r|-ctk|-ctv) shift ;;
+        -r) shift ;;
         *) echo "error: invalid parameter for argument: $1" >&2; exit 1 ;;
     esac
     shift

@@ -1,0 +1,305 @@
+#include "peer_sweep.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "models/gguf_export.h"
+#include "models/gguf_types.h"
+#include "models/model_load.h"
+#include "peer.h"
+#include "support/lua_fields.h"
+#include "support/stats.h"
+
+/* ------------------------------------------------------------------- the fields ---- */
+
+static void lower(const char *s, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < len; i++) out[i] = (char)tolower((unsigned char)s[i]);
+    out[i] = 0;
+}
+
+static int add_entry(bb_sweep *sw, const char *peer, const char *type, char *err, size_t errlen)
+{
+    char e[BB_NAME_MAX];
+    snprintf(e, sizeof e, "%s:%s", peer, type);
+    for (int i = 0; i < sw->npeers; i++)
+        if (!strcmp(sw->peers[i], e)) return 0; /* "llama.cpp" and "llama.cpp:tq2_0" may both name it */
+    void *v = realloc(sw->peers, sizeof *sw->peers * (size_t)(sw->npeers + 1));
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    sw->peers = v;
+    snprintf(sw->peers[sw->npeers++], BB_NAME_MAX, "%s", e);
+    return 0;
+}
+
+/* One entry: "peer" (the sweep's kernels' types it runs) or "peer:type". */
+static int read_entry(bb_sweep *sw, int i, const char *entry, char *err, size_t errlen)
+{
+    char name[BB_NAME_MAX], type[32] = "";
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(entry, ":"), entry);
+    if (strchr(entry, ':')) lower(strchr(entry, ':') + 1, type, sizeof type);
+    const bb_peer *p = bb_peer_find(name);
+    if (!p) {
+        snprintf(err, errlen, "field 'peers', entry %d: unknown peer '%s' (peers: %s)", i, name, bb_peer_names());
+        return -1;
+    }
+    if (type[0]) {
+        if (!bb_peer_runs_type(p, type)) {
+            snprintf(err, errlen, "field 'peers', entry %d: %s does not run type '%s' (it runs %s)", i, p->name, type,
+                     p->types);
+            return -1;
+        }
+        return add_entry(sw, p->name, type, err, errlen);
+    }
+    int added = 0;
+    for (int k = 0; k < sw->nkernels; k++) {
+        const char *g = sw->kernels[k].kernel->gguf_type;
+        char t[32];
+        lower(g ? g : "", t, sizeof t);
+        if (!t[0] || !bb_peer_runs_type(p, t)) continue;
+        if (add_entry(sw, p->name, t, err, errlen)) return -1;
+        added++;
+    }
+    if (!added) {
+        snprintf(err, errlen, "field 'peers', entry %d: %s runs none of the sweep's kernels' GGUF types; name one, "
+                 "e.g. \"%s:%.*s\" (it runs %s)", i, p->name, p->name, (int)strcspn(p->types, ","), p->types, p->types);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_paths(lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen)
+{
+    lua_getfield(L, t, "peer_paths");
+    int idx = lua_gettop(L), rc = 0;
+    if (!lua_isnil(L, idx) && !lua_istable(L, idx)) {
+        snprintf(err, errlen, "field 'peer_paths' must be a table {[\"llama.cpp\"] = PATH, ...}");
+        rc = -1;
+    }
+    for (int i = 0; !rc && lua_istable(L, idx) && i < bb_peer_count(); i++) {
+        const bb_peer *p = bb_peer_at(i);
+        if (bb_lua_get_string(L, idx, p->name, NULL, 0, sw->peer_paths[i], sizeof sw->peer_paths[i], err, errlen) < 0)
+            rc = -1;
+    }
+    if (!rc && lua_istable(L, idx)) {
+        lua_pushnil(L);
+        while (!rc && lua_next(L, idx)) {
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+            if (!k || !bb_peer_find(k)) {
+                snprintf(err, errlen, "field 'peer_paths': unknown peer %s%s%s (peers: %s)", k ? "'" : "",
+                         k ? k : "(not a name)", k ? "'" : "", bb_peer_names());
+                rc = -1;
+                lua_pop(L, 1);
+            }
+            if (!rc) lua_pop(L, 1);
+        }
+        if (rc) lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
+int bb_peer_read_fields(lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen)
+{
+    sw->peer_timeout = BB_DEFAULT_PEER_TIMEOUT;
+    if (bb_lua_get_number(L, t, "peer_timeout", 0.001, 1e7, &sw->peer_timeout, err, errlen) < 0) return -1;
+    if (read_paths(L, t, sw, err, errlen)) return -1;
+    lua_getfield(L, t, "peers");
+    int idx = lua_gettop(L), rc = 0;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        rc = read_entry(sw, 1, lua_tostring(L, idx), err, errlen);
+    } else if (lua_istable(L, idx)) {
+        int n = (int)lua_rawlen(L, idx);
+        for (int i = 1; !rc && i <= n; i++) {
+            lua_rawgeti(L, idx, i);
+            if (lua_type(L, -1) != LUA_TSTRING) {
+                snprintf(err, errlen, "field 'peers', entry %d: must be a string (\"llama.cpp\", \"llama.cpp:q4_0\")", i);
+                rc = -1;
+            } else {
+                rc = read_entry(sw, i, lua_tostring(L, -1), err, errlen);
+            }
+            lua_pop(L, 1);
+        }
+    } else if (!lua_isnil(L, idx)) {
+        snprintf(err, errlen, "field 'peers' must be a string or a list of strings (peers: %s)", bb_peer_names());
+        rc = -1;
+    }
+    lua_pop(L, 1);
+    if (rc || !sw->npeers) return rc;
+    lua_getfield(L, t, "kv");
+    bool f16 = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "f16");
+    lua_pop(L, 1);
+    if (!f16) {
+        snprintf(err, errlen, "field 'peers' needs kv = \"f16\": llama-bench's KV cache is f16 (it has no f32), and "
+                 "both sides must use the same");
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the points ---- */
+
+/* The kernel a peer entry's points follow: the first of the sweep whose GGUF type is the entry's,
+ * else the last. */
+static int attached_kernel(const bb_sweep *sw, const char *entry)
+{
+    const char *type = strchr(entry, ':') + 1;
+    for (int k = 0; k < sw->nkernels; k++) {
+        const char *g = sw->kernels[k].kernel->gguf_type;
+        if (g && !strcasecmp(g, type)) return k;
+    }
+    return sw->nkernels - 1;
+}
+
+/* RUN_DIR/peers/MODEL-TYPE.gguf from the point's weights, unless an earlier point wrote it.
+ * Written under a temporary name and renamed, so a file there is always whole. */
+static int export_model(const bb_peer_sink *s, const bb_sweep *sw, const bb_model_config *cfg, const char *type,
+                        char *path, size_t len, char *err, size_t errlen)
+{
+    char dir[1100], tmp[1200];
+    snprintf(dir, sizeof dir, "%s/peers", s->run_dir);
+    if (mkdir(dir, 0755) && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(path, len, "%s/%s-%s.gguf", dir, cfg->name, type);
+    if (access(path, R_OK) == 0) return 0;
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    bb_synthetic_options syn = {.seed = sw->seed, .distinct_layers = sw->distinct_layers};
+    bb_model_source *m = bb_model_source_open(cfg->path[0] ? cfg->path : cfg->name, &syn, err, errlen);
+    if (!m) return -1;
+    bb_tf_dims d;
+    char warn[512];
+    /* a config has no context of its own: the file declares 4096, more than any sweep asks */
+    int rc = bb_model_source_run_dims(m, cfg->path[0] ? 0 : 4096, &d, warn, sizeof warn, err, errlen);
+    if (!rc) {
+        bb_weight_source src = bb_model_source_weights(m, &d);
+        bb_gguf_export_options eo = {.type = type, .name = bb_model_source_name(m), .vocab_from = bb_model_source_gguf(m)};
+        bb_gguf_export_report rep;
+        if (!s->quiet) fprintf(stderr, "bitbench run: exporting %s as %s for the peers: %s\n", cfg->name, type, path);
+        rc = bb_gguf_export(tmp, &d, &src, &eo, &rep, err, errlen);
+        if (!rc && rename(tmp, path)) {
+            snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+            rc = -1;
+        }
+    }
+    bb_model_source_close(m);
+    return rc;
+}
+
+/* "12.3;12.5;12.1" */
+static void join_samples(const bb_llama_bench_test *t, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int i = 0; i < t->nsamples; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%.6g", i ? ";" : "", t->samples_ts[i]);
+}
+
+static void rates(const bb_llama_bench_test *t, double *median, double *min, double *max)
+{
+    double v[BB_PEER_MAX_SAMPLES];
+    memcpy(v, t->samples_ts, sizeof(double) * (size_t)t->nsamples);
+    bb_stats st = bb_stats_of(v, t->nsamples);
+    *median = t->present ? st.median : 0;
+    *min = t->present ? st.min : 0;
+    *max = t->present ? st.max : 0;
+}
+
+static void fill_row(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_point *p, const char *entry,
+                     const bb_llama_bench_result *r, bb_e2e_row *row)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->experiment, sizeof row->experiment, "%s", s->experiment);
+    snprintf(row->sweep, sizeof row->sweep, "%s", sw->name);
+    row->point = p->index;
+    snprintf(row->model, sizeof row->model, "%s", sw->models[p->model].name);
+    snprintf(row->kernel, sizeof row->kernel, "%s", entry);
+    snprintf(row->family, sizeof row->family, "peer");
+    snprintf(row->peer, sizeof row->peer, "%.*s", (int)strcspn(entry, ":"), entry);
+    snprintf(row->peer_commit, sizeof row->peer_commit, "%s", r->build_commit[0] ? r->build_commit : "unknown");
+    const bb_ggml_type *g = bb_ggml_type_by_name(strchr(entry, ':') + 1);
+    row->bits_per_weight = g ? 8.0 * g->block_bytes / g->block : NAN;
+    row->threads = p->threads;
+    row->prompt = p->prompt;
+    row->gen = p->gen;
+    row->reps = sw->min_reps;
+    rates(&r->pp, &row->pp_tps, &row->pp_tps_min, &row->pp_tps_max);
+    rates(&r->tg, &row->tg_tps, &row->tg_tps_min, &row->tg_tps_max);
+    row->ms_per_token = row->tg_tps > 0 ? 1000.0 / row->tg_tps : NAN;
+    join_samples(&r->pp, row->pp_samples, sizeof row->pp_samples);
+    join_samples(&r->tg, row->tg_samples, sizeof row->tg_samples);
+    double *nums[] = {&row->matmul_share, &row->weight_bytes_per_token, &row->tg_gbps_derived, &row->read_tps,
+                      &row->read_tps_max, &row->read_gbps, &row->tg_of_read, &row->footprint_bytes,
+                      &row->logit_max_abs_err, &row->logit_rel_rms_err, &row->top1_agreement,
+                      &row->logits_identical, &row->ppl, &row->ppl_err, &row->ppl_tokens, &row->ppl_tps,
+                      &row->energy_per_token_j};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) *nums[i] = NAN;
+    row->nmeter = s->nmeter;
+    for (int c = 0; c < s->nmeter; c++) row->meter[c] = NAN;
+}
+
+/* One peer point: find the program, export the model, run, emit.  Returns -1 only when emit
+ * failed; every other outcome is a failed point with its reason. */
+static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_point *p, const char *entry)
+{
+    const bb_model_config *cfg = &sw->models[p->model];
+    char label[256], tool[1024], model[1200], why[2048];
+    snprintf(label, sizeof label, "%s %s %s pp%d tg%d t%d", sw->name, cfg->name, entry, p->prompt, p->gen,
+             p->threads);
+    char name[BB_NAME_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(entry, ":"), entry);
+    const bb_peer *peer = bb_peer_find(name);
+    int pi = 0;
+    while (bb_peer_at(pi) != peer) pi++;
+    if (bb_peer_locate(peer, sw->peer_paths[pi], tool, sizeof tool, why, sizeof why)) {
+        s->fail(s->ctx, label, why);
+        return 0;
+    }
+    if (export_model(s, sw, cfg, strchr(entry, ':') + 1, model, sizeof model, why, sizeof why)) {
+        s->fail(s->ctx, label, why);
+        return 0;
+    }
+    if (!s->quiet) fprintf(stderr, "bitbench run: peer: %s (%s)\n", label, tool);
+    bb_llama_bench_spec spec = {.model = model, .threads = p->threads, .prompt = p->prompt, .gen = p->gen,
+                                .reps = sw->min_reps};
+    bb_llama_bench_result r;
+    if (bb_peer_bench(tool, &spec, sw->peer_timeout, &r, why, sizeof why)) {
+        s->fail(s->ctx, label, why);
+        return 0;
+    }
+    bb_e2e_row row;
+    fill_row(s, sw, p, entry, &r, &row);
+    return s->emit(s->ctx, &row);
+}
+
+int bb_peer_points_for(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_point *p)
+{
+    for (int i = 0; i < sw->npeers; i++)
+        if (attached_kernel(sw, sw->peers[i]) == p->kernel && run_entry(s, sw, p, sw->peers[i])) return -1;
+    return 0;
+}
+
+int bb_lua_peer_available(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    char why[1200];
+    if (bb_peer_available(name, why, sizeof why)) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, why);
+    return 2;
+}

@@ -1,0 +1,53 @@
+/* Peers in model sweeps: the fields `peers`, `peer_paths`, `peer_timeout` (README.md, "Peers side
+ * by side") and the peer points run beside bitbench's own.
+ *
+ * An entry of `peers` is "peer:type" (llama.cpp:q4_0) or just "peer", which stands for every type
+ * among the sweep's kernels' GGUF types (kernel.h gguf_type) that the peer runs.  Each entry
+ * becomes one peer point per (model, threads, prompt, gen) of the sweep: the model exported to
+ * GGUF in that type (once per model and type, into RUN_DIR/peers/MODEL-TYPE.gguf, from the same
+ * weights bitbench's points use: same seed and distinct_layers), then the peer's llama-bench on
+ * it with the point's threads, lengths, repetitions and KV type.  Its row in e2e.csv has kernel
+ * "peer:type", peer, peer_commit and the samples.
+ *
+ * Order: a peer point runs just before the bitbench point of the same (model, threads, prompt,
+ * gen) whose kernel stores its type (the last kernel of the sweep when none does), so bitbench's
+ * and the peers' points alternate and see the same machine state (B A B A).  A resumed run runs
+ * a peer point again only with its bitbench point. */
+#ifndef BB_PEER_SWEEP_H
+#define BB_PEER_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "experiment.h"
+#include "plan.h"
+#include "results_e2e.h"
+
+#define BB_DEFAULT_PEER_TIMEOUT 900.0
+
+struct lua_State;
+
+/* Read the three fields of the sweep table at index t into sw (its kernels already read).
+ * Returns 0, or -1 with one message (the field, what was wrong, what is valid). */
+int bb_peer_read_fields(struct lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen);
+
+/* bitbench.peer_available(name): true, or false and the reason (unknown peer, program not found;
+ * the program is not run). */
+int bb_lua_peer_available(struct lua_State *L);
+
+/* Where peer rows go: emit writes a row (returns -1 when the results cannot be written: the run
+ * stops), fail records a peer point that gave no row (the run goes on), note prints a line. */
+typedef struct {
+    const char *run_dir, *experiment;
+    int nmeter;                     /* meter columns of e2e.csv (empty for peer rows) */
+    bool quiet;
+    int (*emit)(void *ctx, const bb_e2e_row *row);
+    void (*fail)(void *ctx, const char *label, const char *why);
+    void *ctx;
+} bb_peer_sink;
+
+/* The sweep's peer points that go with bitbench point p (see above), run one after the other.
+ * Returns 0, or -1 when emit failed. */
+int bb_peer_points_for(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_point *p);
+
+#endif

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Peers in a model sweep, with fake llama-bench programs (tests/data/peers/README.md; CI has no
+# peer installed): a peer that works gives a row beside bitbench's own (kernel llama.cpp:f32, its
+# commit and samples); one that fails, one that hangs (peer_timeout) and one that prints garbage
+# each give one clear line and no row, and every bitbench point still runs; bad peer fields are
+# one error line.  $1 is the bitbench binary.
+BB="$1"
+D="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/data/peers"
+D=$(cd "$D" && pwd)
+pass=0; fail=0
+T=$(mktemp -d /tmp/bb_peers_sweep_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+unset BITBENCH_LLAMA_BENCH BITBENCH_BITNET_BENCH
+
+mkdir -p "$T/models"
+cat > "$T/models/tiny.lua" <<'LUA'
+return { name = "tiny", style = "bitnet", dim = 128, ffn_dim = 256, n_layers = 2, n_heads = 4,
+         n_kv_heads = 4, vocab_size = 320, ffn_act = "relu2", tied_embedding = true, source = "test" }
+LUA
+BITBENCH_MODELS="$T/models"; export BITBENCH_MODELS
+
+sweep() { # name, fake program
+    printf '    bitbench.sweep { name = "%s", models = {"tiny"}, kernels = {"f32"}, threads = 1, prompt = 4, gen = 2, reps = 2, kv = "f16", peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "%s"}, peer_timeout = 1 },\n' "$1" "$D/$2"
+}
+{
+    printf 'print("available", bitbench.peer_available("llama.cpp"), bitbench.peer_available("bitnet.cpp"))\n'
+    printf 'bitbench.experiment {\n  name = "peers_t", out = "%s",\n  sweeps = {\n' "$T/res"
+    sweep ok fake_llama_bench.sh
+    sweep fails fake_peer_fail.sh
+    sweep hangs fake_peer_hang.sh
+    sweep garbage fake_peer_garbage.sh
+    printf '  },\n}\n'
+} > "$T/exp.lua"
+PATH=/usr/bin:/bin "$BB" run "$T/exp.lua" > "$T/out" 2> "$T/err"; rc=$?
+check '[ $rc -eq 0 ]' "run exit code $rc: $(cat "$T/err")"
+check 'grep -q "^available	false	false	bitnet.cpp: llama-bench is not on PATH and BITBENCH_BITNET_BENCH is not set" "$T/out"' \
+    "peer_available: $(cat "$T/out")"
+csv=$(ls "$T"/res/*/e2e.csv)
+col() { awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR == row + 1 { print $c }' "$csv"; }
+check '[ "$(wc -l < "$csv")" -eq 6 ]' "1 header + 4 bitbench rows + 1 peer row, got: $(cat "$csv")"
+check '[ "$(col kernel 1)" = "llama.cpp:f32" ] && [ "$(col peer 1)" = llama.cpp ] && [ "$(col peer_commit 1)" = c392e5094 ]' \
+    "peer row first (it runs before its bitbench point): $(sed -n 2p "$csv")"
+check '[ "$(col tg_samples 1)" = "8301.71;8812.29;10110.8" ] && [ "$(col tg_tps 1)" = 8812.29 ] && [ "$(col pp_tps_max 1)" = 25657.7 ]' \
+    "peer samples and median: $(col tg_samples 1) $(col tg_tps 1) $(col pp_tps_max 1)"
+check '[ "$(col kernel 2)" = f32 ] && [ -z "$(col peer 2)" ] && [ "$(col sweep 5)" = garbage ]' "bitbench rows of every sweep"
+check '[ -s "$(dirname "$csv")/peers/tiny-f32.gguf" ]' "the exported model"
+check 'grep -q "peer point (fails tiny llama.cpp:f32 pp4 tg2 t1) skipped: .*fake_peer_fail.sh exited with status 1: \"main: error: failed to load model" "$T/err"' \
+    "failing peer: $(grep fails "$T/err")"
+check 'grep -q "peer point (hangs tiny llama.cpp:f32 pp4 tg2 t1) skipped: .*fake_peer_hang.sh timed out after 1 s" "$T/err"' \
+    "hanging peer: $(grep hangs "$T/err")"
+check 'grep -q "peer point (garbage tiny llama.cpp:f32 pp4 tg2 t1) skipped: .*its output is not JSON" "$T/err"' \
+    "garbage peer: $(grep garbage "$T/err")"
+check 'grep -q "peer point (fails" "$(dirname "$csv")/run.json"' "skipped peers listed in run.json"
+
+# bad fields: one line naming the field
+bad() { # fields, pattern
+    printf 'bitbench.experiment { name = "b", out = "%s", sweeps = { bitbench.sweep { models = {"tiny"}, kernels = {"f32"}, %s } } }\n' "$T/res" "$1" > "$T/bad.lua"
+    err=$("$BB" run "$T/bad.lua" 2>&1 >/dev/null); r=$?; pat=$2
+    check '[ $r -ne 0 ] && printf "%s" "$err" | grep -q -- "$pat"' "bad fields '$1': rc $r, $err (wanted /$2/)"
+}
+bad 'kv = "f16", peers = {"llama"}' "bad.lua:1: .*field 'peers', entry 1: unknown peer 'llama' (peers: llama.cpp, bitnet.cpp)"
+bad 'kv = "f16", peers = {"llama.cpp:i2_s"}' "llama.cpp does not run type 'i2_s'"
+bad 'kv = "f16", peers = {"bitnet.cpp"}, kernels = {"tl2_0"}' "bitnet.cpp runs none of the sweep's kernels' GGUF types"
+bad 'peers = {"llama.cpp"}' "needs kv = \"f16\""
+bad 'kv = "f16", peers = {"llama.cpp"}, peer_paths = {["llamacpp"] = "/x"}' "field 'peer_paths': unknown peer 'llamacpp'"
+bad 'kv = "f16", peers = {"llama.cpp"}, peer_timeout = 0' "peer_timeout"
+
+echo "test_peers_sweep: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
