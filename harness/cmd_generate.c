@@ -19,8 +19,9 @@ static void usage(FILE *f)
                "                         [--prompt TEXT] [--steps N] [--ctx N] [--temperature T] [--top-k K] [--seed S]\n"
                "                         [--threads T] [--kv f32|f16]\n"
                "  PATH is a GGUF file (.gguf: architectures llama, bitnet) or a llama2.c checkpoint; the tokenizer\n"
-               "  defaults to tok<vocab>.bin or tokenizer.bin beside the model.  --ctx (default: the larger of the\n"
-               "  model's context and --steps) may exceed the model's training context, with a warning.\n");
+               "  is a GGUF model's own (tokenizer.ggml.*), else tok<vocab>.bin or tokenizer.bin beside the model;\n"
+               "  --tokenizer takes a llama2.c tokenizer file or a .gguf's tokenizer.  --ctx (default: the larger\n"
+               "  of the model's context and --steps) may exceed the model's training context, with a warning.\n");
 }
 
 /* tok<vocab>.bin or tokenizer.bin in the model's directory. */
@@ -35,6 +36,23 @@ static int default_tokenizer(const char *model, int vocab, char *out, size_t len
     f = fopen(out, "rb");
     if (f) { fclose(f); return 0; }
     return -1;
+}
+
+/* --tokenizer PATH (the tokenizer metadata of PATH.gguf, else a llama2.c tokenizer file);
+ * without it, a GGUF model's own tokenizer, else the llama2.c file beside the model. */
+static bb_tokenizer *open_tokenizer(const char *model, const char *tokpath, const bb_model_source *ck, int vocab,
+                                    char *err, size_t errlen)
+{
+    size_t tl = tokpath ? strlen(tokpath) : 0;
+    if (tl >= 5 && !strcmp(tokpath + tl - 5, ".gguf")) return bb_tokenizer_open_gguf(tokpath, err, errlen);
+    if (tokpath) return bb_tokenizer_load(tokpath, vocab, err, errlen);
+    if (bb_model_source_gguf(ck)) return bb_tokenizer_from_gguf(bb_model_source_gguf(ck), err, errlen);
+    char path[1200];
+    if (default_tokenizer(model, vocab, path, sizeof path)) {
+        snprintf(err, errlen, "no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer", model, vocab);
+        return NULL;
+    }
+    return bb_tokenizer_load(path, vocab, err, errlen);
 }
 
 int bb_cmd_generate(int argc, char **argv)
@@ -90,7 +108,7 @@ int bb_cmd_generate(int argc, char **argv)
         return 2;
     }
     if (!opt.out_kernel) opt.out_kernel = opt.kernel;
-    char err[1536], tbuf[1200];
+    char err[1536];
     if (!bb_model_is_path(model)) {
         fprintf(stderr, "bitbench generate: --model %s: give a model file (.gguf or a llama2.c checkpoint); configs have "
                 "no trained weights\n", model);
@@ -102,17 +120,8 @@ int bb_cmd_generate(int argc, char **argv)
         return 1;
     }
     const bb_tf_dims *d = bb_model_source_dims(ck);
-    if (!tokpath) {
-        if (default_tokenizer(model, d->vocab_size, tbuf, sizeof tbuf)) {
-            fprintf(stderr, "bitbench generate: no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer\n",
-                    model, d->vocab_size);
-            bb_model_source_close(ck);
-            return 1;
-        }
-        tokpath = tbuf;
-    }
     int rc = 1;
-    bb_tokenizer *tok = bb_tokenizer_load(tokpath, d->vocab_size, err, sizeof err);
+    bb_tokenizer *tok = open_tokenizer(model, tokpath, ck, d->vocab_size, err, sizeof err);
     bb_transformer *tf = NULL;
     bb_pool *pool = NULL;
     int *ids = NULL;
@@ -120,10 +129,19 @@ int bb_cmd_generate(int argc, char **argv)
         fprintf(stderr, "bitbench generate: %s\n", err);
         goto done;
     }
+    if (bb_tokenizer_vocab_size(tok) > d->vocab_size) {
+        fprintf(stderr, "bitbench generate: the tokenizer has %d tokens but the model's vocabulary only %d\n",
+                bb_tokenizer_vocab_size(tok), d->vocab_size);
+        goto done;
+    }
     ids = malloc(sizeof(int) * ((size_t)strlen(prompt) + 4 + (size_t)steps));
     int np = ids ? bb_tokenizer_encode(tok, prompt, ids, (int)strlen(prompt) + 3, err, sizeof err) : -1;
     if (np < 0) {
         fprintf(stderr, "bitbench generate: %s\n", ids ? err : "out of memory");
+        goto done;
+    }
+    if (np == 0) {
+        fprintf(stderr, "bitbench generate: the prompt is empty and the tokenizer adds no BOS: give --prompt\n");
         goto done;
     }
     if (!ctx) ctx = steps > d->seq_len ? steps : d->seq_len;
@@ -145,7 +163,8 @@ int bb_cmd_generate(int argc, char **argv)
     }
     bb_sampler sampler;
     bb_sampler_init(&sampler, (float)temperature, top_k, seed);
-    for (int i = 1; i < np; i++) fputs(bb_tokenizer_decode(tok, ids[i - 1], ids[i]), stdout);
+    for (int i = ids[0] == bb_tokenizer_bos(tok); i < np; i++) /* the prompt, without BOS */
+        fputs(bb_tokenizer_decode(tok, i ? ids[i - 1] : -1, ids[i]), stdout);
     fflush(stdout);
     double t0 = bb_now();
     float *logits = (float *)bb_tf_forward(tf, pool, ids, np, 0, NULL);
@@ -154,7 +173,7 @@ int bb_cmd_generate(int argc, char **argv)
     int n = np;
     while (n - 1 < steps) {
         int next = bb_sample(&sampler, logits, d->vocab_size);
-        if (next == 1) break;
+        if (bb_tokenizer_is_eog(tok, next)) break;
         fputs(bb_tokenizer_decode(tok, ids[n - 1], next), stdout);
         fflush(stdout);
         ids[n++] = next;
