@@ -1,0 +1,58 @@
+-- The report of a peers_e2e run (experiments/peers_e2e.lua): tokens/s of bitbench's kernels and of
+-- the peers on identical weights, then each bitbench kernel's ratio to each peer row with its
+-- spread.  The spread of a ratio is the range it takes over the repetitions' extremes: from
+-- (slowest bitbench) / (fastest peer) to (fastest bitbench) / (slowest peer).
+--
+--   lua5.4 scripts/peers.lua RUN_DIR/e2e.csv [tg|pp]
+package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
+local report = require("report")
+
+local path, test = arg[1], arg[2] or "tg"
+if not path or (test ~= "tg" and test ~= "pp") then
+  io.stderr:write("usage: lua5.4 scripts/peers.lua RUN_DIR/e2e.csv [tg|pp]\n")
+  os.exit(2)
+end
+local rows = report.read_csv(path)
+if not rows then
+  io.stderr:write("peers.lua: cannot read " .. path .. "\n")
+  os.exit(1)
+end
+
+local function rate(r) return report.num(r[test .. "_tps"]) end
+local function lo(r) return report.num(r[test .. "_tps_min"]) end
+local function hi(r) return report.num(r[test .. "_tps_max"]) end
+local function label(r)
+  return r.peer ~= "" and (r.kernel .. " (" .. r.peer_commit .. ")") or r.kernel
+end
+
+for _, model in ipairs(report.distinct(rows, "model")) do
+  for _, t in ipairs(report.distinct(report.filter(rows, { model = model }), "threads", true)) do
+    local here = report.filter(rows, { model = model, threads = t })
+    local ours, theirs = {}, {}
+    for _, r in ipairs(here) do
+      if rate(r) and rate(r) > 0 then
+        if r.peer == "" then ours[#ours + 1] = r else theirs[#theirs + 1] = r end
+      end
+    end
+    local first = here[1]
+    print(string.format("### %s, %s threads, %s%s\n", model, t, test, first[test == "tg" and "gen" or "prompt"]))
+    local speed = {}
+    for _, r in ipairs(here) do
+      speed[#speed + 1] = { label(r), report.fmt(rate(r), 4), report.fmt(lo(r), 4) .. " – " .. report.fmt(hi(r), 4) }
+    end
+    print(report.table({ "kernel", "t/s (median):", "min – max:" }, speed))
+    if #ours > 0 and #theirs > 0 then
+      local header, cells = { "bitbench ÷" }, {}
+      for _, p in ipairs(theirs) do header[#header + 1] = p.kernel .. ":" end
+      for _, a in ipairs(ours) do
+        local row = { a.kernel }
+        for _, b in ipairs(theirs) do
+          row[#row + 1] = string.format("%.2f (%.2f – %.2f)", rate(a) / rate(b), lo(a) / hi(b), hi(a) / lo(b))
+        end
+        cells[#cells + 1] = row
+      end
+      print("\n" .. report.table(header, cells))
+    end
+    print("")
+  end
+end
