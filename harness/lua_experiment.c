@@ -365,19 +365,23 @@ static const char *string_entry(lua_State *L, load_ctx *c, const bb_sweep *sw, c
     return lua_tostring(L, -1);
 }
 
+/* "unknown kernel 'x' (did you mean 'y'?); valid kernels: ..." for a name not in the registry. */
+static void unknown_kernel(const char *name, char *buf, size_t len)
+{
+    const char *names[256];
+    int n = 0;
+    for (int i = 0; i < bb_kernel_count() && n < 256; i++) names[n++] = bb_kernel_at(i)->name;
+    bb_suggest_message("kernel", name, names, n, buf, len);
+}
+
 static void kernel_error(lua_State *L, load_ctx *c, const bb_sweep *sw, int entry, const char *spec, const char *why)
 {
     char name[BB_NAME_MAX];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(spec, "@"), spec);
     if (bb_kernel_by_name(name)) fail(L, c, sw, "field 'kernels', entry %d: %s", entry, why);
-    const char *names[256];
-    int n = 0;
-    for (int i = 0; i < bb_kernel_count() && n < 256; i++) names[n++] = bb_kernel_at(i)->name;
-    const char *near = bb_suggest(name, names, n);
-    char hint[96] = "", valid[1200] = "";
-    if (near) snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
-    bb_join_names(valid, sizeof valid, names, n);
-    fail(L, c, sw, "field 'kernels', entry %d: unknown kernel '%s'%s; valid kernels: %s", entry, name, hint, valid);
+    char msg[1400];
+    unknown_kernel(name, msg, sizeof msg);
+    fail(L, c, sw, "field 'kernels', entry %d: %s", entry, msg);
 }
 
 static void read_kernels(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
@@ -540,14 +544,9 @@ static void check_single_kernel(lua_State *L, load_ctx *c, const bb_sweep *sw, c
     char name[BB_NAME_MAX];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(spec, "@"), spec);
     if (bb_kernel_by_name(name)) fail(L, c, sw, "field '%s': %s", field, kerr); /* a known kernel, no such variant */
-    const char *names[256];
-    int nk = 0;
-    for (int i = 0; i < bb_kernel_count() && nk < 256; i++) names[nk++] = bb_kernel_at(i)->name;
-    const char *near = bb_suggest(name, names, nk);
-    char hint[96] = "", valid[1200] = "";
-    if (near) snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
-    bb_join_names(valid, sizeof valid, names, nk);
-    fail(L, c, sw, "field '%s': unknown kernel '%s'%s; valid kernels: %s", field, name, hint, valid);
+    char msg[1400];
+    unknown_kernel(name, msg, sizeof msg);
+    fail(L, c, sw, "field '%s': %s", field, msg);
 }
 
 /* A model sweep's `perplexity` table: file (readable), ctx (4..), chunks (0 = all), model (a llama2.c
@@ -845,8 +844,11 @@ static void read_profile(lua_State *L, load_ctx *c, int t)
         int n = string_list_len(L, c, NULL, "kernels");
         for (int i = 1; i <= n; i++) {
             const char *name = string_entry(L, c, NULL, "kernels", i);
-            if (!bb_kernel_by_name(name)) fail(L, c, NULL, "field 'profile', kernels entry %d: unknown kernel '%s' (bitbench list kernels "
-                                 "names them)", i, name);
+            if (!bb_kernel_by_name(name)) {
+                char msg[1400];
+                unknown_kernel(name, msg, sizeof msg);
+                fail(L, c, NULL, "field 'profile', kernels entry %d: %s", i, msg);
+            }
             size_t used = strlen(ex->profile_kernels);
             if (used + strlen(name) + 2 > sizeof ex->profile_kernels)
                 fail(L, c, NULL, "field 'profile': too many kernels");

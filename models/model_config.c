@@ -195,12 +195,7 @@ int bb_model_load(const char *name, bb_model_config *cfg, char *err, size_t errl
     int found = 0;
     for (int i = 0; i < count && !found; i++) found = strcmp(names[i], name) == 0;
     if (!found) {
-        char valid[1024] = "";
-        bb_join_names(valid, sizeof valid, (const char *const *)names, count);
-        const char *near = bb_suggest(name, (const char *const *)names, count);
-        char hint[96] = "";
-        if (near) snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
-        if (count) snprintf(err, errlen, "unknown model '%s'%s; valid models: %s", name, hint, valid);
+        if (count) bb_suggest_message("model", name, (const char *const *)names, count, err, errlen);
         else snprintf(err, errlen, "unknown model '%s': no model configs in %s (set BITBENCH_MODELS)", name, bb_model_dir());
         bb_model_names_free(names, count);
         return -1;

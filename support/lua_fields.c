@@ -44,10 +44,7 @@ int bb_lua_check_fields(lua_State *L, int idx, const char *const *allowed, int n
         int ok = 0;
         for (int i = 0; i < nallowed && !ok; i++) ok = strcmp(key, allowed[i]) == 0;
         if (!ok) {
-            const char *near = bb_suggest(key, allowed, nallowed);
-            char hint[96] = "";
-            if (near) snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
-            snprintf(err, errlen, "unknown field '%s'%s; valid fields: %s", key, hint, valid);
+            bb_suggest_message("field", key, allowed, nallowed, err, errlen);
             lua_pop(L, 1);
             return -1;
         }

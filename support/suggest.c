@@ -62,3 +62,13 @@ void bb_join_names(char *buf, size_t len, const char *const *names, int count)
         used += (size_t)w;
     }
 }
+
+void bb_suggest_message(const char *what, const char *name, const char *const *names, int count, char *buf,
+                        size_t len)
+{
+    const char *near = bb_suggest(name, names, count);
+    char hint[96] = "";
+    if (near) snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+    int w = snprintf(buf, len, "unknown %s '%s'%s; valid %ss: ", what, name, hint, what);
+    if (w >= 0 && (size_t)w < len) bb_join_names(buf, len, names, count);
+}

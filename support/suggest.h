@@ -12,6 +12,12 @@ int bb_edit_distance(const char *a, const char *b);
  * beginning of a candidate). */
 const char *bb_suggest(const char *word, const char *const *candidates, int count);
 
+/* The one message for a name that is not among `names`:
+ * "unknown WHAT 'name' (did you mean 'x'?); valid WHATs: a, b, c", the hint only when a name is
+ * close (bb_suggest).  `what` is singular ("kernel", "field", "model"). */
+void bb_suggest_message(const char *what, const char *name, const char *const *names, int count, char *buf,
+                        size_t len);
+
 /* Append "a, b, c" (the candidates) to buf, truncating cleanly. */
 void bb_join_names(char *buf, size_t len, const char *const *names, int count);
 
