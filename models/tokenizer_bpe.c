@@ -59,51 +59,12 @@ int bb_bpe_make_pieces(bb_tokenizer *t)
     return 0;
 }
 
-typedef struct {
-    int rank, left, right;
-    size_t size;
-} bigram;
-
-static int before(const bigram *a, const bigram *b) { return a->rank < b->rank || (a->rank == b->rank && a->left < b->left); }
-
-static void heap_push(bigram *h, int *n, bigram b)
-{
-    int i = (*n)++;
-    while (i > 0 && before(&b, &h[(i - 1) / 2])) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = b;
-}
-
-static bigram heap_pop(bigram *h, int *n)
-{
-    bigram top = h[0], last = h[--(*n)];
-    int i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= *n) break;
-        if (c + 1 < *n && before(&h[c + 1], &h[c])) c++;
-        if (!before(&h[c], &last)) break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = last;
-    return top;
-}
-
-typedef struct {
-    size_t start, n;
-    int prev, next;
-} symbol;
-
 /* Work space for one piece, grown as needed across the pieces of a text. */
 typedef struct {
     char *word, *key;
-    symbol *sym;
-    bigram *heap;
+    bb_tok_symbol *sym;
+    bb_tok_pair *heap;
     size_t cap; /* bytes of word */
-    int n_heap;
 } session;
 
 static int session_reserve(session *w, size_t bytes)
@@ -113,24 +74,25 @@ static int session_reserve(session *w, size_t bytes)
     char *word = realloc(w->word, cap), *key = word ? realloc(w->key, 2 * cap + 1) : NULL;
     if (word) w->word = word;
     if (key) w->key = key;
-    symbol *sym = key ? realloc(w->sym, sizeof *sym * cap) : NULL;
+    bb_tok_symbol *sym = key ? realloc(w->sym, sizeof *sym * cap) : NULL;
     if (sym) w->sym = sym;
-    bigram *heap = sym ? realloc(w->heap, sizeof *heap * (3 * cap + 1)) : NULL;
+    bb_tok_pair *heap = sym ? realloc(w->heap, sizeof *heap * (3 * cap + 1)) : NULL;
     if (!heap) return -1;
     w->heap = heap;
     w->cap = cap;
     return 0;
 }
 
-static void try_pair(const bb_tokenizer *t, session *w, int left, int right)
+/* Merge when "left right" is a rule, lower ranks first. */
+static bool bpe_priority(bb_tok_merger *m, int left, int right, double *priority)
 {
-    if (left < 0 || right < 0) return;
-    const symbol *l = &w->sym[left], *r = &w->sym[right];
-    memcpy(w->key, w->word + l->start, l->n);
-    w->key[l->n] = ' ';
-    memcpy(w->key + l->n + 1, w->word + r->start, r->n);
-    int rank = bb_strmap_get(&t->merges, w->key, l->n + 1 + r->n);
-    if (rank >= 0) heap_push(w->heap, &w->n_heap, (bigram){rank, left, right, l->n + r->n});
+    const bb_tok_symbol *l = &m->sym[left], *r = &m->sym[right];
+    memcpy(m->key, m->text + l->start, l->n);
+    m->key[l->n] = ' ';
+    memcpy(m->key + l->n + 1, m->text + r->start, r->n);
+    int rank = bb_strmap_get(&m->t->merges, m->key, l->n + 1 + r->n);
+    *priority = -(double)rank;
+    return rank >= 0;
 }
 
 /* Merges the byte-level characters of w->word[0, n) and appends the tokens. */
@@ -141,28 +103,10 @@ static void merge_word(const bb_tokenizer *t, session *w, size_t n, int *out, in
         out[(*count)++] = id;
         return;
     }
-    symbol *sym = w->sym;
-    int ns = 0;
-    for (size_t at = 0; at < n; ns++) {
-        size_t cl = (size_t)bb_utf8_len((unsigned char)w->word[at]);
-        if (cl > n - at) cl = n - at;
-        sym[ns] = (symbol){at, cl, ns - 1, at + cl < n ? ns + 1 : -1};
-        at += cl;
-    }
-    w->n_heap = 0;
-    for (int i = 1; i < ns; i++) try_pair(t, w, i - 1, i);
-    while (w->n_heap) {
-        bigram b = heap_pop(w->heap, &w->n_heap);
-        symbol *l = &sym[b.left], *r = &sym[b.right];
-        if (l->n == 0 || r->n == 0 || l->n + r->n != b.size) continue;
-        l->n += r->n;
-        r->n = 0;
-        l->next = r->next;
-        if (r->next >= 0) sym[r->next].prev = b.left;
-        try_pair(t, w, l->prev, b.left);
-        try_pair(t, w, b.left, l->next);
-    }
-    for (int i = ns ? 0 : -1; i >= 0; i = sym[i].next) {
+    bb_tok_merger m = {.t = t, .text = w->word, .sym = w->sym, .heap = w->heap, .key = w->key,
+                       .pair_priority = bpe_priority};
+    const bb_tok_symbol *sym = w->sym;
+    for (int i = bb_tok_merge(&m, n); i >= 0; i = sym[i].next) {
         id = bb_tok_lookup(t, w->word + sym[i].start, sym[i].n);
         if (id >= 0) {
             out[(*count)++] = id;

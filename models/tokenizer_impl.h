@@ -64,6 +64,32 @@ int bb_tok_index(bb_tokenizer *t);
 int bb_tok_parse_byte(const char *s, size_t n);
 int bb_tok_lookup(const bb_tokenizer *t, const char *s, size_t n);
 
+/* The merge loop of both encoders (tokenizer_merge.c).  text[0, n) is split into UTF-8
+ * characters, sym (room for n) gets the symbols, heap (room for 3n: n - 1 pairs at first, at most
+ * two more per merge) the queue.  pair_priority says whether sym[left] and sym[right] may merge
+ * and how urgently (higher first).  After bb_tok_merge the symbols left are the chain from
+ * sym[0] along next; it returns -1 when the text is empty (no symbols). */
+typedef struct {
+    size_t start, n; /* n is 0 once merged into its left neighbour */
+    int prev, next;
+} bb_tok_symbol;
+typedef struct {
+    double priority;
+    int left, right;
+    size_t size; /* bytes of the pair when queued */
+} bb_tok_pair;
+typedef struct bb_tok_merger bb_tok_merger;
+struct bb_tok_merger {
+    const bb_tokenizer *t;
+    const char *text;
+    bb_tok_symbol *sym;
+    bb_tok_pair *heap;
+    int n_heap;
+    char *key; /* BPE: room for the "left right" merge key */
+    bool (*pair_priority)(bb_tok_merger *m, int left, int right, double *priority);
+};
+int bb_tok_merge(bb_tok_merger *m, size_t n);
+
 /* Encoders of one run of plain text (no special tokens in it): append ids to out[*n...]. */
 /* out needs room for 3 * len + 3 more ids (a space is 3 bytes as U+2581, each may fall back
  * to a byte token in a vocabulary without "▁"); BPE needs len. */

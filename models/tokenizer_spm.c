@@ -11,65 +11,14 @@
 #include "tokenizer_impl.h"
 #include "unicode.h"
 
-typedef struct {
-    size_t start;
-    size_t n; /* 0 once merged into its left neighbour */
-    int prev, next;
-} symbol;
-
-typedef struct {
-    float score;
-    int left, right;
-    size_t size; /* bytes of the pair when queued: a changed symbol makes the entry stale */
-} bigram;
-
-/* Max-heap order: higher score first, then the leftmost pair. */
-static int before(const bigram *a, const bigram *b)
+/* Merge when the concatenation is a token, by its score. */
+static bool spm_priority(bb_tok_merger *m, int left, int right, double *priority)
 {
-    return a->score > b->score || (a->score == b->score && a->left < b->left);
-}
-
-static void heap_push(bigram *h, int *n, bigram b)
-{
-    int i = (*n)++;
-    while (i > 0 && before(&b, &h[(i - 1) / 2])) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = b;
-}
-
-static bigram heap_pop(bigram *h, int *n)
-{
-    bigram top = h[0], last = h[--(*n)];
-    int i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= *n) break;
-        if (c + 1 < *n && before(&h[c + 1], &h[c])) c++;
-        if (!before(&h[c], &last)) break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = last;
-    return top;
-}
-
-typedef struct {
-    const bb_tokenizer *t;
-    const char *s;
-    symbol *sym;
-    bigram *heap;
-    int n_heap;
-} session;
-
-static void try_pair(session *w, int left, int right)
-{
-    if (left < 0 || right < 0) return;
-    size_t size = w->sym[left].n + w->sym[right].n;
-    int id = bb_tok_lookup(w->t, w->s + w->sym[left].start, size);
-    if (id < 0) return;
-    heap_push(w->heap, &w->n_heap, (bigram){w->t->score[id], left, right, size});
+    const bb_tok_symbol *l = &m->sym[left], *r = &m->sym[right];
+    int id = bb_tok_lookup(m->t, m->text + l->start, l->n + r->n);
+    if (id < 0) return false;
+    *priority = m->t->score[id];
+    return true;
 }
 
 /* text with spaces replaced and the optional leading space; *n its length. */
@@ -90,7 +39,7 @@ static char *escape_spaces(const bb_tokenizer *t, const char *text, size_t len, 
     return s;
 }
 
-static void emit_symbol(const bb_tokenizer *t, const char *s, const symbol *y, int *out, int *count)
+static void emit_symbol(const bb_tokenizer *t, const char *s, const bb_tok_symbol *y, int *out, int *count)
 {
     int id = bb_tok_lookup(t, s + y->start, y->n);
     if (id >= 0) {
@@ -108,34 +57,15 @@ int bb_spm_encode(const bb_tokenizer *t, const char *text, size_t len, bool spac
 {
     size_t n = 0;
     char *s = escape_spaces(t, text, len, space_prefix, &n);
-    symbol *sym = malloc(sizeof *sym * (n + 1));
-    bigram *heap = malloc(sizeof *heap * (3 * n + 1));
+    bb_tok_symbol *sym = malloc(sizeof *sym * (n + 1));
+    bb_tok_pair *heap = malloc(sizeof *heap * (3 * n + 1));
     if (!s || !sym || !heap) {
         free(s), free(sym), free(heap);
         snprintf(err, errlen, "out of memory encoding %zu bytes", len);
         return -1;
     }
-    session w = {t, s, sym, heap, 0};
-    int ns = 0;
-    for (size_t at = 0; at < n; ns++) {
-        size_t cl = (size_t)bb_utf8_len((unsigned char)s[at]);
-        if (cl > n - at) cl = n - at;
-        sym[ns] = (symbol){at, cl, ns - 1, at + cl < n ? ns + 1 : -1};
-        at += cl;
-    }
-    for (int i = 1; i < ns; i++) try_pair(&w, i - 1, i);
-    while (w.n_heap) {
-        bigram b = heap_pop(heap, &w.n_heap);
-        symbol *l = &sym[b.left], *r = &sym[b.right];
-        if (l->n == 0 || r->n == 0 || l->n + r->n != b.size) continue;
-        l->n += r->n;
-        r->n = 0;
-        l->next = r->next;
-        if (r->next >= 0) sym[r->next].prev = b.left;
-        try_pair(&w, l->prev, b.left);
-        try_pair(&w, b.left, l->next);
-    }
-    for (int i = ns ? 0 : -1; i >= 0; i = sym[i].next) emit_symbol(t, s, &sym[i], out, count);
+    bb_tok_merger m = {.t = t, .text = s, .sym = sym, .heap = heap, .pair_priority = spm_priority};
+    for (int i = bb_tok_merge(&m, n); i >= 0; i = sym[i].next) emit_symbol(t, s, &sym[i], out, count);
     free(heap);
     free(sym);
     free(s);
