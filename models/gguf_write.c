@@ -54,6 +54,7 @@ static int fail(bb_gguf_writer *w, const char *fmt, ...)
 
 static int buf_put(bb_gguf_writer *w, bytes_buf *b, const void *p, size_t n)
 {
+    if (!n) return 0;
     if (n > SIZE_MAX - b->len) return fail(w, "metadata larger than memory");
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;

@@ -7,7 +7,8 @@
  *     the engine on the file gives the source's logits bit for bit where the file holds what the
  *     engine would make (f32; ternary linears with an f16 tied embedding);
  *   - stories260K.bin (llama2.c) to f32 against llama.cpp's own conversion: every tensor value
- *     and the vocabulary (tokens, scores, types) equal; the engine's logits equal the .bin's;
+ *     and the vocabulary (tokens, scores, types) equal, and it tokenizes as tok512.bin does; the
+ *     engine's logits equal the .bin's; the byte-level vocabulary spells a text in byte tokens;
  *   - llama.cpp's tiny BitNet TQ2_0 file exported to tq2_0 and tq1_0: tensor bytes equal to
  *     llama.cpp's TQ2_0 and TQ1_0 files (llama-quantize's output);
  *   - bad requests are one error line. */
@@ -25,6 +26,7 @@
 #include "models/gguf_vocab.h"
 #include "models/llama2c.h"
 #include "models/synthetic.h"
+#include "models/tokenizer.h"
 
 static char shared[1024];
 static bb_pool *pool;
@@ -147,15 +149,44 @@ static void same_logits(const bb_tf_dims *d, const bb_weight_source *src, bb_ggu
 
 static bool files_equal(const char *a, const char *b)
 {
+    static char x[1 << 16], y[1 << 16];
     FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
     bool eq = fa && fb;
-    for (int ca = 0, cb = 0; eq && ca != EOF; eq = ca == cb) {
-        ca = fgetc(fa);
-        cb = fgetc(fb);
+    for (size_t n = 1; eq && n;) {
+        n = fread(x, 1, sizeof x, fa);
+        eq = fread(y, 1, sizeof y, fb) == n && !memcmp(x, y, n);
     }
     if (fa) fclose(fa);
     if (fb) fclose(fb);
     return eq;
+}
+
+/* The ids of text (BOS added as the tokenizer says); count in *n. */
+static int *encode(const bb_tokenizer *t, const char *text, int *n)
+{
+    char err[256];
+    int cap = (int)strlen(text) * 3 + 8, *ids = malloc(sizeof(int) * (size_t)cap);
+    *n = bb_tokenizer_encode(t, text, ids, cap, err, sizeof err);
+    CHECK(*n > 0, "%s", err);
+    return ids;
+}
+
+/* The byte-level vocabulary loads as llama.cpp's SPM vocabularies do and spells any text in bytes. */
+static void byte_vocab_tokenizes(const char *path)
+{
+    char err[256];
+    bb_tokenizer *t = bb_tokenizer_open_gguf(path, err, sizeof err);
+    CHECK(t != NULL, "%s", err);
+    if (!t) return;
+    const char *text = "Hi \xc3\xa9\n";
+    int n, *ids = encode(t, text, &n);
+    /* BOS, then the bytes of the dummy-prefix U+2581 and of the text, each its <0xXX> token */
+    static const unsigned char bytes[] = {0xe2, 0x96, 0x81, 'H', 'i', 0xe2, 0x96, 0x81, 0xc3, 0xa9, '\n'};
+    bool same = n == 1 + (int)sizeof bytes && ids[0] == 1;
+    for (int i = 0; same && i < (int)sizeof bytes; i++) same = ids[1 + i] == 3 + bytes[i];
+    CHECK(same, "byte-level vocabulary: %d ids for '%s'", n, text);
+    free(ids);
+    bb_tokenizer_free(t);
 }
 
 /* One tiny model to one type; the checks of the header's first item. */
@@ -181,6 +212,7 @@ static void synthetic_to(const bb_tf_dims *d, const char *target)
               tokens.count == (uint64_t)d->vocab_size && !memcmp(bb_gguf_array_str(&tokens, 3 + 0x41).ptr, "<0x41>", 6),
           "%s: byte-level vocabulary", target);
     bool ternary = !strcmp(target, "i2_s") || !strncmp(target, "tq", 2);
+    if (!strcmp(target, "f32")) byte_vocab_tokenizes(path);
     if (!strcmp(target, "f32")) same_logits(d, &src, m, "f32", "f32");
     if (ternary && d->tied_embedding) same_logits(d, &src, m, target, "f16");
     /* export(read(x)) == x: every tensor is stored in its planned type, so copied */
@@ -262,6 +294,17 @@ static void stories260k(void)
         same_tensor(a, "token_embd.weight", b, "output.weight"); /* llama.cpp writes the tied classifier again */
         CHECK(same_array(a, b, "tokenizer.ggml.tokens") && same_array(a, b, "tokenizer.ggml.scores") &&
                   same_array(a, b, "tokenizer.ggml.token_type"), "the vocabulary differs from llama.cpp's");
+        bb_tokenizer *ta = bb_tokenizer_open_gguf(path, err, sizeof err), *tb = bb_tokenizer_load(tok, 512, err, sizeof err);
+        CHECK(ta && tb, "%s", err);
+        if (ta && tb) {
+            const char *text = "Once upon a time, a little dog named Max found a shiny red ball.\nThe end.";
+            int na, nb, *ia = encode(ta, text, &na), *ib = encode(tb, text, &nb);
+            CHECK(na == nb && !memcmp(ia, ib, sizeof(int) * (size_t)na), "the exported vocabulary tokenizes as tok512.bin");
+            free(ia);
+            free(ib);
+        }
+        bb_tokenizer_free(ta);
+        bb_tokenizer_free(tb);
         bb_gguf_model *m = bb_gguf_model_open(path, err, sizeof err);
         CHECK(m != NULL, "%s", err);
         if (m) {
