@@ -1,0 +1,237 @@
+/* The kernel points of a run: for each, the pool of its thread count, the packed weights of its
+ * kernel and shape (built once, reused across cache-mode-equal N and thread counts), the
+ * measurement with the run's meters, the sweep's verify, one row appended to results.csv. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm_bench.h"
+#include "sweep_state.h"
+
+static int add_row(sweep_state *st, const bb_result_row *r)
+{
+    if (st->nrows == st->rows_cap) {
+        int cap = st->rows_cap ? 2 * st->rows_cap : 64;
+        bb_result_row *v = realloc(st->rows, sizeof *v * (size_t)cap);
+        if (!v) return -1;
+        st->rows = v;
+        st->rows_cap = cap;
+    }
+    st->rows[st->nrows++] = *r;
+    return 0;
+}
+
+static void fill_row(sweep_state *st, const bb_point *p, bb_pool *pool, const bb_gemm_result *r,
+                     const double *meter_values, bb_result_row *row)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+    const bb_shape *sh = &sw->shapes[p->shape];
+    memset(row, 0, sizeof *row);
+    snprintf(row->experiment, sizeof row->experiment, "%s", st->ex->name);
+    snprintf(row->sweep, sizeof row->sweep, "%s", sw->name);
+    row->point = p->index;
+    snprintf(row->kernel, sizeof row->kernel, "%s", kc->kernel->name);
+    snprintf(row->variant, sizeof row->variant, "%s", kc->variant->isa);
+    snprintf(row->family, sizeof row->family, "%s", kc->kernel->family);
+    row->bits_per_weight = kc->kernel->bits_per_weight;
+    row->lossless = kc->kernel->lossless;
+    snprintf(row->model, sizeof row->model, "%s", sh->model);
+    snprintf(row->roles, sizeof row->roles, "%s", sh->model[0] ? sh->roles : "");
+    row->m = sh->m;
+    row->k = sh->k;
+    row->n = p->n;
+    row->threads = p->threads;
+    bb_pool_cpus(pool, row->cpus, sizeof row->cpus);
+    snprintf(row->cache, sizeof row->cache, "%s", bb_cache_mode_name(p->cache));
+    row->warmup = sw->warmup;
+    row->reps = r->reps;
+    row->t_median_s = r->t_median;
+    row->t_min_s = r->t_min;
+    row->t_max_s = r->t_max;
+    row->t_sd_s = r->t_sd;
+    row->spread = r->spread;
+    row->spread_flag = r->spread > sw->spread_limit;
+    row->gops = r->gops;
+    row->weight_bytes = (double)r->packed_bytes;
+    row->gbps = r->gbps;
+    row->err_max_abs = r->verified ? r->max_abs_err : NAN;
+    row->err_rel_rms = r->verified ? r->err_rel_rms : NAN;
+    row->err_master_rel_rms = r->verified ? r->err_master_rel_rms : NAN;
+    row->weight_rel_rms = r->verified ? r->weight_rel_rms : NAN;
+    row->nmeter = st->nmeter_cols;
+    for (int i = 0; i < st->nmeter_cols; i++) row->meter[i] = meter_values[i];
+}
+
+/* A flagged row, for the sidecar's warnings. */
+void sweep_note_flagged(sweep_state *st, const bb_result_row *r, double limit)
+{
+    char why[64] = "its sweep's spread_limit";
+    if (isfinite(limit)) snprintf(why, sizeof why, "the sweep's spread_limit %.1f%%", limit * 100);
+    st->rec.points_flagged++;
+    sweep_add_line(&st->rec.flagged, &st->rec.nflagged,
+             "point %d (%s: %s@%s M=%d K=%d N=%d threads=%d %s): spread %.1f%% (interquartile range / median) "
+             "exceeds %s",
+             r->point, r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, r->spread * 100, why);
+}
+
+static void point_label(const sweep_state *st, const bb_point *p, char *buf, size_t len)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+    const bb_shape *sh = &sw->shapes[p->shape];
+    snprintf(buf, len, "%s: %s@%s M=%d K=%d N=%d threads=%d %s", sw->name, kc->kernel->name, kc->variant->isa,
+             sh->m, sh->k, p->n, p->threads, bb_cache_mode_name(p->cache));
+}
+
+/* The packed weights currently built, and for which point. */
+typedef struct {
+    bool valid, failed;
+    int sweep, kernel, shape;
+    bb_cache_mode cache;
+    bb_packed_set set;
+    char why[1024];
+} weights_slot;
+
+static bool same_weights(const weights_slot *w, const bb_point *p)
+{
+    return (w->valid || w->failed) && w->sweep == p->sweep && w->kernel == p->kernel && w->shape == p->shape &&
+           w->cache == p->cache;
+}
+
+/* Accuracy of the points of one (sweep, kernel, shape) verified so far, by N: the plan runs a
+ * (kernel, shape) over cache modes, N and thread counts together, and the output of one call does
+ * not depend on the cache mode or the thread count, so each N is verified once. */
+typedef struct {
+    int sweep, kernel, shape;
+    int count;
+    int n[64];
+    bb_gemm_result r[64];
+} verify_cache;
+
+static const bb_gemm_result *verified_before(const verify_cache *vc, const bb_point *p)
+{
+    if (vc->sweep != p->sweep || vc->kernel != p->kernel || vc->shape != p->shape) return NULL;
+    for (int i = 0; i < vc->count; i++)
+        if (vc->n[i] == p->n) return &vc->r[i];
+    return NULL;
+}
+
+static void remember_verified(verify_cache *vc, const bb_point *p, const bb_gemm_result *r)
+{
+    if (vc->sweep != p->sweep || vc->kernel != p->kernel || vc->shape != p->shape) {
+        *vc = (verify_cache){.sweep = p->sweep, .kernel = p->kernel, .shape = p->shape};
+    }
+    if (vc->count < (int)(sizeof vc->n / sizeof vc->n[0])) {
+        vc->n[vc->count] = p->n;
+        vc->r[vc->count++] = *r;
+    }
+}
+
+/* Fill r's verify fields for point p (computed after its timing, never inside it). */
+static int verify_point(verify_cache *vc, bb_pool *pool, const weights_slot *ws, const bb_point *p,
+                        const bb_sweep *sw, bb_gemm_result *r, char *err, size_t errlen)
+{
+    const bb_gemm_result *done = verified_before(vc, p);
+    bb_gemm_result v = {0};
+    if (!done) {
+        if (bb_gemm_verify(pool, &ws->set, sw->kernels[p->kernel].variant, p->n, sw->seed, &v, err, errlen))
+            return -1;
+        remember_verified(vc, p, &v);
+        done = &v;
+    }
+    r->verified = true;
+    r->max_abs_err = done->max_abs_err;
+    r->rel_err = done->rel_err;
+    r->bound_ratio = done->bound_ratio;
+    r->err_rel_rms = done->err_rel_rms;
+    r->err_master_rel_rms = done->err_master_rel_rms;
+    r->weight_rel_rms = done->weight_rel_rms;
+    return 0;
+}
+
+/* A point that gave no row: a note, a line in run.json's "failed", and --resume retries it.
+ * `stage` ("" or "verify: ") says which step failed. */
+static void point_failed(sweep_state *st, const bb_point *p, const char *label, const char *stage, const char *why)
+{
+    sweep_note(st, "bitbench run: point %d (%s) failed: %s%s", p->index, label, stage, why);
+    sweep_add_line(&st->rec.failures, &st->rec.nfailures, "point %d (%s): %s%s", p->index, label, stage, why);
+    st->rec.points_failed++;
+    bb_progress_step(&st->progress);
+}
+
+/* Build the packed weights of p unless the slot already holds them (or their failure). */
+static void weights_for(sweep_state *st, weights_slot *ws, const bb_point *p)
+{
+    if (same_weights(ws, p)) return;
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_shape *sh = &sw->shapes[p->shape];
+    if (ws->valid) bb_packed_set_free(&ws->set);
+    *ws = (weights_slot){.sweep = p->sweep, .kernel = p->kernel, .shape = p->shape, .cache = p->cache};
+    if (bb_packed_set_make(sw->kernels[p->kernel].kernel, sh->m, sh->k, p->cache, sw->seed, st->mach, &ws->set,
+                           ws->why, sizeof ws->why))
+        ws->failed = true;
+    else ws->valid = true;
+}
+
+/* Append a measured row to results.csv and the run's rows.  Returns 0 or -1. */
+static int record_row(sweep_state *st, FILE *csv, const bb_result_row *row, double spread_limit)
+{
+    if (bb_csv_write_row(csv, row)) {
+        bb_progress_clear(&st->progress);
+        fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->csv_path, strerror(errno));
+        return -1;
+    }
+    if (add_row(st, row)) return -1;
+    if (row->spread_flag) sweep_note_flagged(st, row, spread_limit);
+    st->rec.points_done++;
+    bb_progress_step(&st->progress);
+    return sweep_write_json(st);
+}
+
+int sweep_measure_points(sweep_state *st, FILE *csv)
+{
+    weights_slot ws = {0};
+    verify_cache *vc = calloc(1, sizeof *vc);
+    double meter_values[BB_MAX_METER_VALUES];
+    if (!vc) return -1;
+    vc->sweep = -1;
+    int rc = 0;
+    for (int i = 0; i < st->plan->npoints && !sweep_stop && rc == 0; i++) {
+        const bb_point *p = &st->plan->points[i];
+        if (sweep_point_done(st, p)) continue;
+        const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+        char label[256], err[1024];
+        point_label(st, p, label, sizeof label);
+        bb_progress_show(&st->progress, label);
+        weights_for(st, &ws, p);
+        if (sweep_stop) break;
+        bb_pool *pool = ws.failed ? NULL : sweep_pool_for(st, p->threads, err, sizeof err);
+        if (!pool) {
+            point_failed(st, p, label, "", ws.failed ? ws.why : err);
+            continue;
+        }
+        bb_measure_spec ms = {.variant = sw->kernels[p->kernel].variant, .n = p->n, .warmup = sw->warmup,
+                              .min_reps = sw->min_reps, .max_reps = sw->max_reps, .min_seconds = sw->min_seconds,
+                              .seed = sw->seed, .meters = st->meters, .nmeters = st->nmeters,
+                              .meter_values = meter_values, .stop = &sweep_stop};
+        bb_gemm_result r;
+        if (bb_gemm_measure(pool, &ws.set, &ms, &r, err, sizeof err)) {
+            point_failed(st, p, label, "", err);
+            continue;
+        }
+        if (r.interrupted) break; /* an unfinished point is not a result */
+        if (sw->verify && verify_point(vc, pool, &ws, p, sw, &r, err, sizeof err)) {
+            point_failed(st, p, label, "verify: ", err);
+            continue;
+        }
+        bb_result_row row;
+        fill_row(st, p, pool, &r, meter_values, &row);
+        rc = record_row(st, csv, &row, sw->spread_limit);
+    }
+    if (ws.valid) bb_packed_set_free(&ws.set);
+    free(vc);
+    return rc;
+}

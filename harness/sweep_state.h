@@ -1,0 +1,92 @@
+/* What the parts of the sweep runner share (not a public interface): the state of one run, and
+ * the helpers every part uses.  sweep.c opens the run (directory, meters, --resume, sidecar) and
+ * closes it (status, markdown); sweep_kernel.c measures the kernel points into results.csv,
+ * sweep_model.c the end-to-end points into e2e.csv. */
+#ifndef BB_SWEEP_STATE_H
+#define BB_SWEEP_STATE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "experiment.h"
+#include "meter.h"
+#include "plan.h"
+#include "progress.h"
+#include "results.h"
+#include "results_e2e.h"
+#include "results_json.h"
+#include "support/machine.h"
+#include "support/pool.h"
+#include "sweep.h"
+
+#define CSV_NAME "results.csv"
+#define JSON_NAME "run.json"
+#define MD_NAME "results.md"
+#define E2E_NAME "e2e.csv"
+
+/* The signal (SIGINT, SIGTERM) that asked the run to stop, 0 while none has. */
+extern volatile sig_atomic_t sweep_stop;
+
+/* Everything one run holds. */
+typedef struct {
+    const bb_experiment *ex;
+    const bb_plan *plan;
+    const bb_machine *mach;
+    const bb_run_options *opt;
+    char dir[1200], csv_path[1300], json_path[1300], md_path[1300];
+    bb_meter *meters;
+    int nmeters;
+    const char *meter_cols[BB_MAX_METER_VALUES];
+    int nmeter_cols;
+    bb_result_row *rows;       /* earlier sessions' rows, then this session's */
+    int nrows, rows_cap;
+    char **done_keys;          /* sorted keys of the rows, for --resume */
+    int ndone;
+    bb_pool **pools;           /* indexed by thread count */
+    int max_threads;
+    bb_run_record rec;
+    bb_progress progress;
+    char e2e_path[1300];
+    char e2e_header[8192];     /* bb_e2e_header of this run's meters */
+    bb_e2e_row *e2e_rows;
+    int ne2e_rows;
+    struct ref_logits *refs;   /* compare_logits: reference logits computed so far in this run */
+    int nrefs;
+} sweep_state;
+
+/* The logits of a model through a sweep's reference kernel, for every point that compares with it:
+ * the same model config, weights (seed, distinct_layers), out_kernel, KV type and tokens give the
+ * same logits, so each is computed once per run. */
+struct ref_logits {
+    char model[BB_NAME_MAX], kernel[BB_NAME_MAX], out_kernel[BB_NAME_MAX];
+    uint64_t seed;
+    int distinct_layers, ntokens;
+    bool kv_f16;
+    float *logits;             /* ntokens × vocab */
+};
+
+/* Print a note on stderr (unless quiet), keeping the progress line intact. */
+void sweep_note(sweep_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append a formatted line to a list of lines (run.json's failed and warnings). */
+void sweep_add_line(char ***v, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Rewrite the sidecar (updated_at now).  Returns 0, or -1 after saying why on stderr. */
+int sweep_write_json(sweep_state *st);
+/* The pool of `threads` threads, created on first use and kept; its placement is recorded. */
+bb_pool *sweep_pool_for(sweep_state *st, int threads, char *err, size_t errlen);
+/* Count a row whose spread exceeds its sweep's spread_limit, with a line in run.json's warnings. */
+void sweep_note_flagged(sweep_state *st, const bb_result_row *r, double limit);
+/* Did an earlier session of a resumed run measure this kernel point? */
+bool sweep_point_done(const sweep_state *st, const bb_point *p);
+
+/* The kernel points into results.csv (sweep_kernel.c).  Returns 0, or -1 when a row could not be
+ * written; failed points are counted in st->rec. */
+int sweep_measure_points(sweep_state *st, FILE *csv);
+/* The end-to-end points into e2e.csv (sweep_model.c), after the kernel points. */
+int sweep_measure_e2e(sweep_state *st);
+/* llama-bench's table of the end-to-end rows. */
+void sweep_e2e_markdown(FILE *f, const sweep_state *st);
+
+#endif
