@@ -39,7 +39,7 @@ void bb_tokenizer_free(bb_tokenizer *t);
 
 /* Encodes text with the tokenizer's own BOS/EOS flags, special-token text taken literally.
  * Returns the number of tokens written to out, or -1 with a message when they do not fit in cap;
- * cap = strlen(text) + 3 always suffices. */
+ * cap = strlen(text) + 3 suffices for a vocabulary that has a token for every byte (and "▁"). */
 int bb_tokenizer_encode(const bb_tokenizer *t, const char *text, int *out, int cap, char *err, size_t errlen);
 /* The general form: add_special adds BOS/EOS as the flags say (llama.cpp's add_special);
  * parse_special turns the text of control tokens (e.g. "<|begin_of_text|>") into those tokens.
