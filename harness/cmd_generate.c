@@ -24,37 +24,6 @@ static void usage(FILE *f)
                "  of the model's context and --steps) may exceed the model's training context, with a warning.\n");
 }
 
-/* tok<vocab>.bin or tokenizer.bin in the model's directory. */
-static int default_tokenizer(const char *model, int vocab, char *out, size_t len)
-{
-    const char *slash = strrchr(model, '/');
-    int dl = slash ? (int)(slash - model + 1) : 0;
-    snprintf(out, len, "%.*stok%d.bin", dl, model, vocab);
-    FILE *f = fopen(out, "rb");
-    if (f) { fclose(f); return 0; }
-    snprintf(out, len, "%.*stokenizer.bin", dl, model);
-    f = fopen(out, "rb");
-    if (f) { fclose(f); return 0; }
-    return -1;
-}
-
-/* --tokenizer PATH (the tokenizer metadata of PATH.gguf, else a llama2.c tokenizer file);
- * without it, a GGUF model's own tokenizer, else the llama2.c file beside the model. */
-static bb_tokenizer *open_tokenizer(const char *model, const char *tokpath, const bb_model_source *ck, int vocab,
-                                    char *err, size_t errlen)
-{
-    size_t tl = tokpath ? strlen(tokpath) : 0;
-    if (tl >= 5 && !strcmp(tokpath + tl - 5, ".gguf")) return bb_tokenizer_open_gguf(tokpath, err, errlen);
-    if (tokpath) return bb_tokenizer_load(tokpath, vocab, err, errlen);
-    if (bb_model_source_gguf(ck)) return bb_tokenizer_from_gguf(bb_model_source_gguf(ck), err, errlen);
-    char path[1200];
-    if (default_tokenizer(model, vocab, path, sizeof path)) {
-        snprintf(err, errlen, "no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer", model, vocab);
-        return NULL;
-    }
-    return bb_tokenizer_load(path, vocab, err, errlen);
-}
-
 int bb_cmd_generate(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -121,7 +90,7 @@ int bb_cmd_generate(int argc, char **argv)
     }
     const bb_tf_dims *d = bb_model_source_dims(ck);
     int rc = 1;
-    bb_tokenizer *tok = open_tokenizer(model, tokpath, ck, d->vocab_size, err, sizeof err);
+    bb_tokenizer *tok = bb_model_source_tokenizer(ck, tokpath, err, sizeof err);
     bb_transformer *tf = NULL;
     bb_pool *pool = NULL;
     int *ids = NULL;

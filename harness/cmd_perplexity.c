@@ -169,6 +169,7 @@ int bb_cmd_perplexity(int argc, char **argv)
         if (out.csv) fclose(out.csv);
         return 1;
     }
+    if (r.warning[0]) fprintf(stderr, "bitbench perplexity: warning: %s\n", r.warning);
     printf("Final estimate: PPL = %.4f +/- %.5f\n", r.ppl, r.ppl_err);
     fprintf(stderr, "perplexity: %d chunks of %d tokens (%ld scored) of %d text tokens (%s); kernel %s, out %s, kv %s, "
             "%d threads, batch %d: %.1f tokens/s (%.3f s in the model)\n", r.chunks, job.ctx, r.sums.count,

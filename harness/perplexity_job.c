@@ -6,9 +6,7 @@
 #include <string.h>
 
 #include "e2e_bench.h"
-#include "models/llama2c.h"
-#include "models/model_config.h"
-#include "models/synthetic.h"
+#include "models/model_load.h"
 #include "models/tokenizer.h"
 #include "support/memory.h"
 #include "support/timer.h"
@@ -47,92 +45,82 @@ static char *read_text(const char *path, size_t *len, char *err, size_t errlen)
     return buf;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
-}
-
 /* What a job's model is made of while it runs. */
 typedef struct {
-    bb_llama2c *ck;
-    bb_model_config cfg;
-    bb_synthetic syn;
-    bb_tf_dims dims;
-    bb_weight_source src;
+    bb_model_source *src;
+    bb_tf_dims dims; /* the run's: seq_len = ctx, so the KV cache holds one chunk */
     int *tokens;
     int n_tokens;
 } job_model;
 
-/* The model's dimensions and weights; the text as tokens. */
-static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
-                      char *err, size_t errlen)
+/* The text as tokens: the model's tokenizer, or bytes for a synthetic model (token = byte + 3,
+ * the byte-fallback ids <0x00>..<0xFF> of llama2.c and Llama vocabularies; BOS = 1). */
+static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
+                    char *err, size_t errlen)
 {
-    char e[1536];
     if (!(m->tokens = malloc(sizeof(int) * (len + 3)))) {
         snprintf(err, errlen, "out of memory for %zu tokens", len + 3);
         return -1;
     }
-    if (ends_with(job->model, ".bin")) {
-        if (!(m->ck = bb_llama2c_open(job->model, e, sizeof e))) {
-            snprintf(err, errlen, "%s", e);
-            return -1;
-        }
-        m->dims = *bb_llama2c_dims(m->ck);
-        m->src = bb_llama2c_source(m->ck);
-        char tb[1200];
-        const char *tp = job->tokenizer;
-        if (!tp && bb_llama2c_tokenizer_beside(job->model, m->dims.vocab_size, tb, sizeof tb)) {
-            snprintf(err, errlen, "no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer", job->model,
+    if (bb_model_source_format(m->src) == BB_MODEL_FROM_CONFIG && !job->tokenizer) {
+        if (m->dims.vocab_size < 259) {
+            snprintf(err, errlen, "model %s: vocabulary of %d tokens; byte tokens need at least 259", job->model,
                      m->dims.vocab_size);
             return -1;
         }
-        bb_tokenizer *tok = bb_tokenizer_load(tp ? tp : tb, m->dims.vocab_size, e, sizeof e);
-        if (!tok) {
-            snprintf(err, errlen, "%s", e);
-            return -1;
-        }
-        double t0 = bb_now();
-        m->n_tokens = bb_tokenizer_encode(tok, text, m->tokens, (int)len + 3, e, sizeof e);
-        out->tokenize_seconds = bb_now() - t0;
-        bb_tokenizer_free(tok);
-        out->tokenization = "llama2.c";
-        if (m->n_tokens < 0) {
-            snprintf(err, errlen, "%s: %s", job->text_file, e);
-            return -1;
-        }
+        m->tokens[0] = 1;
+        for (size_t i = 0; i < len; i++) m->tokens[i + 1] = (unsigned char)text[i] + 3;
+        m->n_tokens = (int)len + 1;
+        snprintf(out->tokenization, sizeof out->tokenization, "bytes");
         return 0;
     }
-    if (bb_model_load(job->model, &m->cfg, e, sizeof e)) {
-        snprintf(err, errlen, "--model %s: not a llama2.c checkpoint (*.bin) nor a model config: %s", job->model, e);
+    char e[1536];
+    bb_tokenizer *tok = bb_model_source_tokenizer(m->src, job->tokenizer, e, sizeof e);
+    if (!tok) {
+        snprintf(err, errlen, "%s", e);
         return -1;
     }
-    bb_tf_dims_from_config(&m->cfg, job->ctx, &m->dims);
-    if (m->dims.vocab_size < 259) {
-        snprintf(err, errlen, "model %s: vocabulary of %d tokens; byte tokens need at least 259", job->model,
-                 m->dims.vocab_size);
+    double t0 = bb_now();
+    m->n_tokens = bb_tokenizer_encode(tok, text, m->tokens, (int)len + 3, e, sizeof e);
+    out->tokenize_seconds = bb_now() - t0;
+    snprintf(out->tokenization, sizeof out->tokenization, "%s", bb_tokenizer_describe(tok));
+    bb_tokenizer_free(tok);
+    if (m->n_tokens < 0) {
+        snprintf(err, errlen, "%s: %s", job->text_file, e);
         return -1;
     }
-    m->syn = (bb_synthetic){.dims = m->dims, .seed = job->seed, .distinct_layers = job->distinct_layers};
-    m->src = bb_synthetic_source(&m->syn);
-    m->tokens[0] = 1;
-    for (size_t i = 0; i < len; i++) m->tokens[i + 1] = (unsigned char)text[i] + 3;
-    m->n_tokens = (int)len + 1;
-    out->tokenization = "bytes";
     return 0;
+}
+
+/* The model (a .gguf, a llama2.c checkpoint or a config name, models/model_load.h) at context
+ * ctx, and the text as tokens. */
+static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
+                      char *err, size_t errlen)
+{
+    char e[1536];
+    bb_synthetic_options syn = {.seed = job->seed, .distinct_layers = job->distinct_layers};
+    if (!(m->src = bb_model_source_open(job->model, &syn, e, sizeof e))) {
+        snprintf(err, errlen, "--model %s: %s", job->model, e);
+        return -1;
+    }
+    if (job->ctx < 1 || bb_model_source_run_dims(m->src, job->ctx, &m->dims, out->warning, sizeof out->warning, e,
+                                                 sizeof e)) {
+        snprintf(err, errlen, "--ctx %d: %s", job->ctx, job->ctx < 1 ? "must be at least 4" : e);
+        return -1;
+    }
+    return tokenize(job, text, len, m, out, err, errlen);
 }
 
 static int run_model(bb_pool *pool, const bb_ppl_job *job, job_model *m, bb_ppl_outcome *out, char *err,
                      size_t errlen)
 {
     if (bb_ppl_check(m->n_tokens, job->ctx, m->dims.seq_len, err, errlen)) return -1;
-    m->dims.seq_len = job->ctx; /* the KV cache holds one chunk */
-    if (m->syn.dims.dim) m->syn.dims = m->dims;
     bb_tf_options opt = {.kernel = job->kernel, .out_kernel = job->out_kernel ? job->out_kernel : job->kernel,
                          .kv_f16 = job->kv_f16, .max_batch = job->batch > 0 ? job->batch : job->ctx};
     char e[1536];
     double t0 = bb_now();
-    bb_transformer *tf = bb_tf_create(&m->dims, &m->src, &opt, e, sizeof e);
+    bb_weight_source src = bb_model_source_weights(m->src, &m->dims);
+    bb_transformer *tf = bb_tf_create(&m->dims, &src, &opt, e, sizeof e);
     if (!tf) {
         snprintf(err, errlen, "%s with kernel %s: %s", job->model, job->kernel, e);
         return -1;
@@ -161,7 +149,7 @@ int bb_ppl_job_run(bb_pool *pool, const bb_ppl_job *job, bb_ppl_outcome *out, ch
     if (!rc) rc = run_model(pool, job, &m, out, err, errlen);
     out->n_tokens = m.n_tokens;
     free(m.tokens);
-    bb_llama2c_close(m.ck);
+    bb_model_source_close(m.src);
     if (rc) return -1;
     out->ppl = bb_ppl_value(&out->sums);
     out->ppl_err = bb_ppl_error(&out->sums);

@@ -2,6 +2,8 @@
  * perplexity` and by model sweeps with a `perplexity` field.
  *
  * The model is
+ *   - a GGUF file (*.gguf), tokenized with its own tokenizer (tokenizer.ggml.*) unless
+ *     --tokenizer names another;
  *   - a llama2.c checkpoint (*.bin), tokenized with its llama2.c tokenizer (--tokenizer, or
  *     tok<vocab>.bin / tokenizer.bin beside it), BOS = 1;
  *   - or a model config name (models/<name>.lua) with synthetic weights, for speed: such a
@@ -20,7 +22,7 @@
 #include "support/pool.h"
 
 typedef struct {
-    const char *model;      /* FILE.bin or a model config name */
+    const char *model;      /* FILE.gguf, FILE.bin or a model config name */
     const char *tokenizer;  /* NULL: beside the model */
     const char *text_file;
     int ctx, max_chunks;    /* max_chunks 0 = every chunk of the text */
@@ -38,7 +40,8 @@ typedef struct {
     double ppl, ppl_err;
     int n_tokens;           /* the whole text, BOS included */
     int chunks;             /* chunks run */
-    const char *tokenization; /* "llama2.c" or "bytes" */
+    char tokenization[128]; /* the tokenizer (bb_tokenizer_describe), or "bytes" */
+    char warning[256];      /* "" or why the run differs from the file (ctx past its training context) */
     double tokens_per_second; /* tokens through the model (ctx per chunk) / forward time */
     double tokenize_seconds, build_seconds;
 } bb_ppl_outcome;

@@ -8,10 +8,12 @@
 #include "gguf_source.h"
 #include "llama2c.h"
 #include "synthetic.h"
+#include "tokenizer.h"
 
 struct bb_model_source {
     bb_model_format format;
     char name[256];
+    char path[1024]; /* the file, "" for a config */
     bb_gguf_model *gguf;
     bb_llama2c *l2c;
     bb_model_config cfg;
@@ -72,6 +74,7 @@ bb_model_source *bb_model_source_open(const char *what, const bb_synthetic_optio
     }
     int rc;
     if (bb_model_is_path(what)) {
+        snprintf(m->path, sizeof m->path, "%s", what);
         rc = open_file(m, what, err, errlen);
     } else {
         m->format = BB_MODEL_FROM_CONFIG;
@@ -100,6 +103,25 @@ bb_model_format bb_model_source_format(const bb_model_source *m) { return m->for
 const char *bb_model_source_name(const bb_model_source *m) { return m->name; }
 const bb_tf_dims *bb_model_source_dims(const bb_model_source *m) { return &m->d; }
 const bb_gguf *bb_model_source_gguf(const bb_model_source *m) { return m->gguf ? bb_gguf_model_file(m->gguf) : NULL; }
+
+bb_tokenizer *bb_model_source_tokenizer(const bb_model_source *m, const char *tokpath, char *err, size_t errlen)
+{
+    int vocab = m->d.vocab_size;
+    size_t tl = tokpath ? strlen(tokpath) : 0;
+    if (tl >= 5 && !strcmp(tokpath + tl - 5, ".gguf")) return bb_tokenizer_open_gguf(tokpath, err, errlen);
+    if (tokpath) return bb_tokenizer_load(tokpath, vocab, err, errlen);
+    if (m->gguf) return bb_tokenizer_from_gguf(bb_gguf_model_file(m->gguf), err, errlen);
+    if (m->format == BB_MODEL_FROM_CONFIG) {
+        snprintf(err, errlen, "model %s has synthetic weights and no tokenizer; give --tokenizer", m->name);
+        return NULL;
+    }
+    char path[1200];
+    if (bb_llama2c_tokenizer_beside(m->path, vocab, path, sizeof path)) {
+        snprintf(err, errlen, "no tokenizer beside %s (tok%d.bin or tokenizer.bin); give --tokenizer", m->path, vocab);
+        return NULL;
+    }
+    return bb_tokenizer_load(path, vocab, err, errlen);
+}
 
 int bb_model_source_run_dims(const bb_model_source *m, int seq_len, bb_tf_dims *d, char *warn, size_t warnlen,
                              char *err, size_t errlen)

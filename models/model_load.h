@@ -15,6 +15,7 @@
 
 #include "gguf.h"
 #include "model_config.h"
+#include "tokenizer.h"
 #include "transformer.h"
 
 typedef enum { BB_MODEL_FROM_GGUF = 0, BB_MODEL_FROM_LLAMA2C, BB_MODEL_FROM_CONFIG } bb_model_format;
@@ -41,6 +42,11 @@ const char *bb_model_source_name(const bb_model_source *m);
 const bb_tf_dims *bb_model_source_dims(const bb_model_source *m);
 /* The GGUF file (its tokenizer metadata), or NULL when the model is not one. */
 const bb_gguf *bb_model_source_gguf(const bb_model_source *m);
+
+/* The model's tokenizer: tokpath when given (a .gguf's tokenizer metadata, else a llama2.c
+ * tokenizer file), else a GGUF model's own, else tok<vocab>.bin or tokenizer.bin beside a
+ * llama2.c checkpoint; NULL with one line when there is none (a config's synthetic model). */
+bb_tokenizer *bb_model_source_tokenizer(const bb_model_source *m, const char *tokpath, char *err, size_t errlen);
 
 /* The dimensions a run at context seq_len (0: the model's) uses; returns 0, or -1 when neither
  * gives one.  warn gets a line when seq_len exceeds the training context, else "". */
