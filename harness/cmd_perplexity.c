@@ -71,6 +71,7 @@ static void write_sidecar(FILE *f, const bb_machine *mach, int argc, char **argv
     bb_json_number(&j, "tokens_per_second", r->tokens_per_second);
     bb_json_number(&j, "tokenize_seconds", r->tokenize_seconds);
     bb_json_number(&j, "build_seconds", r->build_seconds);
+    bb_json_write_conversions(&j, "conversions", r->conversions);
     bb_json_object_end(&j);
     bb_json_finish(&j);
 }

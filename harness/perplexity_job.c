@@ -126,6 +126,7 @@ static int run_model(bb_pool *pool, const bb_ppl_job *job, job_model *m, bb_ppl_
         return -1;
     }
     out->build_seconds = bb_now() - t0;
+    snprintf(out->conversions, sizeof out->conversions, "%s", bb_tf_conversions(tf));
     out->chunks = bb_ppl_chunk_count(m->n_tokens, job->ctx, job->max_chunks);
     float *logits = bb_alloc(sizeof(float) * (size_t)job->ctx * m->dims.vocab_size);
     int rc = -1;

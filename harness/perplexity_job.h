@@ -44,6 +44,7 @@ typedef struct {
     char warning[256];      /* "" or why the run differs from the file (ctx past its training context) */
     double tokens_per_second; /* tokens through the model (ctx per chunk) / forward time */
     double tokenize_seconds, build_seconds;
+    char conversions[1024]; /* bb_tf_conversions: what became of each kind of weight */
 } bb_ppl_outcome;
 
 /* Tokenize, build the model with the job's kernel, run the chunks.  Returns 0, or -1 with one

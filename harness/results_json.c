@@ -198,6 +198,38 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
     bb_json_array_end(j);
 }
 
+void bb_json_write_conversions(bb_json *j, const char *key, const char *lines)
+{
+    bb_json_object_begin(j, key);
+    for (const char *l = lines; *l;) {
+        const char *end = strchr(l, '\n'), *colon = strstr(l, ": ");
+        size_t len = end ? (size_t)(end - l) : strlen(l);
+        if (colon && (size_t)(colon - l) < len) {
+            char kind[64], what[512];
+            snprintf(kind, sizeof kind, "%.*s", (int)(colon - l), l);
+            snprintf(what, sizeof what, "%.*s", (int)(len - (size_t)(colon + 2 - l)), colon + 2);
+            bb_json_string(j, kind, what);
+        }
+        l += len + (end ? 1 : 0);
+    }
+    bb_json_object_end(j);
+}
+
+static void write_conversions(bb_json *j, const bb_run_record *r)
+{
+    bb_json_array_begin(j, "conversions");
+    for (int i = 0; i < r->nconversions; i++) {
+        const bb_run_conversion *c = &r->conversions[i];
+        bb_json_object_begin(j, NULL);
+        bb_json_string(j, "model", c->model);
+        bb_json_string(j, "kernel", c->kernel);
+        bb_json_string(j, "out_kernel", c->out_kernel);
+        bb_json_write_conversions(j, "weights", c->lines);
+        bb_json_object_end(j);
+    }
+    bb_json_array_end(j);
+}
+
 static void string_array(bb_json *j, const char *key, char *const *v, int n)
 {
     bb_json_array_begin(j, key);
@@ -283,6 +315,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     for (int i = 0; i < ex->nwarnings; i++) bb_json_string(&j, NULL, ex->warnings[i]);
     for (int i = 0; i < r->nflagged; i++) bb_json_string(&j, NULL, r->flagged[i]);
     bb_json_array_end(&j);
+    write_conversions(&j, r);
     bb_json_object_end(&j);
     bb_json_finish(&j);
     int bad = fflush(f) != 0 || ferror(f);

@@ -8,7 +8,8 @@
  *            cores, pus, caches [...], numa [...], mem_total, mem_available, os},
  *   placement {"<threads>": "t0:core0/pu0 ..."}, meters [{name, available, reason_code, reason,
  *   columns}], kernels [...], sweeps [...], csv, markdown, skipped [...], failed [...],
- *   warnings [...]
+ *   warnings [...], conversions [{model, kernel, out_kernel, weights {"<kind>": "<what became of
+ *   it>"}}] (model sweeps: one per model, kernel and out_kernel built)
  *
  * It is rewritten (to a temporary file, then renamed) after every point, so a run killed at any
  * moment leaves a well-formed sidecar whose status says "incomplete". */
@@ -22,6 +23,13 @@
 #include "meter.h"
 #include "plan.h"
 #include "support/machine.h"
+
+/* What became of each kind of weight when a model was built for a kernel (bb_tf_conversions'
+ * lines "kind: description", separated by '\n'). */
+typedef struct {
+    char model[256], kernel[64], out_kernel[64];
+    char lines[1024];
+} bb_run_conversion;
 
 typedef struct {
     const bb_experiment *ex;
@@ -44,6 +52,8 @@ typedef struct {
     const char *csv_file, *md_file;
     const char *e2e_file;        /* model sweeps' CSV (null in run.json when there are none) */
     int e2e_done, e2e_failed;
+    bb_run_conversion *conversions; /* model sweeps, in the order first built */
+    int nconversions;
 } bb_run_record;
 
 /* Write the sidecar atomically.  Returns 0 or -1 with err. */
@@ -52,6 +62,11 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
 /* The members "tool", "build" and "machine" of run.json, into the open object of another sidecar
  * (bitbench perplexity's). */
 void bb_json_write_provenance(bb_json *j, const bb_machine *m);
+
+/* bb_tf_conversions' lines as the object member `key`: {"embedding": "Q4_0 dequantized to an f32
+ * table", "wq": "TQ2_0 used as stored by tq2_0", ...}.  Used by run.json and bitbench
+ * perplexity's sidecar. */
+void bb_json_write_conversions(bb_json *j, const char *key, const char *lines);
 
 /* Now as ISO 8601 UTC: "2026-11-21T20:30:00Z". */
 void bb_iso_time(char buf[32]);

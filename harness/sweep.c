@@ -221,6 +221,7 @@ static int resume_record(sweep_state *st, char *err, size_t errlen)
     }
     if (started) snprintf(st->rec.started_at, sizeof st->rec.started_at, "%s", started);
     if (sessions > 0) st->rec.sessions = (int)sessions + 1;
+    sweep_resume_conversions(st, bb_jv_get(json, "conversions"));
     if (rc == 0 && sha && strcmp(sha, st->rec.sha256))
         sweep_note(st, "bitbench run: note: %s has changed since the run began; points are matched by sweep, "
                  "kernel, variant, shape, N, threads and cache mode", st->ex->file);
@@ -421,6 +422,7 @@ done:
     free(st.rec.placement);
     for (int i = 0; i < st.rec.nfailures; i++) free(st.rec.failures[i]);
     free(st.rec.failures);
+    free(st.rec.conversions);
     for (int i = 0; i < st.rec.nflagged; i++) free(st.rec.flagged[i]);
     free(st.rec.flagged);
     return exit_code;

@@ -9,6 +9,7 @@
 
 #include "e2e_bench.h"
 #include "energy.h"
+#include "json_read.h"
 #include "logit_compare.h"
 #include "peers/peer_sweep.h"
 #include "perplexity_job.h"
@@ -208,6 +209,43 @@ static int e2e_perplexity(bb_pool *pool, const bb_sweep *sw, const bb_model_conf
     return 0;
 }
 
+/* run.json's conversions: one entry per model, kernel and out_kernel (the same build whatever the
+ * threads and lengths).  Returns 0, or -1 when out of memory. */
+int sweep_note_conversions(sweep_state *st, const char *model, const char *kernel, const char *out_kernel,
+                           const char *lines)
+{
+    bb_run_record *rec = &st->rec;
+    for (int i = 0; i < rec->nconversions; i++) {
+        const bb_run_conversion *c = &rec->conversions[i];
+        if (!strcmp(c->model, model) && !strcmp(c->kernel, kernel) && !strcmp(c->out_kernel, out_kernel)) return 0;
+    }
+    bb_run_conversion *v = realloc(rec->conversions, sizeof *v * (size_t)(rec->nconversions + 1));
+    if (!v) return -1;
+    rec->conversions = v;
+    bb_run_conversion *c = &v[rec->nconversions++];
+    snprintf(c->model, sizeof c->model, "%s", model);
+    snprintf(c->kernel, sizeof c->kernel, "%s", kernel);
+    snprintf(c->out_kernel, sizeof c->out_kernel, "%s", out_kernel);
+    snprintf(c->lines, sizeof c->lines, "%s", lines);
+    return 0;
+}
+
+void sweep_resume_conversions(sweep_state *st, const bb_jv *list)
+{
+    for (int i = 0; list && list->type == BB_JV_ARR && i < list->n; i++) {
+        const bb_jv *e = &list->items[i], *w = bb_jv_get(e, "weights");
+        const char *model = bb_jv_str(e, "model"), *kernel = bb_jv_str(e, "kernel");
+        const char *out = bb_jv_str(e, "out_kernel");
+        if (!model || !kernel || !out || !w || w->type != BB_JV_OBJ) continue;
+        char lines[1024];
+        size_t o = 0;
+        for (int k = 0; k < w->n && o < sizeof lines; k++)
+            if (w->items[k].type == BB_JV_STR)
+                o += (size_t)snprintf(lines + o, sizeof lines - o, "%s%s: %s", o ? "\n" : "", w->keys[k], w->items[k].str);
+        sweep_note_conversions(st, model, kernel, out, lines);
+    }
+}
+
 /* Peer rows (harness/peers/peer_sweep.h) go into e2e.csv as bitbench's own do; a peer point that
  * gives no row is a note and a line in run.json's "failed", not a failed point: bitbench's own
  * measurements stand without it. */
@@ -296,6 +334,10 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
     double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
     fill_e2e_row(st, p, &r, compare ? &diff : NULL, energy, mv, row);
     free(gm.values);
+    if (sweep_note_conversions(st, cfg->name, kc->spec, sw->out_kernel, r.conversions)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return sw->ppl_file[0] ? e2e_perplexity(pool, sw, cfg, kc, row, err, errlen) : 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "experiment.h"
+#include "json_read.h"
 #include "meter.h"
 #include "plan.h"
 #include "progress.h"
@@ -86,6 +87,12 @@ bool sweep_point_done(const sweep_state *st, const bb_point *p);
 int sweep_measure_points(sweep_state *st, FILE *csv);
 /* The end-to-end points into e2e.csv (sweep_model.c), after the kernel points. */
 int sweep_measure_e2e(sweep_state *st);
+/* Record what became of each kind of weight for a model built for a kernel (run.json's
+ * conversions; sweep_model.c), once per model, kernel and out_kernel.  Returns 0 or -1. */
+int sweep_note_conversions(sweep_state *st, const char *model, const char *kernel, const char *out_kernel,
+                           const char *lines);
+/* The conversions an earlier session's run.json lists (its "conversions" array), for --resume. */
+void sweep_resume_conversions(sweep_state *st, const bb_jv *list);
 /* llama-bench's table of the end-to-end rows. */
 void sweep_e2e_markdown(FILE *f, const sweep_state *st);
 

@@ -2,7 +2,8 @@
 # GGUF models through the commands: `generate --model FILE.gguf` gives llama.cpp's (and run.c's)
 # greedy story for stories260K beyond the file's 128-token context with a warning; `e2e --model
 # FILE.gguf` runs the file's weights and says per kind of weight what happened (TQ2_0 used as
-# stored by tq2_0; F32 padded for q4_0); `list models DIR` lists the GGUF files of DIR; a model
+# stored by tq2_0; F32 padded for q4_0), and a model sweep's run.json says it per model and
+# kernel; `list models DIR` lists the GGUF files of DIR; a model
 # file with a bad architecture is one error line.  $1 is the bitbench binary.
 BB="$1"
 SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
@@ -30,6 +31,25 @@ if [ "$rc" -eq 0 ] && [ "${pad:-0}" -gt 0 ]; then ok; else bad "e2e stories260K 
 out=$("$BB" list models "$G/bitnet" 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^tiny-bitnet-tq1_0-embf16.gguf bitnet" &&
    printf '%s\n' "$out" | grep -q "^tiny-bitnet-tq2_0-embf16.gguf bitnet"; then ok; else bad "list models DIR -> rc=$rc: $out"; fi
+
+# a model sweep's run.json says per model, kernel and kind of weight what became of it, and a
+# resumed run keeps what an earlier session built
+cat >"$tmp/conv.lua" <<EOF
+bitbench.experiment { name = "conv", out = "$tmp/res", sweeps = {
+  bitbench.sweep { models = {"$G/bitnet/tiny-bitnet-tq2_0-embf16.gguf"}, kernels = {"tq2_0", "q4_0"},
+                   out_kernel = "f16", threads = {1}, prompt = 4, gen = 4, reps = 1 } } }
+EOF
+conv_ok() { # $1 run.json
+    tr -d '\n ' <"$1" | grep -q '"model":"tiny-bitnet-tq2_0-embf16.gguf","kernel":"tq2_0","out_kernel":"f16","weights":{"embedding":"F16rowsreadfromtheclassifier(tied)","wq":"TQ2_0usedasstoredbytq2_0"' &&
+    tr -d '\n ' <"$1" | grep -q '"kernel":"q4_0","out_kernel":"f16","weights":{[^}]*"w2":"TQ2_0dequantizedtof32,packedintoq4_0","classifier":"F16usedasstoredbyf16"}'
+}
+"$BB" run --quiet "$tmp/conv.lua" >"$tmp/out" 2>&1; rc=$?
+run=$(ls -d "$tmp"/res/conv-* 2>/dev/null | head -1)
+if [ "$rc" -eq 0 ] && conv_ok "$run/run.json"; then ok; else bad "sweep conversions -> rc=$rc: $(cat "$tmp/out" "$run/run.json")"; fi
+sed 's/"status": "complete"/"status": "incomplete"/' "$run/run.json" >"$tmp/r.json" && mv "$tmp/r.json" "$run/run.json"
+"$BB" run --quiet --resume "$tmp/conv.lua" >"$tmp/out" 2>&1; rc=$?
+if [ "$rc" -eq 0 ] && conv_ok "$run/run.json" && grep -q '"sessions": 2' "$run/run.json"; then ok
+else bad "resumed sweep conversions -> rc=$rc: $(cat "$tmp/out" "$run/run.json")"; fi
 
 printf 'GGUF\003\000\000\000' >"$tmp/bad.gguf"
 "$BB" e2e --model "$tmp/bad.gguf" --kernel f32 >"$tmp/out" 2>"$tmp/err"; rc=$?

@@ -50,7 +50,8 @@ check 'printf "%s" "$out" | grep -q "^Final estimate: PPL = 67\.52[0-9]* +/- [0-
 check '[ "$(head -1 "$T/ppl.csv")" = "chunk,ppl,chunk_nll,scored,seconds" ] && [ "$(wc -l < "$T/ppl.csv")" -eq 4 ]' \
     "CSV header and three rows"
 check 'grep -q "\"scored_tokens\": 189" "$T/ppl.json" && grep -q "\"text_tokens\": 22155" "$T/ppl.json" &&
-    grep -q "\"cpu_model\"" "$T/ppl.json"' "sidecar: $(cat "$T/ppl.json" 2>/dev/null | head -c 300)"
+    grep -q "\"cpu_model\"" "$T/ppl.json" && grep -q "\"classifier\": \"f32 packed into" "$T/ppl.json"' \
+    "sidecar: $(cat "$T/ppl.json" 2>/dev/null | head -c 300)"
 
 # the model sweep field
 sweep() { # $1: the perplexity field
