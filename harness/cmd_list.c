@@ -51,7 +51,8 @@ static void model_memory(const bb_model_config *c, const char *kernel, char *buf
 }
 
 /* One row of the model table. */
-static void print_model(const bb_model_config *c)
+/* One row, the name in a column `width` wide. */
+static void print_model(const bb_model_config *c, int width)
 {
     char hk[16], params[16], shapes[256] = "";
     snprintf(hk, sizeof hk, "%d/%d", c->n_heads, c->n_kv_heads);
@@ -71,30 +72,39 @@ static void print_model(const bb_model_config *c)
     char mem_i2s[24], mem_f16[24];
     model_memory(c, "i2_s", mem_i2s, sizeof mem_i2s);
     model_memory(c, "f16", mem_f16, sizeof mem_f16);
-    printf("%-20s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", c->name, bb_model_style_name(c->style), c->dim,
+    printf("%-*s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", width, c->name, bb_model_style_name(c->style), c->dim,
            c->ffn_dim, c->n_layers, hk, c->vocab_size, bb_model_ffn_act_name(c->ffn_act), params, mem_i2s, mem_f16,
            shapes);
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The *.gguf files of a directory, sorted, each as a row (a file that does not open is reported
- * with its error).  Returns 1 when one did not open or the directory cannot be read. */
-static int list_gguf_dir(const char *dir)
+#define MAX_GGUF_FILES 1024
+
+/* The names of the *.gguf files of a directory, sorted, into files (strdup'd).  Returns their
+ * count, or -1 when the directory cannot be read. */
+static int gguf_files(const char *dir, char *files[MAX_GGUF_FILES])
 {
     DIR *dp = opendir(dir);
     if (!dp) {
         fprintf(stderr, "bitbench list models: cannot read directory %s: %s\n", dir, strerror(errno));
-        return 1;
+        return -1;
     }
-    char *files[1024];
-    int n = 0, bad = 0;
-    for (struct dirent *e; (e = readdir(dp)) && n < 1024;) {
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dp)) && n < MAX_GGUF_FILES;) {
         size_t len = strlen(e->d_name);
-        if (len > 5 && !strcmp(e->d_name + len - 5, ".gguf")) files[n++] = strdup(e->d_name);
+        if (len > 5 && !strcmp(e->d_name + len - 5, ".gguf") && (files[n] = strdup(e->d_name))) n++;
     }
     closedir(dp);
     qsort(files, (size_t)n, sizeof files[0], by_name);
+    return n;
+}
+
+/* The GGUF files of dir as rows (a file that does not open is reported with its error).  Returns 1
+ * when one did not open. */
+static int list_gguf_files(const char *dir, char *const *files, int n, int width)
+{
+    int bad = 0;
     for (int i = 0; i < n; i++) {
         char path[4096], err[2048];
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
@@ -103,9 +113,8 @@ static int list_gguf_dir(const char *dir)
             fprintf(stderr, "bitbench list models: %s\n", err);
             bad = 1;
         } else {
-            print_model(&c);
+            print_model(&c, width);
         }
-        free(files[i]);
     }
     if (!n) fprintf(stderr, "bitbench list models: no *.gguf files in %s\n", dir);
     return bad;
@@ -121,7 +130,12 @@ static int list_models(const char *dir)
         fprintf(stderr, "bitbench list models: no model configs (*.lua) in %s\n", bb_model_dir());
         return 1;
     }
-    printf("%-20s %-7s %6s %6s %6s %7s %7s %6s %9s %10s %10s %s\n", "model", "style", "dim", "ffn", "layers",
+    /* the name column as wide as the longest name (GGUF file names run long) */
+    char *files[MAX_GGUF_FILES];
+    int nfiles = dir ? gguf_files(dir, files) : 0, width = 20;
+    for (int i = 0; i < n; i++) width = (int)strlen(names[i]) > width ? (int)strlen(names[i]) : width;
+    for (int i = 0; i < nfiles; i++) width = (int)strlen(files[i]) > width ? (int)strlen(files[i]) : width;
+    printf("%-*s %-7s %6s %6s %6s %7s %7s %6s %9s %10s %10s %s\n", width, "model", "style", "dim", "ffn", "layers",
            "heads/kv", "vocab", "ffn_act", "params", "mem i2_s", "mem f16", "shapes M×K (roles)");
     for (int i = 0; i < n; i++) {
         bb_model_config c;
@@ -131,10 +145,12 @@ static int list_models(const char *dir)
             bad = 1;
             continue;
         }
-        print_model(&c);
+        print_model(&c, width);
     }
     bb_model_names_free(names, n);
-    if (dir) bad |= list_gguf_dir(dir);
+    if (nfiles < 0) bad = 1;
+    else if (dir) bad |= list_gguf_files(dir, files, nfiles, width);
+    for (int i = 0; i < nfiles; i++) free(files[i]);
     printf("mem: what the engine allocates at a %d-token context (packed linear layers, f16 embedding and "
            "classifier, f32 KV cache, prefill buffers); '-': the kernel cannot take one of the model's shapes\n",
            LIST_CONTEXT);

@@ -51,6 +51,12 @@ sed 's/"status": "complete"/"status": "incomplete"/' "$run/run.json" >"$tmp/r.js
 if [ "$rc" -eq 0 ] && conv_ok "$run/run.json" && grep -q '"sessions": 2' "$run/run.json"; then ok
 else bad "resumed sweep conversions -> rc=$rc: $(cat "$tmp/out" "$run/run.json")"; fi
 
+# a long file name widens the name column of every row, header included
+mkdir "$tmp/long" && ln -s "$G/bitnet/tiny-bitnet-tq2_0-embf16.gguf" "$tmp/long/a-long-gguf-file-name-past-twenty-columns-tq2_0.gguf"
+out=$("$BB" list models "$tmp/long" 2>&1); rc=$?
+starts=$(printf '%s\n' "$out" | awk '!/^mem:/ { match($0, /^[^ ]+ +/); print RLENGTH }' | sort -u)
+if [ "$rc" -eq 0 ] && [ "$starts" = 53 ]; then ok; else bad "list models long names: columns start at $starts: $out"; fi
+
 printf 'GGUF\003\000\000\000' >"$tmp/bad.gguf"
 "$BB" e2e --model "$tmp/bad.gguf" --kernel f32 >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ "$rc" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "bad.gguf" "$tmp/err"; then ok
