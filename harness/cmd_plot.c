@@ -415,20 +415,20 @@ static void usage(FILE *f)
 
 const char *const bb_plot_kinds[BB_PLOT_NKINDS] = {"roofline", "threads", "gemv_bw", "tokens", "ebw", "e2e_threads"};
 
-int bb_cmd_plot(int argc, char **argv)
+/* The options; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const char **kind, const char **prof_path, const char **out)
 {
     static const struct option opts[] = {{"kind", required_argument, 0, 'k'}, {"profile", required_argument, 0, 'p'},
                                          {"out", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *kind = NULL, *prof_path = NULL, *out = "plots";
     optind = 1;
     opterr = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (ch) {
-        case 'k': kind = optarg; break;
-        case 'p': prof_path = optarg; break;
-        case 'o': out = optarg; break;
+        case 'k': *kind = optarg; break;
+        case 'p': *prof_path = optarg; break;
+        case 'o': *out = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "bitbench plot: unknown option '%s'\n", argv[optind - 1]);
@@ -440,16 +440,114 @@ int bb_cmd_plot(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    const char *const *kinds = bb_plot_kinds;
-    if (kind) {
+    if (*kind) {
         int ok = 0;
-        for (int i = 0; i < BB_PLOT_NKINDS; i++) ok |= !strcmp(kind, kinds[i]);
+        for (int i = 0; i < BB_PLOT_NKINDS; i++) ok |= !strcmp(*kind, bb_plot_kinds[i]);
         if (!ok) {
             fprintf(stderr, "bitbench plot: unknown kind '%s'; valid: roofline, threads, gemv_bw, tokens, ebw, "
-                            "e2e_threads\n", kind);
+                            "e2e_threads\n", *kind);
             return 2;
         }
     }
+    return -1;
+}
+
+/* What a results folder offers the plots: its GEMM and e2e tables and a machine profile. */
+typedef struct {
+    bb_csv_table gemm, e2e;
+    int have_gemm, have_e2e, have_prof;
+    profile pr;
+} plot_inputs;
+
+/* The CSV files of the folder, classified by their columns (the first of each kind is used). */
+static int load_tables(const char *dir, plot_inputs *in)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "bitbench plot: %s: not a folder\n", dir);
+        return -1;
+    }
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        size_t n = strlen(ent->d_name);
+        if (n < 5 || strcmp(ent->d_name + n - 4, ".csv")) continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", dir, ent->d_name);
+        bb_csv_table t;
+        char err[512];
+        if (bb_csv_load(p, BB_CSV_LENIENT, &t, err, sizeof err)) continue; /* not a table: not plotted */
+        if (!in->have_e2e && bb_csv_col(&t, "model") >= 0 && bb_csv_col(&t, "tg_tps") >= 0 &&
+            bb_csv_col(&t, "kernel") >= 0) {
+            in->e2e = t;
+            in->have_e2e = 1;
+        } else if (!in->have_gemm && bb_csv_col(&t, "gops") >= 0 && bb_csv_col(&t, "gbps") >= 0 &&
+                   bb_csv_col(&t, "kernel") >= 0 && bb_csv_col(&t, "threads") >= 0 && bb_csv_col(&t, "m") >= 0 &&
+                   bb_csv_col(&t, "k") >= 0 && bb_csv_col(&t, "n") >= 0) {
+            in->gemm = t;
+            in->have_gemm = 1;
+        } else
+            bb_csv_table_free(&t);
+    }
+    closedir(d);
+    return 0;
+}
+
+/* --profile FILE, else DIR/machine-profile.json, else results/machine-profile.json. */
+static void load_profile(const char *dir, const char *prof_path, plot_inputs *in)
+{
+    char pp[PATH_MAX];
+    if (prof_path) in->have_prof = profile_read(prof_path, &in->pr) == 0;
+    else {
+        snprintf(pp, sizeof pp, "%s/machine-profile.json", dir);
+        in->have_prof = profile_read(pp, &in->pr) == 0 || profile_read("results/machine-profile.json", &in->pr) == 0;
+    }
+    if (prof_path && !in->have_prof) fprintf(stderr, "bitbench plot: %s: not a machine profile\n", prof_path);
+}
+
+/* Machine and date for the titles: the run's run.json, else the profile. */
+static void run_title(const char *dir, const plot_inputs *in, char *out, size_t len)
+{
+    char cpu[128] = "", date[40] = "";
+    char rj[PATH_MAX];
+    snprintf(rj, sizeof rj, "%s/run.json", dir);
+    char err[512];
+    bb_jv *run = bb_json_load(rj, err, sizeof err);
+    copy_str(bb_jv_str(bb_jv_get(run, "machine"), "cpu_model"), cpu, sizeof cpu);
+    copy_str(bb_jv_str(run, "started_at"), date, sizeof date);
+    bb_jv_free(run);
+    if (!cpu[0] && in->have_prof) snprintf(cpu, sizeof cpu, "%s", in->pr.cpu);
+    if (!date[0] && in->have_prof) snprintf(date, sizeof date, "%s", in->pr.date);
+    if (date[10] == 'T') date[10] = 0; /* the day is enough in a title */
+    snprintf(out, len, "%s, %s", cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated");
+    for (char *q = out; *q; q++)
+        if (*q == '"' || *q == '\'') *q = ' ';
+}
+
+/* Draw kind i of bb_plot_kinds: 0, 1 skipped (with *why when the data lack something), -1 failed. */
+static int draw_kind(plot_ctx *c, int i, plot_inputs *in, const char **why)
+{
+    static const char no_gemm[] = "no GEMM results CSV", no_e2e[] = "no CSV with model, kernel, threads, tg_tps",
+                      no_prof[] = "no machine profile (run bitbench roofline)";
+    const profile *pr = in->have_prof ? &in->pr : NULL;
+    *why = NULL;
+    switch (i) {
+    case 0:
+        if (!in->have_gemm) return *why = no_gemm, 1;
+        if (!pr) return *why = no_prof, 1;
+        return plot_roofline(c, &in->gemm, pr);
+    case 1: return in->have_gemm ? plot_threads(c, &in->gemm, pr) : (*why = no_gemm, 1);
+    case 2: return in->have_gemm ? plot_gemv_bw(c, &in->gemm, pr) : (*why = no_gemm, 1);
+    case 3: return in->have_e2e ? plot_tokens(c, &in->e2e) : (*why = no_e2e, 1);
+    case 4: return pr ? plot_ebw(c, pr) : (*why = no_prof, 1);
+    default: return in->have_e2e ? plot_e2e_threads(c, &in->e2e, pr) : (*why = no_e2e, 1);
+    }
+}
+
+int bb_cmd_plot(int argc, char **argv)
+{
+    const char *kind = NULL, *prof_path = NULL, *out = "plots";
+    int rc = parse_args(argc, argv, &kind, &prof_path, &out);
+    if (rc >= 0) return rc;
     const char *dir = argv[optind];
     static plot_ctx c;
     memset(&c, 0, sizeof c);
@@ -461,78 +559,19 @@ int bb_cmd_plot(int argc, char **argv)
         fprintf(stderr, "bitbench plot: cannot create a temporary folder\n");
         return 1;
     }
-
-    /* the CSV files of the folder, classified by their columns */
-    static bb_csv_table gemm, e2e;
-    int have_gemm = 0, have_e2e = 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "bitbench plot: %s: not a folder\n", dir);
-        return 1;
-    }
-    struct dirent *ent;
-    while ((ent = readdir(d))) {
-        size_t n = strlen(ent->d_name);
-        if (n < 5 || strcmp(ent->d_name + n - 4, ".csv")) continue;
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", dir, ent->d_name);
-        bb_csv_table t;
-        char err[512];
-        if (bb_csv_load(p, BB_CSV_LENIENT, &t, err, sizeof err)) continue; /* not a table: not plotted */
-        if (!have_e2e && bb_csv_col(&t, "model") >= 0 && bb_csv_col(&t, "tg_tps") >= 0 && bb_csv_col(&t, "kernel") >= 0) {
-            e2e = t;
-            have_e2e = 1;
-        } else if (!have_gemm && bb_csv_col(&t, "gops") >= 0 && bb_csv_col(&t, "gbps") >= 0 && bb_csv_col(&t, "kernel") >= 0 &&
-                   bb_csv_col(&t, "threads") >= 0 && bb_csv_col(&t, "m") >= 0 && bb_csv_col(&t, "k") >= 0 && bb_csv_col(&t, "n") >= 0) {
-            gemm = t;
-            have_gemm = 1;
-        } else
-            bb_csv_table_free(&t);
-    }
-    closedir(d);
-
-    static profile pr;
-    char pp[PATH_MAX];
-    int have_prof = 0;
-    if (prof_path) have_prof = profile_read(prof_path, &pr) == 0;
-    else {
-        snprintf(pp, sizeof pp, "%s/machine-profile.json", dir);
-        have_prof = profile_read(pp, &pr) == 0 || profile_read("results/machine-profile.json", &pr) == 0;
-    }
-    if (prof_path && !have_prof) fprintf(stderr, "bitbench plot: %s: not a machine profile\n", prof_path);
-
-    /* machine and date for the titles: the run's run.json, else the profile */
-    char cpu[128] = "", date[40] = "";
-    char rj[PATH_MAX];
-    snprintf(rj, sizeof rj, "%s/run.json", dir);
-    char err[512];
-    bb_jv *run = bb_json_load(rj, err, sizeof err);
-    copy_str(bb_jv_str(bb_jv_get(run, "machine"), "cpu_model"), cpu, sizeof cpu);
-    copy_str(bb_jv_str(run, "started_at"), date, sizeof date);
-    bb_jv_free(run);
-    if (!cpu[0] && have_prof) snprintf(cpu, sizeof cpu, "%s", pr.cpu);
-    if (!date[0] && have_prof) snprintf(date, sizeof date, "%s", pr.date);
-    if (date[10] == 'T') date[10] = 0; /* the day is enough in a title */
-    snprintf(c.title_tail, sizeof c.title_tail, "%s, %s", cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated");
-    for (char *q = c.title_tail; *q; q++)
-        if (*q == '"' || *q == '\'') *q = ' ';
+    static plot_inputs in;
+    memset(&in, 0, sizeof in);
+    if (load_tables(dir, &in)) return 1;
+    load_profile(dir, prof_path, &in);
+    run_title(dir, &in, c.title_tail, sizeof c.title_tail);
 
     int failed = 0, skipped_wanted = 0;
     for (int i = 0; i < BB_PLOT_NKINDS; i++) {
-        if (kind && strcmp(kind, kinds[i])) continue;
-        int rc;
-        const char *why = NULL;
-        if (i == 0) rc = !have_gemm ? (why = "no GEMM results CSV", 1)
-                         : !have_prof ? (why = "no machine profile (run bitbench roofline)", 1)
-                                      : plot_roofline(&c, &gemm, &pr);
-        else if (i == 1) rc = have_gemm ? plot_threads(&c, &gemm, have_prof ? &pr : NULL) : (why = "no GEMM results CSV", 1);
-        else if (i == 2) rc = have_gemm ? plot_gemv_bw(&c, &gemm, have_prof ? &pr : NULL) : (why = "no GEMM results CSV", 1);
-        else if (i == 3) rc = have_e2e ? plot_tokens(&c, &e2e) : (why = "no CSV with model, kernel, threads, tg_tps", 1);
-        else if (i == 4) rc = have_prof ? plot_ebw(&c, &pr) : (why = "no machine profile (run bitbench roofline)", 1);
-        else rc = have_e2e ? plot_e2e_threads(&c, &e2e, have_prof ? &pr : NULL)
-                           : (why = "no CSV with model, kernel, threads, tg_tps", 1);
+        if (kind && strcmp(kind, bb_plot_kinds[i])) continue;
+        const char *why;
+        rc = draw_kind(&c, i, &in, &why);
         if (rc > 0) {
-            fprintf(stderr, "bitbench plot: %s skipped: %s\n", kinds[i], why ? why : "no points in the data");
+            fprintf(stderr, "bitbench plot: %s skipped: %s\n", bb_plot_kinds[i], why ? why : "no points in the data");
             skipped_wanted += kind != NULL;
         }
         failed += rc < 0;
@@ -541,7 +580,7 @@ int bb_cmd_plot(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", c.tmp);
     if (system(cmd)) { /* a leftover temporary folder is harmless */
     }
-    if (have_gemm) bb_csv_table_free(&gemm);
-    if (have_e2e) bb_csv_table_free(&e2e);
+    if (in.have_gemm) bb_csv_table_free(&in.gemm);
+    if (in.have_e2e) bb_csv_table_free(&in.e2e);
     return failed ? 1 : skipped_wanted ? 1 : 0;
 }
