@@ -225,8 +225,7 @@ static int book_less(const bb_cb_set *s, int a, int b)
     return 0;
 }
 
-int bb_cb_build(const float *w, size_t count, const bb_cb_params *p, bb_cb_set *out, char *err,
-                size_t errlen)
+static int check_params(const bb_cb_params *p, size_t count, char *err, size_t errlen)
 {
     if (p->books < 1 || p->books > BB_CB_MAX_BOOKS || p->entries < 1 || p->entries > BB_CB_MAX_ENTRIES ||
         p->group < 1 || p->bins < 2 || p->bins > BB_CB_MAX_BINS || p->qmax < 1 || p->qmax > 127 ||
@@ -241,122 +240,186 @@ int bb_cb_build(const float *w, size_t count, const bb_cb_params *p, bb_cb_set *
                  p->group);
         return -1;
     }
-    size_t ngroups = count / (size_t)p->group, nz = 0;
-    int rc = -1, k = p->books, d = p->bins;
-    size_t *idx = malloc(sizeof(size_t) * (ngroups ? ngroups : 1));
-    double *hh = NULL, *mind = NULL, *centers = NULL, *best_centers = NULL, *fc = NULL, *fs = NULL;
-    double cc[BB_CB_MAX_BOOKS], best_cc[BB_CB_MAX_BOOKS], tmp[BB_CB_MAX_BINS] = {0};
-    uint16_t *bins = NULL;
-    int *assign = NULL;
-    size_t *cnt = NULL, *members = NULL;
-    if (!idx) goto oom;
+    return 0;
+}
+
+/* The builder's working memory: the nonzero groups, the phase-1 points and centers, and per
+ * cluster the fine histograms (count, sum) of phase 2. */
+typedef struct {
+    size_t *idx;               /* nonzero groups; the first ns are phase 1's sample */
+    size_t nz, ns;
+    uint16_t *bins;            /* ns × group */
+    double *hh, *mind;         /* ns */
+    int *assign;               /* ns */
+    double *centers, *best_centers; /* books × bins */
+    double best_cc[BB_CB_MAX_BOOKS];
+    size_t *cnt, *members;     /* books */
+    double *fc, *fs;           /* books × BB_CB_FINE_BINS */
+} cb_work;
+
+static void work_free(cb_work *wk)
+{
+    free(wk->idx); free(wk->bins); free(wk->hh); free(wk->mind); free(wk->assign); free(wk->centers);
+    free(wk->best_centers); free(wk->cnt); free(wk->members); free(wk->fc); free(wk->fs);
+}
+
+static int work_alloc(cb_work *wk, size_t ns, int group, int k, int d)
+{
+    wk->bins = malloc(sizeof(uint16_t) * ns * group);
+    wk->hh = malloc(sizeof(double) * ns);
+    wk->mind = malloc(sizeof(double) * ns);
+    wk->assign = malloc(sizeof(int) * ns);
+    wk->centers = malloc(sizeof(double) * k * d);
+    wk->best_centers = malloc(sizeof(double) * k * d);
+    wk->cnt = malloc(sizeof(size_t) * k);
+    wk->members = calloc(k, sizeof(size_t));
+    wk->fc = calloc((size_t)k * BB_CB_FINE_BINS, sizeof(double));
+    wk->fs = calloc((size_t)k * BB_CB_FINE_BINS, sizeof(double));
+    return wk->bins && wk->hh && wk->mind && wk->assign && wk->centers && wk->best_centers && wk->cnt &&
+                   wk->members && wk->fc && wk->fs ? 0 : -1;
+}
+
+/* The nonzero groups, and the sample phase 1 clusters: all of them, or max_groups drawn by a
+ * seeded partial Fisher-Yates shuffle. */
+static void select_groups(const float *w, size_t ngroups, const bb_cb_params *p, uint64_t *rng, cb_work *wk)
+{
+    wk->nz = 0;
     for (size_t g = 0; g < ngroups; g++)
-        if (group_amax(w + g * p->group, p->group) > 0) idx[nz++] = g;
-    if (!nz) {
-        snprintf(err, errlen, "codebook builder: all %zu groups are zero; nothing to cluster", ngroups);
-        goto done;
-    }
-    uint64_t rng = p->seed;
-    size_t ns = nz;
-    if (p->max_groups && nz > p->max_groups) { /* seeded sample: partial Fisher-Yates */
-        ns = p->max_groups;
-        for (size_t i = 0; i < ns; i++) {
-            size_t j = i + (size_t)(bb_cb_uniform(&rng) * (double)(nz - i));
-            size_t t = idx[i]; idx[i] = idx[j]; idx[j] = t;
+        if (group_amax(w + g * p->group, p->group) > 0) wk->idx[wk->nz++] = g;
+    wk->ns = wk->nz;
+    if (p->max_groups && wk->nz > p->max_groups) {
+        wk->ns = p->max_groups;
+        for (size_t i = 0; i < wk->ns; i++) {
+            size_t j = i + (size_t)(bb_cb_uniform(rng) * (double)(wk->nz - i));
+            size_t t = wk->idx[i]; wk->idx[i] = wk->idx[j]; wk->idx[j] = t;
         }
     }
-    bins = malloc(sizeof(uint16_t) * ns * p->group);
-    hh = malloc(sizeof(double) * ns);
-    mind = malloc(sizeof(double) * ns);
-    assign = malloc(sizeof(int) * ns);
-    centers = malloc(sizeof(double) * k * d);
-    best_centers = malloc(sizeof(double) * k * d);
-    cnt = malloc(sizeof(size_t) * k);
-    members = calloc(k, sizeof(size_t));
-    fc = calloc((size_t)k * BB_CB_FINE_BINS, sizeof(double));
-    fs = calloc((size_t)k * BB_CB_FINE_BINS, sizeof(double));
-    if (!bins || !hh || !mind || !assign || !centers || !best_centers || !cnt || !members || !fc || !fs) goto oom;
+}
 
-    /* phase 1: histograms of the scaled groups, k-means over the distributions */
-    for (size_t i = 0; i < ns; i++)
-        hh[i] = group_bins(w + idx[i] * p->group, p->group, d, bins + i * p->group, tmp);
-    hist_points P = {bins, hh, ns, p->group, d};
+/* Phase 1: histograms of the scaled groups, k-means over the distributions; the best of the
+ * restarts (least inertia) is kept in best_centers / best_cc. */
+static void phase1(const float *w, const bb_cb_params *p, uint64_t *rng, cb_work *wk)
+{
+    int k = p->books, d = p->bins;
+    double cc[BB_CB_MAX_BOOKS], tmp[BB_CB_MAX_BINS] = {0};
+    for (size_t i = 0; i < wk->ns; i++)
+        wk->hh[i] = group_bins(w + wk->idx[i] * p->group, p->group, d, wk->bins + i * p->group, tmp);
+    hist_points P = {wk->bins, wk->hh, wk->ns, p->group, d};
     double best = -1;
     for (int r = 0; r < p->restarts; r++) {
-        double inertia = kmeans(&P, k, p->iters, &rng, centers, cc, assign, mind, cnt);
+        double inertia = kmeans(&P, k, p->iters, rng, wk->centers, cc, wk->assign, wk->mind, wk->cnt);
         if (best < 0 || inertia < best) {
             best = inertia;
-            memcpy(best_centers, centers, sizeof(double) * k * d);
-            memcpy(best_cc, cc, sizeof(double) * k);
+            memcpy(wk->best_centers, wk->centers, sizeof(double) * k * d);
+            memcpy(wk->best_cc, cc, sizeof(double) * k);
         }
     }
+}
 
-    /* phase 2: every group joins its nearest distribution cluster; per cluster, 1-D k-means of
-     * the scaled values (exact bin sums in a fine histogram) */
-    uint16_t *gb = bins; /* reused: one group at a time */
-    for (size_t i = 0; i < nz; i++) {
-        const float *x = w + idx[i] * p->group;
+/* Phase 2, first half: every nonzero group joins its nearest distribution cluster, and its scaled
+ * values go into that cluster's fine histogram (exact bin sums). */
+static void phase2_histograms(const float *w, const bb_cb_params *p, cb_work *wk)
+{
+    int k = p->books, d = p->bins;
+    double tmp[BB_CB_MAX_BINS] = {0};
+    uint16_t *gb = wk->bins; /* reused: one group at a time */
+    for (size_t i = 0; i < wk->nz; i++) {
+        const float *x = w + wk->idx[i] * p->group;
         double h2 = group_bins(x, p->group, d, gb, tmp);
         hist_points one = {gb, &h2, 1, p->group, d};
-        int c = nearest_center(&one, 0, best_centers, best_cc, k, NULL);
-        members[c]++;
+        int c = nearest_center(&one, 0, wk->best_centers, wk->best_cc, k, NULL);
+        wk->members[c]++;
         double inv = 1.0 / group_amax(x, p->group);
         for (int j = 0; j < p->group; j++) {
             double v = x[j] * inv;
             int b = bin_of(v, BB_CB_FINE_BINS);
-            fc[(size_t)c * BB_CB_FINE_BINS + b] += 1;
-            fs[(size_t)c * BB_CB_FINE_BINS + b] += v;
+            wk->fc[(size_t)c * BB_CB_FINE_BINS + b] += 1;
+            wk->fs[(size_t)c * BB_CB_FINE_BINS + b] += v;
         }
     }
+}
+
+/* Phase 2, second half: cluster c's entries by 1-D k-means of its values; an empty cluster gets
+ * the codebook of all the values.  Returns 0, or -1 out of memory. */
+static int cluster_entries(const bb_cb_params *p, const cb_work *wk, int c, double *cent)
+{
+    int k = p->books;
+    if (wk->members[c])
+        return kmeans_1d(wk->fc + (size_t)c * BB_CB_FINE_BINS, wk->fs + (size_t)c * BB_CB_FINE_BINS,
+                         BB_CB_FINE_BINS, p->entries, p->iters, cent);
+    double *ac = calloc(BB_CB_FINE_BINS, sizeof(double)), *as = calloc(BB_CB_FINE_BINS, sizeof(double));
+    if (!ac || !as) { free(ac); free(as); return -1; }
+    for (int o = 0; o < k; o++)
+        for (int b = 0; b < BB_CB_FINE_BINS; b++) {
+            ac[b] += wk->fc[(size_t)o * BB_CB_FINE_BINS + b];
+            as[b] += wk->fs[(size_t)o * BB_CB_FINE_BINS + b];
+        }
+    int r1 = kmeans_1d(ac, as, BB_CB_FINE_BINS, p->entries, p->iters, cent);
+    free(ac); free(as);
+    return r1;
+}
+
+/* Book c: the float entries and their int8 codes on the ±qmax grid. */
+static void store_book(bb_cb_set *out, int c, const double *cent, double share, int qmax)
+{
+    out->share[c] = share;
+    for (int e = 0; e < out->entries; e++) {
+        out->value[c][e] = (float)cent[e];
+        double q = cent[e] * qmax;
+        int qi = (int)(q < 0 ? q - 0.5 : q + 0.5); /* round half away from zero */
+        out->q[c][e] = (int8_t)(qi > qmax ? qmax : (qi < -qmax ? -qmax : qi));
+    }
+}
+
+static void swap_books(bb_cb_set *s, int a, int b)
+{
+    float v[BB_CB_MAX_ENTRIES];
+    int8_t q[BB_CB_MAX_ENTRIES];
+    memcpy(v, s->value[a], sizeof v);
+    memcpy(q, s->q[a], sizeof q);
+    double share = s->share[a];
+    memcpy(s->value[a], s->value[b], sizeof v);
+    memcpy(s->q[a], s->q[b], sizeof q);
+    s->share[a] = s->share[b];
+    memcpy(s->value[b], v, sizeof v);
+    memcpy(s->q[b], q, sizeof q);
+    s->share[b] = share;
+}
+
+int bb_cb_build(const float *w, size_t count, const bb_cb_params *p, bb_cb_set *out, char *err,
+                size_t errlen)
+{
+    if (check_params(p, count, err, errlen)) return -1;
+    size_t ngroups = count / (size_t)p->group;
+    int rc = -1, k = p->books;
+    cb_work wk = {0};
+    uint64_t rng = p->seed;
+    wk.idx = malloc(sizeof(size_t) * (ngroups ? ngroups : 1));
+    if (!wk.idx) goto oom;
+    select_groups(w, ngroups, p, &rng, &wk);
+    if (!wk.nz) {
+        snprintf(err, errlen, "codebook builder: all %zu groups are zero; nothing to cluster", ngroups);
+        goto done;
+    }
+    if (work_alloc(&wk, wk.ns, p->group, k, p->bins)) goto oom;
+    phase1(w, p, &rng, &wk);
+    phase2_histograms(w, p, &wk);
     memset(out, 0, sizeof *out);
     out->books = k;
     out->entries = p->entries;
     out->qmax = p->qmax;
     for (int c = 0; c < k; c++) {
         double cent[BB_CB_MAX_ENTRIES];
-        if (!members[c]) { /* an empty cluster gets the codebook of all the values */
-            double *ac = calloc(BB_CB_FINE_BINS, sizeof(double)), *as = calloc(BB_CB_FINE_BINS, sizeof(double));
-            if (!ac || !as) { free(ac); free(as); goto oom; }
-            for (int o = 0; o < k; o++)
-                for (int b = 0; b < BB_CB_FINE_BINS; b++) {
-                    ac[b] += fc[(size_t)o * BB_CB_FINE_BINS + b];
-                    as[b] += fs[(size_t)o * BB_CB_FINE_BINS + b];
-                }
-            int r1 = kmeans_1d(ac, as, BB_CB_FINE_BINS, p->entries, p->iters, cent);
-            free(ac); free(as);
-            if (r1) goto oom;
-        } else {
-            if (kmeans_1d(fc + (size_t)c * BB_CB_FINE_BINS, fs + (size_t)c * BB_CB_FINE_BINS, BB_CB_FINE_BINS,
-                          p->entries, p->iters, cent))
-                goto oom;
-        }
-        out->share[c] = (double)members[c] / (double)nz;
-        for (int e = 0; e < p->entries; e++) {
-            out->value[c][e] = (float)cent[e];
-            double q = cent[e] * p->qmax;
-            int qi = (int)(q < 0 ? q - 0.5 : q + 0.5); /* round half away from zero */
-            out->q[c][e] = (int8_t)(qi > p->qmax ? p->qmax : (qi < -p->qmax ? -p->qmax : qi));
-        }
+        if (cluster_entries(p, &wk, c, cent)) goto oom;
+        store_book(out, c, cent, (double)wk.members[c] / (double)wk.nz, p->qmax);
     }
     for (int i = 1; i < k; i++) /* canonical order */
-        for (int j = i; j > 0 && book_less(out, j, j - 1); j--) {
-            bb_cb_set t;
-            memcpy(t.value[0], out->value[j], sizeof t.value[0]);
-            memcpy(t.q[0], out->q[j], sizeof t.q[0]);
-            t.share[0] = out->share[j];
-            memcpy(out->value[j], out->value[j - 1], sizeof t.value[0]);
-            memcpy(out->q[j], out->q[j - 1], sizeof t.q[0]);
-            out->share[j] = out->share[j - 1];
-            memcpy(out->value[j - 1], t.value[0], sizeof t.value[0]);
-            memcpy(out->q[j - 1], t.q[0], sizeof t.q[0]);
-            out->share[j - 1] = t.share[0];
-        }
+        for (int j = i; j > 0 && book_less(out, j, j - 1); j--) swap_books(out, j, j - 1);
     rc = 0;
     goto done;
 oom:
     snprintf(err, errlen, "codebook builder: out of memory for %zu groups", ngroups);
 done:
-    free(idx); free(bins); free(hh); free(mind); free(assign); free(centers); free(best_centers);
-    free(cnt); free(members); free(fc); free(fs);
+    work_free(&wk);
     return rc;
 }
