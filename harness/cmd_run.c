@@ -102,7 +102,64 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     }
 }
 
-int bb_cmd_run(int argc, char **argv)
+/* The command line of `bitbench run`. */
+typedef struct {
+    bb_overrides ov;
+    int *threads, nthreads;
+    char **only;
+    int nonly;
+    bool resume, quiet, dry;
+    const char *file, *size;
+    const char *meters; /* --meters papi,rapl: added to the file's meters */
+} run_args;
+
+static void run_args_free(run_args *a)
+{
+    free(a->threads);
+    for (int i = 0; i < a->nonly; i++) free(a->only[i]);
+    free(a->only);
+}
+
+/* One option; returns -1 to go on, else the exit status (2: a bad option, said on stderr). */
+static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
+{
+    switch (c) {
+    case 't':
+        free(a->threads);
+        a->threads = NULL;
+        return bb_parse_int_list("--threads", optarg, 1, mach->pus, &a->threads, &a->nthreads) ? 2 : -1;
+    case 'r': return bb_parse_int("--reps", optarg, 1, 10000000, &a->ov.reps) ? 2 : -1;
+    case 'T': return bb_parse_double("--min-time", optarg, 0, 3600, &a->ov.min_seconds) ? 2 : -1;
+    case 'o':
+        if (!*optarg) {
+            fprintf(stderr, "bitbench run: --out: empty directory name\n");
+            return 2;
+        }
+        a->ov.out = optarg;
+        return -1;
+    case 'O': return add_only(&a->only, &a->nonly, optarg) ? 2 : -1;
+    case 'M': a->meters = optarg; return -1;
+    case 'S':
+    case 'F':
+        if (a->size && strcmp(a->size, c == 'S' ? "smoke" : "full")) {
+            fprintf(stderr, "bitbench run: --smoke and --full exclude each other (one size per run)\n");
+            return 2;
+        }
+        a->size = c == 'S' ? "smoke" : "full";
+        return -1;
+    case 'R': a->resume = true; return -1;
+    case 'D': a->dry = true; return -1;
+    case 'q': a->quiet = true; return -1;
+    case 'h': usage(stdout); return 0;
+    default:
+        fprintf(stderr, "bitbench run: unknown or incomplete option '%s'\n", argv[optind - 1]);
+        usage(stderr);
+        return 2;
+    }
+}
+
+/* The options and the one experiment file; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a)
 {
     static const struct option opts[] = {
         {"threads", required_argument, 0, 't'}, {"reps", required_argument, 0, 'r'},
@@ -112,115 +169,95 @@ int bb_cmd_run(int argc, char **argv)
         {"meters", required_argument, 0, 'M'},  {"help", no_argument, 0, 'h'},
         {"smoke", no_argument, 0, 'S'},         {"full", no_argument, 0, 'F'},
         {0, 0, 0, 0}};
-    const char *meters_arg = NULL; /* --meters papi,rapl: added to the file's meters */
-    bb_machine mach;
-    bb_machine_detect(&mach);
-    bb_overrides ov = {.min_seconds = -1};
-    int *threads = NULL, nthreads = 0, status = 2;
-    char **only = NULL;
-    int nonly = 0;
-    bool resume = false, quiet = false, dry = false;
-    const char *file = NULL, *size = NULL;
-    bb_experiment ex = {0};
-    bb_plan plan = {0};
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            free(threads);
-            if (bb_parse_int_list("--threads", optarg, 1, mach.pus, &threads, &nthreads)) goto out;
-            break;
-        case 'r': if (bb_parse_int("--reps", optarg, 1, 10000000, &ov.reps)) goto out; break;
-        case 'T': if (bb_parse_double("--min-time", optarg, 0, 3600, &ov.min_seconds)) goto out; break;
-        case 'o':
-            if (!*optarg) {
-                fprintf(stderr, "bitbench run: --out: empty directory name\n");
-                goto out;
-            }
-            ov.out = optarg;
-            break;
-        case 'O':
-            if (add_only(&only, &nonly, optarg)) goto out;
-            break;
-        case 'M':
-            meters_arg = optarg;
-            break;
-        case 'S':
-        case 'F':
-            if (size && strcmp(size, c == 'S' ? "smoke" : "full")) {
-                fprintf(stderr, "bitbench run: --smoke and --full exclude each other (one size per run)\n");
-                goto out;
-            }
-            size = c == 'S' ? "smoke" : "full";
-            break;
-        case 'R': resume = true; break;
-        case 'D': dry = true; break;
-        case 'q': quiet = true; break;
-        case 'h': usage(stdout); status = 0; goto out;
-        default:
-            fprintf(stderr, "bitbench run: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            goto out;
-        }
+        int rc = parse_option(c, argv, mach, a);
+        if (rc >= 0) return rc;
     }
     if (optind >= argc) {
         fprintf(stderr, "bitbench run: which experiment? give a FILE.lua (see experiments/)\n");
         usage(stderr);
-        goto out;
+        return 2;
     }
     if (optind + 1 < argc) {
         fprintf(stderr, "bitbench run: unexpected argument '%s' (one experiment file per run)\n", argv[optind + 1]);
-        goto out;
+        return 2;
     }
-    file = argv[optind];
-    char err[4096];
-    if (bb_experiment_load_sized(file, &mach, size, &ex, err, sizeof err)) {
-        fprintf(stderr, "bitbench run: %s\n", err);
-        goto out;
-    }
-    if (meters_arg) {
-        char list[512], names[256];
-        snprintf(list, sizeof list, "%s", meters_arg);
-        for (char *save = NULL, *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-            if (!bb_meter_type_by_name(m)) {
-                bb_meter_type_names(names, sizeof names);
-                fprintf(stderr, "bitbench run: --meters: unknown meter '%s'; valid meters: %s\n", m, names);
-                goto out;
-            }
-            int dup = 0;
-            for (int j = 0; j < ex.nmeters && !dup; j++) dup = strcmp(ex.meters[j], m) == 0;
-            if (dup) continue;
-            void *grown = realloc(ex.meters, sizeof *ex.meters * (size_t)(ex.nmeters + 1));
-            if (!grown) goto out;
-            ex.meters = grown;
-            snprintf(ex.meters[ex.nmeters++], sizeof ex.meters[0], "%s", m);
+    a->file = argv[optind];
+    a->ov.threads = a->threads;
+    a->ov.nthreads = a->nthreads;
+    a->ov.only = (const char *const *)a->only;
+    a->ov.nonly = a->nonly;
+    return -1;
+}
+
+/* --meters M[,M..]: each added to the file's meters once.  Returns 0, or -1 after saying why. */
+static int add_meters(bb_experiment *ex, const char *arg)
+{
+    char list[512], names[256];
+    snprintf(list, sizeof list, "%s", arg);
+    for (char *save = NULL, *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+        if (!bb_meter_type_by_name(m)) {
+            bb_meter_type_names(names, sizeof names);
+            fprintf(stderr, "bitbench run: --meters: unknown meter '%s'; valid meters: %s\n", m, names);
+            return -1;
         }
+        int dup = 0;
+        for (int j = 0; j < ex->nmeters && !dup; j++) dup = strcmp(ex->meters[j], m) == 0;
+        if (dup) continue;
+        void *grown = realloc(ex->meters, sizeof *ex->meters * (size_t)(ex->nmeters + 1));
+        if (!grown) return -1;
+        ex->meters = grown;
+        snprintf(ex->meters[ex->nmeters++], sizeof ex->meters[0], "%s", m);
     }
-    ov.threads = threads;
-    ov.nthreads = nthreads;
-    ov.only = (const char *const *)only;
-    ov.nonly = nonly;
-    if (bb_experiment_override(&ex, &ov, &mach, err, sizeof err)) {
+    return 0;
+}
+
+/* Load the file, apply the overrides and plan it; notes and skipped points on stderr.  Returns 0,
+ * or -1 after saying why. */
+static int load_and_plan(const run_args *a, const bb_machine *mach, bb_experiment *ex, bb_plan *plan)
+{
+    char err[4096];
+    if (bb_experiment_load_sized(a->file, mach, a->size, ex, err, sizeof err)) {
         fprintf(stderr, "bitbench run: %s\n", err);
-        goto out;
+        return -1;
     }
-    if (!quiet)
-        for (int i = 0; i < ex.nwarnings; i++) fprintf(stderr, "bitbench run: note: %s\n", ex.warnings[i]);
-    int prc = bb_plan_build(&ex, &mach, &plan, err, sizeof err);
-    if (!quiet || prc)
-        for (int i = 0; i < plan.nskipped; i++) fprintf(stderr, "bitbench run: %s\n", plan.skipped[i]);
+    if (a->meters && add_meters(ex, a->meters)) return -1;
+    if (bb_experiment_override(ex, &a->ov, mach, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        return -1;
+    }
+    if (!a->quiet)
+        for (int i = 0; i < ex->nwarnings; i++) fprintf(stderr, "bitbench run: note: %s\n", ex->warnings[i]);
+    int prc = bb_plan_build(ex, mach, plan, err, sizeof err);
+    if (!a->quiet || prc)
+        for (int i = 0; i < plan->nskipped; i++) fprintf(stderr, "bitbench run: %s\n", plan->skipped[i]);
     if (prc) {
         fprintf(stderr, "bitbench run: %s\n", err);
-        goto out;
+        return -1;
     }
-    if (dry) {
+    return 0;
+}
+
+int bb_cmd_run(int argc, char **argv)
+{
+    bb_machine mach;
+    bb_machine_detect(&mach);
+    run_args a = {.ov = {.min_seconds = -1}};
+    bb_experiment ex = {0};
+    bb_plan plan = {0};
+    int status = parse_args(argc, argv, &mach, &a);
+    if (status >= 0) goto out;
+    status = 2;
+    if (load_and_plan(&a, &mach, &ex, &plan)) goto out;
+    if (a.dry) {
         print_plan(&ex, &plan);
         status = 0;
         goto out;
     }
-    bb_run_options ro = {.argc = argc, .argv = argv, .resume = resume, .quiet = quiet};
+    bb_run_options ro = {.resume = a.resume, .quiet = a.quiet};
     /* argv here starts at "run"; record the whole command line from the program name */
     ro.argc = argc + 1;
     ro.argv = argv - 1;
@@ -228,12 +265,10 @@ int bb_cmd_run(int argc, char **argv)
     ro.run_dir = run_dir;
     ro.run_dir_len = sizeof run_dir;
     status = bb_sweep_run(&ex, &plan, &mach, &ro);
-    if (run_dir[0] && status < 128) finish_run(&ex, &mach, run_dir, quiet);
+    if (run_dir[0] && status < 128) finish_run(&ex, &mach, run_dir, a.quiet);
 out:
     bb_plan_free(&plan);
     bb_experiment_free(&ex);
-    free(threads);
-    for (int i = 0; i < nonly; i++) free(only[i]);
-    free(only);
+    run_args_free(&a);
     return status;
 }
