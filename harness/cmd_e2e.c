@@ -18,7 +18,39 @@ static void usage(FILE *f)
                "                    [--gen G] [--reps R] [--kv f32|f16] [--distinct-layers L] [--seed S] [--csv]\n");
 }
 
-int bb_cmd_e2e(int argc, char **argv)
+/* One option into spec (model, threads and --csv aside); returns -1 to go on, else the exit status. */
+static int parse_option(int c, char **argv, const bb_machine *mach, bb_e2e_spec *spec, const char **model,
+                        int *threads, int *csv)
+{
+    switch (c) {
+    case 'm': *model = optarg; return -1;
+    case 'K': spec->kernel = optarg; return -1;
+    case 'O': spec->out_kernel = optarg; return -1;
+    case 't': return bb_parse_int("--threads", optarg, 1, mach->pus, threads) ? 2 : -1;
+    case 'p': return bb_parse_int("--prompt", optarg, 0, 1 << 16, &spec->prompt_len) ? 2 : -1;
+    case 'g': return bb_parse_int("--gen", optarg, 0, 1 << 16, &spec->gen_len) ? 2 : -1;
+    case 'r': return bb_parse_int("--reps", optarg, 1, 10000, &spec->reps) ? 2 : -1;
+    case 'L': return bb_parse_int("--distinct-layers", optarg, 0, 1 << 16, &spec->distinct_layers) ? 2 : -1;
+    case 's': return bb_parse_u64("--seed", optarg, &spec->seed) ? 2 : -1;
+    case 'v':
+        if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
+            fprintf(stderr, "bitbench e2e: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);
+            return 2;
+        }
+        spec->kv_f16 = !strcmp(optarg, "f16");
+        return -1;
+    case 'C': *csv = 1; return -1;
+    case 'h': usage(stdout); return 0;
+    default:
+        fprintf(stderr, "bitbench e2e: unknown or incomplete option '%s'\n", argv[optind - 1]);
+        usage(stderr);
+        return 2;
+    }
+}
+
+/* The options into spec and the model's config; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const bb_machine *mach, bb_e2e_spec *spec, bb_model_config *cfg,
+                      int *threads, int *csv)
 {
     static const struct option opts[] = {
         {"model", required_argument, 0, 'm'}, {"kernel", required_argument, 0, 'K'},
@@ -27,97 +59,96 @@ int bb_cmd_e2e(int argc, char **argv)
         {"reps", required_argument, 0, 'r'}, {"kv", required_argument, 0, 'v'},
         {"distinct-layers", required_argument, 0, 'L'}, {"seed", required_argument, 0, 's'},
         {"csv", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    bb_machine mach;
-    bb_machine_detect(&mach);
     const char *model = NULL;
-    bb_e2e_spec spec = {.kernel = NULL, .prompt_len = 32, .gen_len = 16, .reps = 3, .distinct_layers = 2, .seed = 1};
-    int threads = 1, csv = 0;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm': model = optarg; break;
-        case 'K': spec.kernel = optarg; break;
-        case 'O': spec.out_kernel = optarg; break;
-        case 't': if (bb_parse_int("--threads", optarg, 1, mach.pus, &threads)) return 2; break;
-        case 'p': if (bb_parse_int("--prompt", optarg, 0, 1 << 16, &spec.prompt_len)) return 2; break;
-        case 'g': if (bb_parse_int("--gen", optarg, 0, 1 << 16, &spec.gen_len)) return 2; break;
-        case 'r': if (bb_parse_int("--reps", optarg, 1, 10000, &spec.reps)) return 2; break;
-        case 'L': if (bb_parse_int("--distinct-layers", optarg, 0, 1 << 16, &spec.distinct_layers)) return 2; break;
-        case 's': if (bb_parse_u64("--seed", optarg, &spec.seed)) return 2; break;
-        case 'v':
-            if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
-                fprintf(stderr, "bitbench e2e: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);
-                return 2;
-            }
-            spec.kv_f16 = !strcmp(optarg, "f16");
-            break;
-        case 'C': csv = 1; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "bitbench e2e: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return 2;
-        }
+        int rc = parse_option(c, argv, mach, spec, &model, threads, csv);
+        if (rc >= 0) return rc;
     }
-    if (!model || !spec.kernel) {
+    if (!model || !spec->kernel) {
         fprintf(stderr, "bitbench e2e: --model and --kernel are required\n");
         usage(stderr);
         return 2;
     }
-    if (spec.prompt_len + spec.gen_len < 1) {
+    if (spec->prompt_len + spec->gen_len < 1) {
         fprintf(stderr, "bitbench e2e: --prompt and --gen are both 0: nothing to measure\n");
         return 2;
     }
     char err[1536];
-    bb_model_config cfg;
-    if (bb_model_config_resolve(model, &cfg, err, sizeof err)) {
+    if (bb_model_config_resolve(model, cfg, err, sizeof err)) {
         fprintf(stderr, "bitbench e2e: %s\n", err);
         return 2;
     }
-    spec.model = &cfg;
+    spec->model = cfg;
+    return -1;
+}
+
+static void print_csv(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads)
+{
+    printf("model,kernel,threads,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,"
+           "weight_bytes_per_token,weight_pad_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
+           "tg_of_read,footprint_bytes\n");
+    printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu\n", spec->model->name,
+           spec->kernel, threads, spec->prompt_len, spec->gen_len, spec->reps, r->pp_tps_median, r->tg_tps_median,
+           r->tg_tps_min, r->tg_tps_max, r->tg_ms_per_token, r->matmul_share, r->weight_bytes_per_token,
+           r->weight_pad_bytes_per_token, r->tg_gbps, r->read_tps_median, r->read_tps_max, r->read_gbps,
+           r->tg_of_read, r->footprint);
+}
+
+static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads)
+{
+    const bb_model_config *cfg = spec->model;
+    /* the process's peak resident set, measured, beside the engine's own count */
+    struct rusage ru;
+    double peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1048576.0 : 0; /* KiB on Linux */
+    printf("%s  kernel %s  threads %d  (built in %.1f s, %.2f GiB in memory, peak RSS %.2f GiB)\n", cfg->name,
+           spec->kernel, threads, r->build_seconds, r->footprint / 1073741824.0, peak);
+    if (cfg->path[0]) /* what became of the file's tensors, one kind per line */
+        for (const char *l = r->conversions; *l;) {
+            const char *end = strchr(l, '\n');
+            int len = end ? (int)(end - l) : (int)strlen(l);
+            printf("  weights  %.*s\n", len, l);
+            l += len + (end ? 1 : 0);
+        }
+    if (spec->prompt_len)
+        printf("  pp%-5d %8.2f tok/s  (min %.2f, max %.2f)\n", spec->prompt_len, r->pp_tps_median, r->pp_tps_min,
+               r->pp_tps_max);
+    if (spec->gen_len)
+        printf("  tg%-5d %8.2f tok/s  (min %.2f, max %.2f)  %.2f ms/token, %.1f%% in linear layers\n"
+               "          %.1f MB of weights per token (%.3f MB of it padding) -> %.2f GB/s (derived)\n"
+               "  read     %8.2f tok/s  (max %.2f)  the same weights read alone by the same threads, %.2f GB/s;\n"
+               "           tg is %.0f%% of it (median over median; best over best %.0f%%)\n",
+               spec->gen_len, r->tg_tps_median, r->tg_tps_min, r->tg_tps_max, r->tg_ms_per_token,
+               100 * r->matmul_share, r->weight_bytes_per_token / 1e6, r->weight_pad_bytes_per_token / 1e6,
+               r->tg_gbps, r->read_tps_median, r->read_tps_max, r->read_gbps, 100 * r->tg_of_read,
+               100 * r->tg_tps_max / r->read_tps_max);
+}
+
+int bb_cmd_e2e(int argc, char **argv)
+{
+    bb_machine mach;
+    bb_machine_detect(&mach);
+    bb_model_config cfg;
+    bb_e2e_spec spec = {.kernel = NULL, .prompt_len = 32, .gen_len = 16, .reps = 3, .distinct_layers = 2, .seed = 1};
+    int threads = 1, csv = 0;
+    int rc = parse_args(argc, argv, &mach, &spec, &cfg, &threads, &csv);
+    if (rc >= 0) return rc;
+    char err[1536];
     bb_pool *pool = bb_pool_create(threads, err, sizeof err);
     if (!pool) {
         fprintf(stderr, "bitbench e2e: %s\n", err);
         return 1;
     }
     bb_e2e_result r;
-    int rc = bb_e2e_bench(pool, &spec, &r, err, sizeof err);
+    rc = bb_e2e_bench(pool, &spec, &r, err, sizeof err);
     bb_pool_destroy(pool);
     if (rc) {
         fprintf(stderr, "bitbench e2e: %s\n", err);
         return 1;
     }
-    if (csv) {
-        printf("model,kernel,threads,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,weight_pad_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes\n");
-        printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu\n", cfg.name,
-               spec.kernel, threads, spec.prompt_len, spec.gen_len, spec.reps, r.pp_tps_median, r.tg_tps_median,
-               r.tg_tps_min, r.tg_tps_max, r.tg_ms_per_token, r.matmul_share, r.weight_bytes_per_token,
-               r.weight_pad_bytes_per_token, r.tg_gbps, r.read_tps_median, r.read_tps_max, r.read_gbps, r.tg_of_read,
-               r.footprint);
-    } else {
-        /* the process's peak resident set, measured, beside the engine's own count */
-        struct rusage ru;
-        double peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1048576.0 : 0; /* KiB on Linux */
-        printf("%s  kernel %s  threads %d  (built in %.1f s, %.2f GiB in memory, peak RSS %.2f GiB)\n", cfg.name,
-               spec.kernel, threads, r.build_seconds, r.footprint / 1073741824.0, peak);
-        if (cfg.path[0]) /* what became of the file's tensors, one kind per line */
-            for (const char *l = r.conversions; *l;) {
-                const char *end = strchr(l, '\n');
-                int len = end ? (int)(end - l) : (int)strlen(l);
-                printf("  weights  %.*s\n", len, l);
-                l += len + (end ? 1 : 0);
-            }
-        if (spec.prompt_len) printf("  pp%-5d %8.2f tok/s  (min %.2f, max %.2f)\n", spec.prompt_len, r.pp_tps_median, r.pp_tps_min, r.pp_tps_max);
-        if (spec.gen_len)
-            printf("  tg%-5d %8.2f tok/s  (min %.2f, max %.2f)  %.2f ms/token, %.1f%% in linear layers\n"
-                   "          %.1f MB of weights per token (%.3f MB of it padding) -> %.2f GB/s (derived)\n"
-                   "  read     %8.2f tok/s  (max %.2f)  the same weights read alone by the same threads, %.2f GB/s;\n"
-                   "           tg is %.0f%% of it (median over median; best over best %.0f%%)\n",
-                   spec.gen_len, r.tg_tps_median, r.tg_tps_min, r.tg_tps_max, r.tg_ms_per_token, 100 * r.matmul_share,
-                   r.weight_bytes_per_token / 1e6, r.weight_pad_bytes_per_token / 1e6, r.tg_gbps, r.read_tps_median, r.read_tps_max, r.read_gbps,
-                   100 * r.tg_of_read, 100 * r.tg_tps_max / r.read_tps_max);
-    }
+    if (csv) print_csv(&spec, &r, threads);
+    else print_text(&spec, &r, threads);
     return 0;
 }
