@@ -101,6 +101,13 @@ static int run_export(const char *model, const char *out, const bb_gguf_export_o
             fprintf(stderr, "bitbench export: %s\n", err);
         } else {
             print_report(out, &rep);
+            /* llama.cpp's "bitnet" graph (through at least c392e5094) and bitnet.cpp's paper-era fork
+             * (406a5036) hard-code a SiLU-gated FFN and read no activation key; only later bitnet.cpp
+             * has an architecture ("bitnet-b1.58") with squared ReLU. */
+            if (d.style == BB_STYLE_BITNET && d.ffn_act == BB_FFN_RELU2)
+                printf("note: squared-ReLU FFN (bitnet.hidden_activation = relu2): llama.cpp's and bitnet.cpp's "
+                       "(c82b5e6) \"bitnet\" architecture ignores it and runs SiLU, i.e. another model of the same "
+                       "shapes and work\n");
             rc = 0;
         }
     }

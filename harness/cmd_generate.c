@@ -103,8 +103,8 @@ int bb_cmd_generate(int argc, char **argv)
                 bb_tokenizer_vocab_size(tok), d->vocab_size);
         goto done;
     }
-    ids = malloc(sizeof(int) * ((size_t)strlen(prompt) + 4 + (size_t)steps));
-    int np = ids ? bb_tokenizer_encode(tok, prompt, ids, (int)strlen(prompt) + 3, err, sizeof err) : -1;
+    ids = malloc(sizeof(int) * ((size_t)bb_tokenizer_cap(strlen(prompt)) + 1 + (size_t)steps));
+    int np = ids ? bb_tokenizer_encode(tok, prompt, ids, bb_tokenizer_cap(strlen(prompt)), err, sizeof err) : -1;
     if (np < 0) {
         fprintf(stderr, "bitbench generate: %s\n", ids ? err : "out of memory");
         goto done;

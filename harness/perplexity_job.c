@@ -58,8 +58,8 @@ typedef struct {
 static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
                     char *err, size_t errlen)
 {
-    if (!(m->tokens = malloc(sizeof(int) * (len + 3)))) {
-        snprintf(err, errlen, "out of memory for %zu tokens", len + 3);
+    if (!(m->tokens = malloc(sizeof(int) * (size_t)bb_tokenizer_cap(len)))) {
+        snprintf(err, errlen, "out of memory for %d tokens", bb_tokenizer_cap(len));
         return -1;
     }
     if (bb_model_source_format(m->src) == BB_MODEL_FROM_CONFIG && !job->tokenizer) {
@@ -81,7 +81,7 @@ static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_mod
         return -1;
     }
     double t0 = bb_now();
-    m->n_tokens = bb_tokenizer_encode(tok, text, m->tokens, (int)len + 3, e, sizeof e);
+    m->n_tokens = bb_tokenizer_encode(tok, text, m->tokens, bb_tokenizer_cap(len), e, sizeof e);
     out->tokenize_seconds = bb_now() - t0;
     snprintf(out->tokenization, sizeof out->tokenization, "%s", bb_tokenizer_describe(tok));
     bb_tokenizer_free(tok);

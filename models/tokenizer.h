@@ -39,8 +39,13 @@ void bb_tokenizer_free(bb_tokenizer *t);
 
 /* Encodes text with the tokenizer's own BOS/EOS flags, special-token text taken literally.
  * Returns the number of tokens written to out, or -1 with a message when they do not fit in cap;
- * cap = strlen(text) + 3 suffices for a vocabulary that has a token for every byte (and "▁"). */
+ * cap = bb_tokenizer_cap(strlen(text)) always suffices. */
 int bb_tokenizer_encode(const bb_tokenizer *t, const char *text, int *out, int cap, char *err, size_t errlen);
+/* Tokens a text of len bytes can become at most: every byte one token (byte fallback), except a
+ * space, which SentencePiece-style vocabularies write as "▁" (3 bytes: 3 byte tokens where the
+ * vocabulary has no "▁", as bitbench export's byte-level one), plus the dummy-prefix "▁", BOS and
+ * EOS. */
+static inline int bb_tokenizer_cap(size_t len) { return (int)(3 * len + 5); }
 /* The general form: add_special adds BOS/EOS as the flags say (llama.cpp's add_special);
  * parse_special turns the text of control tokens (e.g. "<|begin_of_text|>") into those tokens.
  * User-defined tokens are always matched whole, as llama.cpp does. */

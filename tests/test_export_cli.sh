@@ -28,11 +28,20 @@ return { name = "tiny-bitnet", style = "bitnet", dim = 256, ffn_dim = 512, n_lay
          n_kv_heads = 2, vocab_size = 300, ffn_act = "relu2", tied_embedding = true, source = "test" }
 LUA
 out=$(BITBENCH_MODELS="$tmp/models" "$BB" export --model tiny-bitnet --type i2_s --seed 3 --ctx 512 -o "$tmp/b.gguf" 2>&1); rc=$?
-if [ "$rc" -eq 0 ] && has "$out" "I2_S +14 tensors" && has "$out" "F16 +1 tensors" && has "$out" "F32 +9 tensors"; then ok
+if [ "$rc" -eq 0 ] && has "$out" "I2_S +14 tensors" && has "$out" "F16 +1 tensors" && has "$out" "F32 +9 tensors" &&
+   has "$out" "note: squared-ReLU FFN \(bitnet.hidden_activation = relu2\): .* runs SiLU"; then ok
 else bad "export tiny-bitnet i2_s -> rc=$rc: $out"; fi
 out=$("$BB" gguf "$tmp/b.gguf" 2>&1)
 if has "$out" "general.architecture +STRING +'bitnet'" && has "$out" "bitnet.context_length +UINT32 +512" &&
    has "$out" "general.file_type +UINT32 +40" && has "$out" "bitnet.hidden_activation +STRING +'relu2'"; then ok; else bad "gguf of the bitnet export: $out"; fi
+
+# the byte-level vocabulary has no "▁": each space of a text is 3 byte tokens, which perplexity and
+# generate must have room for
+printf 'the quick brown fox jumps over the lazy dog %.0s' 1 2 3 4 5 6 > "$tmp/spaces.txt"
+out=$("$BB" perplexity --model "$tmp/b.gguf" --file "$tmp/spaces.txt" --ctx 64 --chunks 1 --kernel i2_s 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && has "$out" "Final estimate: PPL = "; then ok; else bad "perplexity on a text with spaces: rc=$rc: $out"; fi
+out=$("$BB" generate --model "$tmp/b.gguf" --kernel i2_s --prompt "a b c d e f" --steps 40 2>&1); rc=$?
+if [ "$rc" -eq 0 ]; then ok; else bad "generate with spaces: rc=$rc: $out"; fi
 
 # expect_one_line pattern args...: exit 1 or 2, one line on stderr matching pattern, no output file
 expect_one_line() {
