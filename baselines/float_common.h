@@ -22,10 +22,9 @@
  * 16 activation rows pass over the same K-block of the R weight rows (8 KiB of each activation
  * row: the weight chunk stays in L1, the activation chunk, 16 x 8 KiB, in L2), so every weight
  * byte comes from memory once for 16 activation rows.  Accumulators are parked in a small buffer
- * between K-blocks (bit-exact).  Measured on Emerald Rapids at M=128 K=2560 N=16 (cpu time):
- * 1 KiB K-blocks, which keep the activation chunk in L1 too, were ~30% slower than 8 KiB ones
- * (parking costs more than the L2 loads it saves); 4x4 and 6x4 AVX-512 tiles are equal, 8x3
- * slower; 4x2 and 3x3 AVX2 tiles are equal.
+ * between K-blocks (bit-exact).  Smaller K-blocks that keep the activation chunk in L1 too
+ * were slower (parking costs more than the L2 loads it saves); the tile shapes were chosen among
+ * equally fast ones (measurements in README.md, "End-to-end").
  * Every accumulator sees the same sequence of operations whatever the tile, block or row slice it
  * falls in, so any split of M gives the same bits.
  * N = 1 uses a taller single-column tile (memory-bound GEMV: more independent rows in flight). */
@@ -115,11 +114,8 @@ static inline void bb_fl_matmul_ref(int mode, const void *w, const void *act, fl
  * each per step, so the tile as a whole looks BB_PREFETCH_BYTES ahead (the distance the integer
  * kernels use, kernels/common/prefetch.h) when each row prefetches BB_PREFETCH_BYTES / NR ahead of
  * itself - wrapping, near its end, to the same row of the next tile rather than into row r + 1,
- * which the tile is already reading.  f16, 2 threads, from DRAM, kernel time over the time of a
- * plain read of the same bytes (bitbench gemm --read, median of 5-6 alternating runs): the
- * 32002x1536 classifier 1.35 (1 KiB per row, no wrap: rows 1-7 of every tile started cold) ->
- * 1.13-1.15 (512 B with the wrap; 256 B 1.20, 1 KiB 1.14-1.18, 2 KiB 1.20); 8640x3200 1.22 ->
- * 1.11; f32 6912x2560 1.06 -> 1.04. */
+ * which the tile is already reading (without the wrap rows 1-7 of every tile started cold; the
+ * measured distances are in README.md, "End-to-end"). */
 #define BB_FL_NBLOCK 16 /* activation rows per column block (a multiple of every tile width) */
 
 typedef struct {

@@ -9,7 +9,7 @@
  * fp16 scales of 8 blocks are gathered by one vpermt2w and converted together, then multiplied
  * by the prepared float activation scales.  Up to 4 activation columns share each decoded pair;
  * every weight line is prefetched 4 KiB ahead.  (One block per 256-bit vpdpbusd, as q4_0 does,
- * measured 5-10% slower here.) */
+ * measured slower here.) */
 #include <immintrin.h>
 
 #include "../common/act_quant.h"

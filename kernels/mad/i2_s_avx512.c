@@ -10,9 +10,8 @@
  * lane-wise by an arithmetic shift; four rows are then summed by one transposed reduction and
  * dequantized together (a vector division is the same IEEE division per lane as bb_i8_dequant's).
  * Rows are read one after the other, so a thread's weights are one forward stream: from DRAM
- * that streams better than interleaving the four rows (a standalone harness, 1 GB of i2_s rows,
- * best of 12 passes against a plain read of the same bytes: 0.70-0.79 vs 0.61-0.76; eight
- * interleaved rows 0.39-0.70), while in cache it is ~10 % slower.
+ * that streams better than interleaving the four rows, though in cache it is slower (figures in
+ * README.md, "End-to-end").
  * Exactness: each lane gains at most 4*128*127 per block, |acc| <= 65024*K/128 < 2^31 for
  * K <= 2^18 (shape_error enforces it). */
 #include <immintrin.h>
@@ -29,9 +28,8 @@ typedef struct {
 
 /* acc += codes (u8) . act (s8) with the activations as the memory operand.  Written as one
  * instruction because GCC 12 compiles _mm512_dpbusd_epi32 in this loop with two register copies
- * per accumulator and iteration (25 instead of 16 instructions per 64 weight bytes), and from
- * DRAM fewer instructions per line stream better (same harness, K=4096: 0.62-0.65 -> 0.66-0.72
- * of a plain read; `bitbench gemm --read` measures the same ratio). */
+ * per accumulator and iteration, and from DRAM fewer instructions per line stream better
+ * (`bitbench gemm --read` measures the ratio to a plain read; figures in README.md). */
 static inline __m512i dpbusd(__m512i acc, __m512i codes, const int8_t *act)
 {
     __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(codes), "m"(*(const __m512i *)act));
