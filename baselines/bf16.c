@@ -43,9 +43,11 @@ const bb_kernel bb_kernel_bf16 = {
     .prepare = bf16_prepare,
     .variants = {
         {"scalar", 0, bf16_matmul_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_bf16_matmul_avx2, bb_bf16_prepare_avx2},
         /* vdpbf16ps before the FMA variant: measured no faster here, see bf16.h */
         {"avx512bf16", BB_ISA_AVX512BF16, bb_bf16_matmul_avx512bf16, bb_bf16_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_bf16_matmul_avx512, bb_bf16_prepare_avx2},
+#endif
     },
 };

@@ -43,7 +43,9 @@ const bb_kernel bb_kernel_f16 = {
     .prepare = f16_prepare,
     .variants = {
         {"scalar", 0, f16_matmul_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_f16_matmul_avx2, bb_f16_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_f16_matmul_avx512, bb_f16_prepare_avx2},
+#endif
     },
 };

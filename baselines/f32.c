@@ -43,7 +43,9 @@ const bb_kernel bb_kernel_f32 = {
     .prepare = bb_f32_prepare,
     .variants = {
         {"scalar", 0, bb_f32_matmul_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_f32_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_f32_matmul_avx512, NULL},
+#endif
     },
 };

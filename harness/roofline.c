@@ -14,6 +14,14 @@
 #include "support/rng.h"
 #include "support/timer.h"
 
+/* The instruction peaks are x86 instructions (roofline_simd.c); a build for another architecture
+ * names them and reports them unavailable ("CPU lacks avx512f"). */
+#if defined(__x86_64__)
+#define X86_PEAK(fn) fn
+#else
+#define X86_PEAK(fn) NULL
+#endif
+
 const char *const bb_roof_level_names[BB_ROOF_LEVELS] = {"L1", "L2", "L3", "DRAM"};
 
 /* ---- read bandwidth ---- */
@@ -292,12 +300,12 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
         double ops;
     } peaks[BB_ROOF_NPEAK] = {
         /* ops per instruction: 64 u8 x s8 products summed in 16 int32 lanes = 64 multiply-adds */
-        {"vpdpbusd", {"avx512f", "avx512bw", "avx512vnni"}, bb_roof_vpdpbusd, 128},
-        {"vpmaddubsw", {"avx512f", "avx512bw", NULL}, bb_roof_vpmaddubsw, 96}, /* 64 mul + 32 add */
-        {"vpshufb", {"avx512f", "avx512bw", NULL}, bb_roof_vpshufb, 64},       /* 64 byte lookups */
-        {"vpermb", {"avx512f", "avx512bw", "avx512vbmi"}, bb_roof_vpermb, 64},
-        {"fma_fp32", {"avx512f", NULL, NULL}, bb_roof_fma, 32},                /* 16 lanes x 2 */
-        {"vdpbf16ps", {"avx512f", "avx512bw", "avx512bf16"}, bb_roof_bf16dot, 64}, /* 32 bf16 MACs */
+        {"vpdpbusd", {"avx512f", "avx512bw", "avx512vnni"}, X86_PEAK(bb_roof_vpdpbusd), 128},
+        {"vpmaddubsw", {"avx512f", "avx512bw", NULL}, X86_PEAK(bb_roof_vpmaddubsw), 96}, /* 64 mul + 32 add */
+        {"vpshufb", {"avx512f", "avx512bw", NULL}, X86_PEAK(bb_roof_vpshufb), 64},       /* 64 byte lookups */
+        {"vpermb", {"avx512f", "avx512bw", "avx512vbmi"}, X86_PEAK(bb_roof_vpermb), 64},
+        {"fma_fp32", {"avx512f", NULL, NULL}, X86_PEAK(bb_roof_fma), 32},                /* 16 lanes x 2 */
+        {"vdpbf16ps", {"avx512f", "avx512bw", "avx512bf16"}, X86_PEAK(bb_roof_bf16dot), 64}, /* 32 bf16 MACs */
     };
     char perr[128];
     bb_pool *p1 = bb_pool_create(1, perr, sizeof perr), *pt = bb_pool_create(maxthreads, perr, sizeof perr);
@@ -314,12 +322,16 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
         for (int f = 0; f < 3 && peaks[i].feature[f]; f++) {
             /* __builtin_cpu_supports needs a literal: compare the known names */
             const char *ft = peaks[i].feature[f];
+#if defined(__x86_64__)
             bool ok = !strcmp(ft, "avx512f")      ? __builtin_cpu_supports("avx512f")
                       : !strcmp(ft, "avx512bw")   ? __builtin_cpu_supports("avx512bw")
                       : !strcmp(ft, "avx512vnni") ? __builtin_cpu_supports("avx512vnni")
                       : !strcmp(ft, "avx512vbmi") ? __builtin_cpu_supports("avx512vbmi")
                       : !strcmp(ft, "avx512bf16") ? __builtin_cpu_supports("avx512bf16")
                                                   : false;
+#else
+            bool ok = false; /* x86 features: no other architecture has them */
+#endif
             if (!ok) {
                 pk->available = false;
                 snprintf(pk->reason, sizeof pk->reason, "CPU lacks %s", ft);

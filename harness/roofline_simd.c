@@ -4,13 +4,16 @@
  * at the instruction's issue throughput.  The files are compiled without ISA flags (harness/),
  * so each function carries its own target attribute and is only called when the CPU has it
  * (roofline.c checks).  Each returns the number of instructions of the measured kind executed and
- * stores the accumulators to a sink so nothing is removed. */
-#include <immintrin.h>
+ * stores the accumulators to a sink so nothing is removed.  The instruction peaks are x86's
+ * (AVX-512); on aarch64 only the add chain is built. */
 #include <stdint.h>
 
 #include "roofline.h"
 
 volatile int bb_roof_sink;
+
+#if defined(__x86_64__)
+#include <immintrin.h>
 
 #define CHAINS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 /* An empty asm that "may change" each accumulator: the chains start equal, and without it the
@@ -74,6 +77,8 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) long bb_roof_bf16dot(long
     return iters * 12;
 }
 
+#endif /* __x86_64__ */
+
 /* A chain of dependent 64-bit register-register adds: one per cycle at the core's clock,
  * whatever the TSC says.  Register operands, not immediates: recent Intel cores (Golden Cove and
  * later) fold chains of add-immediate at rename, which measured 11 GHz here. */
@@ -82,10 +87,19 @@ long bb_roof_add_chain(long iters)
     long x = bb_roof_sink, one = 1 + (bb_roof_sink & 0);
     __asm__ volatile("" : "+r"(one));
     for (long i = 0; i < iters; i++)
+#if defined(__x86_64__)
         __asm__ volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
                          "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
                          : "+r"(x)
                          : "r"(one));
+#elif defined(__aarch64__)
+        __asm__ volatile("add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\t"
+                         "add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1"
+                         : "+r"(x)
+                         : "r"(one));
+#else
+#error "roofline_simd.c: the add chain is written for x86-64 and aarch64"
+#endif
     bb_roof_sink = (int)x;
     return iters * 8;
 }

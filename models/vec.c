@@ -113,10 +113,15 @@ const bb_vec_ops bb_vec_scalar = {"scalar", 0, sum_squares, scale_mul, add, rope
 
 int bb_vec_available(const bb_vec_ops **out, int max)
 {
-    const bb_vec_ops *all[] = {&bb_vec_scalar, &bb_vec_avx2, &bb_vec_avx512};
+    const bb_vec_ops *all[] = {
+        &bb_vec_scalar,
+#if defined(__x86_64__)
+        &bb_vec_avx2, &bb_vec_avx512,
+#endif
+    };
     uint64_t f = bb_cpu_features();
     int n = 0;
-    for (int i = 0; i < 3 && n < max; i++)
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
         if ((f & all[i]->requires) == all[i]->requires) out[n++] = all[i];
     return n;
 }

@@ -26,7 +26,7 @@ double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *byt
 
 /* The read loops (read_simd.c): `bytes` (a multiple of 256) from p (64-byte aligned), loaded
  * and xor-ed, no other arithmetic.  bb_read512 needs AVX-512F (bb_read512_usable), bb_read256
- * AVX2. */
+ * AVX2 on x86-64; on aarch64 bb_read256 reads with NEON and bb_read512_usable is false. */
 bool bb_read512_usable(void);
 void bb_read512(const void *p, size_t bytes);
 void bb_read256(const void *p, size_t bytes);

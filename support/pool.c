@@ -10,6 +10,8 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define cpu_relax() _mm_pause()
+#elif defined(__aarch64__)
+#define cpu_relax() __asm__ volatile("yield")
 #else
 #define cpu_relax() ((void)0)
 #endif

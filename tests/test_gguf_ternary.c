@@ -332,6 +332,7 @@ static void test_variants(const char *name, int random_bytes)
     free(p); free(w); free(x); free(wd); free(yref); free(y); free(act);
 }
 
+#if defined(__x86_64__)
 /* The AVX-512 prepare writes bb_quant_q8_K's bytes: ties between +a and -a (the first wins),
  * an all-zero block, halves that round to even, a block whose extreme is positive. */
 static void test_q8_K_prepare(void)
@@ -359,10 +360,13 @@ static void test_q8_K_prepare(void)
     CHECK(diff == 0, "q8_K prepare (AVX-512) differs from bb_quant_q8_K_rows in %zu of %zu bytes", diff, sz);
     free(x); free(a); free(b);
 }
+#endif
 
 int main(void)
 {
+#if defined(__x86_64__)
     test_q8_K_prepare();
+#endif
     test_tq2_0_bytes();
     test_tq1_0_bytes();
     test_roundtrip("tq1_0");

@@ -28,8 +28,11 @@ int main(void)
 {
     typedef void (*prep_fn)(const float *, int, int, void *);
     struct { const char *name; uint64_t isa; prep_fn fn; } impls[] = {
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_quant_i8_rows_avx512},
+#endif
+        {NULL, 0, NULL}, /* the end */
     };
     bb_rng r;
     bb_rng_seed(&r, 11);
@@ -43,7 +46,7 @@ int main(void)
             for (int c = 0; c < n; c++) fill(c == 2 ? 0 : pattern, x + (size_t)c * k, k, &r);
             memset(want, 0x5a, size);
             bb_quant_i8_rows(x, n, k, want);
-            for (size_t v = 0; v < sizeof impls / sizeof impls[0]; v++) {
+            for (size_t v = 0; impls[v].fn; v++) {
                 if ((bb_cpu_features() & impls[v].isa) != impls[v].isa) continue;
                 memset(got, 0xa5, size);
                 impls[v].fn(x, n, k, got);

@@ -80,8 +80,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <xmmintrin.h>
-
 #include "../common/act_quant.h"
 #include "../common/prefetch.h"
 #include "../kernel.h"
@@ -179,7 +177,7 @@ float bb_tmac_float_tables(const float *x, float *tab);
  * the big always-inline tiles of the SIMD files (bb_prefetch_stream left no prefetcht0 there). */
 static inline __attribute__((always_inline)) void tmac_prefetch(const void *p)
 {
-    _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
+    __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 3);
 }
 /* bb_tmac_matmul_<isa> body: RUN(w, act, y, m, k, n, m0, m1, B, MODE) specialised for constant
  * bit width and mode.  A macro because each ISA file's always-inline RUN must be expanded twelve

@@ -17,6 +17,7 @@ static void lut8_ref(const void *w, const void *a, float *y, int m, int k, int n
 {
     bb_tmac_matmul_ref(w, a, y, m, k, n, m0, m1, 1, TMAC_LUT8);
 }
+#if defined(__x86_64__)
 static void lut8_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
     bb_tmac_matmul_avx2(w, a, y, m, k, n, m0, m1, 1, TMAC_LUT8);
@@ -25,11 +26,13 @@ static void lut8_avx512(const void *w, const void *a, float *y, int m, int k, in
 {
     bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 1, TMAC_LUT8);
 }
+#endif
 
 static void fa_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
     bb_tmac_matmul_ref(w, a, y, m, k, n, m0, m1, 1, TMAC_FA);
 }
+#if defined(__x86_64__)
 static void fa_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
     bb_tmac_matmul_avx2(w, a, y, m, k, n, m0, m1, 1, TMAC_FA);
@@ -38,11 +41,13 @@ static void fa_avx512(const void *w, const void *a, float *y, int m, int k, int 
 {
     bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 1, TMAC_FA);
 }
+#endif
 
 static void exact_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
     bb_tmac_matmul_ref(w, a, y, m, k, n, m0, m1, 1, TMAC_EXACT);
 }
+#if defined(__x86_64__)
 static void exact_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
     bb_tmac_matmul_avx2(w, a, y, m, k, n, m0, m1, 1, TMAC_EXACT);
@@ -51,6 +56,7 @@ static void exact_avx512(const void *w, const void *a, float *y, int m, int k, i
 {
     bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 1, TMAC_EXACT);
 }
+#endif
 
 const bb_kernel bb_kernel_tmac_w1 = {
     .name = "tmac_w1",
@@ -72,8 +78,10 @@ const bb_kernel bb_kernel_tmac_w1 = {
     .error_bound = tmac_error_bound,
     .variants = {
         {"scalar", 0, lut8_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, lut8_avx2, tmac_prepare_avx2},
         {"avx512", BB_ISA_AVX512, lut8_avx512, tmac_prepare_avx512},
+#endif
     },
 };
 
@@ -97,8 +105,10 @@ const bb_kernel bb_kernel_tmac_w1_fa = {
     .error_bound = tmac_fa_error_bound,
     .variants = {
         {"scalar", 0, fa_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, fa_avx2, tmac_fa_prepare_avx2},
         {"avx512", BB_ISA_AVX512, fa_avx512, tmac_fa_prepare_avx512},
+#endif
     },
 };
 
@@ -122,7 +132,9 @@ const bb_kernel bb_kernel_tmac_w1_exact = {
     .error_bound = NULL,
     .variants = {
         {"scalar", 0, exact_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, exact_avx2, NULL},
         {"avx512", BB_ISA_AVX512, exact_avx512, NULL},
+#endif
     },
 };

@@ -1,7 +1,6 @@
 /* cb2: scalar reference, quantizer (pack) and descriptor.  See cb2.h for layout and semantics. */
 #include "cb2.h"
 
-#include <emmintrin.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +8,12 @@
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
 #include "../mad/ggml_k.h" /* bb_gk_quant_q8_K_rows_avx512: q8_K bytes of bb_quant_q8_K_rows, faster */
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 _Static_assert(sizeof(bb_cb2_block) == 82, "cb2 block must be 82 bytes");
 
@@ -57,7 +62,11 @@ static inline int nearest(const sorted_book *b, float x, float scale)
  * xx - 2 scale sxc + scale^2 scc and the least-squares scale of this assignment sxc / scc. */
 static void assign_sums(const float *x, const sorted_book *b, float scale, float *sxc, float *scc)
 {
-    /* SSE2 (part of every x86-64): four lanes, compare-and-mask instead of branches */
+    /* Four lanes, compare-and-mask instead of branches: SSE2 (part of every x86-64) or NEON
+     * (part of every aarch64), the same operations in the same order, so both architectures
+     * pack the same bytes (ISO C mode: no contraction of the multiply and add into an FMA). */
+    float av[4], qv[4];
+#if defined(__x86_64__)
     __m128 t0 = _mm_set1_ps(scale * b->mid[0]), t1 = _mm_set1_ps(scale * b->mid[1]);
     __m128 t2 = _mm_set1_ps(scale * b->mid[2]), c0 = _mm_set1_ps(b->c[0]);
     __m128 s0 = _mm_set1_ps(b->step[0]), s1 = _mm_set1_ps(b->step[1]), s2 = _mm_set1_ps(b->step[2]);
@@ -70,9 +79,28 @@ static void assign_sums(const float *x, const sorted_book *b, float scale, float
         a = _mm_add_ps(a, _mm_mul_ps(v, c));
         q = _mm_add_ps(q, _mm_mul_ps(c, c));
     }
-    float av[4], qv[4];
     _mm_storeu_ps(av, a);
     _mm_storeu_ps(qv, q);
+#elif defined(__aarch64__)
+    float32x4_t t0 = vdupq_n_f32(scale * b->mid[0]), t1 = vdupq_n_f32(scale * b->mid[1]);
+    float32x4_t t2 = vdupq_n_f32(scale * b->mid[2]), c0 = vdupq_n_f32(b->c[0]);
+    uint32x4_t s0 = vreinterpretq_u32_f32(vdupq_n_f32(b->step[0]));
+    uint32x4_t s1 = vreinterpretq_u32_f32(vdupq_n_f32(b->step[1]));
+    uint32x4_t s2 = vreinterpretq_u32_f32(vdupq_n_f32(b->step[2]));
+    float32x4_t a = vdupq_n_f32(0), q = vdupq_n_f32(0);
+    for (int i = 0; i < BB_CB2_SUB; i += 4) {
+        float32x4_t v = vld1q_f32(x + i);
+        float32x4_t c = vaddq_f32(c0, vreinterpretq_f32_u32(vandq_u32(vcgtq_f32(v, t0), s0)));
+        c = vaddq_f32(c, vreinterpretq_f32_u32(vandq_u32(vcgtq_f32(v, t1), s1)));
+        c = vaddq_f32(c, vreinterpretq_f32_u32(vandq_u32(vcgtq_f32(v, t2), s2)));
+        a = vaddq_f32(a, vmulq_f32(v, c));
+        q = vaddq_f32(q, vmulq_f32(c, c));
+    }
+    vst1q_f32(av, a);
+    vst1q_f32(qv, q);
+#else
+#error "cb2.c: assign_sums has an x86-64 (SSE2) and an aarch64 (NEON) form only"
+#endif
     *sxc = (av[0] + av[1]) + (av[2] + av[3]);
     *scc = (qv[0] + qv[1]) + (qv[2] + qv[3]);
 }
@@ -265,7 +293,9 @@ const bb_kernel bb_kernel_cb2 = {
     .prepare = bb_quant_q8_K_rows,
     .variants = {
         {"scalar", 0, cb2_matmul_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_cb2_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_cb2_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
+#endif
     },
 };

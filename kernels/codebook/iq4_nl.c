@@ -125,7 +125,9 @@ const bb_kernel bb_kernel_iq4_nl = {
     .prepare = bb_qx_prepare,
     .variants = {
         {"scalar", 0, iq4_nl_matmul_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_iq4_nl_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_matmul_avx512, bb_qx_prepare_avx512},
+#endif
     },
 };

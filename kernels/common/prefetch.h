@@ -8,19 +8,18 @@
 #define BB_PREFETCH_H
 
 #include <stddef.h>
-#include <xmmintrin.h>
 
 #define BB_PREFETCH_BYTES 4096
 
 static inline __attribute__((always_inline)) void bb_prefetch_stream(const void *p)
 {
-    _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
+    __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 3);
 }
 
 /* Every line of [p, p + bytes): the head of a stream about to be read. */
 static inline void bb_prefetch_lines(const void *p, size_t bytes)
 {
-    for (size_t i = 0; i < bytes; i += 64) _mm_prefetch((const char *)p + i, _MM_HINT_T0);
+    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch((const char *)p + i, 0, 3);
 }
 
 #endif

@@ -209,6 +209,14 @@ void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, 
     {                                                                                                \
         elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows, elut_tables_ref);             \
     }                                                                                                \
+    static void NAME##_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0,   \
+                           int m1)                                                                   \
+    {                                                                                                \
+        elut_matmul_ref(w, act, y, m, k, n, m0, m1, NAME##_kind);                                    \
+    }
+
+/* The x86 variants' glue (x86-64 builds only: #if defined(__x86_64__) around its use). */
+#define ELUT_KERNEL_X86_FUNCS(NAME)                                                                  \
     static void NAME##_prepare_avx2(const float *x, int n, int k, void *act)                        \
     {                                                                                                \
         elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows_avx2, elut_tables_avx2);       \
@@ -216,11 +224,6 @@ void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, 
     static void NAME##_prepare_avx512(const float *x, int n, int k, void *act)                      \
     {                                                                                                \
         elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows_avx512, elut_tables_avx512);   \
-    }                                                                                                \
-    static void NAME##_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0,   \
-                           int m1)                                                                   \
-    {                                                                                                \
-        elut_matmul_ref(w, act, y, m, k, n, m0, m1, NAME##_kind);                                    \
     }                                                                                                \
     static void NAME##_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0,  \
                             int m1)                                                                  \

@@ -5,6 +5,9 @@
 #include "elut.h"
 
 ELUT_KERNEL_FUNCS(tl1_0, false, true)
+#if defined(__x86_64__)
+ELUT_KERNEL_X86_FUNCS(tl1_0)
+#endif
 
 static double tl1_0_error_bound(const float *wdeq_row, const float *x, int k)
 {
@@ -32,7 +35,9 @@ const bb_kernel bb_kernel_tl1_0 = {
     .error_bound = tl1_0_error_bound,
     .variants = {
         {"scalar", 0, tl1_0_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, tl1_0_avx2, tl1_0_prepare_avx2},
         {"avx512", BB_ISA_AVX512, tl1_0_avx512, tl1_0_prepare_avx512},
+#endif
     },
 };

@@ -5,6 +5,9 @@
 #include "elut.h"
 
 ELUT_KERNEL_FUNCS(tl1_1, false, false)
+#if defined(__x86_64__)
+ELUT_KERNEL_X86_FUNCS(tl1_1)
+#endif
 
 const bb_kernel bb_kernel_tl1_1 = {
     .name = "tl1_1",
@@ -26,7 +29,9 @@ const bb_kernel bb_kernel_tl1_1 = {
     .prepare = tl1_1_prepare,
     .variants = {
         {"scalar", 0, tl1_1_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, tl1_1_avx2, tl1_1_prepare_avx2},
         {"avx512", BB_ISA_AVX512, tl1_1_avx512, tl1_1_prepare_avx512},
+#endif
     },
 };

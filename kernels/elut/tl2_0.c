@@ -5,6 +5,9 @@
 #include "elut.h"
 
 ELUT_KERNEL_FUNCS(tl2_0, true, true)
+#if defined(__x86_64__)
+ELUT_KERNEL_X86_FUNCS(tl2_0)
+#endif
 
 static double tl2_0_error_bound(const float *wdeq_row, const float *x, int k)
 {
@@ -32,7 +35,9 @@ const bb_kernel bb_kernel_tl2_0 = {
     .error_bound = tl2_0_error_bound,
     .variants = {
         {"scalar", 0, tl2_0_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, tl2_0_avx2, tl2_0_prepare_avx2},
         {"avx512", BB_ISA_AVX512, tl2_0_avx512, tl2_0_prepare_avx512},
+#endif
     },
 };

@@ -87,7 +87,9 @@ const bb_kernel bb_kernel_i2_s = {
     .variants = {
         {"scalar", 0, i2_s_matmul_ref, NULL},
         /* the SIMD activation quantizers write the same bytes as bb_quant_i8_rows */
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_i2_s_matmul_avx2, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_i2_s_matmul_avx512, bb_quant_i8_rows_avx512},
+#endif
     },
 };

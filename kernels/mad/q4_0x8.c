@@ -75,7 +75,9 @@ const bb_kernel bb_kernel_q4_0x8 = {
     .prepare = bb_qx_prepare,
     .variants = {
         {"scalar", 0, q4_0x8_matmul_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q4_0x8_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_q4_0x8_matmul_avx512, bb_qx_prepare_avx512},
+#endif
     },
 };

@@ -29,8 +29,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <xmmintrin.h>
-
 #include "../common/act_quant.h"
 #include "../common/prefetch.h"
 #include "../kernel.h"
@@ -97,7 +95,7 @@ void bb_qx_unpack(bb_qx_get_block get, const void *src, int m, int k, float *dst
  * did so in these files, leaving the kernels without software prefetch). */
 BB_QX_INLINE void bb_qx_prefetch(const void *p)
 {
-    _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
+    __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 3);
 }
 
 /* SIMD variants of the three kernels (files <kernel>_avx2.c, <kernel>_avx512.c). */

@@ -105,8 +105,10 @@ const bb_kernel bb_kernel_up_i1 = {
     .prepare = bb_quant_i8_rows,
     .variants = {
         {"scalar", 0, up_i1_matmul_ref, NULL},
+#if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_up_i1_matmul_avx2, bb_quant_i8_rows_avx2},
         {"avxvnni", BB_ISA_AVX2 | BB_CPU_AVXVNNI, bb_up_i1_matmul_avxvnni, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_up_i1_matmul_avx512, bb_quant_i8_rows_avx512},
+#endif
     },
 };

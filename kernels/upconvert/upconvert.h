@@ -33,8 +33,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <xmmintrin.h>
-
 #include "../common/act_quant.h"
 
 #define BB_UP_MB 32        /* rows per block: the paper's b_m = 32 (§III-B) */
@@ -107,8 +105,8 @@ void bb_up_matmul_blocks(const void *w, const void *act, float *y, int m, int k,
  * then sees a call without side effects and deletes it (no prefetch at all was emitted). */
 static inline __attribute__((always_inline)) void bb_up_prefetch(const void *p)
 {
-    _mm_prefetch((const char *)p + BB_UP_PF_L1, _MM_HINT_T0);
-    _mm_prefetch((const char *)p + BB_UP_PF_L2, _MM_HINT_T1);
+    __builtin_prefetch((const char *)p + BB_UP_PF_L1, 0, 3);
+    __builtin_prefetch((const char *)p + BB_UP_PF_L2, 0, 2);
 }
 
 /* Shape rule shared by the family: int32 exactness (see above). */
