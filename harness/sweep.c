@@ -330,6 +330,68 @@ static void write_markdown(sweep_state *st)
     fflush(stdout);
 }
 
+/* What earlier sessions of a resumed run already measured counts as done; their flagged rows are
+ * counted again.  Returns the number of points done. */
+static int count_done(sweep_state *st)
+{
+    const bb_experiment *ex = st->ex;
+    int already = 0;
+    for (int i = 0; i < st->plan->npoints; i++) already += sweep_point_done(st, &st->plan->points[i]);
+    st->rec.points_done = already;
+    for (int i = 0; i < st->nrows; i++)
+        if (st->rows[i].spread_flag) {
+            double limit = NAN;
+            for (int s = 0; s < ex->nsweeps; s++)
+                if (!strcmp(ex->sweeps[s].name, st->rows[i].sweep)) limit = ex->sweeps[s].spread_limit;
+            sweep_note_flagged(st, &st->rows[i], limit);
+        }
+    return already;
+}
+
+/* The kernel points, then the end-to-end points, with SIGINT/SIGTERM asking for a clean stop.
+ * Returns the signal that stopped the run (0 for none); *failed_write when a row could not be
+ * written. */
+static int measure_all(sweep_state *st, FILE *csv, int already, int *failed_write)
+{
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the process at once */
+    sigemptyset(&sa.sa_mask);
+    sweep_stop = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    bb_progress_init(&st->progress, st->plan->npoints, already, !st->opt->quiet);
+    *failed_write = sweep_measure_points(st, csv) != 0;
+    bb_progress_clear(&st->progress);
+    if (st->plan->ne2e && !*failed_write && !sweep_stop) *failed_write = sweep_measure_e2e(st) != 0;
+    int sig = sweep_stop;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return sig;
+}
+
+static void state_free(sweep_state *st)
+{
+    for (int t = 0; st->pools && t <= st->max_threads; t++)
+        if (st->pools[t]) bb_pool_destroy(st->pools[t]);
+    free(st->pools);
+    for (int i = 0; i < st->nmeters; i++) bb_meter_close(&st->meters[i]);
+    free(st->meters);
+    free(st->rows);
+    free(st->e2e_rows);
+    for (int i = 0; i < st->nrefs; i++) free(st->refs[i].logits);
+    free(st->refs);
+    for (int i = 0; i < st->ndone; i++) free(st->done_keys[i]);
+    free(st->done_keys);
+    for (int t = 0; st->rec.placement && t <= st->max_threads; t++) free(st->rec.placement[t]);
+    free(st->rec.placement);
+    for (int i = 0; i < st->rec.nfailures; i++) free(st->rec.failures[i]);
+    free(st->rec.failures);
+    free(st->rec.conversions);
+    for (int i = 0; i < st->rec.nflagged; i++) free(st->rec.flagged[i]);
+    free(st->rec.flagged);
+}
+
 int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine *mach, const bb_run_options *opt)
 {
     sweep_state st = {.ex = ex, .plan = plan, .mach = mach, .opt = opt};
@@ -360,39 +422,14 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
         goto done;
     }
     if (opt->run_dir) snprintf(opt->run_dir, opt->run_dir_len, "%s", st.dir);
-    /* what earlier sessions of a resumed run already measured counts as done */
-    int already = 0;
-    for (int i = 0; i < plan->npoints; i++) already += sweep_point_done(&st, &plan->points[i]);
-    st.rec.points_done = already;
-    for (int i = 0; i < st.nrows; i++)
-        if (st.rows[i].spread_flag) {
-            double limit = NAN;
-            for (int s = 0; s < ex->nsweeps; s++)
-                if (!strcmp(ex->sweeps[s].name, st.rows[i].sweep)) limit = ex->sweeps[s].spread_limit;
-            sweep_note_flagged(&st, &st.rows[i], limit);
-        }
+    int already = count_done(&st);
     if (!opt->quiet)
         fprintf(stderr, "bitbench run: %s: %d points%s -> %s\n", ex->name, plan->npoints,
                 plan->ne2e ? " + end-to-end points" : "", st.dir);
     if (opt->resume) sweep_note(&st, "bitbench run: resuming: %d of %d points already measured", already, plan->npoints);
     if (sweep_write_json(&st)) goto done;
-
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the process at once */
-    sigemptyset(&sa.sa_mask);
-    sweep_stop = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-
-    bb_progress_init(&st.progress, plan->npoints, already, !opt->quiet);
-    int failed_write = sweep_measure_points(&st, csv) != 0;
-    bb_progress_clear(&st.progress);
-    if (plan->ne2e && !failed_write && !sweep_stop) failed_write = sweep_measure_e2e(&st) != 0;
-    int sig = sweep_stop;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-
+    int failed_write;
+    int sig = measure_all(&st, csv, already, &failed_write);
     finish_record(&st, failed_write);
     if (sweep_write_json(&st)) failed_write = 1;
     write_markdown(&st);
@@ -407,23 +444,6 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     else exit_code = failed_write || st.rec.points_failed || st.rec.e2e_failed ? 1 : 0;
 done:
     if (csv) fclose(csv);
-    for (int t = 0; st.pools && t <= st.max_threads; t++)
-        if (st.pools[t]) bb_pool_destroy(st.pools[t]);
-    free(st.pools);
-    for (int i = 0; i < st.nmeters; i++) bb_meter_close(&st.meters[i]);
-    free(st.meters);
-    free(st.rows);
-    free(st.e2e_rows);
-    for (int i = 0; i < st.nrefs; i++) free(st.refs[i].logits);
-    free(st.refs);
-    for (int i = 0; i < st.ndone; i++) free(st.done_keys[i]);
-    free(st.done_keys);
-    for (int t = 0; st.rec.placement && t <= st.max_threads; t++) free(st.rec.placement[t]);
-    free(st.rec.placement);
-    for (int i = 0; i < st.rec.nfailures; i++) free(st.rec.failures[i]);
-    free(st.rec.failures);
-    free(st.rec.conversions);
-    for (int i = 0; i < st.rec.nflagged; i++) free(st.rec.flagged[i]);
-    free(st.rec.flagged);
+    state_free(&st);
     return exit_code;
 }
