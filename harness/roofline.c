@@ -255,17 +255,11 @@ static bool kernel_selected(const char *only, const char *name)
     return false;
 }
 
-int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, bool quick, const char *only,
-                        FILE *log, char *err, size_t errlen)
+/* Read bandwidth per level and thread count: a buffer of half L1, half L2, 4 x L2 (within half
+ * of L3 for all threads) and twice the LLC (DRAM: within a quarter of the available memory). */
+static int measure_read(bb_roofline *r, const bb_machine *mach, int maxthreads, bool quick, FILE *log, char *err,
+                        size_t errlen)
 {
-    memset(r, 0, sizeof *r);
-    if (maxthreads < 1) maxthreads = 1;
-    if (maxthreads > BB_ROOF_MAX_THREADS) maxthreads = BB_ROOF_MAX_THREADS;
-    r->quick = quick;
-    r->maxthreads = maxthreads;
-    r->ghz = measure_clock(quick ? 41 : 201);
-    if (log) fprintf(log, "clock (dependent adds): %.3f GHz\n", r->ghz);
-
     size_t l1 = mach->l1d ? mach->l1d : 32768, l2 = mach->l2 ? mach->l2 : 1 << 20, llc = bb_machine_llc(mach);
     for (int t = 1; t <= maxthreads; t++) {
         char perr[128];
@@ -293,7 +287,29 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
         }
         bb_pool_destroy(pool);
     }
+    return 0;
+}
 
+/* Does this CPU have x86 feature ft?  __builtin_cpu_supports needs a literal: compare the known
+ * names. */
+static bool cpu_has(const char *ft)
+{
+#if defined(__x86_64__)
+    return !strcmp(ft, "avx512f")      ? __builtin_cpu_supports("avx512f")
+           : !strcmp(ft, "avx512bw")   ? __builtin_cpu_supports("avx512bw")
+           : !strcmp(ft, "avx512vnni") ? __builtin_cpu_supports("avx512vnni")
+           : !strcmp(ft, "avx512vbmi") ? __builtin_cpu_supports("avx512vbmi")
+           : !strcmp(ft, "avx512bf16") ? __builtin_cpu_supports("avx512bf16")
+                                       : false;
+#else
+    (void)ft;
+    return false; /* x86 features: no other architecture has them */
+#endif
+}
+
+/* The instruction peaks, on one thread (p1) and on all (pt). */
+static void measure_peaks(bb_roofline *r, bb_pool *p1, bb_pool *pt, bool quick, FILE *log)
+{
     static const struct {
         const char *name, *feature[3];
         long (*fn)(long);
@@ -307,37 +323,17 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
         {"fma_fp32", {"avx512f", NULL, NULL}, X86_PEAK(bb_roof_fma), 32},                /* 16 lanes x 2 */
         {"vdpbf16ps", {"avx512f", "avx512bw", "avx512bf16"}, X86_PEAK(bb_roof_bf16dot), 64}, /* 32 bf16 MACs */
     };
-    char perr[128];
-    bb_pool *p1 = bb_pool_create(1, perr, sizeof perr), *pt = bb_pool_create(maxthreads, perr, sizeof perr);
-    if (!p1 || !pt) {
-        if (p1) bb_pool_destroy(p1);
-        snprintf(err, errlen, "thread pool: %s", perr);
-        return -1;
-    }
     for (int i = 0; i < BB_ROOF_NPEAK; i++) {
         bb_roof_peak *pk = &r->peak[i];
         pk->name = peaks[i].name;
         pk->ops_per_instr = peaks[i].ops;
         pk->available = true;
-        for (int f = 0; f < 3 && peaks[i].feature[f]; f++) {
-            /* __builtin_cpu_supports needs a literal: compare the known names */
-            const char *ft = peaks[i].feature[f];
-#if defined(__x86_64__)
-            bool ok = !strcmp(ft, "avx512f")      ? __builtin_cpu_supports("avx512f")
-                      : !strcmp(ft, "avx512bw")   ? __builtin_cpu_supports("avx512bw")
-                      : !strcmp(ft, "avx512vnni") ? __builtin_cpu_supports("avx512vnni")
-                      : !strcmp(ft, "avx512vbmi") ? __builtin_cpu_supports("avx512vbmi")
-                      : !strcmp(ft, "avx512bf16") ? __builtin_cpu_supports("avx512bf16")
-                                                  : false;
-#else
-            bool ok = false; /* x86 features: no other architecture has them */
-#endif
-            if (!ok) {
+        for (int f = 0; f < 3 && peaks[i].feature[f]; f++)
+            if (!cpu_has(peaks[i].feature[f])) {
                 pk->available = false;
-                snprintf(pk->reason, sizeof pk->reason, "CPU lacks %s", ft);
+                snprintf(pk->reason, sizeof pk->reason, "CPU lacks %s", peaks[i].feature[f]);
                 break;
             }
-        }
         if (!pk->available) continue;
         /* two rounds, keeping the faster: a round can fall entirely inside another process's burst */
         for (int round = 0; round < 2; round++) {
@@ -345,10 +341,14 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
             pk->ginstr_tt = fmax(pk->ginstr_tt, peak_rate(pt, peaks[i].fn, 0.001, quick ? 15 : 61));
         }
         if (log) fprintf(log, "%-10s %.2f G instr/s (1 thread), %.2f (%d threads)\n", pk->name, pk->ginstr_1t,
-                         pk->ginstr_tt, maxthreads);
+                         pk->ginstr_tt, r->maxthreads);
     }
-    bb_pool_destroy(pt);
+}
 
+/* gamma of every registered kernel (or those `only` names), on one thread. */
+static void measure_gammas(bb_roofline *r, bb_pool *p1, const bb_machine *mach, bool quick, const char *only,
+                           FILE *log)
+{
     for (int i = 0; i < bb_kernel_count() && r->ngamma < BB_ROOF_MAX_GAMMA; i++) {
         const bb_kernel *kern = bb_kernel_at(i);
         if (!kernel_selected(only, kern->name)) continue;
@@ -359,8 +359,107 @@ int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, 
             else fprintf(log, "gamma %-12s not measured: %s\n", g->kernel, g->reason);
         }
     }
+}
+
+int bb_roofline_measure(bb_roofline *r, const bb_machine *mach, int maxthreads, bool quick, const char *only,
+                        FILE *log, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (maxthreads < 1) maxthreads = 1;
+    if (maxthreads > BB_ROOF_MAX_THREADS) maxthreads = BB_ROOF_MAX_THREADS;
+    r->quick = quick;
+    r->maxthreads = maxthreads;
+    r->ghz = measure_clock(quick ? 41 : 201);
+    if (log) fprintf(log, "clock (dependent adds): %.3f GHz\n", r->ghz);
+    if (measure_read(r, mach, maxthreads, quick, log, err, errlen)) return -1;
+    char perr[128];
+    bb_pool *p1 = bb_pool_create(1, perr, sizeof perr), *pt = bb_pool_create(maxthreads, perr, sizeof perr);
+    if (!p1 || !pt) {
+        if (p1) bb_pool_destroy(p1);
+        snprintf(err, errlen, "thread pool: %s", perr);
+        return -1;
+    }
+    measure_peaks(r, p1, pt, quick, log);
+    bb_pool_destroy(pt);
+    measure_gammas(r, p1, mach, quick, only, log);
     bb_pool_destroy(p1);
     return 0;
+}
+
+static void json_machine(bb_json *j, const bb_machine *m)
+{
+    bb_json_object_begin(j, "machine");
+    bb_json_string(j, "cpu_model", m->cpu_model);
+    bb_json_string(j, "cpu_flags", m->cpu_flags);
+    bb_json_int(j, "cores", m->cores);
+    bb_json_int(j, "pus", m->pus);
+    bb_json_int(j, "l1d_bytes", (long long)m->l1d);
+    bb_json_int(j, "l2_bytes", (long long)m->l2);
+    bb_json_int(j, "l3_bytes", (long long)m->l3);
+    bb_json_bool(j, "virtualized", m->virtualized);
+    bb_json_string(j, "os", m->os);
+    bb_json_object_end(j);
+}
+
+static void json_read_bandwidth(bb_json *j, const bb_roofline *r)
+{
+    bb_json_array_begin(j, "read_bandwidth");
+    for (int t = 1; t <= r->maxthreads; t++)
+        for (int l = 0; l < BB_ROOF_LEVELS; l++) {
+            bb_json_object_begin(j, NULL);
+            bb_json_string(j, "level", bb_roof_level_names[l]);
+            bb_json_int(j, "threads", t);
+            bb_json_int(j, "buffer_bytes", (long long)(l == 3 ? r->level_bytes[3] / (size_t)t : r->level_bytes[l]));
+            bb_json_number(j, "gbps", r->bw[t][l]);
+            bb_json_object_end(j);
+        }
+    bb_json_array_end(j);
+}
+
+static void json_peaks(bb_json *j, const bb_roofline *r)
+{
+    bb_json_array_begin(j, "peaks");
+    for (int i = 0; i < BB_ROOF_NPEAK; i++) {
+        const bb_roof_peak *p = &r->peak[i];
+        bb_json_object_begin(j, NULL);
+        bb_json_string(j, "instruction", p->name);
+        bb_json_bool(j, "available", p->available);
+        bb_json_string(j, "reason", p->available ? NULL : p->reason);
+        bb_json_number(j, "ops_per_instruction", p->ops_per_instr);
+        if (p->available) {
+            bb_json_number(j, "ginstr_per_s_1t", p->ginstr_1t);
+            bb_json_number(j, "ginstr_per_s_all", p->ginstr_tt);
+            bb_json_int(j, "threads_all", r->maxthreads);
+            bb_json_number(j, "gops_1t_derived", p->ginstr_1t * p->ops_per_instr);
+            bb_json_number(j, "gops_all_derived", p->ginstr_tt * p->ops_per_instr);
+            bb_json_number(j, "instr_per_cycle_derived", p->ginstr_1t / r->ghz);
+        }
+        bb_json_object_end(j);
+    }
+    bb_json_array_end(j);
+}
+
+static void json_gammas(bb_json *j, const bb_roofline *r)
+{
+    bb_json_array_begin(j, "gamma");
+    for (int i = 0; i < r->ngamma; i++) {
+        const bb_roof_gamma *g = &r->gamma[i];
+        bb_json_object_begin(j, NULL);
+        bb_json_string(j, "kernel", g->kernel);
+        bb_json_string(j, "variant", g->variant[0] ? g->variant : NULL);
+        bb_json_number(j, "bits_per_weight", g->bpw);
+        if (g->ok) {
+            bb_json_int(j, "m", g->m);
+            bb_json_int(j, "k", g->k);
+            bb_json_number(j, "t_call_s", g->t_call);
+            bb_json_number(j, "gamma_cycles_per_32_weights", g->gamma);
+            bb_json_number(j, "compute_bound_gbps_derived", g->ebw_compute_gbps);
+        } else {
+            bb_json_string(j, "reason", g->reason);
+        }
+        bb_json_object_end(j);
+    }
+    bb_json_array_end(j);
 }
 
 int bb_roofline_write_json(const bb_roofline *r, const bb_machine *m, const char *path, char *err, size_t errlen)
@@ -379,68 +478,12 @@ int bb_roofline_write_json(const bb_roofline *r, const bb_machine *m, const char
     bb_json_string(&j, "kind", "bitbench machine profile");
     bb_json_string(&j, "date", date);
     bb_json_bool(&j, "quick", r->quick);
-    bb_json_object_begin(&j, "machine");
-    bb_json_string(&j, "cpu_model", m->cpu_model);
-    bb_json_string(&j, "cpu_flags", m->cpu_flags);
-    bb_json_int(&j, "cores", m->cores);
-    bb_json_int(&j, "pus", m->pus);
-    bb_json_int(&j, "l1d_bytes", (long long)m->l1d);
-    bb_json_int(&j, "l2_bytes", (long long)m->l2);
-    bb_json_int(&j, "l3_bytes", (long long)m->l3);
-    bb_json_bool(&j, "virtualized", m->virtualized);
-    bb_json_string(&j, "os", m->os);
-    bb_json_object_end(&j);
+    json_machine(&j, m);
     bb_json_number(&j, "clock_ghz", r->ghz);
     bb_json_string(&j, "clock_method", "dependent 64-bit add chain, one add per cycle, best of 5");
-    bb_json_array_begin(&j, "read_bandwidth");
-    for (int t = 1; t <= r->maxthreads; t++)
-        for (int l = 0; l < BB_ROOF_LEVELS; l++) {
-            bb_json_object_begin(&j, NULL);
-            bb_json_string(&j, "level", bb_roof_level_names[l]);
-            bb_json_int(&j, "threads", t);
-            bb_json_int(&j, "buffer_bytes", (long long)(l == 3 ? r->level_bytes[3] / (size_t)t : r->level_bytes[l]));
-            bb_json_number(&j, "gbps", r->bw[t][l]);
-            bb_json_object_end(&j);
-        }
-    bb_json_array_end(&j);
-    bb_json_array_begin(&j, "peaks");
-    for (int i = 0; i < BB_ROOF_NPEAK; i++) {
-        const bb_roof_peak *p = &r->peak[i];
-        bb_json_object_begin(&j, NULL);
-        bb_json_string(&j, "instruction", p->name);
-        bb_json_bool(&j, "available", p->available);
-        bb_json_string(&j, "reason", p->available ? NULL : p->reason);
-        bb_json_number(&j, "ops_per_instruction", p->ops_per_instr);
-        if (p->available) {
-            bb_json_number(&j, "ginstr_per_s_1t", p->ginstr_1t);
-            bb_json_number(&j, "ginstr_per_s_all", p->ginstr_tt);
-            bb_json_int(&j, "threads_all", r->maxthreads);
-            bb_json_number(&j, "gops_1t_derived", p->ginstr_1t * p->ops_per_instr);
-            bb_json_number(&j, "gops_all_derived", p->ginstr_tt * p->ops_per_instr);
-            bb_json_number(&j, "instr_per_cycle_derived", p->ginstr_1t / r->ghz);
-        }
-        bb_json_object_end(&j);
-    }
-    bb_json_array_end(&j);
-    bb_json_array_begin(&j, "gamma");
-    for (int i = 0; i < r->ngamma; i++) {
-        const bb_roof_gamma *g = &r->gamma[i];
-        bb_json_object_begin(&j, NULL);
-        bb_json_string(&j, "kernel", g->kernel);
-        bb_json_string(&j, "variant", g->variant[0] ? g->variant : NULL);
-        bb_json_number(&j, "bits_per_weight", g->bpw);
-        if (g->ok) {
-            bb_json_int(&j, "m", g->m);
-            bb_json_int(&j, "k", g->k);
-            bb_json_number(&j, "t_call_s", g->t_call);
-            bb_json_number(&j, "gamma_cycles_per_32_weights", g->gamma);
-            bb_json_number(&j, "compute_bound_gbps_derived", g->ebw_compute_gbps);
-        } else {
-            bb_json_string(&j, "reason", g->reason);
-        }
-        bb_json_object_end(&j);
-    }
-    bb_json_array_end(&j);
+    json_read_bandwidth(&j, r);
+    json_peaks(&j, r);
+    json_gammas(&j, r);
     bb_json_object_end(&j);
     bb_json_finish(&j);
     int bad = ferror(f);
