@@ -11,6 +11,7 @@
 #include "e2e_bench.h"
 #include "models/model_load.h"
 #include "support/machine.h"
+#include "support/sizes.h"
 
 static void usage(FILE *f)
 {
@@ -76,7 +77,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_e2e_spec
         fprintf(stderr, "bitbench e2e: --prompt and --gen are both 0: nothing to measure\n");
         return 2;
     }
-    char err[1536];
+    char err[BB_ERR_MAX];
     if (bb_model_config_resolve(model, cfg, err, sizeof err)) {
         fprintf(stderr, "bitbench e2e: %s\n", err);
         return 2;
@@ -135,7 +136,7 @@ int bb_cmd_e2e(int argc, char **argv)
     int threads = 1, csv = 0;
     int rc = parse_args(argc, argv, &mach, &spec, &cfg, &threads, &csv);
     if (rc >= 0) return rc;
-    char err[1536];
+    char err[BB_ERR_MAX];
     bb_pool *pool = bb_pool_create(threads, err, sizeof err);
     if (!pool) {
         fprintf(stderr, "bitbench e2e: %s\n", err);

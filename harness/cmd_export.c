@@ -12,6 +12,7 @@
 #include "models/gguf_export.h"
 #include "models/llama2c.h"
 #include "models/model_load.h"
+#include "support/sizes.h"
 
 #define DEFAULT_CONFIG_CTX 2048
 
@@ -72,7 +73,7 @@ static int model_vocab(bb_model_source *m, const char *model, const char *tokpat
 static int run_export(const char *model, const char *out, const bb_gguf_export_options *base, uint64_t seed, int ctx,
                       const char *tokpath)
 {
-    char err[1536], warn[512];
+    char err[BB_ERR_MAX], warn[512];
     bb_synthetic_options syn = {.seed = seed};
     bb_model_source *m = bb_model_source_open(model, &syn, err, sizeof err);
     if (!m) {

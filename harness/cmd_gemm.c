@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "gemm_bench.h"
 #include "support/machine.h"
+#include "support/sizes.h"
 
 static void usage(FILE *f)
 {
@@ -79,7 +80,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spe
         usage(stderr);
         return 2;
     }
-    char err[1536];
+    char err[BB_ERR_MAX];
     if (bb_kernel_resolve(kspec, &spec->kernel, &spec->variant, err, sizeof err) ||
         bb_kernel_check_shape(spec->kernel, spec->m, spec->k, spec->n, err, sizeof err)) {
         fprintf(stderr, "bitbench gemm: %s\n", err);
@@ -134,7 +135,7 @@ int bb_cmd_gemm(int argc, char **argv)
     bb_gemm_spec spec = {.n = 1, .min_reps = 20, .warmup = 3, .min_seconds = 0.2, .seed = 42};
     int rc = parse_args(argc, argv, &mach, &spec, &threads, &csv);
     if (rc >= 0) return rc;
-    char err[1536];
+    char err[BB_ERR_MAX];
     bb_pool *pool = bb_pool_create(threads, err, sizeof err);
     if (!pool) {
         fprintf(stderr, "bitbench gemm: %s\n", err);

@@ -11,6 +11,7 @@
 #include "models/sampler.h"
 #include "models/tokenizer.h"
 #include "support/machine.h"
+#include "support/sizes.h"
 #include "support/timer.h"
 
 static void usage(FILE *f)
@@ -99,7 +100,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, gen_args *a
  * Returns the number of prompt tokens, or -1 after saying why. */
 static int encode_prompt(const bb_tokenizer *tok, const bb_tf_dims *d, gen_args *a, int **ids)
 {
-    char err[1536];
+    char err[BB_ERR_MAX];
     size_t cap = (size_t)bb_tokenizer_cap(strlen(a->prompt));
     *ids = malloc(sizeof(int) * (cap + 1 + (size_t)a->steps));
     int np = *ids ? bb_tokenizer_encode(tok, a->prompt, *ids, (int)cap, err, sizeof err) : -1;
@@ -158,7 +159,7 @@ int bb_cmd_generate(int argc, char **argv)
                   .threads = 1, .seed = 42};
     int rc = parse_args(argc, argv, &mach, &a);
     if (rc >= 0) return rc;
-    char err[1536];
+    char err[BB_ERR_MAX];
     bb_model_source *ck = bb_model_source_open(a.model, NULL, err, sizeof err);
     if (!ck) {
         fprintf(stderr, "bitbench generate: %s\n", err);

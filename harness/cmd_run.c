@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "roofline.h"
 #include "support/machine.h"
+#include "support/sizes.h"
 #include "sweep.h"
 
 static void usage(FILE *f)
@@ -261,7 +262,7 @@ int bb_cmd_run(int argc, char **argv)
     /* argv here starts at "run"; record the whole command line from the program name */
     ro.argc = argc + 1;
     ro.argv = argv - 1;
-    char run_dir[1200] = "";
+    char run_dir[BB_RUN_DIR_MAX] = "";
     ro.run_dir = run_dir;
     ro.run_dir_len = sizeof run_dir;
     status = bb_sweep_run(&ex, &plan, &mach, &ro);

@@ -22,6 +22,7 @@
 #include "models/model_config.h"
 #include "models/model_load.h"
 #include "peers/peer_sweep.h"
+#include "support/sizes.h"
 #include "support/suggest.h"
 
 /* Registry keys of the experiment table and of the weak table sweep -> line. */
@@ -104,7 +105,7 @@ static int l_kernel(lua_State *L)
     const char *spec = luaL_checkstring(L, 1);
     const bb_kernel *k;
     const bb_variant *v;
-    char err[1536];
+    char err[BB_ERR_MAX];
     if (bb_kernel_resolve(spec, &k, &v, err, sizeof err)) {
         lua_pushnil(L);
         lua_pushstring(L, err);
@@ -145,7 +146,7 @@ static int l_usable(lua_State *L)
         if (!spec) return luaL_error(L, "bitbench.usable: entry %d is not a kernel name", (int)i);
         const bb_kernel *k;
         const bb_variant *v;
-        char err[1536];
+        char err[BB_ERR_MAX];
         if (bb_kernel_resolve(spec, &k, &v, err, sizeof err) == 0) {
             lua_pushvalue(L, -1);
             lua_rawseti(L, -3, ++n);

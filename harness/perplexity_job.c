@@ -9,6 +9,7 @@
 #include "models/model_load.h"
 #include "models/tokenizer.h"
 #include "support/memory.h"
+#include "support/sizes.h"
 #include "support/timer.h"
 
 /* The text file whole, NUL-terminated (llama-perplexity reads it whole too). */
@@ -74,7 +75,7 @@ static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_mod
         snprintf(out->tokenization, sizeof out->tokenization, "bytes");
         return 0;
     }
-    char e[1536];
+    char e[BB_ERR_MAX];
     bb_tokenizer *tok = bb_model_source_tokenizer(m->src, job->tokenizer, e, sizeof e);
     if (!tok) {
         snprintf(err, errlen, "%s", e);
@@ -97,7 +98,7 @@ static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_mod
 static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
                       char *err, size_t errlen)
 {
-    char e[1536];
+    char e[BB_ERR_MAX];
     bb_synthetic_options syn = {.seed = job->seed, .distinct_layers = job->distinct_layers};
     if (!(m->src = bb_model_source_open(job->model, &syn, e, sizeof e))) {
         snprintf(err, errlen, "--model %s: %s", job->model, e);
@@ -117,7 +118,7 @@ static int run_model(bb_pool *pool, const bb_ppl_job *job, job_model *m, bb_ppl_
     if (bb_ppl_check(m->n_tokens, job->ctx, m->dims.seq_len, err, errlen)) return -1;
     bb_tf_options opt = {.kernel = job->kernel, .out_kernel = job->out_kernel ? job->out_kernel : job->kernel,
                          .kv_f16 = job->kv_f16, .max_batch = job->batch > 0 ? job->batch : job->ctx};
-    char e[1536];
+    char e[BB_ERR_MAX];
     double t0 = bb_now();
     bb_weight_source src = bb_model_source_weights(m->src, &m->dims);
     bb_transformer *tf = bb_tf_create(&m->dims, &src, &opt, e, sizeof e);

@@ -30,7 +30,7 @@ static void on_signal(int sig) { sweep_stop = sig; }
 
 static int mkdir_p(const char *path)
 {
-    char buf[1200];
+    char buf[BB_RUN_DIR_MAX];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {

@@ -21,12 +21,14 @@
 #include "results_json.h"
 #include "support/machine.h"
 #include "support/pool.h"
+#include "support/sizes.h"
 #include "sweep.h"
 
 #define CSV_NAME "results.csv"
 #define JSON_NAME "run.json"
 #define MD_NAME "results.md"
 #define E2E_NAME "e2e.csv"
+#define RUN_FILE_MAX (BB_RUN_DIR_MAX + 100) /* RUN_DIR/ and one of the names above */
 
 /* The signal (SIGINT, SIGTERM) that asked the run to stop, 0 while none has. */
 extern volatile sig_atomic_t sweep_stop;
@@ -37,7 +39,7 @@ typedef struct {
     const bb_plan *plan;
     const bb_machine *mach;
     const bb_run_options *opt;
-    char dir[1200], csv_path[1300], json_path[1300], md_path[1300];
+    char dir[BB_RUN_DIR_MAX], csv_path[RUN_FILE_MAX], json_path[RUN_FILE_MAX], md_path[RUN_FILE_MAX];
     bb_meter *meters;
     int nmeters;
     const char *meter_cols[BB_MAX_METER_VALUES];
@@ -50,7 +52,7 @@ typedef struct {
     int max_threads;
     bb_run_record rec;
     bb_progress progress;
-    char e2e_path[1300];
+    char e2e_path[RUN_FILE_MAX];
     char e2e_header[8192];     /* bb_e2e_header of this run's meters */
     bb_e2e_row *e2e_rows;
     int ne2e_rows;
