@@ -28,9 +28,8 @@ static void rmsnorm(const bb_vec_ops *v, float *o, const float *x, const float *
  * is computed by the same kernel on row slices whose ends are multiples of m_multiple, so the
  * result is the same bits however the chunks fall.  Why: with one fixed slice per thread the
  * threads of a 700M decode step waited for each other 5-6 % of the matmul time (a thread's DRAM
- * stream runs faster or slower from one call to the next); 700M i2_s, 2 threads, tg over the
- * read-alone bound in alternating runs: 0.69 -> 0.74 (f32 KV), 0.70 -> 0.72 (f16); chunks of
- * 16 or 64 KiB were no different from 32. */
+ * stream runs faster or slower from one call to the next; the gain is in README.md,
+ * "End-to-end"); chunks of 16 or 64 KiB were no different from 32. */
 #define GROUP_CHUNK_BYTES 32768
 
 typedef struct linear_group {

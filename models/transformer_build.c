@@ -477,7 +477,8 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     plan_kernels(d, opt, &lin, &t->cls, &kn, err, errlen);
     conversion how[CONV_KINDS] = {0};
     /* Packed weights are streamed once per generated token: one allocation advised for huge
-     * pages (bb_alloc_stream; on 4 KiB pages 70B i2_s decode took 1.45 instead of 1.19 s/token). */
+     * pages (bb_alloc_stream: on 4 KiB pages a 70B decode was markedly slower; the figures are in
+     * README.md, "End-to-end"). */
     if (!(t->layers = calloc((size_t)d->n_layers, sizeof *t->layers)) || !(t->weight_arena = bb_alloc_stream(mem.weights)) ||
         !(scratch = bb_alloc(mem.build_scratch)))
         goto oom;

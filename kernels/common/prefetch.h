@@ -1,9 +1,9 @@
 /* Software prefetch for weight streams.  A GEMV reads each weight byte once; the hardware
  * streamer stops at 4 KiB page boundaries and, on this class of CPU, does not keep enough lines
  * in flight for one core to reach DRAM bandwidth while it also computes.  Prefetching a fixed
- * distance ahead of the current load was measured with `bitbench gemm --cache dram` on i2_s
- * (M=6912, K=2560, 2 threads: 0 B → ~10 GB/s, 1 KiB → ~17 GB/s, 4 KiB → ~21-23 GB/s, 16 KiB →
- * ~18 GB/s), so kernels that stream weights prefetch BB_PREFETCH_BYTES ahead. */
+ * distance ahead of the current load was measured with `bitbench gemm --cache dram` on i2_s at
+ * 0 to 16 KiB; 4 KiB streamed fastest (figures in README.md, "End-to-end"), so kernels that
+ * stream weights prefetch BB_PREFETCH_BYTES ahead. */
 #ifndef BB_PREFETCH_H
 #define BB_PREFETCH_H
 
