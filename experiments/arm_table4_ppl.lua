@@ -1,9 +1,10 @@
 -- Arm paper (seed 003) §6.5, Table 4 as real perplexity: the group-wise codebook format cb2
 -- (2.5625 bits per weight) against the uniform Q2_K (q2_k, 2.625) at about the same size, the
 -- 4.5-bit IQ4_NL and Q4_0, Q8_0 near lossless and f32 as the reference, each kernel running every
--- linear layer and the classifier of a real model on a real text.  The paper measures WikiText-2 on
--- LLaMA-2 7B / LLaMA-3 8B; here the model is the one named by BITBENCH_PPL_MODEL (a llama2.c
--- checkpoint), by default the golden fixture stories260K, and the text BITBENCH_PPL_TEXT (default
+-- linear layer of a real model on a real text (the classifier in f32, as the reference's).  The
+-- paper measures WikiText-2 on LLaMA-2 7B / LLaMA-3 8B; here the model is the one named by
+-- BITBENCH_PPL_MODEL (a GGUF file or a llama2.c checkpoint), by default the golden fixture
+-- stories260K, and the text BITBENCH_PPL_TEXT (default
 -- Debian's GPL-3, the text of llama.cpp's reference figures in shared/golden/gguf/README.md §1.4),
 -- chunked as llama-perplexity at ctx 128 (BITBENCH_PPL_CTX).  e2e.csv's ppl / ppl_err columns
 -- are the Table; ppl_tps is each kernel's perplexity throughput (tokens/s through the model).

@@ -2,18 +2,19 @@
 -- table-quantized TL1_0, TL2_0, and Q4_0 / TQ2_0 (the paper: WikiText-2 on bitnet_b1_58-large,
 -- 11.29 for Float16, I2_S, TL1_1 and TL2_1, 11.30 for TL1_0 / TL2_0, 11.57 for Q4_0).  Every kernel
 -- runs every linear layer of a real model on a real text, the classifier in f16 as bitnet.cpp's
--- runs keep it.  The model is the one named by BITBENCH_PPL_MODEL (a llama2.c checkpoint), by default
--- the golden fixture stories260K; the text BITBENCH_PPL_TEXT (default Debian's GPL-3, the text of
+-- runs keep it.  The model is the one named by BITBENCH_PPL_MODEL (a GGUF file or a llama2.c
+-- checkpoint), by default the golden fixture tiny-bitnet-tq2_0-embf16.gguf: a BitNet-architecture
+-- model whose linear layers llama.cpp stored as TQ2_0, i.e. ternary weights, as the paper's
+-- bitnet_b1_58-large has (a float model such as stories260K would measure what ternarizing it
+-- costs, not the claim).  The text is BITBENCH_PPL_TEXT (default Debian's GPL-3, the text of
 -- llama.cpp's reference figures in shared/golden/gguf/README.md §1.4), chunked as llama-perplexity
--- at ctx 128 (BITBENCH_PPL_CTX).  stories260K is a float model: the ternary kernels ternarize it,
--- so their perplexity there measures what ternarizing a float model costs, not the paper's claim,
--- which needs a BitNet b1.58 checkpoint (its lossless kernels then agree to every digit).
+-- at ctx 128 (BITBENCH_PPL_CTX).
 -- e2e.csv's ppl / ppl_err columns are the Table; ppl_tps is each kernel's perplexity throughput.
 -- The synthetic-weight version (bit-identical logits, per-kernel GEMV error) is
 -- experiments/bitnet_table2.lua.  Each point also times one decode token of bitnet-dummy-125m's
 -- synthetic weights (the sweep's model; the speed is not the point here).
 --
---   bitbench run experiments/bitnet_table2_ppl.lua           # every chunk of the text: ~30 s for stories260K
+--   bitbench run experiments/bitnet_table2_ppl.lua           # every chunk of the text: ~1 min for the tiny BitNet
 --   bitbench run experiments/bitnet_table2_ppl.lua --smoke   # f16 and i2_s, 2 chunks: ~7 s
 local S = bitbench.size
 local smoke = S == "smoke"
@@ -42,7 +43,7 @@ bitbench.experiment {
         file = os.getenv("BITBENCH_PPL_TEXT") or "/usr/share/common-licenses/GPL-3",
         ctx = tonumber(os.getenv("BITBENCH_PPL_CTX") or "128"),
         chunks = smoke and 2 or 0,
-        model = os.getenv("BITBENCH_PPL_MODEL") or (shared .. "/models/stories260K/stories260K.bin"),
+        model = os.getenv("BITBENCH_PPL_MODEL") or (shared .. "/golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf"),
       },
     },
   },

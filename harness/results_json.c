@@ -124,6 +124,46 @@ static void write_kernels(bb_json *j, const bb_experiment *ex)
     bb_json_array_end(j);
 }
 
+/* The fields of a model sweep (after its name and line). */
+static void write_model_sweep(bb_json *j, const bb_sweep *sw)
+{
+    bb_json_string(j, "type", "model");
+    bb_json_array_begin(j, "models");
+    for (int i = 0; i < sw->nmodels; i++) bb_json_string(j, NULL, sw->models[i].name);
+    bb_json_array_end(j);
+    bb_json_array_begin(j, "kernels");
+    for (int i = 0; i < sw->nkernels; i++) bb_json_string(j, NULL, sw->kernels[i].spec);
+    bb_json_array_end(j);
+    bb_json_string(j, "out_kernel", sw->out_kernel);
+    bb_json_array_begin(j, "threads");
+    for (int i = 0; i < sw->nthreads; i++) bb_json_int(j, NULL, sw->threads[i]);
+    bb_json_array_end(j);
+    bb_json_array_begin(j, "prompt");
+    for (int i = 0; i < sw->nprompt; i++) bb_json_int(j, NULL, sw->prompt[i]);
+    bb_json_array_end(j);
+    bb_json_array_begin(j, "gen");
+    for (int i = 0; i < sw->ngen; i++) bb_json_int(j, NULL, sw->gen[i]);
+    bb_json_array_end(j);
+    bb_json_int(j, "reps", sw->min_reps);
+    bb_json_string(j, "kv", sw->kv_f16 ? "f16" : "f32");
+    bb_json_int(j, "distinct_layers", sw->distinct_layers);
+    bb_json_string(j, "compare_logits", sw->compare_logits[0] ? sw->compare_logits : NULL);
+    if (sw->compare_logits[0]) bb_json_int(j, "compare_tokens", sw->compare_tokens);
+    else bb_json_null(j, "compare_tokens");
+    bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
+    bb_json_int(j, "seed", (long long)sw->seed);
+    if (sw->ppl_file[0]) {
+        bb_json_object_begin(j, "perplexity");
+        bb_json_string(j, "file", sw->ppl_file);
+        bb_json_int(j, "ctx", sw->ppl_ctx);
+        bb_json_int(j, "chunks", sw->ppl_chunks);
+        bb_json_string(j, "model", sw->ppl_model[0] ? sw->ppl_model : NULL);
+        bb_json_object_end(j);
+    } else {
+        bb_json_null(j, "perplexity");
+    }
+}
+
 static void write_sweeps(bb_json *j, const bb_experiment *ex)
 {
     bb_json_array_begin(j, "sweeps");
@@ -134,31 +174,7 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
         if (sw->line) bb_json_int(j, "line", sw->line);
         else bb_json_null(j, "line");
         if (sw->is_model) {
-            bb_json_string(j, "type", "model");
-            bb_json_array_begin(j, "models");
-            for (int i = 0; i < sw->nmodels; i++) bb_json_string(j, NULL, sw->models[i].name);
-            bb_json_array_end(j);
-            bb_json_array_begin(j, "kernels");
-            for (int i = 0; i < sw->nkernels; i++) bb_json_string(j, NULL, sw->kernels[i].spec);
-            bb_json_array_end(j);
-            bb_json_string(j, "out_kernel", sw->out_kernel);
-            bb_json_array_begin(j, "threads");
-            for (int i = 0; i < sw->nthreads; i++) bb_json_int(j, NULL, sw->threads[i]);
-            bb_json_array_end(j);
-            bb_json_array_begin(j, "prompt");
-            for (int i = 0; i < sw->nprompt; i++) bb_json_int(j, NULL, sw->prompt[i]);
-            bb_json_array_end(j);
-            bb_json_array_begin(j, "gen");
-            for (int i = 0; i < sw->ngen; i++) bb_json_int(j, NULL, sw->gen[i]);
-            bb_json_array_end(j);
-            bb_json_int(j, "reps", sw->min_reps);
-            bb_json_string(j, "kv", sw->kv_f16 ? "f16" : "f32");
-            bb_json_int(j, "distinct_layers", sw->distinct_layers);
-            bb_json_string(j, "compare_logits", sw->compare_logits[0] ? sw->compare_logits : NULL);
-            if (sw->compare_logits[0]) bb_json_int(j, "compare_tokens", sw->compare_tokens);
-            else bb_json_null(j, "compare_tokens");
-            bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
-            bb_json_int(j, "seed", (long long)sw->seed);
+            write_model_sweep(j, sw);
             bb_json_object_end(j);
             continue;
         }

@@ -186,9 +186,10 @@ static void fill_e2e_row(const sweep_state *st, const bb_e2e_point *p, const bb_
 }
 
 /* The sweep's `perplexity` through the point's kernel, out_kernel, kv and threads, into row's ppl
- * columns. */
-static int e2e_perplexity(bb_pool *pool, const bb_sweep *sw, const bb_model_config *cfg, const bb_kernel_choice *kc,
-                          bb_e2e_row *row, char *err, size_t errlen)
+ * columns; what became of the scored model's weights goes to run.json's conversions under its
+ * ppl_model name. */
+static int e2e_perplexity(sweep_state *st, bb_pool *pool, const bb_sweep *sw, const bb_model_config *cfg,
+                          const bb_kernel_choice *kc, bb_e2e_row *row, char *err, size_t errlen)
 {
     bb_ppl_job job = {.model = sw->ppl_model[0] ? sw->ppl_model : cfg->name, .text_file = sw->ppl_file,
                       .ctx = sw->ppl_ctx, .max_chunks = sw->ppl_chunks, .kernel = kc->spec,
@@ -206,6 +207,10 @@ static int e2e_perplexity(bb_pool *pool, const bb_sweep *sw, const bb_model_conf
     row->ppl_err = o.ppl_err;
     row->ppl_tokens = (double)o.sums.count;
     row->ppl_tps = o.tokens_per_second;
+    if (sweep_note_conversions(st, row->ppl_model, kc->spec, sw->out_kernel, o.conversions)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -338,7 +343,7 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    return sw->ppl_file[0] ? e2e_perplexity(pool, sw, cfg, kc, row, err, errlen) : 0;
+    return sw->ppl_file[0] ? e2e_perplexity(st, pool, sw, cfg, kc, row, err, errlen) : 0;
 }
 
 /* Append a measured row to e2e.csv and the run's rows.  Returns 0 or -1. */

@@ -20,10 +20,10 @@ local END = "<!-- reproduce:end -->"
 
 -- The papers' order in ../shared/seeds and the README; experiments not listed come after, by name.
 local ORDER = {
-  "bitnet_table7", "bitnet_fig8", "bitnet_fig10", "bitnet_table2",
+  "bitnet_table7", "bitnet_fig8", "bitnet_fig10", "bitnet_table2", "bitnet_table2_ppl",
   "infra_latency",
   "tmac_kernels", "tmac_accuracy", "tmac_e2e",
-  "arm_tables", "arm_table4",
+  "arm_tables", "arm_table4", "arm_table4_ppl",
   "intel_gemv", "intel_fig4", "intel_e2e",
 }
 

@@ -142,8 +142,8 @@ local function render(run, util)
     .. "effect on the trained checkpoint, where it is a fraction of a perplexity point (11.30 against 11.29 "
     .. "for TL1_0/TL2_0, 11.57 for Q4_0); here the weights are random ternary values and the layers copies "
     .. "of a few, so max abs Δlogit and top-1 agreement measure how far each kernel's arithmetic moves the "
-    .. "logits, not what it would do to perplexity, which needs the real checkpoint (this harness runs "
-    .. "synthetic BitNet weights and llama2.c checkpoints only).")
+    .. "logits, not what it would do to perplexity, which needs a real ternary model: the next table "
+    .. "(bitnet_table2_ppl) measures it on one.")
   return table.concat(out, "\n")
 end
 
