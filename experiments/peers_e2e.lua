@@ -17,14 +17,18 @@
 --   default:  the 700M (bitnet-b1.58-large) at 1 and 2 threads, pp32 tg16, 3 repetitions.
 --   --full:   700M, the 2B4T shape and 3B, pp128 tg64, 5 repetitions (the 3B's dim 3200 is no
 --             multiple of 256: its exported TQ types keep those matrices in F32, as llama-quantize
---             falls back, and bitbench's kernels that need 256 skip it).
+--             falls back, and bitbench's kernels that need 256 skip it).  Hours on the 2-core VM:
+--             the 3B's TQ2_0/TQ1_0 files are 13 GB (llama-bench's peak RSS ~12.8 GB) and decode at
+--             ~0.5-1 t/s there, so one such peer point (6 x tg64 + 6 x pp128) can pass the default
+--             peer_timeout of 900 s; --full allows 3600 s.  The 2B4T shape is squared-ReLU: both
+--             peers run it with SiLU (README.md, "Peers side by side"), same work, other outputs.
 --
 --   bitbench run experiments/peers_e2e.lua [--smoke|--full]
 local S = bitbench.size
 
 local kernels = bitbench.usable { "i2_s", "tq2_0", "tl2_0", "tmac_w2", "f16" }
 local peers = { "llama.cpp:tq2_0", "llama.cpp:tq1_0", "llama.cpp:q4_0", "llama.cpp:f16", "bitnet.cpp:i2_s" }
-local models, prompt, gen, reps, threads = { "bitnet-b1.58-large" }, 32, 16, 3, nil
+local models, prompt, gen, reps, threads, peer_timeout = { "bitnet-b1.58-large" }, 32, 16, 3, nil, 900
 threads = bitbench.range(1, math.min(2, bitbench.machine.cores))
 if S == "smoke" then
   models, prompt, gen, reps, threads = { "bitnet-dummy-125m" }, 4, 4, 1, { 1 }
@@ -32,6 +36,7 @@ if S == "smoke" then
   peers = { "llama.cpp:tq2_0", "bitnet.cpp:i2_s" }
 elseif S == "full" then
   models, prompt, gen, reps = { "bitnet-b1.58-large", "bitnet-b1.58-2b4t", "bitnet-b1.58-3b" }, 128, 64, 5
+  peer_timeout = 3600
 end
 
 bitbench.experiment {
@@ -50,6 +55,7 @@ bitbench.experiment {
       kv = "f16",
       on_unsupported = "skip",
       peers = peers,
+      peer_timeout = peer_timeout,
     },
   },
 }
