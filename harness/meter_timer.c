@@ -1,7 +1,8 @@
 /* The timer meter, always available: the wall-clock length of the whole measured region and the
  * time-stamp counter across it.  The per-call wall times (median, min, max, sd) are taken by the
  * runner itself; this meter adds the TSC view: reference ticks per call, and the TSC rate seen
- * over the region (a check that the clock and the TSC agree; it is not the core frequency). */
+ * over the region (a check that the clock and the TSC agree; it is not the core frequency).  On
+ * aarch64 the "TSC" columns are the generic timer's CNTVCT_EL0 (support/timer.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static void timer_end(bb_meter *m, int calls, double *v)
     timer_state *s = m->state;
     double wall = t - s->t0, ticks = (double)(tsc - s->tsc0);
     v[0] = wall;
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
     v[1] = calls > 0 ? ticks / calls : NAN;
     v[2] = wall > 0 ? ticks / wall / 1e9 : NAN;
 #else

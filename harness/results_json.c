@@ -41,6 +41,10 @@ static void write_machine(bb_json *j, const bb_machine *m)
     bb_json_string(j, "flags", m->cpu_flags);
     bb_json_bool(j, "virtualized", m->virtualized);
     bb_json_string(j, "hypervisor", m->virtualized ? m->hypervisor : NULL);
+    /* true / false / "unknown" (support/emulation.h): timings under emulation mean nothing */
+    if (m->emulated < 0) bb_json_string(j, "emulated", "unknown");
+    else bb_json_bool(j, "emulated", m->emulated != 0);
+    bb_json_string(j, "emulation_check", m->emulation);
     bb_json_int(j, "sockets", m->sockets);
     bb_json_int(j, "cores", m->cores);
     bb_json_int(j, "pus", m->pus);

@@ -51,23 +51,86 @@ static uint64_t detect(void)
     (void)b1; (void)c1; (void)d1;
     return f;
 }
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+
+/* The Linux arm64 HWCAP bits (arch/arm64/include/uapi/asm/hwcap.h), for C libraries whose
+ * <sys/auxv.h> predates them. */
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1UL << 1)
+#endif
+#ifndef HWCAP_FPHP
+#define HWCAP_FPHP (1UL << 9)
+#endif
+#ifndef HWCAP_ASIMDHP
+#define HWCAP_ASIMDHP (1UL << 10)
+#endif
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1UL << 20)
+#endif
+#ifndef HWCAP_SVE
+#define HWCAP_SVE (1UL << 22)
+#endif
+#ifndef HWCAP2_SVE2
+#define HWCAP2_SVE2 (1UL << 1)
+#endif
+#ifndef HWCAP2_I8MM
+#define HWCAP2_I8MM (1UL << 13)
+#endif
+#ifndef HWCAP2_BF16
+#define HWCAP2_BF16 (1UL << 14)
+#endif
+
+/* User space cannot read the ID registers' features reliably (they are trapped and emulated, and
+ * only since Linux 4.11); the kernel's HWCAP words say what it lets processes use. */
+static uint64_t detect(void)
+{
+    unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+    uint64_t f = 0;
+    if (hw & HWCAP_ASIMD) f |= BB_CPU_NEON;
+    if (hw & HWCAP_ASIMDDP) f |= BB_CPU_DOTPROD;
+    /* FEAT_FP16 is scalar and vector half-precision arithmetic together */
+    if ((hw & HWCAP_FPHP) && (hw & HWCAP_ASIMDHP)) f |= BB_CPU_FP16;
+    if (hw & HWCAP_SVE) f |= BB_CPU_SVE;
+    if (hw2 & HWCAP2_SVE2) f |= BB_CPU_SVE2;
+    if (hw2 & HWCAP2_I8MM) f |= BB_CPU_I8MM;
+    if (hw2 & HWCAP2_BF16) f |= BB_CPU_BF16;
+    return f;
+}
 #else
 static uint64_t detect(void) { return 0; }
 #endif
 
-/* The CPU generations a user can ask to be run as, by the features each keeps. */
+/* The CPU generations a user can ask to be run as, by the features each keeps: this
+ * architecture's only (another's level would silently mean "scalar"). */
 static const struct {
     const char *name;
     uint64_t keep;
 } cpu_levels[] = {
     {"scalar", 0},                                 /* no SIMD variant: the scalar references */
+#if defined(__aarch64__)
+    {"neon", BB_CPU_NEON},                         /* Armv8.0-A: Cortex-A72 (Raspberry Pi 4) */
+    {"dotprod", BB_ISA_DOTPROD | BB_CPU_FP16},     /* Armv8.2-A: Cortex-A76 (Pi 5), Neoverse N1 */
+    {"i8mm", BB_ISA_I8MM | BB_CPU_FP16 | BB_CPU_BF16}, /* Armv8.6-A NEON without SVE */
+#else
     {"avx2", BB_CPU_SSSE3 | BB_ISA_AVX2},          /* Haswell / Zen 2 class */
     {"avx512", BB_CPU_SSSE3 | BB_ISA_AVX512},      /* Ice Lake / Zen 4 without BF16 and FP16 */
+#endif
 };
+#define NLEVELS (sizeof cpu_levels / sizeof cpu_levels[0])
+
+/* "scalar, avx2, avx512" */
+static void level_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < NLEVELS && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", cpu_levels[i].name);
+}
 
 int bb_cpu_mask_parse(const char *text, uint64_t *clear)
 {
-    for (size_t i = 0; i < sizeof cpu_levels / sizeof cpu_levels[0]; i++)
+    for (size_t i = 0; i < NLEVELS; i++)
         if (!strcmp(text, cpu_levels[i].name)) {
             *clear = ~cpu_levels[i].keep;
             return 0;
@@ -89,8 +152,10 @@ uint64_t bb_cpu_features(void)
         uint64_t clear = 0;
         if (mask && *mask && bb_cpu_mask_parse(mask, &clear)) {
             /* a typo here would silently benchmark the wrong variants: stop instead */
+            char names[64];
+            level_names(names, sizeof names);
             fprintf(stderr, "BITBENCH_CPU_MASK='%s': not a hex mask of feature bits to clear nor one of "
-                            "scalar, avx2, avx512\n", mask);
+                            "%s\n", mask, names);
             exit(2);
         }
         cached = f & ~clear;
@@ -108,6 +173,8 @@ void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len)
         {BB_CPU_AVX512DQ, "avx512dq"}, {BB_CPU_AVX512VNNI, "avx512vnni"},
         {BB_CPU_AVX512VBMI, "avx512vbmi"}, {BB_CPU_AVX512BF16, "avx512bf16"},
         {BB_CPU_AVXVNNI, "avxvnni"}, {BB_CPU_AVX512FP16, "avx512fp16"},
+        {BB_CPU_NEON, "neon"}, {BB_CPU_DOTPROD, "dotprod"}, {BB_CPU_I8MM, "i8mm"},
+        {BB_CPU_BF16, "bf16"}, {BB_CPU_FP16, "fp16"}, {BB_CPU_SVE, "sve"}, {BB_CPU_SVE2, "sve2"},
     };
     size_t used = 0;
     if (len) buf[0] = 0;

@@ -1,4 +1,6 @@
-/* CPU feature detection for run-time variant dispatch (x86 CPUID + XGETBV; nothing elsewhere). */
+/* CPU feature detection for run-time variant dispatch: CPUID + XGETBV on x86-64, the kernel's
+ * HWCAP/HWCAP2 bits (getauxval) on aarch64.  One bit space for both; a CPU only ever has its own
+ * architecture's bits. */
 #ifndef BB_CPU_H
 #define BB_CPU_H
 
@@ -19,6 +21,14 @@ enum {
     BB_CPU_AVX512BF16 = 1u << 11,
     BB_CPU_AVXVNNI = 1u << 12,
     BB_CPU_AVX512FP16 = 1u << 13,
+    /* aarch64 (Linux HWCAP names in brackets) */
+    BB_CPU_NEON = 1u << 16,    /* Advanced SIMD [asimd]: every aarch64 core */
+    BB_CPU_DOTPROD = 1u << 17, /* SDOT/UDOT, FEAT_DotProd [asimddp] */
+    BB_CPU_I8MM = 1u << 18,    /* SMMLA/UMMLA/USDOT, FEAT_I8MM [i8mm] */
+    BB_CPU_BF16 = 1u << 19,    /* BFDOT/BFMMLA, FEAT_BF16 [bf16] */
+    BB_CPU_FP16 = 1u << 20,    /* half-precision arithmetic, FEAT_FP16 [fphp + asimdhp] */
+    BB_CPU_SVE = 1u << 21,     /* [sve] */
+    BB_CPU_SVE2 = 1u << 22,    /* [sve2] */
 };
 
 /* What files named *_avx2.c are compiled for (see CMakeLists.txt). */
@@ -29,15 +39,27 @@ enum {
 /* What files named *_avx512bf16.c are compiled for. */
 #define BB_ISA_AVX512BF16 (BB_ISA_AVX512 | BB_CPU_AVX512BF16)
 
+/* What the aarch64 files are compiled for (their -march flags in CMakeLists.txt): *_neon.c
+ * Armv8.0-A, *_dotprod.c +dotprod, *_i8mm.c +dotprod+i8mm, *_fp16.c +fp16, *_bf16.c +bf16,
+ * *_sve.c +dotprod+sve, *_sve2.c +dotprod+i8mm+sve2. */
+#define BB_ISA_NEON BB_CPU_NEON
+#define BB_ISA_DOTPROD (BB_CPU_NEON | BB_CPU_DOTPROD)
+#define BB_ISA_I8MM (BB_ISA_DOTPROD | BB_CPU_I8MM)
+#define BB_ISA_FP16 (BB_CPU_NEON | BB_CPU_FP16)
+#define BB_ISA_BF16 (BB_CPU_NEON | BB_CPU_BF16)
+#define BB_ISA_SVE (BB_ISA_DOTPROD | BB_CPU_SVE)
+#define BB_ISA_SVE2 (BB_ISA_I8MM | BB_CPU_SVE | BB_CPU_SVE2)
+
 /* Features of this CPU, detected once.  BITBENCH_CPU_MASK in the environment runs the dispatch
- * as an older CPU would: a CPU level (scalar, avx2, avx512: the features such a CPU has, where
- * this one has them) or a hex mask of the bits above to clear.  An unreadable value stops the
- * program with a message (exit status 2). */
+ * as an older CPU would: a CPU level of this architecture (x86-64: scalar, avx2, avx512;
+ * aarch64: scalar, neon, dotprod, i8mm: the features such a CPU has, where this one has them) or
+ * a hex mask of the bits above to clear.  An unreadable value stops the program with a message
+ * (exit status 2). */
 uint64_t bb_cpu_features(void);
 /* The bits BITBENCH_CPU_MASK's value clears; -1 when it is neither a level nor hex. */
 int bb_cpu_mask_parse(const char *text, uint64_t *clear);
 
-/* "avx2 fma f16c ..." for reports. */
+/* "avx2 fma f16c ..." or "neon dotprod i8mm ..." for reports. */
 void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len);
 
 #endif

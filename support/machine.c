@@ -7,8 +7,12 @@
 #include <unistd.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
 #endif
 
+#include "cpu_arm.h"
+#include "emulation.h"
 #include "kernels/cpu.h"
 
 static void read_cpu_model(char *buf, size_t len)
@@ -62,6 +66,54 @@ static void read_cpuid(bb_machine *m)
 #else
     snprintf(m->cpu_vendor, sizeof m->cpu_vendor, "unknown");
 #endif
+}
+
+#if defined(__aarch64__)
+/* Model, vendor and ids from MIDR_EL1: read directly where Linux emulates the read for user space
+ * (HWCAP_CPUID), else from /proc/cpuinfo's "CPU implementer" / "CPU part" lines.  Arm's
+ * /proc/cpuinfo has no "model name". */
+static void read_arm_midr(bb_machine *m)
+{
+    bb_arm_midr id;
+    int have = 0;
+    if (getauxval(AT_HWCAP) & (1UL << 11)) { /* HWCAP_CPUID */
+        unsigned long midr;
+        __asm__ volatile("mrs %0, midr_el1" : "=r"(midr));
+        id = bb_arm_midr_split(midr);
+        have = 1;
+    } else {
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        if (f) {
+            static char text[1 << 14];
+            size_t n = fread(text, 1, sizeof text - 1, f);
+            text[n] = 0;
+            fclose(f);
+            have = bb_arm_midr_from_cpuinfo(text, &id) == 0;
+        }
+    }
+    if (!have) return;
+    bb_arm_cpu_model(&id, m->cpu_model, sizeof m->cpu_model);
+    const char *vendor = bb_arm_implementer_name(id.implementer);
+    if (vendor) snprintf(m->cpu_vendor, sizeof m->cpu_vendor, "%s", vendor);
+    else snprintf(m->cpu_vendor, sizeof m->cpu_vendor, "implementer 0x%02x", id.implementer);
+    m->cpu_family = (int)id.implementer;
+    m->cpu_model_id = (int)id.part;
+    m->cpu_stepping = (int)(id.variant << 4 | id.revision);
+}
+#endif
+
+/* Under an emulator every timing measures the emulator: say so once per process to a person at a
+ * terminal (results record it in any case: machine.emulated in run.json).  Not into a pipe or
+ * file, where a command's stderr is its one error line. */
+static void check_emulation(bb_machine *m)
+{
+    static int warned;
+    m->emulated = bb_emulation_detect(m->emulation, sizeof m->emulation);
+    if (m->emulated == BB_EMULATION_YES && !warned && isatty(STDERR_FILENO)) {
+        fprintf(stderr, "warning: running under emulation (%s): timings measure the emulator and mean "
+                        "nothing for this CPU\n", m->emulation);
+        warned = 1;
+    }
 }
 
 static size_t meminfo(const char *key)
@@ -122,6 +174,10 @@ void bb_machine_detect(bb_machine *m)
     memset(m, 0, sizeof *m);
     read_cpu_model(m->cpu_model, sizeof m->cpu_model);
     read_cpuid(m);
+#if defined(__aarch64__)
+    read_arm_midr(m);
+#endif
+    check_emulation(m);
     bb_cpu_feature_string(bb_cpu_features(), m->cpu_flags, sizeof m->cpu_flags);
     unsigned v = hwloc_get_api_version();
     snprintf(m->hwloc_version, sizeof m->hwloc_version, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);

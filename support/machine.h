@@ -26,7 +26,9 @@ typedef struct {
 
 typedef struct {
     char cpu_model[128];
-    char cpu_vendor[16];
+    char cpu_vendor[64];
+    /* x86: CPUID family, model, stepping.  aarch64: MIDR_EL1's implementer, part number and
+     * (variant << 4 | revision). */
     int cpu_family, cpu_model_id, cpu_stepping;
     char cpu_flags[256]; /* the SIMD features bitbench dispatches on */
     int sockets, cores, pus, numa_nodes;
@@ -38,6 +40,8 @@ typedef struct {
     size_t mem_total, mem_available;
     bool virtualized;     /* CPUID says it runs under a hypervisor */
     char hypervisor[16];  /* its vendor signature, "KVMKVMKVM" ... */
+    int emulated;         /* bb_emulation (support/emulation.h): 1 yes, 0 no sign, -1 cannot tell */
+    char emulation[160];  /* the sign found, or what was checked */
     char os[256];           /* "Linux 6.1.0 x86_64" */
     char hwloc_version[16];
 } bb_machine;
