@@ -47,5 +47,8 @@ const bb_kernel bb_kernel_f32 = {
         {"avx2", BB_ISA_AVX2, bb_f32_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_f32_matmul_avx512, NULL},
 #endif
+#if defined(__aarch64__)
+        {"neon", BB_ISA_NEON, bb_f32_matmul_neon, NULL},
+#endif
     },
 };

@@ -12,8 +12,8 @@
  *
  * Exact semantics (scalar reference): y[n][m] = s after s = 0; s += W[m][k] * X[n][k] for
  * k = 0 .. K-1, each product and each sum rounded to float.
- * The AVX2 / AVX-512 variants (float_accumulation) keep 8 / 16 float partial sums per output in
- * vector lanes, updated by FMA in increasing k, then summed in a fixed tree (float_common.h);
+ * The AVX2 / AVX-512 / NEON variants (float_accumulation) keep 8 / 16 / 4 float partial sums per
+ * output in vector lanes, updated by FMA in increasing k, then summed in a fixed tree (float_common.h);
  * they differ from the reference only by float rounding of the reordered sum.
  * Any K >= 1 and M >= 1 (ragged K ends are masked loads). */
 #ifndef BB_F32_H
@@ -31,5 +31,6 @@ void bb_f32_matmul_ref(const void *w, const void *act, float *y, int m, int k, i
 
 void bb_f32_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_f32_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_f32_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

@@ -1,8 +1,8 @@
 /* The register tile of the float baselines' SIMD variants (float_common.h), written once over the
- * vector of the ISA its includer is compiled for: every *_avx2.c / *_avx512*.c file is its own
- * translation unit with its own ISA flags, so the vector type is chosen here by those flags -
- * __m512 (16 floats) with AVX-512 F/BW/VL, else __m256 (8 floats) with AVX2 + FMA + F16C.
- * Include only from those files.
+ * vector of the ISA its includer is compiled for: every *_avx2.c / *_avx512*.c / *_neon.c file is
+ * its own translation unit with its own ISA flags, so the vector type is chosen here by those
+ * flags - __m512 (16 floats) with AVX-512 F/BW/VL, __m256 (8 floats) with AVX2 + FMA + F16C, or
+ * on aarch64 float32x4_t (4 floats, NEON: every aarch64 core).  Include only from those files.
  *
  * bb_fl_tile_sum(t, NR, NC, MODE) accumulates NR weight rows x NC activation rows over
  * [t->i0, t->i1); NR, NC and MODE are constants at every call site (forced inlining), so the
@@ -13,9 +13,13 @@
 #ifndef BB_FLOAT_TILE_H
 #define BB_FLOAT_TILE_H
 
-#include <immintrin.h>
-
 #include "float_common.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 
@@ -121,8 +125,50 @@ static inline __attribute__((always_inline)) float bb_flv_reduce(bb_flv v)
 static inline __attribute__((always_inline)) bb_flv bb_flv_park_load(const float *p) { return _mm256_load_ps(p); }
 static inline __attribute__((always_inline)) void bb_flv_park_store(float *p, bb_flv v) { _mm256_store_ps(p, v); }
 
+#elif defined(__aarch64__)
+
+typedef float32x4_t bb_flv;
+enum { BB_FLV_LANES = 4 };
+
+static inline __attribute__((always_inline)) bb_flv bb_flv_zero(void) { return vdupq_n_f32(0.0f); }
+
+/* Elements i.. of a row as floats (type: BB_FL_*; part 0/1 = even/odd elements of bfloat16 pairs).
+ * binary16 widens with FCVTL, part of every aarch64 core (arithmetic on halves needs FEAT_FP16,
+ * conversion does not). */
+static inline __attribute__((always_inline)) bb_flv bb_flv_load(const uint8_t *p, int i, int part, int type)
+{
+    switch (type) {
+    case BB_FL_F32: return vld1q_f32((const float *)p + i);
+    case BB_FL_F16: return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p + i)));
+    default: {
+        uint32x4_t v = vreinterpretq_u32_u16(vld1q_u16((const uint16_t *)p + i));
+        return vreinterpretq_f32_u32(part ? vandq_u32(v, vdupq_n_u32(0xffff0000u)) : vshlq_n_u32(v, 16));
+    }
+    }
+}
+
+/* The same for the last cnt (< one step) elements of a row; the missing lanes read as zero. */
+static inline __attribute__((always_inline)) bb_flv bb_flv_load_tail(const uint8_t *p, int i, int cnt, int part, int type)
+{
+    _Alignas(16) uint8_t buf[16] = {0};
+    memcpy(buf, p + (size_t)i * (type == BB_FL_F32 ? 4 : 2), (size_t)cnt * (type == BB_FL_F32 ? 4 : 2));
+    return bb_flv_load(buf, 0, part, type);
+}
+
+/* One fused multiply-add (FMLA), as the x86 variants' FMA. */
+static inline __attribute__((always_inline)) bb_flv bb_flv_madd(bb_flv w, bb_flv x, bb_flv acc, int mode)
+{
+    (void)mode;
+    return vfmaq_f32(acc, w, x);
+}
+
+/* FADDP twice: (l0 + l1) + (l2 + l3), a fixed order. */
+static inline __attribute__((always_inline)) float bb_flv_reduce(bb_flv v) { return vaddvq_f32(v); }
+static inline __attribute__((always_inline)) bb_flv bb_flv_park_load(const float *p) { return vld1q_f32(p); }
+static inline __attribute__((always_inline)) void bb_flv_park_store(float *p, bb_flv v) { vst1q_f32(p, v); }
+
 #else
-#error "float_tile.h: compile this file with AVX2 + FMA + F16C or with AVX-512 F/BW/VL"
+#error "float_tile.h: compile this file with AVX2 + FMA + F16C, with AVX-512 F/BW/VL, or for aarch64"
 #endif
 
 static inline __attribute__((always_inline)) void bb_fl_tile_sum(bb_fl_tile *t, const int NR, const int NC,
@@ -149,7 +195,7 @@ static inline __attribute__((always_inline)) void bb_fl_tile_sum(bb_fl_tile *t, 
                 if (NC == 1 && p == 0 && (size_t)i * bb_fl_wsize(MODE) % 64 == 0) {
                     size_t ahead = (size_t)i * bb_fl_wsize(MODE) + BB_PREFETCH_BYTES / NR;
                     if (ahead >= t->wrow) ahead += (size_t)(NR - 1) * t->wrow;
-                    _mm_prefetch((const char *)t->w[r] + ahead, _MM_HINT_T0);
+                    __builtin_prefetch((const char *)t->w[r] + ahead, 0, 3);
                 }
                 bb_flv wv = bb_flv_load(t->w[r], i, p, MODE);
                 for (int c = 0; c < NC; c++) acc[r][c] = bb_flv_madd(wv, xv[c], acc[r][c], MODE);

@@ -9,7 +9,8 @@
  *
  * Exact semantics: y[n][m] = bb_i8_dequant(sum_k t[m][k] * q[n][k], s_a[n], s_w)
  * with the integer sum exact in int32.  The SIMD variants compute sum_k c*q (unsigned code ×
- * signed activation: vpmaddubsw / vpdpbusd) and subtract the row's sum of q, which is exact.
+ * signed activation: vpmaddubsw / vpdpbusd; on Arm SDOT) and subtract the row's sum of q, which
+ * is exact.
  */
 #ifndef BB_I2_S_H
 #define BB_I2_S_H
@@ -20,6 +21,7 @@
 
 void bb_i2_s_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_i2_s_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_i2_s_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 static inline float bb_i2_s_scale(const void *w, int m, int k)
 {
