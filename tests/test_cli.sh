@@ -36,12 +36,20 @@ expect_error "are required" gemm --kernel i2_s
 expect_error "out of memory" gemm --kernel i2_s --m 16000000 --k 262144
 expect_error "unknown list 'foo'" list foo
 expect_error "unknown command 'frob'" frob
-BITBENCH_CPU_MASK=ffffffff expect_error "needs CPU features this machine lacks" gemm --kernel i2_s@avx2 --m 8 --k 128
+# The CPU levels and variants are the binary's architecture's (x86-64 or aarch64; an aarch64 build
+# may run under qemu on an x86 host, so ask the binary, not uname).
+if BITBENCH_CPU_MASK=pentium "$BB" list kernels 2>&1 | grep -q "scalar, neon"; then
+    simd=dotprod levels="scalar, neon, dotprod, i8mm" older=neon newer=dotprod
+else
+    simd=avx2 levels="scalar, avx2, avx512" older=avx2 newer=avx512
+fi
+BITBENCH_CPU_MASK=ffffffff expect_error "needs CPU features this machine lacks" gemm --kernel i2_s@$simd --m 8 --k 128
 unset BITBENCH_CPU_MASK  # a prefix assignment to a shell function may persist
-# CPU levels: an AVX2-class CPU has no AVX-512 variant, whatever this host has; a typo stops.
-BITBENCH_CPU_MASK=avx2 expect_error "needs CPU features this machine lacks" gemm --kernel i2_s@avx512 --m 8 --k 128
+# CPU levels: an AVX2-class CPU has no AVX-512 variant, a NEON-only one no dotprod variant, whatever
+# this host has; a typo stops.
+BITBENCH_CPU_MASK=$older expect_error "needs CPU features this machine lacks" gemm --kernel i2_s@$newer --m 8 --k 128
 unset BITBENCH_CPU_MASK
-BITBENCH_CPU_MASK=pentium expect_error "BITBENCH_CPU_MASK='pentium': not a hex mask .* scalar, avx2, avx512" list kernels
+BITBENCH_CPU_MASK=pentium expect_error "BITBENCH_CPU_MASK='pentium': not a hex mask .* $levels" list kernels
 unset BITBENCH_CPU_MASK
 
 expect_ok list kernels
