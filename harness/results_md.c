@@ -1,6 +1,7 @@
 /* The human-readable table printed at the end of a run, in the manner of llama-bench: fixed
  * columns for what identifies a point, optional columns only when they vary across the rows,
  * the time as median ± sd, and a note on points whose spread was flagged. */
+#include <math.h>
 #include <string.h>
 
 #include "results.h"
@@ -41,8 +42,9 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
             else fprintf(f, " |");
         }
         if (show[C_CACHE]) fprintf(f, " %s |", r->cache);
-        fprintf(f, " %d | %d | %d | %d | %.2f ± %.2f | %.2f | %.2f |", r->m, r->k, r->n, r->threads,
-                r->t_median_s * 1e6, r->t_sd_s * 1e6, r->gops, r->gbps);
+        fprintf(f, " %d | %d | %d | %d | %.2f", r->m, r->k, r->n, r->threads, r->t_median_s * 1e6);
+        if (isfinite(r->t_sd_s)) fprintf(f, " ± %.2f", r->t_sd_s * 1e6); /* a peer's row has no spread */
+        fprintf(f, " | %.2f | %.2f |", r->gops, r->gbps);
         if (flagged) {
             if (r->spread_flag) fprintf(f, " spread %.0f%% |", r->spread * 100);
             else fprintf(f, " |");

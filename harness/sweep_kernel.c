@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gemm_bench.h"
+#include "peers/peer_kernels.h"
 #include "sweep_state.h"
 
 static int add_row(sweep_state *st, const bb_result_row *r)
@@ -191,6 +192,38 @@ static int record_row(sweep_state *st, FILE *csv, const bb_result_row *row, doub
     return sweep_write_json(st);
 }
 
+/* Peer rows (harness/peers/peer_kernels.h) go into results.csv as bitbench's do, but are no
+ * points of the plan; a peer row that could not be had is a note and a line in "failed". */
+typedef struct {
+    sweep_state *st;
+    FILE *csv;
+} peer_ctx;
+
+static int peer_emit(void *ctx, const bb_result_row *row)
+{
+    peer_ctx *pc = ctx;
+    if (bb_csv_write_row(pc->csv, row)) {
+        bb_progress_clear(&pc->st->progress);
+        fprintf(stderr, "bitbench run: cannot write %s: %s\n", pc->st->csv_path, strerror(errno));
+        return -1;
+    }
+    if (add_row(pc->st, row)) return -1;
+    return sweep_write_json(pc->st);
+}
+
+static void peer_fail(void *ctx, const char *label, const char *why)
+{
+    peer_ctx *pc = ctx;
+    sweep_note(pc->st, "bitbench run: peer row (%s) skipped: %s", label, why);
+    sweep_add_line(&pc->st->rec.failures, &pc->st->rec.nfailures, "peer row (%s) skipped: %s", label, why);
+}
+
+static void peer_running(void *ctx, const char *label)
+{
+    peer_ctx *pc = ctx;
+    bb_progress_show(&pc->st->progress, label);
+}
+
 int sweep_measure_points(sweep_state *st, FILE *csv)
 {
     weights_slot ws = {0};
@@ -198,6 +231,14 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
     double meter_values[BB_MAX_METER_VALUES];
     if (!vc) return -1;
     vc->sweep = -1;
+    bb_kernel_peers *peers = bb_kernel_peers_new(st->ex);
+    peer_ctx pc = {.st = st, .csv = csv};
+    bb_kernel_peer_sink sink = {.experiment = st->ex->name, .nmeter = st->nmeter_cols, .emit = peer_emit,
+                                .fail = peer_fail, .running = peer_running, .ctx = &pc};
+    if (!peers) {
+        free(vc);
+        return -1;
+    }
     int rc = 0;
     for (int i = 0; i < st->plan->npoints && !sweep_stop && rc == 0; i++) {
         const bb_point *p = &st->plan->points[i];
@@ -230,8 +271,10 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         bb_result_row row;
         fill_row(st, p, pool, &r, meter_values, &row);
         rc = record_row(st, csv, &row, sw->spread_limit);
+        if (rc == 0) rc = bb_kernel_peer_rows_after(peers, &sink, p);
     }
     if (ws.valid) bb_packed_set_free(&ws.set);
+    bb_kernel_peers_free(peers);
     free(vc);
     return rc;
 }

@@ -7,16 +7,9 @@
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local report = require("report")
 
-local path, test = arg[1], arg[2] or "tg"
-if not path or (test ~= "tg" and test ~= "pp") then
-  io.stderr:write("usage: lua5.4 scripts/peers.lua RUN_DIR/e2e.csv [tg|pp]\n")
-  os.exit(2)
-end
-local rows = report.read_csv(path)
-if not rows then
-  io.stderr:write("peers.lua: cannot read " .. path .. "\n")
-  os.exit(1)
-end
+local test = arg[2] or "tg"
+if test ~= "tg" and test ~= "pp" then arg[1] = nil end -- the usage line
+local rows = report.rows_of_arg("peers.lua", "RUN_DIR/e2e.csv [tg|pp]")
 
 local function rate(r) return report.num(r[test .. "_tps"]) end
 local function lo(r) return report.num(r[test .. "_tps_min"]) end

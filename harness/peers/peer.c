@@ -19,6 +19,20 @@ static const bb_peer peers[] = {
 };
 enum { NPEERS = sizeof peers / sizeof peers[0] };
 
+/* Kernel-level programs, by peer (harness/peers/backend_ops.h).  bitnet.cpp has none: its fork's
+ * test-backend-ops has no I2_S case. */
+static const bb_peer kernel_tools[] = {
+    {"llama.cpp", "BITBENCH_TEST_BACKEND_OPS", "test-backend-ops", "f32,f16,bf16,q8_0,q4_0,q2_k,iq4_nl,tq1_0,tq2_0",
+     "llama.cpp's test-backend-ops perf -o MUL_MAT (ggml-org/llama.cpp)"},
+};
+
+const bb_peer *bb_peer_kernel_tool(const bb_peer *p)
+{
+    for (size_t i = 0; p && i < sizeof kernel_tools / sizeof kernel_tools[0]; i++)
+        if (!strcmp(kernel_tools[i].name, p->name)) return &kernel_tools[i];
+    return NULL;
+}
+
 int bb_peer_count(void) { return NPEERS; }
 
 const bb_peer *bb_peer_at(int i) { return i >= 0 && i < NPEERS ? &peers[i] : NULL; }

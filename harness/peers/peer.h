@@ -30,6 +30,10 @@ int bb_peer_count(void);
 const bb_peer *bb_peer_at(int i);
 /* NULL for an unknown name. */
 const bb_peer *bb_peer_find(const char *name);
+/* The peer's kernel-level program as a bb_peer of the same name whose env and program are that
+ * tool's (llama.cpp: test-backend-ops, $BITBENCH_TEST_BACKEND_OPS), or NULL for a peer without
+ * one (bitnet.cpp). */
+const bb_peer *bb_peer_kernel_tool(const bb_peer *p);
 /* The peer names, comma separated (for error messages). */
 const char *bb_peer_names(void);
 /* Whether the peer runs weights of this GGUF type ("tq2_0", lower case). */

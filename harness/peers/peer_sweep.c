@@ -111,7 +111,8 @@ static int read_paths(lua_State *L, int t, bb_sweep *sw, char *err, size_t errle
     return rc;
 }
 
-int bb_peer_read_fields(lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen)
+/* peers, peer_paths, peer_timeout: what model and kernel sweeps share. */
+static int read_common(lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen)
 {
     sw->peer_timeout = BB_DEFAULT_PEER_TIMEOUT;
     if (bb_lua_get_number(L, t, "peer_timeout", 0.001, 1e7, &sw->peer_timeout, err, errlen) < 0) return -1;
@@ -137,7 +138,13 @@ int bb_peer_read_fields(lua_State *L, int t, bb_sweep *sw, char *err, size_t err
         rc = -1;
     }
     lua_pop(L, 1);
-    if (rc || !sw->npeers) return rc;
+    return rc;
+}
+
+int bb_peer_read_fields(lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen)
+{
+    if (read_common(L, t, sw, err, errlen)) return -1;
+    if (!sw->npeers) return 0;
     lua_getfield(L, t, "kv");
     bool f16 = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "f16");
     lua_pop(L, 1);
@@ -149,11 +156,24 @@ int bb_peer_read_fields(lua_State *L, int t, bb_sweep *sw, char *err, size_t err
     return 0;
 }
 
+int bb_peer_read_kernel_fields(lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen)
+{
+    if (read_common(L, t, sw, err, errlen)) return -1;
+    for (int i = 0; i < sw->npeers; i++) {
+        char name[BB_NAME_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(sw->peers[i], ":"), sw->peers[i]);
+        if (!bb_peer_kernel_tool(bb_peer_find(name))) {
+            snprintf(err, errlen, "field 'peers': %s has no kernel-level program for a kernel sweep (only "
+                     "llama.cpp: test-backend-ops); use it in a model sweep", name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ the points ---- */
 
-/* The kernel a peer entry's points follow: the first of the sweep whose GGUF type is the entry's,
- * else the last. */
-static int attached_kernel(const bb_sweep *sw, const char *entry)
+int bb_peer_attached_kernel(const bb_sweep *sw, const char *entry)
 {
     const char *type = strchr(entry, ':') + 1;
     for (int k = 0; k < sw->nkernels; k++) {
@@ -287,7 +307,7 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
 int bb_peer_points_for(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_point *p)
 {
     for (int i = 0; i < sw->npeers; i++)
-        if (attached_kernel(sw, sw->peers[i]) == p->kernel && run_entry(s, sw, p, sw->peers[i])) return -1;
+        if (bb_peer_attached_kernel(sw, sw->peers[i]) == p->kernel && run_entry(s, sw, p, sw->peers[i])) return -1;
     return 0;
 }
 

@@ -31,6 +31,14 @@ struct lua_State;
  * Returns 0, or -1 with one message (the field, what was wrong, what is valid). */
 int bb_peer_read_fields(struct lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen);
 
+/* The same fields in a kernel sweep (harness/peers/peer_kernels.h): peers must have a kernel-level
+ * program (llama.cpp), peer_paths name that program (test-backend-ops); no kv. */
+int bb_peer_read_kernel_fields(struct lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen);
+
+/* The kernel a peer entry ("peer:type") goes with: the sweep's first kernel whose GGUF type is the
+ * entry's, else its last. */
+int bb_peer_attached_kernel(const bb_sweep *sw, const char *entry);
+
 /* bitbench.peer_available(name): true, or false and the reason (unknown peer, program not found;
  * the program is not run). */
 int bb_lua_peer_available(struct lua_State *L);

@@ -47,6 +47,21 @@ function M.read_csv(path)
   return rows
 end
 
+-- The rows of the CSV file a report script is given as its first argument; on a missing argument
+-- or an unreadable file, the usage line or the reason on stderr and exit (2 or 1).
+function M.rows_of_arg(script, usage)
+  if not arg[1] then
+    io.stderr:write("usage: lua5.4 scripts/" .. script .. " " .. usage .. "\n")
+    os.exit(2)
+  end
+  local rows = M.read_csv(arg[1])
+  if not rows then
+    io.stderr:write(script .. ": cannot read " .. arg[1] .. "\n")
+    os.exit(1)
+  end
+  return rows, arg[1]
+end
+
 -- A small JSON decoder (objects, arrays, strings with escapes, numbers, true/false/null -> nil).
 function M.decode_json(text)
   local pos = 1

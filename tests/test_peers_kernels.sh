@@ -1,0 +1,73 @@
+#!/bin/sh
+# Peers in kernel sweeps (harness/peers/peer_kernels.h), with a fake test-backend-ops that prints a
+# recorded real output (tests/data/peers/README.md; CI has no peer installed): its cases of the
+# sweep's types and shapes become rows of results.csv beside bitbench's (kernel llama.cpp:q4_0,
+# variant peer, its time per run and runs), a (type, shape, N) it has no case for is one note; a
+# program that fails, hangs (peer_timeout) or prints garbage is one clear line and every bitbench
+# point still runs; bad fields are one error line.  $1 is the bitbench binary.
+BB="$1"
+D="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/data/peers"
+D=$(cd "$D" && pwd)
+pass=0; fail=0
+T=$(mktemp -d /tmp/bb_peers_kernels_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+unset BITBENCH_TEST_BACKEND_OPS
+BB_FAKE_M=256 BB_FAKE_K=512; export BB_FAKE_M BB_FAKE_K
+
+sweep() { # name, fake program, n list
+    printf '    bitbench.sweep { name = "%s", kernels = {"q4_0", "f32"}, shapes = {{m = 256, k = 512}}, n = %s, threads = 1, reps = 2, max_reps = 2, min_seconds = 0, peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "%s"}, peer_timeout = 1 },\n' "$1" "$3" "$D/$2"
+}
+{
+    printf 'bitbench.experiment {\n  name = "peers_k", out = "%s",\n  sweeps = {\n' "$T/res"
+    sweep ok fake_backend_ops.sh '{1, 512, 16}'
+    sweep fails fake_peer_fail.sh 1
+    sweep hangs fake_peer_hang.sh 1
+    sweep garbage fake_peer_garbage.sh 1
+    printf '  },\n}\n'
+} > "$T/exp.lua"
+PATH=/usr/bin:/bin "$BB" run "$T/exp.lua" > "$T/out" 2> "$T/err"; rc=$?
+check '[ $rc -eq 0 ]' "run exit code $rc: $(cat "$T/err")"
+csv=$(ls "$T"/res/*/results.csv)
+row() { grep "^peers_k,$1," "$csv"; } # sweep
+col() { # name, row text
+    printf '%s\n' "$2" | awk -F, -v name="$1" -v hdr="$(head -1 "$csv")" \
+        'BEGIN { n = split(hdr, h, ","); for (i = 1; i <= n; i++) if (h[i] == name) c = i } { print $c }'
+}
+ok=$(row ok)
+check '[ "$(printf "%s\n" "$ok" | wc -l)" -eq 10 ]' "6 bitbench rows + 4 peer rows (q4_0, f32 at n 1 and 512; none at 16): $ok"
+q=$(printf '%s\n' "$ok" | grep ',llama.cpp:q4_0,' | head -1)
+check '[ "$(col variant "$q")" = peer ] && [ "$(col n "$q")" = 1 ] && [ "$(col m "$q")" = 256 ] && [ "$(col k "$q")" = 512 ]' \
+    "peer row: $q"
+check '[ "$(col t_median_s "$q")" = 0.01708736 ] && [ "$(col reps "$q")" = 69 ] && [ "$(col threads "$q")" = "$(getconf _NPROCESSORS_ONLN)" ]' \
+    "peer time, runs, threads: $q"
+check '[ "$(col bits_per_weight "$q")" = 4.5 ] && [ -z "$(col spread "$q")" ]' "peer bits and empty spread: $q"
+check 'printf "%s\n" "$ok" | grep -q ",llama.cpp:f32,peer,.*,512,"' "f32 prefill row"
+prev=$(printf '%s\n' "$ok" | grep -B1 ',llama.cpp:q4_0,' | head -1)
+check '[ "$(col kernel "$prev")" = q4_0 ]' "a peer row follows its bitbench point: $prev"
+check 'grep -q "peer row (ok: llama.cpp:q4_0 M=256 K=512 N=16) skipped: .*fake_backend_ops.sh ran no MUL_MAT case of this type and shape (it has no option for shapes; its cases: m=256 k=512 n=1,2,3,4,5,8,512)" "$T/err"' \
+    "missing shape: $(grep 'N=16' "$T/err")"
+for s in fails hangs garbage; do
+    check '[ "$(row $s | wc -l)" -eq 2 ]' "bitbench rows of sweep $s: $(row $s)"
+done
+check 'grep -q "peer row (fails: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*fake_peer_fail.sh exited with status 1" "$T/err"' \
+    "failing peer: $(grep fails "$T/err")"
+check 'grep -q "peer row (hangs: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*fake_peer_hang.sh timed out after 1 s" "$T/err"' \
+    "hanging peer: $(grep hangs "$T/err")"
+check 'grep -q "peer row (garbage: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*no timed MUL_MAT line" "$T/err"' \
+    "garbage peer: $(grep garbage "$T/err")"
+check '[ "$(grep -c "peer row (fails" "$T/err")" -eq 1 ]' "a failed program is noted once per sweep"
+check 'grep -q "peer row (hangs" "$(dirname "$csv")/run.json"' "skipped peer rows listed in run.json"
+
+bad() { # fields, pattern
+    printf 'bitbench.experiment { name = "b", out = "%s", sweeps = { bitbench.sweep { kernels = {"q4_0"}, shapes = {{m = 256, k = 512}}, %s } } }\n' "$T/res" "$1" > "$T/bad.lua"
+    err=$("$BB" run "$T/bad.lua" 2>&1 >/dev/null); r=$?; pat=$2
+    check '[ $r -ne 0 ] && printf "%s" "$err" | grep -q -- "$pat"' "bad fields '$1': rc $r, $err (wanted /$2/)"
+}
+bad 'peers = {"bitnet.cpp:q4_0"}' "field 'peers': bitnet.cpp has no kernel-level program for a kernel sweep"
+bad 'peers = {"llama"}' "field 'peers', entry 1: unknown peer 'llama'"
+bad 'peers = {"llama.cpp"}, kernels = {"i2_s"}' "llama.cpp runs none of the sweep's kernels' GGUF types"
+bad 'peers = {"llama.cpp"}, peer_timeout = -1' "peer_timeout"
+
+echo "test_peers_kernels: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
