@@ -35,16 +35,9 @@ for _, model in ipairs(report.distinct(rows, "model")) do
     end
     print(report.table({ "kernel", "t/s (median):", "min – max:" }, speed))
     if #ours > 0 and #theirs > 0 then
-      local header, cells = { "bitbench ÷" }, {}
-      for _, p in ipairs(theirs) do header[#header + 1] = p.kernel .. ":" end
-      for _, a in ipairs(ours) do
-        local row = { a.kernel }
-        for _, b in ipairs(theirs) do
-          row[#row + 1] = string.format("%.2f (%.2f – %.2f)", rate(a) / rate(b), lo(a) / hi(b), hi(a) / lo(b))
-        end
-        cells[#cells + 1] = row
-      end
-      print("\n" .. report.table(header, cells))
+      print("\n" .. report.versus("bitbench ÷", ours, theirs, function(a, b)
+        return string.format("%.2f (%.2f – %.2f)", rate(a) / rate(b), lo(a) / hi(b), hi(a) / lo(b))
+      end))
     end
     print("")
   end

@@ -31,17 +31,10 @@ for _, m in ipairs(report.distinct(rows, "m", true)) do
         end
         print(report.table({ "kernel", "threads:", "time us:", "GFLOP/s:" }, speed))
         if #ours > 0 then
-          local header, cells = { "speed-up over" }, {}
-          for _, p in ipairs(theirs) do header[#header + 1] = p.kernel .. ":" end
-          for _, a in ipairs(ours) do
-            local row = { a.kernel }
-            local lo, hi = report.num(a.t_max_s) or t(a), report.num(a.t_min_s) or t(a)
-            for _, b in ipairs(theirs) do
-              row[#row + 1] = string.format("%.2f (%.2f – %.2f)", t(b) / t(a), t(b) / lo, t(b) / hi)
-            end
-            cells[#cells + 1] = row
-          end
-          print("\n" .. report.table(header, cells))
+          print("\n" .. report.versus("speed-up over", ours, theirs, function(a, b)
+            local slow, fast = report.num(a.t_max_s) or t(a), report.num(a.t_min_s) or t(a)
+            return string.format("%.2f (%.2f – %.2f)", t(b) / t(a), t(b) / slow, t(b) / fast)
+          end))
         end
         print("")
       end

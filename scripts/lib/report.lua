@@ -62,6 +62,19 @@ function M.rows_of_arg(script, usage)
   return rows, arg[1]
 end
 
+-- A table of each row of `ours` (by kernel) against each row of `theirs` (a column per kernel),
+-- the cells from cell(a, b).
+function M.versus(title, ours, theirs, cell)
+  local header, cells = { title }, {}
+  for _, b in ipairs(theirs) do header[#header + 1] = b.kernel .. ":" end
+  for _, a in ipairs(ours) do
+    local row = { a.kernel }
+    for _, b in ipairs(theirs) do row[#row + 1] = cell(a, b) end
+    cells[#cells + 1] = row
+  end
+  return M.table(header, cells)
+end
+
 -- A small JSON decoder (objects, arrays, strings with escapes, numbers, true/false/null -> nil).
 function M.decode_json(text)
   local pos = 1
