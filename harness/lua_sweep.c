@@ -13,6 +13,7 @@
 #include "models/model_load.h"
 #include "peers/peer_sweep.h"
 #include "support/lua_fields.h"
+#include "support/sizes.h"
 
 static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      "n",       "threads",
                                            "warmup", "reps",     "max_reps",    "min_seconds",
@@ -45,7 +46,7 @@ static void read_kernels(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     for (int i = 1; i <= n; i++) {
         const char *spec = load_string_entry(L, c, sw, "kernels", i);
         bb_kernel_choice kc = {0};
-        char err[1536];
+        char err[BB_ERR_MAX];
         if (strlen(spec) >= sizeof kc.spec) load_fail(L, c, sw, "field 'kernels', entry %d: name too long", i);
         if (bb_kernel_resolve(spec, &kc.kernel, &kc.variant, err, sizeof err)) kernel_error(L, c, sw, i, spec, err);
         snprintf(kc.spec, sizeof kc.spec, "%s", spec);
@@ -199,7 +200,7 @@ static void check_single_kernel(lua_State *L, load_ctx *c, const bb_sweep *sw, c
 {
     const bb_kernel *k;
     const bb_variant *v;
-    char kerr[1536];
+    char kerr[BB_ERR_MAX];
     if (!bb_kernel_resolve(spec, &k, &v, kerr, sizeof kerr)) return;
     char name[BB_NAME_MAX];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(spec, "@"), spec);

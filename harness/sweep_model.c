@@ -130,7 +130,7 @@ static const float *reference_logits(sweep_state *st, bb_pool *pool, const bb_sw
                         .seq_len = sw->compare_tokens, .distinct_layers = sw->distinct_layers, .kv_f16 = sw->kv_f16,
                         .seed = sw->seed, .logit_tokens = tokens, .n_logit_tokens = sw->compare_tokens,
                         .logits_out = r->logits};
-    char e[1536];
+    char e[BB_ERR_MAX];
     if (bb_e2e_logits(pool, &spec, e, sizeof e)) {
         snprintf(err, errlen, "compare_logits: reference %s: %s", sw->compare_logits, e);
         free(r->logits);
@@ -196,7 +196,7 @@ static int e2e_perplexity(sweep_state *st, bb_pool *pool, const bb_sweep *sw, co
                       .out_kernel = sw->out_kernel, .kv_f16 = sw->kv_f16, .seed = sw->seed,
                       .distinct_layers = sw->distinct_layers};
     bb_ppl_outcome o;
-    char e[1536];
+    char e[BB_ERR_MAX];
     if (bb_ppl_job_run(pool, &job, &o, e, sizeof e)) {
         snprintf(err, errlen, "perplexity: %s", e);
         return -1;

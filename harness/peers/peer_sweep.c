@@ -188,13 +188,17 @@ int bb_peer_attached_kernel(const bb_sweep *sw, const char *entry)
 static int export_model(const bb_peer_sink *s, const bb_sweep *sw, const bb_model_config *cfg, const char *type,
                         char *path, size_t len, char *err, size_t errlen)
 {
-    char dir[1100], tmp[1200];
+    char dir[1100], tmp[1200 + sizeof ".part"];
     snprintf(dir, sizeof dir, "%s/peers", s->run_dir);
     if (mkdir(dir, 0755) && errno != EEXIST) {
         snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
-    snprintf(path, len, "%s/%s-%s.gguf", dir, cfg->name, type);
+    int n = snprintf(path, len, "%s/%s-%s.gguf", dir, cfg->name, type);
+    if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof tmp - sizeof ".part") {
+        snprintf(err, errlen, "the peer's model file %s/%s-%s.gguf: path too long", dir, cfg->name, type);
+        return -1;
+    }
     if (access(path, R_OK) == 0) return 0;
     snprintf(tmp, sizeof tmp, "%s.part", path);
     bb_synthetic_options syn = {.seed = sw->seed, .distinct_layers = sw->distinct_layers};
