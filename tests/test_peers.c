@@ -4,6 +4,7 @@
  * succeed, fail, hang (ended at the time limit with its child) and print garbage
  * (tests/data/peers/README.md). */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,22 @@ static void test_exec(void)
     bb_exec_describe(&x, 5, why, sizeof why);
     CHECK(!strncmp(why, "killed by signal 9", 18), "%s", why);
     bb_exec_result_free(&x);
+    /* a peer may use every CPU the process may, even when the thread that starts it is pinned
+     * to one (the sweep's caller is bound by its pool) */
+    cpu_set_t mine, one;
+    sched_getaffinity(0, sizeof mine, &mine);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mine)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    char *count[] = {"/bin/sh", "-c", "nproc", NULL};
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "pin this thread to one CPU");
+    CHECK(bb_exec_capture(count, 5, &x, err, sizeof err) == 0 && atoi(x.out) == CPU_COUNT(&mine),
+          "the child may use all %d CPUs, not the caller's one: nproc says %s", CPU_COUNT(&mine), x.out);
+    bb_exec_result_free(&x);
+    sched_setaffinity(0, sizeof mine, &mine);
 }
 
 int main(void)

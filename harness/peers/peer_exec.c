@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +48,21 @@ static int drain(int fd, sink *s)
     return 0;
 }
 
-static void child(char *const argv[], int out, int err, int status_pipe)
+/* Every CPU of the machine; the kernel keeps a child to those its cpuset allows. */
+static void all_cpus(cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    for (long i = 0; i < n && i < CPU_SETSIZE; i++) CPU_SET((int)i, set);
+}
+
+/* A child inherits the CPU affinity of the thread that forks it, and the sweep's calling thread
+ * is bound to one core by its pool: without this, all of a peer's threads would share that core
+ * (a 2-thread llama-bench ran at its 1-thread speed). */
+static void child(char *const argv[], int out, int err, int status_pipe, const cpu_set_t *cpus)
 {
     setpgid(0, 0);
+    sched_setaffinity(0, sizeof *cpus, cpus);
     int in = open("/dev/null", O_RDONLY);
     if (in >= 0) dup2(in, 0);
     dup2(out, 1);
@@ -141,12 +154,14 @@ int bb_exec_capture(char *const argv[], double timeout_s, bb_exec_result *r, cha
         close(errp[1]);
         goto pipe_failed;
     }
+    cpu_set_t cpus;
+    all_cpus(&cpus); /* before fork: the child keeps to async-signal-safe calls */
     pid_t pid = fork();
     if (pid == 0) {
         close(out[0]);
         close(errp[0]);
         close(st[0]);
-        child(argv, out[1], errp[1], st[1]);
+        child(argv, out[1], errp[1], st[1], &cpus);
     }
     close(out[1]);
     close(errp[1]);
