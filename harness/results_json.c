@@ -257,6 +257,56 @@ static void string_array(bb_json *j, const char *key, char *const *v, int n)
     bb_json_array_end(j);
 }
 
+/* How far the run got: its kernel points and its end-to-end points. */
+static void write_progress(bb_json *j, const bb_run_record *r)
+{
+    bb_json_object_begin(j, "points");
+    bb_json_int(j, "total", r->plan->npoints);
+    bb_json_int(j, "done", r->points_done);
+    bb_json_int(j, "failed", r->points_failed);
+    bb_json_int(j, "flagged", r->points_flagged);
+    bb_json_int(j, "skipped", r->plan->nskipped);
+    bb_json_object_end(j);
+    bb_json_object_begin(j, "e2e_points");
+    bb_json_int(j, "total", r->plan->ne2e);
+    bb_json_int(j, "done", r->e2e_done);
+    bb_json_int(j, "failed", r->e2e_failed);
+    bb_json_object_end(j);
+}
+
+/* Where each pool's threads ran, by thread count. */
+static void write_placement(bb_json *j, const bb_run_record *r)
+{
+    bb_json_object_begin(j, "placement");
+    for (int t = 1; t <= r->max_threads; t++)
+        if (r->placement[t]) {
+            char key[16];
+            snprintf(key, sizeof key, "%d", t);
+            bb_json_string(j, key, r->placement[t]);
+        }
+    bb_json_object_end(j);
+}
+
+/* Each meter: available, or why not and what would make it work; its columns. */
+static void write_meters(bb_json *j, const bb_run_record *r)
+{
+    bb_json_array_begin(j, "meters");
+    for (int i = 0; i < r->nmeters; i++) {
+        const bb_meter *m = &r->meters[i];
+        bb_json_object_begin(j, NULL);
+        bb_json_string(j, "name", m->type->name);
+        bb_json_bool(j, "available", m->available);
+        bb_json_string(j, "reason_code", m->available ? NULL : m->reason_code);
+        bb_json_string(j, "reason", m->available ? NULL : m->reason);
+        bb_json_string(j, "remedy", m->available ? NULL : bb_meter_remedy(m->reason_code));
+        bb_json_array_begin(j, "columns");
+        for (int c = 0; c < m->type->ncolumns; c++) bb_json_string(j, NULL, m->type->columns[c]);
+        bb_json_array_end(j);
+        bb_json_object_end(j);
+    }
+    bb_json_array_end(j);
+}
+
 int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_t errlen)
 {
     char tmp[1400];
@@ -287,42 +337,10 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_string(&j, "updated_at", r->updated_at);
     bb_json_string(&j, "ended_at", r->ended_at[0] ? r->ended_at : NULL);
     bb_json_int(&j, "sessions", r->sessions);
-    bb_json_object_begin(&j, "points");
-    bb_json_int(&j, "total", r->plan->npoints);
-    bb_json_int(&j, "done", r->points_done);
-    bb_json_int(&j, "failed", r->points_failed);
-    bb_json_int(&j, "flagged", r->points_flagged);
-    bb_json_int(&j, "skipped", r->plan->nskipped);
-    bb_json_object_end(&j);
-    bb_json_object_begin(&j, "e2e_points");
-    bb_json_int(&j, "total", r->plan->ne2e);
-    bb_json_int(&j, "done", r->e2e_done);
-    bb_json_int(&j, "failed", r->e2e_failed);
-    bb_json_object_end(&j);
+    write_progress(&j, r);
     write_machine(&j, r->mach);
-    bb_json_object_begin(&j, "placement");
-    for (int t = 1; t <= r->max_threads; t++)
-        if (r->placement[t]) {
-            char key[16];
-            snprintf(key, sizeof key, "%d", t);
-            bb_json_string(&j, key, r->placement[t]);
-        }
-    bb_json_object_end(&j);
-    bb_json_array_begin(&j, "meters");
-    for (int i = 0; i < r->nmeters; i++) {
-        const bb_meter *m = &r->meters[i];
-        bb_json_object_begin(&j, NULL);
-        bb_json_string(&j, "name", m->type->name);
-        bb_json_bool(&j, "available", m->available);
-        bb_json_string(&j, "reason_code", m->available ? NULL : m->reason_code);
-        bb_json_string(&j, "reason", m->available ? NULL : m->reason);
-        bb_json_string(&j, "remedy", m->available ? NULL : bb_meter_remedy(m->reason_code));
-        bb_json_array_begin(&j, "columns");
-        for (int c = 0; c < m->type->ncolumns; c++) bb_json_string(&j, NULL, m->type->columns[c]);
-        bb_json_array_end(&j);
-        bb_json_object_end(&j);
-    }
-    bb_json_array_end(&j);
+    write_placement(&j, r);
+    write_meters(&j, r);
     write_kernels(&j, ex);
     write_sweeps(&j, ex);
     bb_json_string(&j, "csv", r->csv_file);
