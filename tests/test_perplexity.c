@@ -173,13 +173,16 @@ static void check_golden(void)
     check_against_log("golden/gguf/stories260K/perplexity_gpl3_c128_f32_kvf32.txt",
                       "golden/gguf/stories260K/stories260K.gguf", "f32", NULL, 1e-3);
     /* the tiny BitNet's TQ2_0 / TQ1_0 bytes used as stored: llama.cpp quantizes activations to
-     * Q8_K as tq2_0 / tq1_0 do, but its SIMD sums float block products in another order, and a
-     * random model's logits sit close together (PPL ~ 6000 over 512 tokens), so one chunk's
-     * running value moves by up to 0.3 %; the whole text averages that out to 0.1 % */
+     * Q8_K as tq2_0 / tq1_0 do, but sums the float block products in its own order, and its F16
+     * classifier rounds the activations to f16 (ggml converts them to the weight's dot type)
+     * where bitbench's f16 kernel keeps f32: logits differ by up to ~0.2 (golden README §3.4).
+     * Averaged over the 63 and 126 tokens of the first chunks that moves a running value by up to
+     * 1 % (0.92 % seen with the scalar kernels, 0.24 % with AVX-512), hence 2 %; over the whole
+     * text's 10899 tokens it averages out, and the final PPL is held to 0.1 % */
     check_against_log("golden/gguf/bitnet/perplexity_gpl3_c128_tq2_0-embf16_kvf32.txt",
-                      "golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", "tq2_0", "f16", 5e-3);
+                      "golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", "tq2_0", "f16", 2e-2);
     check_against_log("golden/gguf/bitnet/perplexity_gpl3_c128_tq1_0-embf16_kvf32.txt",
-                      "golden/gguf/bitnet/tiny-bitnet-tq1_0-embf16.gguf", "tq1_0", "f16", 5e-3);
+                      "golden/gguf/bitnet/tiny-bitnet-tq1_0-embf16.gguf", "tq1_0", "f16", 2e-2);
 }
 
 int main(void)
