@@ -65,6 +65,27 @@ int bb_csv_parse_num(const char *s, double *out)
     return *end ? -1 : 0;
 }
 
+int bb_csv_write_table_row(FILE *f, const bb_column *cols, int ncols, const void *row, const double *meter,
+                           int nmeter)
+{
+    bb_csv_write_columns(f, cols, ncols, row);
+    for (int i = 0; i < nmeter; i++) {
+        fputc(',', f);
+        bb_csv_num(f, NULL, meter[i]);
+    }
+    fputc('\n', f);
+    return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
+int bb_csv_parse_table_row(char *const *fields, const bb_column *cols, int ncols, void *row, double *meter,
+                           int nmeter)
+{
+    if (bb_csv_parse_columns(fields, cols, ncols, row)) return -1;
+    for (int i = 0; i < nmeter; i++)
+        if (bb_csv_parse_num(fields[ncols + i], &meter[i])) return -1;
+    return 0;
+}
+
 int bb_csv_parse_columns(char *const *fields, const bb_column *cols, int ncols, void *row)
 {
     for (int i = 0; i < ncols; i++) {

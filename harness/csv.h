@@ -46,6 +46,13 @@ void bb_csv_write_columns(FILE *f, const bb_column *cols, int ncols, const void 
 int bb_csv_parse_columns(char *const *fields, const bb_column *cols, int ncols, void *row);
 /* A number cell: empty -> NAN.  Returns 0, or -1 when it is not a number. */
 int bb_csv_parse_num(const char *s, double *out);
+/* One whole line of a table: the row struct's columns, then its meter values; flushed so an
+ * interrupted run keeps it.  Returns 0, or -1 when writing failed. */
+int bb_csv_write_table_row(FILE *f, const bb_column *cols, int ncols, const void *row, const double *meter,
+                           int nmeter);
+/* The inverse: columns into the row struct, the nmeter fields after them into meter. */
+int bb_csv_parse_table_row(char *const *fields, const bb_column *cols, int ncols, void *row, double *meter,
+                           int nmeter);
 
 /* ---- reading ---- */
 

@@ -53,24 +53,15 @@ void bb_csv_header(const char *const *meter_cols, int nmeter, char *buf, size_t 
 
 int bb_csv_write_row(FILE *f, const bb_result_row *r)
 {
-    bb_csv_write_columns(f, bb_result_columns, bb_result_ncolumns, r);
-    for (int i = 0; i < r->nmeter; i++) {
-        fputc(',', f);
-        bb_csv_num(f, NULL, r->meter[i]);
-    }
-    fputc('\n', f);
-    return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+    return bb_csv_write_table_row(f, bb_result_columns, bb_result_ncolumns, r, r->meter, r->nmeter);
 }
 
 static int parse_row(char *const *fields, void *row, int nmeter)
 {
     bb_result_row *r = row;
     memset(r, 0, sizeof *r);
-    if (bb_csv_parse_columns(fields, bb_result_columns, bb_result_ncolumns, r)) return -1;
     r->nmeter = nmeter;
-    for (int i = 0; i < nmeter; i++)
-        if (bb_csv_parse_num(fields[bb_result_ncolumns + i], &r->meter[i])) return -1;
-    return 0;
+    return bb_csv_parse_table_row(fields, bb_result_columns, bb_result_ncolumns, r, r->meter, nmeter);
 }
 
 int bb_csv_read(const char *path, const char *header, int nmeter, bb_result_row **rows, int *count, char *err, size_t errlen)
