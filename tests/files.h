@@ -1,4 +1,5 @@
-/* Scratch files for tests: write a text file, read one whole, remove a scratch directory. */
+/* Files for tests: where the shared goldens are, write a text file, read one whole, remove a
+ * scratch directory. */
 #ifndef BB_TEST_FILES_H
 #define BB_TEST_FILES_H
 
@@ -6,6 +7,15 @@
 #include <stdlib.h>
 
 /* Write text to path; exits the test on failure (nothing after it could work). */
+/* The shared folder of goldens and models: BITBENCH_SHARED_DIR, else ../shared beside the
+ * source tree (BITBENCH_SOURCE_DIR, set by ctest). */
+static inline void shared_dir(char *buf, size_t len)
+{
+    const char *sh = getenv("BITBENCH_SHARED_DIR"), *src = getenv("BITBENCH_SOURCE_DIR");
+    if (sh) snprintf(buf, len, "%s", sh);
+    else snprintf(buf, len, "%s/../shared", src ? src : ".");
+}
+
 static inline void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");

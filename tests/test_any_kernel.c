@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "files.h"
 #include "models/model_load.h"
 
 static char shared[1024];
@@ -86,10 +87,7 @@ static void same_logits(bb_pool *pool, const char *model, const char *const *ker
 
 int main(void)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    const char *sh = getenv("BITBENCH_SHARED_DIR");
-    if (sh) snprintf(shared, sizeof shared, "%s", sh);
-    else snprintf(shared, sizeof shared, "%s/../shared", src ? src : ".");
+    shared_dir(shared, sizeof shared);
     char err[256];
     bb_pool *pool = bb_pool_create(2, err, sizeof err);
     CHECK(pool != NULL, "%s", err);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "files.h"
 #include "models/gguf.h"
 #include "models/gguf_export.h"
 #include "models/gguf_names.h"
@@ -389,9 +390,7 @@ static void bad_requests(void)
 
 int main(void)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR"), *sh = getenv("BITBENCH_SHARED_DIR");
-    if (sh) snprintf(shared, sizeof shared, "%s", sh);
-    else snprintf(shared, sizeof shared, "%s/../shared", src ? src : ".");
+    shared_dir(shared, sizeof shared);
     char err[256];
     pool = bb_pool_create(2, err, sizeof err);
     CHECK(pool != NULL, "%s", err);

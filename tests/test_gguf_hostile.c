@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "kernels/common/fp16.h"
 #include "models/gguf.h"
 #include "models/gguf_types.h"
@@ -409,10 +410,7 @@ static void check_truncations(void)
 
 int main(void)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    const char *sh = getenv("BITBENCH_SHARED_DIR");
-    if (sh) snprintf(shared, sizeof shared, "%s", sh);
-    else snprintf(shared, sizeof shared, "%s/../shared", src ? src : ".");
+    shared_dir(shared, sizeof shared);
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bb_gguf_hostile_XXXXXX");
     CHECK(mkdtemp(tmpdir) != NULL, "mkdtemp");
     check_built_file();

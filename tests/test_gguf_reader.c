@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "files.h"
 #include "kernels/common/fp16.h"
 #include "models/gguf.h"
 #include "models/gguf_types.h"
@@ -310,10 +311,7 @@ static void measure_rate(const char *rel)
 
 int main(void)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    const char *sh = getenv("BITBENCH_SHARED_DIR");
-    if (sh) snprintf(shared, sizeof shared, "%s", sh);
-    else snprintf(shared, sizeof shared, "%s/../shared", src ? src : ".");
+    shared_dir(shared, sizeof shared);
 
     check_listing("stories260K/stories260K.gguf", "stories260K/tensors_stories260K.txt");
     check_listing("stories260K/stories260K-q8_0.gguf", "stories260K/tensors_stories260K-q8_0.txt");

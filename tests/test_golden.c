@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "files.h"
 #include "models/llama2c.h"
 #include "models/sampler.h"
 #include "models/tokenizer.h"
@@ -145,10 +146,7 @@ done:
 
 int main(void)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    const char *sh = getenv("BITBENCH_SHARED_DIR");
-    if (sh) snprintf(shared, sizeof shared, "%s", sh);
-    else snprintf(shared, sizeof shared, "%s/../shared", src ? src : ".");
+    shared_dir(shared, sizeof shared);
     char err[256];
     bb_pool *pool = bb_pool_create(2, err, sizeof err);
     CHECK(pool != NULL, "%s", err);

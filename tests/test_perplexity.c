@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "files.h"
 #include "models/llama2c.h"
 #include "perplexity.h"
 #include "perplexity_job.h"
@@ -187,10 +188,7 @@ static void check_golden(void)
 
 int main(void)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    const char *sh = getenv("BITBENCH_SHARED_DIR");
-    if (sh) snprintf(shared, sizeof shared, "%s", sh);
-    else snprintf(shared, sizeof shared, "%s/../shared", src ? src : ".");
+    shared_dir(shared, sizeof shared);
     check_formulas();
     check_forward_all();
     check_golden();

@@ -391,10 +391,7 @@ static void measure_gpl3(void)
 
 int main(void)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    const char *sh = getenv("BITBENCH_SHARED_DIR");
-    if (sh) snprintf(shared, sizeof shared, "%s", sh);
-    else snprintf(shared, sizeof shared, "%s/../shared", src ? src : ".");
+    shared_dir(shared, sizeof shared);
     check_vocab("ggml-vocab-llama-spm.gguf");
     check_vocab("ggml-vocab-gpt-2.gguf");
     check_llama_bpe_pretokenizer();
