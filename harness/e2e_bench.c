@@ -130,7 +130,9 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
         if (s->prompt_len > 0) {
             double a = bb_now();
             const float *l = bb_tf_forward(tf, pool, tokens, s->prompt_len, 0, NULL);
-            pp[rep] = s->prompt_len / (bb_now() - a);
+            double dt = bb_now() - a;
+            pp[rep] = s->prompt_len / dt;
+            if (s->pp_seconds) s->pp_seconds[rep] = dt;
             pos = s->prompt_len;
             tok = l ? (int)(l[0] > l[1]) : 1; /* a data-dependent next token */
         }
@@ -144,6 +146,7 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
         if (s->gen_len > 0 && s->gen_end) s->gen_end(s->hook_ctx, rep, s->gen_len);
         if (s->gen_len > 0) {
             tg[rep] = s->gen_len / dt;
+            if (s->tg_seconds) s->tg_seconds[rep] = dt;
             mm_total += mm;
             tg_total += dt;
             for (int p = 0; p < BB_E2E_READ_PASSES; p++)

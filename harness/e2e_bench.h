@@ -34,6 +34,9 @@ typedef struct {
     const int *logit_tokens;
     int n_logit_tokens;
     float *logits_out;
+    /* Optional: the seconds of each repetition's prefill and generation (reps entries each; the raw
+     * samples of samples.h) */
+    double *pp_seconds, *tg_seconds;
 } bb_e2e_spec;
 
 typedef struct {

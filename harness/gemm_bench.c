@@ -183,6 +183,8 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
         mv += ms->meters[i].type->ncolumns;
     }
     res->interrupted = stopped(ms);
+    if (ms->keep_samples && (res->samples = malloc(sizeof *res->samples * (size_t)(reps ? reps : 1))))
+        memcpy(res->samples, times, sizeof *times * (size_t)reps); /* before bb_stats_of sorts them */
     bb_stats st = bb_stats_of(times, reps);
     res->reps = reps;
     res->copies = ps->copies;

@@ -43,6 +43,7 @@ typedef struct {
     double gbps;                         /* packed weight bytes / t_median / 1e9 */
     size_t packed_bytes, act_bytes;
     bool interrupted;                    /* *stop was raised: the point is incomplete */
+    double *samples;                     /* keep_samples: reps seconds, in the order the calls ran (malloc'd) */
     /* --verify (bb_gemm_verify): y is one call's output, y_ref = W_deq·x in fp64 with the kernel's own
      * dequantized weights W_deq = unpack(pack(W)), y_master = W·x in fp64 with the master weights W */
     bool verified;
@@ -96,6 +97,7 @@ typedef struct {
     int nmeters;
     double *meter_values;              /* out: the meters' columns, in order */
     const volatile sig_atomic_t *stop; /* checked between calls; NULL = never */
+    bool keep_samples;                 /* res->samples: every timed call's seconds (the caller frees it) */
 } bb_measure_spec;
 
 /* Time prepare + matmul of ms->n activation rows against ps.  Returns 0 or -1 with err. */

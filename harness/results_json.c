@@ -321,6 +321,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_init(&j, f);
     bb_json_object_begin(&j, NULL);
     bb_json_int(&j, "schema_version", 1);
+    bb_json_string(&j, "run_id", r->run_id);
     write_build(&j, r->mach);
     bb_json_array_begin(&j, "command_line");
     for (int i = 0; i < r->argc; i++) bb_json_string(&j, NULL, r->argv[i]);
@@ -331,6 +332,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_string(&j, "file", ex->file);
     bb_json_string(&j, "sha256", r->sha256);
     bb_json_object_end(&j);
+    bb_shard_write_json(&j, r->shard);
     bb_json_string(&j, "status", r->status);
     bb_json_string(&j, "status_reason", r->status_reason[0] ? r->status_reason : NULL);
     bb_json_string(&j, "started_at", r->started_at);

@@ -22,6 +22,7 @@
 #include "json.h"
 #include "meter.h"
 #include "plan.h"
+#include "shard.h"
 #include "support/machine.h"
 
 /* What became of each kind of weight when a model was built for a kernel (bb_tf_conversions'
@@ -37,6 +38,7 @@ typedef struct {
     const bb_plan *plan;
     int argc;
     char **argv;
+    char run_id[48];             /* provenance.h: unique per run, kept by --resume */
     char sha256[65];
     char started_at[32], updated_at[32], ended_at[32]; /* ISO 8601 UTC; ended_at "" while running */
     int sessions;
@@ -54,6 +56,7 @@ typedef struct {
     int e2e_done, e2e_failed;
     bb_run_conversion *conversions; /* model sweeps, in the order first built */
     int nconversions;
+    const bb_shard *shard;       /* --shard: which share of the plan this run measures; NULL: all */
 } bb_run_record;
 
 /* Write the sidecar atomically.  Returns 0 or -1 with err. */

@@ -14,6 +14,7 @@
 #include "json_read.h"
 #include "meter.h"
 #include "progress.h"
+#include "provenance.h"
 #include "results.h"
 #include "results_e2e.h"
 #include "results_json.h"
@@ -68,7 +69,20 @@ static int run_dir_newer(const char *a, const char *b, size_t prefix)
     return sa > sb;
 }
 
-static int find_latest_run(const bb_experiment *ex, char *dir, size_t len, char *err, size_t errlen)
+/* Is the run in ex->out/entry the given shard's (for NULL: an unsharded run)?  A run without a
+ * readable sidecar (killed before its first write) counts as unsharded. */
+static bool run_is_shard(const bb_experiment *ex, const char *entry, const bb_shard *shard)
+{
+    char path[BB_RUN_DIR_MAX + 600], why[256];
+    snprintf(path, sizeof path, "%s/%s/%s", ex->out, entry, JSON_NAME);
+    bb_jv *json = bb_json_load(path, why, sizeof why);
+    bool match = json ? bb_shard_json_matches(json, shard) : shard == NULL;
+    bb_jv_free(json);
+    return match;
+}
+
+static int find_latest_run(const bb_experiment *ex, const bb_shard *shard, char *dir, size_t len, char *err,
+                           size_t errlen)
 {
     DIR *d = opendir(ex->out);
     if (!d) {
@@ -80,9 +94,15 @@ static int find_latest_run(const bb_experiment *ex, char *dir, size_t len, char 
     struct dirent *e;
     size_t prefix = strlen(ex->name) + 1;
     while ((e = readdir(d)))
-        if (is_run_dir(e->d_name, ex->name) && (!best[0] || run_dir_newer(e->d_name, best, prefix)))
+        if (is_run_dir(e->d_name, ex->name) && (!best[0] || run_dir_newer(e->d_name, best, prefix)) &&
+            run_is_shard(ex, e->d_name, shard))
             snprintf(best, sizeof best, "%s", e->d_name);
     closedir(d);
+    if (!best[0] && shard) {
+        snprintf(err, errlen, "--resume: no run of shard %d/%d%s%s of experiment '%s' under %s to resume",
+                 shard->index, shard->count, shard->group[0] ? " of group " : "", shard->group, ex->name, ex->out);
+        return -1;
+    }
     if (!best[0]) {
         snprintf(err, errlen, "--resume: no run of experiment '%s' under %s to resume", ex->name, ex->out);
         return -1;
@@ -219,7 +239,10 @@ static int resume_record(sweep_state *st, char *err, size_t errlen)
                               "without --resume for a new run)", st->ex->name, st->dir);
         rc = -1;
     }
+    if (rc == 0 && st->opt->shard && bb_shard_check_resume(json, st->opt->shard, err, errlen)) rc = -1;
     if (started) snprintf(st->rec.started_at, sizeof st->rec.started_at, "%s", started);
+    const char *run_id = bb_jv_str(json, "run_id"); /* absent in runs from before run ids */
+    if (run_id) snprintf(st->rec.run_id, sizeof st->rec.run_id, "%s", run_id);
     if (sessions > 0) st->rec.sessions = (int)sessions + 1;
     sweep_resume_conversions(st, bb_jv_get(json, "conversions"));
     if (rc == 0 && sha && strcmp(sha, st->rec.sha256))
@@ -237,7 +260,7 @@ static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
     st->rec.sessions = 1;
     bb_iso_time(st->rec.started_at);
     if (st->opt->resume) {
-        if (find_latest_run(ex, st->dir, sizeof st->dir, err, errlen)) return -1;
+        if (find_latest_run(ex, st->opt->shard, st->dir, sizeof st->dir, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
         if (resume_record(st, err, errlen)) return -1;
@@ -411,8 +434,10 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     }
     st.rec = (bb_run_record){.ex = ex, .mach = mach, .plan = plan, .argc = opt->argc, .argv = opt->argv,
                              .status = "incomplete", .placement = st.rec.placement, .max_threads = st.max_threads,
-                             .csv_file = CSV_NAME, .md_file = MD_NAME, .e2e_file = E2E_NAME};
+                             .csv_file = CSV_NAME, .md_file = MD_NAME, .e2e_file = E2E_NAME,
+                             .shard = opt->shard};
     snprintf(st.rec.status_reason, sizeof st.rec.status_reason, "running (or killed before it could finish)");
+    bb_run_id_new(st.rec.run_id, sizeof st.rec.run_id);
     if (bb_sha256_file(ex->file, st.rec.sha256)) snprintf(st.rec.sha256, sizeof st.rec.sha256, "unreadable");
     if (open_meters(&st)) goto done;
     st.rec.meters = st.meters;
@@ -422,6 +447,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
         goto done;
     }
     if (opt->run_dir) snprintf(opt->run_dir, opt->run_dir_len, "%s", st.dir);
+    if (sweep_open_samples(&st)) goto done;
     int already = count_done(&st);
     if (!opt->quiet)
         fprintf(stderr, "bitbench run: %s: %d points%s -> %s\n", ex->name, plan->npoints,
@@ -444,6 +470,8 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     else exit_code = failed_write || st.rec.points_failed || st.rec.e2e_failed ? 1 : 0;
 done:
     if (csv) fclose(csv);
+    if (st.samples) fclose(st.samples);
+    if (st.e2e_samples) fclose(st.e2e_samples);
     state_free(&st);
     return exit_code;
 }

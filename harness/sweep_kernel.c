@@ -257,20 +257,26 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         bb_measure_spec ms = {.variant = sw->kernels[p->kernel].variant, .n = p->n, .warmup = sw->warmup,
                               .min_reps = sw->min_reps, .max_reps = sw->max_reps, .min_seconds = sw->min_seconds,
                               .seed = sw->seed, .meters = st->meters, .nmeters = st->nmeters,
-                              .meter_values = meter_values, .stop = &sweep_stop};
+                              .meter_values = meter_values, .stop = &sweep_stop, .keep_samples = true};
         bb_gemm_result r;
         if (bb_gemm_measure(pool, &ws.set, &ms, &r, err, sizeof err)) {
             point_failed(st, p, label, "", err);
             continue;
         }
-        if (r.interrupted) break; /* an unfinished point is not a result */
+        if (r.interrupted) {
+            free(r.samples);
+            break; /* an unfinished point is not a result */
+        }
         if (sw->verify && verify_point(vc, pool, &ws, p, sw, &r, err, sizeof err)) {
+            free(r.samples);
             point_failed(st, p, label, "verify: ", err);
             continue;
         }
         bb_result_row row;
         fill_row(st, p, pool, &r, meter_values, &row);
-        rc = record_row(st, csv, &row, sw->spread_limit);
+        rc = r.samples ? sweep_write_samples(st, &row, r.samples, r.reps) : -1;
+        free(r.samples);
+        if (rc == 0) rc = record_row(st, csv, &row, sw->spread_limit);
         if (rc == 0) rc = bb_kernel_peer_rows_after(peers, &sink, p);
     }
     if (ws.valid) bb_packed_set_free(&ws.set);

@@ -292,8 +292,8 @@ static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p)
 /* Measure one end-to-end point into row: bb_e2e_bench with the meters around each repetition's
  * generation, then (after the timing) the logit comparison and the perplexity the sweep asks for.
  * Returns 0, or -1 with err. */
-static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e2e_row *row, char *err,
-                     size_t errlen)
+static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e2e_row *row, double *pp_seconds,
+                     double *tg_seconds, char *err, size_t errlen)
 {
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
     const bb_kernel_choice *kc = &sw->kernels[p->kernel];
@@ -318,7 +318,8 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
                         .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
                         .kv_f16 = sw->kv_f16, .seed = sw->seed, .gen_begin = gen_begin, .gen_end = gen_end,
                         .hook_ctx = &gm, .logit_tokens = ctokens, .n_logit_tokens = ntok, .logits_out = clogits,
-                        .seq_len = p->prompt + p->gen > ntok ? p->prompt + p->gen : ntok};
+                        .seq_len = p->prompt + p->gen > ntok ? p->prompt + p->gen : ntok,
+                        .pp_seconds = pp_seconds, .tg_seconds = tg_seconds};
     bb_e2e_result r;
     bb_logit_diff diff = {0};
     const float *ref = NULL;
@@ -367,6 +368,10 @@ int sweep_measure_e2e(sweep_state *st)
         fprintf(stderr, "bitbench run: %s\n", err);
         return -1;
     }
+    if (sweep_open_e2e_samples(st)) {
+        fclose(f);
+        return -1;
+    }
     for (int i = 0; i < plan->ne2e; i++)
         st->rec.e2e_done += e2e_done(st, &plan->e2e[i]);
     int rc = 0;
@@ -384,11 +389,17 @@ int sweep_measure_e2e(sweep_state *st)
         if (!st->opt->quiet) fprintf(stderr, "bitbench run: e2e %d/%d: %s\n", p->index, plan->ne2e, label);
         bb_pool *pool = sweep_pool_for(st, p->threads, err, sizeof err);
         bb_e2e_row row;
-        if (!pool || e2e_point(st, pool, p, &row, err, sizeof err)) {
+        int reps = sw->min_reps > 0 ? sw->min_reps : 1;
+        double *seconds = calloc(2 * (size_t)reps, sizeof *seconds); /* prefill, then generation */
+        if (!seconds || !pool || e2e_point(st, pool, p, &row, seconds, seconds + reps, err, sizeof err)) {
+            if (!seconds) snprintf(err, sizeof err, "out of memory");
+            free(seconds);
             e2e_fail(st, p, label, err);
             continue;
         }
-        rc = e2e_record(st, f, &row);
+        rc = sweep_write_e2e_samples(st, &row, seconds, seconds + reps, reps);
+        free(seconds);
+        if (rc == 0) rc = e2e_record(st, f, &row);
     }
     fclose(f);
     return rc;

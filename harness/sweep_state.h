@@ -58,6 +58,8 @@ typedef struct {
     int ne2e_rows;
     struct ref_logits *refs;   /* compare_logits: reference logits computed so far in this run */
     int nrefs;
+    FILE *samples, *e2e_samples; /* samples.h: every repetition of the kernel and end-to-end points */
+    char samples_path[RUN_FILE_MAX], e2e_samples_path[RUN_FILE_MAX];
 } sweep_state;
 
 /* The logits of a model through a sweep's reference kernel, for every point that compares with it:
@@ -95,6 +97,16 @@ int sweep_note_conversions(sweep_state *st, const char *model, const char *kerne
                            const char *lines);
 /* The conversions an earlier session's run.json lists (its "conversions" array), for --resume. */
 void sweep_resume_conversions(sweep_state *st, const bb_jv *list);
+/* Open samples.csv beside results.csv (sweep_samples.c); on --resume keep the samples of the
+ * points results.csv has.  Returns 0, or -1 after saying why on stderr. */
+int sweep_open_samples(sweep_state *st);
+/* The same for e2e_samples.csv, once the end-to-end rows of an earlier session are read. */
+int sweep_open_e2e_samples(sweep_state *st);
+/* Write a kernel point's samples (before its row).  Returns 0, or -1 after saying why. */
+int sweep_write_samples(sweep_state *st, const bb_result_row *row, const double *seconds, int count);
+/* Write an end-to-end point's samples of both phases (before its row).  Returns 0, or -1. */
+int sweep_write_e2e_samples(sweep_state *st, const bb_e2e_row *row, const double *pp_seconds,
+                            const double *tg_seconds, int reps);
 /* llama-bench's table of the end-to-end rows. */
 void sweep_e2e_markdown(FILE *f, const sweep_state *st);
 

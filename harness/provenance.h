@@ -1,0 +1,48 @@
+/* Where and under what conditions a result was measured, recorded with every row so that rows
+ * from many runs, commits and machines can sit in one table (samples.csv, the results database)
+ * and still say where they came from.
+ *
+ * Run id: unique per run (a resumed run keeps its own), "<UTC time>-<host>-<8 hex digits>", in
+ * run.json and in every row of results.csv, e2e.csv and the samples files.
+ *
+ * Load around a point: the 1-minute load average (/proc/loadavg) before and after it, and the
+ * share of all CPUs' time that other processes took while it ran: from /proc/stat, the busy
+ * jiffies (user, nice, system, irq, softirq, steal) of the whole machine minus this process's own
+ * (utime + stime of /proc/self/stat, all its threads), over the machine's total jiffies in the
+ * interval.  A point is flagged busy when that share exceeds BB_BUSY_SHARE: a neighbour then had
+ * more than a tenth of the machine, enough to move a memory-bound kernel's time by more than its
+ * usual spread.  Where /proc cannot be read the numbers are NAN (empty cells) and nothing is
+ * flagged. */
+#ifndef BB_PROVENANCE_H
+#define BB_PROVENANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define BB_RUN_ID_MAX 48
+#define BB_BUSY_SHARE 0.10
+
+/* A new run id into buf (BB_RUN_ID_MAX bytes). */
+void bb_run_id_new(char *buf, size_t len);
+/* This machine's host name (the part before the first '.'), "unknown" when it has none. */
+void bb_host_name(char *buf, size_t len);
+
+/* One reading of the machine's load. */
+typedef struct {
+    double loadavg1;                 /* NAN when unreadable */
+    unsigned long long total, busy;  /* /proc/stat "cpu" line, jiffies; 0 when unreadable */
+    unsigned long long self;         /* utime + stime of this process, jiffies */
+} bb_load_reading;
+
+/* The load around one point. */
+typedef struct {
+    double load_before, load_after;  /* 1-minute load averages */
+    double other_cpu_share;          /* 0..1; NAN when unknown */
+    int busy;                        /* 1 when other_cpu_share > BB_BUSY_SHARE */
+} bb_load_around;
+
+void bb_load_read(bb_load_reading *r);
+/* What happened between two readings. */
+void bb_load_between(const bb_load_reading *before, const bb_load_reading *after, bb_load_around *out);
+
+#endif
