@@ -31,6 +31,10 @@ static void list_kernels(void)
         printf("%-14s %-10s %6.3f %-8s %-30s %-18s %s\n", k->name, k->family, k->bits_per_weight,
                k->lossless ? "yes" : "no", vars, cons, k->paper);
     }
+#if defined(__x86_64__)
+    const char *amx = bb_cpu_amx_refusal();
+    if (amx) printf("@amx variants unavailable: %s\n", amx);
+#endif
 }
 
 /* The memory the engine needs for a model with a kernel at a 2048-token context (packed linear

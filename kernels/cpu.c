@@ -4,8 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Why the detected features lack BB_CPU_AMX_INT8 (NULL: they have it). */
+static const char *amx_missing = "AMX is an x86-64 feature";
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static uint64_t xgetbv0(void)
 {
@@ -14,10 +20,60 @@ static uint64_t xgetbv0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+#if defined(__x86_64__)
+/* AMX tile data is a dynamically enabled state on Linux (5.16 and later, Documentation/arch/x86/
+ * xstate.rst): the kernel keeps it disabled through XFD until the process asks with
+ * arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); the first tile instruction without that
+ * permission kills the process with SIGILL.  The permission is process-wide, so asking once,
+ * before any thread runs a kernel, covers the thread pool. */
+#define ARCH_GET_XCOMP_PERM 0x1022
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+
+static char amx_why[160];
+
+/* 1 when Linux grants (or had granted) the tile data state, else 0 with amx_why set. */
+static int amx_request_tiles(void)
+{
+    unsigned long perm = 0;
+    if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, (unsigned long)XFEATURE_XTILEDATA) != 0) {
+        snprintf(amx_why, sizeof amx_why, "Linux refused the AMX tile state: arch_prctl(ARCH_REQ_XCOMP_PERM, "
+                 "XTILEDATA) failed: %s (kernels before 5.16 lack it)", strerror(errno));
+        return 0;
+    }
+    if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &perm) != 0 || !(perm & (1ul << XFEATURE_XTILEDATA))) {
+        snprintf(amx_why, sizeof amx_why, "Linux did not grant the AMX tile state (ARCH_GET_XCOMP_PERM "
+                 "mask 0x%lx lacks bit %d)", perm, XFEATURE_XTILEDATA);
+        return 0;
+    }
+    return 1;
+}
+
+/* CPUID.(7,0):EDX bit 24 AMX-TILE, bit 25 AMX-INT8; XCR0 bits 17 (XTILECFG) and 18 (XTILEDATA). */
+static uint64_t detect_amx(unsigned edx7, uint64_t xcr0)
+{
+    if (!(edx7 & (1u << 24)) || !(edx7 & (1u << 25))) {
+        amx_missing = "this CPU has no AMX-INT8 (CPUID.(7,0):EDX bits 24-25)";
+        return 0;
+    }
+    if ((xcr0 & (3ull << 17)) != (3ull << 17)) {
+        amx_missing = "the OS does not enable the AMX tile state (XCR0 bits 17-18 clear)";
+        return 0;
+    }
+    if (!amx_request_tiles()) {
+        amx_missing = amx_why;
+        return 0;
+    }
+    amx_missing = NULL;
+    return BB_CPU_AMX_INT8;
+}
+#endif
+
 static uint64_t detect(void)
 {
     unsigned a, b, c, d;
     uint64_t f = 0;
+    amx_missing = "this CPU has no AVX-512 (the AMX variants use it around the tiles)";
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return 0;
     int osxsave = (c >> 27) & 1;
@@ -44,6 +100,9 @@ static uint64_t detect(void)
         if (c & (1u << 11)) f |= BB_CPU_AVX512VNNI;
         if (d & (1u << 23)) f |= BB_CPU_AVX512FP16;
     }
+#if defined(__x86_64__)
+    if ((f & BB_ISA_AVX512 & ~BB_ISA_AVX2) == (BB_ISA_AVX512 & ~BB_ISA_AVX2)) f |= detect_amx(d, xcr0);
+#endif
     unsigned a1, b1, c1, d1;
     __cpuid_count(7, 1, a1, b1, c1, d1);
     if (a1 & (1u << 4)) f |= BB_CPU_AVXVNNI;
@@ -115,6 +174,8 @@ static const struct {
 #else
     {"avx2", BB_CPU_SSSE3 | BB_ISA_AVX2},          /* Haswell / Zen 2 class */
     {"avx512", BB_CPU_SSSE3 | BB_ISA_AVX512},      /* Ice Lake / Zen 4 without BF16 and FP16 */
+    {"amx", BB_CPU_SSSE3 | BB_ISA_AMX | BB_CPU_AVX512BF16 | BB_CPU_AVX512FP16 | BB_CPU_AVXVNNI},
+                                                   /* Sapphire Rapids and later */
 #endif
 };
 #define NLEVELS (sizeof cpu_levels / sizeof cpu_levels[0])
@@ -164,6 +225,16 @@ uint64_t bb_cpu_features(void)
     return cached;
 }
 
+const char *bb_cpu_amx_refusal(void)
+{
+    static char masked[96];
+    if (bb_cpu_features() & BB_CPU_AMX_INT8) return NULL;
+    if (amx_missing) return amx_missing;
+    snprintf(masked, sizeof masked, "AMX masked off by BITBENCH_CPU_MASK=%s",
+             getenv("BITBENCH_CPU_MASK") ? getenv("BITBENCH_CPU_MASK") : "");
+    return masked;
+}
+
 void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len)
 {
     static const struct { uint64_t bit; const char *name; } names[] = {
@@ -172,7 +243,7 @@ void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len)
         {BB_CPU_AVX512BW, "avx512bw"}, {BB_CPU_AVX512VL, "avx512vl"},
         {BB_CPU_AVX512DQ, "avx512dq"}, {BB_CPU_AVX512VNNI, "avx512vnni"},
         {BB_CPU_AVX512VBMI, "avx512vbmi"}, {BB_CPU_AVX512BF16, "avx512bf16"},
-        {BB_CPU_AVXVNNI, "avxvnni"}, {BB_CPU_AVX512FP16, "avx512fp16"},
+        {BB_CPU_AVXVNNI, "avxvnni"}, {BB_CPU_AVX512FP16, "avx512fp16"}, {BB_CPU_AMX_INT8, "amx-int8"},
         {BB_CPU_NEON, "neon"}, {BB_CPU_DOTPROD, "dotprod"}, {BB_CPU_I8MM, "i8mm"},
         {BB_CPU_BF16, "bf16"}, {BB_CPU_FP16, "fp16"}, {BB_CPU_SVE, "sve"}, {BB_CPU_SVE2, "sve2"},
     };

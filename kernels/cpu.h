@@ -21,6 +21,9 @@ enum {
     BB_CPU_AVX512BF16 = 1u << 11,
     BB_CPU_AVXVNNI = 1u << 12,
     BB_CPU_AVX512FP16 = 1u << 13,
+    /* AMX tiles with TDPBSSD & co.: set only when the CPU has AMX-TILE and AMX-INT8 and Linux
+     * granted this process the tile data state (bb_cpu_amx_refusal says why not otherwise) */
+    BB_CPU_AMX_INT8 = 1u << 14,
     /* aarch64 (Linux HWCAP names in brackets) */
     BB_CPU_NEON = 1u << 16,    /* Advanced SIMD [asimd]: every aarch64 core */
     BB_CPU_DOTPROD = 1u << 17, /* SDOT/UDOT, FEAT_DotProd [asimddp] */
@@ -39,6 +42,9 @@ enum {
 /* What files named *_avx512bf16.c are compiled for. */
 #define BB_ISA_AVX512BF16 (BB_ISA_AVX512 | BB_CPU_AVX512BF16)
 
+/* What files named *_amx.c are compiled for: Sapphire Rapids class AVX-512 plus AMX-INT8. */
+#define BB_ISA_AMX (BB_ISA_AVX512 | BB_CPU_AMX_INT8)
+
 /* What the aarch64 files are compiled for (their -march flags in CMakeLists.txt): *_neon.c
  * Armv8.0-A, *_dotprod.c +dotprod, *_i8mm.c +dotprod+i8mm, *_fp16.c +fp16, *_bf16.c +bf16,
  * *_sve.c +dotprod+sve, *_sve2.c +dotprod+i8mm+sve2. */
@@ -51,13 +57,18 @@ enum {
 #define BB_ISA_SVE2 (BB_ISA_I8MM | BB_CPU_SVE | BB_CPU_SVE2)
 
 /* Features of this CPU, detected once.  BITBENCH_CPU_MASK in the environment runs the dispatch
- * as an older CPU would: a CPU level of this architecture (x86-64: scalar, avx2, avx512;
+ * as an older CPU would: a CPU level of this architecture (x86-64: scalar, avx2, avx512, amx;
  * aarch64: scalar, neon, dotprod, i8mm: the features such a CPU has, where this one has them) or
  * a hex mask of the bits above to clear.  An unreadable value stops the program with a message
  * (exit status 2). */
 uint64_t bb_cpu_features(void);
 /* The bits BITBENCH_CPU_MASK's value clears; -1 when it is neither a level nor hex. */
 int bb_cpu_mask_parse(const char *text, uint64_t *clear);
+
+/* NULL when BB_CPU_AMX_INT8 is in bb_cpu_features(), else one line saying why not: no AMX in
+ * this CPU, tile state not enabled by the OS, Linux refused arch_prctl(ARCH_REQ_XCOMP_PERM), or
+ * masked by BITBENCH_CPU_MASK. */
+const char *bb_cpu_amx_refusal(void);
 
 /* "avx2 fma f16c ..." or "neon dotprod i8mm ..." for reports. */
 void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len);

@@ -154,8 +154,9 @@ int bb_kernel_resolve(const char *spec, const bb_kernel **kernel, const bb_varia
         for (int i = 0; i < nv; i++)
             if (strcmp(k->variants[i].isa, at + 1) == 0) chosen = &k->variants[i];
         if (chosen && !bb_variant_usable(chosen)) {
-            snprintf(err, errlen, "kernel %s: variant '%s' needs CPU features this machine lacks",
-                     k->name, chosen->isa);
+            const char *amx = chosen->requires & BB_CPU_AMX_INT8 ? bb_cpu_amx_refusal() : NULL;
+            snprintf(err, errlen, "kernel %s: variant '%s' needs CPU features this machine lacks%s%s",
+                     k->name, chosen->isa, amx ? ": " : "", amx ? amx : "");
             return -1;
         }
     } else {
