@@ -41,6 +41,28 @@ typedef struct {
     int busy;                        /* 1 when other_cpu_share > BB_BUSY_SHARE */
 } bb_load_around;
 
+/* The provenance columns of every results.csv and e2e.csv row: the run, where it ran, which build,
+ * and the load around the point.  The rest of the provenance (compiler and flags, CPU model and
+ * flags, caches, placement) is the run's, in run.json and the database's runs table, found by
+ * run_id. */
+typedef struct {
+    char run_id[BB_RUN_ID_MAX], host[64], commit[48];
+    double load_before, load_after, other_cpu_share;
+    int busy;
+} bb_row_provenance;
+
+/* Its columns in a row type T with a bb_row_provenance member named prov (for the column tables
+ * of csv.h). */
+#define BB_PROVENANCE_COLUMNS(T)                                                                                   \
+    BB_COLUMN(T, "run_id", BB_COL_STR, prov.run_id, "the run (run.json's run_id)"),                                 \
+    BB_COLUMN(T, "host", BB_COL_STR, prov.host, "host name of the machine"),                                        \
+    BB_COLUMN(T, "commit", BB_COL_STR, prov.commit, "bitbench's build commit, -dirty when built from changed files"), \
+    BB_COLUMN_FMT(T, "load_before", BB_COL_NUM, prov.load_before, "%.2f", "1-minute load average before the point"), \
+    BB_COLUMN_FMT(T, "load_after", BB_COL_NUM, prov.load_after, "%.2f", "1-minute load average after the point"),    \
+    BB_COLUMN_FMT(T, "other_cpu_share", BB_COL_NUM, prov.other_cpu_share, "%.4f",                                  \
+                  "share of all CPUs' time other processes took while the point ran (/proc/stat)"),                \
+    BB_COLUMN(T, "busy", BB_COL_INT, prov.busy, "1 when other_cpu_share exceeded 0.10: measured on a busy machine")
+
 void bb_load_read(bb_load_reading *r);
 /* What happened between two readings. */
 void bb_load_between(const bb_load_reading *before, const bb_load_reading *after, bb_load_around *out);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "csv.h"
+#include "provenance.h"
 
 #define BB_MAX_METER_VALUES 32
 
@@ -36,6 +37,8 @@ typedef struct {
     double gbps;                     /* weight_bytes / t_median / 1e9 */
     /* a sweep's `verify` (bb_gemm_verify); NAN (an empty cell) when not verified */
     double err_max_abs, err_rel_rms, err_master_rel_rms, weight_rel_rms;
+    int attempts;                    /* 1 + re-measurements of a point whose spread was too large */
+    bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];
 } bb_result_row;

@@ -43,6 +43,9 @@ const bb_column bb_result_columns[] = {
         "verify: ||y - W x|| / ||W x|| with the master float weights W, the total error including the weight format"),
     COL("weight_rel_rms", BB_COL_NUM, weight_rel_rms,
         "verify: ||W_deq - W|| / ||W||, the weight format's reconstruction error"),
+    COL("attempts", BB_COL_INT, attempts,
+        "measurements of the point: 1, or more when its spread exceeded the bounds and the sweep's remeasure allowed"),
+    BB_PROVENANCE_COLUMNS(bb_result_row),
 };
 const int bb_result_ncolumns = (int)(sizeof bb_result_columns / sizeof bb_result_columns[0]);
 

@@ -322,6 +322,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_object_begin(&j, NULL);
     bb_json_int(&j, "schema_version", 1);
     bb_json_string(&j, "run_id", r->run_id);
+    bb_json_string(&j, "host", r->host);
     write_build(&j, r->mach);
     bb_json_array_begin(&j, "command_line");
     for (int i = 0; i < r->argc; i++) bb_json_string(&j, NULL, r->argv[i]);

@@ -39,6 +39,7 @@ typedef struct {
     int argc;
     char **argv;
     char run_id[48];             /* provenance.h: unique per run, kept by --resume */
+    char host[64];
     char sha256[65];
     char started_at[32], updated_at[32], ended_at[32]; /* ISO 8601 UTC; ended_at "" while running */
     int sessions;

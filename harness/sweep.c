@@ -438,6 +438,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
                              .shard = opt->shard};
     snprintf(st.rec.status_reason, sizeof st.rec.status_reason, "running (or killed before it could finish)");
     bb_run_id_new(st.rec.run_id, sizeof st.rec.run_id);
+    bb_host_name(st.rec.host, sizeof st.rec.host);
     if (bb_sha256_file(ex->file, st.rec.sha256)) snprintf(st.rec.sha256, sizeof st.rec.sha256, "unreadable");
     if (open_meters(&st)) goto done;
     st.rec.meters = st.meters;

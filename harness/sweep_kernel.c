@@ -199,9 +199,11 @@ typedef struct {
     FILE *csv;
 } peer_ctx;
 
-static int peer_emit(void *ctx, const bb_result_row *row)
+static int peer_emit(void *ctx, const bb_result_row *peer_row)
 {
     peer_ctx *pc = ctx;
+    bb_result_row r = *peer_row, *row = &r;
+    sweep_provenance_run(pc->st, &r.prov);
     if (bb_csv_write_row(pc->csv, row)) {
         bb_progress_clear(&pc->st->progress);
         fprintf(stderr, "bitbench run: cannot write %s: %s\n", pc->st->csv_path, strerror(errno));
@@ -259,6 +261,8 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
                               .seed = sw->seed, .meters = st->meters, .nmeters = st->nmeters,
                               .meter_values = meter_values, .stop = &sweep_stop, .keep_samples = true};
         bb_gemm_result r;
+        bb_load_reading load_before;
+        bb_load_read(&load_before);
         if (bb_gemm_measure(pool, &ws.set, &ms, &r, err, sizeof err)) {
             point_failed(st, p, label, "", err);
             continue;
@@ -274,6 +278,8 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         }
         bb_result_row row;
         fill_row(st, p, pool, &r, meter_values, &row);
+        row.attempts = 1;
+        sweep_provenance(st, &load_before, label, &row.prov);
         rc = r.samples ? sweep_write_samples(st, &row, r.samples, r.reps) : -1;
         free(r.samples);
         if (rc == 0) rc = record_row(st, csv, &row, sw->spread_limit);

@@ -174,6 +174,10 @@ static void fill_e2e_row(const sweep_state *st, const bb_e2e_point *p, const bb_
     row->read_gbps = r->read_gbps;
     row->tg_of_read = r->tg_of_read;
     row->footprint_bytes = (double)r->footprint;
+    if (p->prompt == 0) row->pp_tps = row->pp_tps_min = row->pp_tps_max = NAN; /* not measured: empty cells */
+    if (p->gen == 0)
+        row->tg_tps = row->tg_tps_min = row->tg_tps_max = row->ms_per_token = row->matmul_share =
+            row->tg_gbps_derived = row->read_tps = row->read_tps_max = row->read_gbps = row->tg_of_read = NAN;
     snprintf(row->ref_kernel, sizeof row->ref_kernel, "%s", diff ? sw->compare_logits : "");
     row->logit_max_abs_err = diff ? diff->max_abs_err : NAN;
     row->logit_rel_rms_err = diff ? diff->rel_rms_err : NAN;
@@ -260,9 +264,11 @@ typedef struct {
     const bb_e2e_point *p;
 } peer_ctx;
 
-static int peer_emit(void *ctx, const bb_e2e_row *row)
+static int peer_emit(void *ctx, const bb_e2e_row *peer_row)
 {
     peer_ctx *pc = ctx;
+    bb_e2e_row r = *peer_row, *row = &r;
+    sweep_provenance_run(pc->st, &r.prov);
     if (bb_e2e_write_row(pc->f, row)) {
         fprintf(stderr, "bitbench run: cannot write %s: %s\n", pc->st->e2e_path, strerror(errno));
         return -1;
@@ -391,12 +397,15 @@ int sweep_measure_e2e(sweep_state *st)
         bb_e2e_row row;
         int reps = sw->min_reps > 0 ? sw->min_reps : 1;
         double *seconds = calloc(2 * (size_t)reps, sizeof *seconds); /* prefill, then generation */
+        bb_load_reading load_before;
+        bb_load_read(&load_before);
         if (!seconds || !pool || e2e_point(st, pool, p, &row, seconds, seconds + reps, err, sizeof err)) {
             if (!seconds) snprintf(err, sizeof err, "out of memory");
             free(seconds);
             e2e_fail(st, p, label, err);
             continue;
         }
+        sweep_provenance(st, &load_before, label, &row.prov);
         rc = sweep_write_e2e_samples(st, &row, seconds, seconds + reps, reps);
         free(seconds);
         if (rc == 0) rc = e2e_record(st, f, &row);

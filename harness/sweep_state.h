@@ -107,6 +107,11 @@ int sweep_write_samples(sweep_state *st, const bb_result_row *row, const double 
 /* Write an end-to-end point's samples of both phases (before its row).  Returns 0, or -1. */
 int sweep_write_e2e_samples(sweep_state *st, const bb_e2e_row *row, const double *pp_seconds,
                             const double *tg_seconds, int reps);
+/* The provenance columns of a row (sweep_provenance.c): run id, host, commit, and the load since
+ * `before`; a busy point gets a line in run.json's warnings, named by label. */
+void sweep_provenance(sweep_state *st, const bb_load_reading *before, const char *label, bb_row_provenance *p);
+/* Only the run's part (a peer's row: its load is not measured, empty cells). */
+void sweep_provenance_run(const sweep_state *st, bb_row_provenance *p);
 /* llama-bench's table of the end-to-end rows. */
 void sweep_e2e_markdown(FILE *f, const sweep_state *st);
 

@@ -133,7 +133,9 @@ static void test_csv(void)
     const char *mcols[] = {"x_a", "x_b"};
     char header[2048];
     bb_csv_header(mcols, 2, header, sizeof header);
-    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,", 38) && strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,x_a,x_b"),
+    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,", 38) && strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,attempts,"
+                                                                               "run_id,host,commit,load_before,load_after,"
+                                                                               "other_cpu_share,busy,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");
     fprintf(f, "%s\n", header);
@@ -185,7 +187,8 @@ static void test_e2e_csv(void)
                     .read_tps_max = 28.368, .read_gbps = 27.855, .tg_of_read = 0.68789, .footprint_bytes = 1026766728,
                     .logit_max_abs_err = NAN, .logit_rel_rms_err = NAN, .top1_agreement = NAN,
                     .logits_identical = NAN, .ppl = NAN, .ppl_err = NAN, .ppl_tokens = NAN, .ppl_tps = NAN,
-                    .energy_per_token_j = NAN, .nmeter = 2, .meter = {0.845570097, NAN}};
+                    .energy_per_token_j = NAN, .nmeter = 2, .meter = {0.845570097, NAN},
+                    .prov = {.load_before = NAN, .load_after = NAN, .other_cpu_share = NAN}};
     strcpy(r.experiment, "bitnet_fig8");
     strcpy(r.sweep, "threads");
     strcpy(r.model, "bitnet-dummy-3.8b");
@@ -201,7 +204,8 @@ static void test_e2e_csv(void)
                           "matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
                           "tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,"
                           "logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,"
-                          "tg_samples,energy_per_token_j,timer_region_s,timer_tsc_ghz"),
+                          "tg_samples,energy_per_token_j,run_id,host,commit,load_before,load_after,"
+                          "other_cpu_share,busy,timer_region_s,timer_tsc_ghz"),
           "e2e header: %s", header);
     char *buf = NULL;
     size_t len = 0;
@@ -216,10 +220,10 @@ static void test_e2e_csv(void)
     fclose(f);
     const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,avx512,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
                        "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,,,,,,,"
-                       ",,,,,,,,,0.845570097,\n"
+                       ",,,,,,,,,,,,,,,0,0.845570097,\n"
                        "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,avx512,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
                        "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,f32,"
-                       "0.03125,0.0012,1,0,,,,,,,,,,,0.845570097,\n";
+                       "0.03125,0.0012,1,0,,,,,,,,,,,,,,,,,0,0.845570097,\n";
     CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
 
     char path[] = "/tmp/bb_e2e_XXXXXX";

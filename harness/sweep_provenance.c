@@ -1,0 +1,34 @@
+/* The provenance columns of the sweep runner's rows (provenance.h): the run's id, host and build,
+ * and the load between a reading taken before the point and one taken now. */
+#include <math.h>
+#include <stdio.h>
+
+#include "sweep_state.h"
+
+#include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
+
+void sweep_provenance_run(const sweep_state *st, bb_row_provenance *p)
+{
+    snprintf(p->run_id, sizeof p->run_id, "%s", st->rec.run_id);
+    snprintf(p->host, sizeof p->host, "%s", st->rec.host);
+    snprintf(p->commit, sizeof p->commit, "%s", BB_GIT_COMMIT);
+    p->load_before = p->load_after = p->other_cpu_share = NAN;
+    p->busy = 0;
+}
+
+void sweep_provenance(sweep_state *st, const bb_load_reading *before, const char *label, bb_row_provenance *p)
+{
+    bb_load_reading after;
+    bb_load_read(&after);
+    bb_load_around load;
+    bb_load_between(before, &after, &load);
+    sweep_provenance_run(st, p);
+    p->load_before = load.load_before;
+    p->load_after = load.load_after;
+    p->other_cpu_share = load.other_cpu_share;
+    p->busy = load.busy;
+    if (p->busy)
+        sweep_add_line(&st->rec.flagged, &st->rec.nflagged,
+                       "%s: measured while other processes took %.0f%% of the CPUs' time (busy; load average %.2f "
+                       "before, %.2f after)", label, 100 * load.other_cpu_share, load.load_before, load.load_after);
+}
