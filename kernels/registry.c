@@ -13,6 +13,8 @@
 extern const bb_kernel bb_kernel_q8_0;
 extern const bb_kernel bb_kernel_q4_0;
 extern const bb_kernel bb_kernel_q4_0x8;
+extern const bb_kernel bb_kernel_q4_0_4_4;
+extern const bb_kernel bb_kernel_q4_0_4_8;
 extern const bb_kernel bb_kernel_i2_s;
 extern const bb_kernel bb_kernel_tq2_0;
 extern const bb_kernel bb_kernel_q2_k;
@@ -44,6 +46,8 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_q8_0,
     &bb_kernel_q4_0,
     &bb_kernel_q4_0x8,
+    &bb_kernel_q4_0_4_4,
+    &bb_kernel_q4_0_4_8,
     &bb_kernel_i2_s,
     &bb_kernel_tq2_0,
     &bb_kernel_q2_k,

@@ -1,51 +1,16 @@
 #include "q4_0x8.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 static size_t q4_0x8_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
-
-/* Where byte j (0..15) of row i's qs lives inside a record (offset from the record start). */
-static inline int qs_offset(int i, int j) { return 16 + 8 * (8 * (j / 8) + i) + j % 8; }
 
 static int q4_0x8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
-    int nb = w->k / BB_QK;
-    bb_block_q4_0 *rows = malloc(sizeof(bb_block_q4_0) * (size_t)nb * BB_Q4_0X8_ROWS);
-    if (!rows) {
-        snprintf(err, errlen, "out of memory packing q4_0x8 (K=%d)", w->k);
-        return -1;
-    }
-    for (int g = 0; g < w->m / BB_Q4_0X8_ROWS; g++) {
-        for (int i = 0; i < BB_Q4_0X8_ROWS; i++)
-            for (int b = 0; b < nb; b++)
-                bb_quant_q4_0_block(w->f32 + (size_t)(BB_Q4_0X8_ROWS * g + i) * w->k + b * BB_QK, &rows[i * nb + b]);
-        for (int b = 0; b < nb; b++) {
-            uint8_t *rec = (uint8_t *)bb_q4_0x8_record(dst, w->k, g, b);
-            for (int i = 0; i < BB_Q4_0X8_ROWS; i++) {
-                memcpy(rec + 2 * i, &rows[i * nb + b].d, 2);
-                for (int j = 0; j < BB_QK / 2; j++) rec[qs_offset(i, j)] = rows[i * nb + b].qs[j] ^ 0x88;
-            }
-        }
-    }
-    free(rows);
-    return 0;
+    return bb_q4_0il_pack(w, dst, BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, "q4_0x8", err, errlen);
 }
 
 static uint16_t q4_0x8_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
 {
     (void)m;
-    const uint8_t *rec = bb_q4_0x8_record(w, k, r / BB_Q4_0X8_ROWS, b);
-    int i = r % BB_Q4_0X8_ROWS;
-    for (int j = 0; j < BB_QK / 2; j++) {
-        uint8_t q = rec[qs_offset(i, j)] ^ 0x88;
-        vals[j] = (int8_t)((q & 15) - 8);
-        vals[j + BB_QK / 2] = (int8_t)((q >> 4) - 8);
-    }
-    uint16_t d;
-    memcpy(&d, rec + 2 * i, 2);
-    return d;
+    return bb_q4_0il_get(w, k, BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, r, b, vals);
 }
 
 static void q4_0x8_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q4_0x8_get, src, m, k, dst); }

@@ -33,9 +33,10 @@
 #ifndef BB_Q4_0X8_H
 #define BB_Q4_0X8_H
 
-#include "qx_0.h"
+#include "q4_0_interleaved.h"
 
 #define BB_Q4_0X8_ROWS 8
+#define BB_Q4_0X8_CHUNK 8   /* bytes of a row's qs per chunk (q4_0_interleaved.h) */
 #define BB_Q4_0X8_BYTES 144 /* one record: 8 fp16 scales + 128 bytes of nibbles */
 
 static inline const uint8_t *bb_q4_0x8_record(const void *w, int k, int g, int b)

@@ -1,0 +1,39 @@
+/* The Arm paper's interleaved Q4_0 records (seed 003 §4.1.1-4.1.2), shared by q4_0x8 (8 rows,
+ * 8-byte chunks: llama.cpp's Q4_0_8_8), q4_0_4_8 (4 rows, 8-byte chunks) and q4_0_4_4 (4 rows,
+ * 4-byte chunks).  R consecutive output rows form a group; group g is K/32 records one after
+ * another, record b holding block b of the R rows (llama.cpp's make_block_q4_0x4/x8):
+ *     d[i]                 i = 0..R-1: fp16 d of row R*g+i's block b                 (2R bytes)
+ *     qs[C*(R*c + i) + t]  c = 0..16/C-1, i = 0..R-1, t = 0..C-1:
+ *                          byte C*c + t of row R*g+i's block_q4_0 qs, XOR 0x88         (16R bytes)
+ * i.e. chunk after chunk of C bytes, the rows taking turns.  Byte j of a row's qs holds weights
+ * j (low nibble) and j+16 (high nibble).  The XOR 0x88 flips the top bit of both nibbles
+ * (§4.1.2): a stored nibble read as a signed 4-bit number is the weight's nibble - 8, so
+ * (int8)(byte << 4) and (int8)(byte & 0xF0) are 16 times the two signed weights.  Same bytes as
+ * q4_0 (4.5 bits per weight), rearranged.
+ *
+ * Numbers: exactly q4_0's (qx_0.h's reference, bb_quant_q4_0_block per block, q8_0 activations). */
+#ifndef BB_Q4_0_INTERLEAVED_H
+#define BB_Q4_0_INTERLEAVED_H
+
+#include "qx_0.h"
+
+/* Bytes of one record of R rows: R fp16 scales and R * 16 bytes of nibbles. */
+static inline size_t bb_q4_0il_record_bytes(int rows) { return (size_t)rows * sizeof(bb_block_q4_0); }
+
+static inline const uint8_t *bb_q4_0il_record(const void *w, int k, int rows, int g, int b)
+{
+    return (const uint8_t *)w + ((size_t)g * (k / BB_QK) + b) * bb_q4_0il_record_bytes(rows);
+}
+
+/* Where byte j (0..15) of row i's qs lives inside a record with chunks of `chunk` bytes. */
+static inline int bb_q4_0il_qs_offset(int rows, int chunk, int i, int j)
+{
+    return 2 * rows + chunk * (rows * (j / chunk) + i) + j % chunk;
+}
+
+/* pack: q4_0-quantize each row (bb_quant_q4_0_block) and interleave; M a multiple of rows. */
+int bb_q4_0il_pack(const bb_weights *w, void *dst, int rows, int chunk, const char *name, char *err, size_t errlen);
+/* Block b of row r: its fp16 scale (returned) and its 32 signed weights (bb_qx_get_block). */
+uint16_t bb_q4_0il_get(const void *w, int k, int rows, int chunk, int r, int b, int8_t vals[BB_QK]);
+
+#endif
