@@ -33,5 +33,7 @@
 
 void bb_q4_0_4_8_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q4_0_4_8_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_q4_0_4_8_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_q4_0_4_8_matmul_i8mm(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif
