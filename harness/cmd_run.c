@@ -11,6 +11,7 @@
 #include "meter.h"
 #include "plan.h"
 #include "roofline.h"
+#include "shard.h"
 #include "support/machine.h"
 #include "support/sizes.h"
 #include "sweep.h"
@@ -29,7 +30,10 @@ static void usage(FILE *f)
             "  --meters M[,M..] also these meters (papi, pcm, rapl; see 'bitbench list meters')\n"
             "  --smoke          run the file at its smallest size (bitbench.size = \"smoke\": seconds; tests)\n"
             "  --full           run the file at the paper's full size (bitbench.size = \"full\")\n"
-            "  --dry-run        check the file and print the planned points; measure nothing\n"
+            "  --shard i/n      measure shard i (0-based) of n: a share of the points balanced by their\n"
+            "                   estimated time; `bitbench merge` joins the n run directories into one\n"
+            "  --shard-group G  the node type this shard runs on (`bitbench slurm --constraint`)\n"
+            "  --dry-run        check the file and print the planned points (with --shard: the shard's)\n"
             "  --quiet          no progress line and no notes on stderr\n"
             "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
             "build, command line, meters, status) and results.md; the table is also printed.\n"
@@ -112,10 +116,13 @@ typedef struct {
     bool resume, quiet, dry;
     const char *file, *size;
     const char *meters; /* --meters papi,rapl: added to the file's meters */
+    const char *threads_arg;
+    bb_shard shard;     /* count 0: not sharded */
 } run_args;
 
 static void run_args_free(run_args *a)
 {
+    bb_shard_free(&a->shard);
     free(a->threads);
     for (int i = 0; i < a->nonly; i++) free(a->only[i]);
     free(a->only);
@@ -128,6 +135,7 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
     case 't':
         free(a->threads);
         a->threads = NULL;
+        a->threads_arg = optarg;
         return bb_parse_int_list("--threads", optarg, 1, mach->pus, &a->threads, &a->nthreads) ? 2 : -1;
     case 'r': return bb_parse_int("--reps", optarg, 1, 10000000, &a->ov.reps) ? 2 : -1;
     case 'T': return bb_parse_double("--min-time", optarg, 0, 3600, &a->ov.min_seconds) ? 2 : -1;
@@ -149,6 +157,16 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
         a->size = c == 'S' ? "smoke" : "full";
         return -1;
     case 'R': a->resume = true; return -1;
+    case 'H':
+    case 'G': {
+        char err[256];
+        if (c == 'H' ? bb_shard_parse(optarg, &a->shard, err, sizeof err) : bb_shard_check_group(optarg, err, sizeof err)) {
+            fprintf(stderr, "bitbench run: %s\n", err);
+            return 2;
+        }
+        if (c == 'G') snprintf(a->shard.group, sizeof a->shard.group, "%s", optarg);
+        return -1;
+    }
     case 'D': a->dry = true; return -1;
     case 'q': a->quiet = true; return -1;
     case 'h': usage(stdout); return 0;
@@ -169,6 +187,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
         {"dry-run", no_argument, 0, 'D'},       {"quiet", no_argument, 0, 'q'},
         {"meters", required_argument, 0, 'M'},  {"help", no_argument, 0, 'h'},
         {"smoke", no_argument, 0, 'S'},         {"full", no_argument, 0, 'F'},
+        {"shard", required_argument, 0, 'H'},   {"shard-group", required_argument, 0, 'G'},
         {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -187,6 +206,10 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
         return 2;
     }
     a->file = argv[optind];
+    if (a->shard.group[0] && !a->shard.count) {
+        fprintf(stderr, "bitbench run: --shard-group needs --shard i/n\n");
+        return 2;
+    }
     a->ov.threads = a->threads;
     a->ov.nthreads = a->nthreads;
     a->ov.only = (const char *const *)a->only;
@@ -242,6 +265,38 @@ static int load_and_plan(const run_args *a, const bb_machine *mach, bb_experimen
     return 0;
 }
 
+/* The options that change what a shard measures, in a fixed order, so that `bitbench merge` can
+ * refuse shards run with different ones (--out, --resume, --quiet and --dry-run change nothing
+ * measured). */
+static void shard_settings(const run_args *a, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "size=%s threads=%s reps=%d min_time=%.17g meters=%s only=",
+                                   a->size ? a->size : "default", a->threads_arg ? a->threads_arg : "",
+                                   a->ov.reps, a->ov.min_seconds, a->meters ? a->meters : "");
+    for (int i = 0; i < a->nonly && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", a->only[i]);
+}
+
+/* --shard: cut the plan down to this shard's share; with --dry-run, say what the share is. */
+static int apply_shard(run_args *a, const bb_experiment *ex, bb_plan *plan)
+{
+    char err[512];
+    bb_shard *s = &a->shard;
+    shard_settings(a, s->settings, sizeof s->settings);
+    if (bb_shard_apply(ex, plan, s, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        return -1;
+    }
+    if (a->dry) {
+        printf("shard %d/%d%s%s: %d of %d points and %d of %d end-to-end points, estimated %.0f s of %.0f s; plan "
+               "sha256 %s\n", s->index, s->count, s->group[0] ? " of group " : "", s->group, s->npoints,
+               s->plan_points, s->ne2e, s->plan_e2e, s->estimate_s, s->plan_estimate_s, s->plan_sha256);
+        if (s->ne2e) printf("end-to-end points:");
+        for (int i = 0; i < s->ne2e; i++) printf(" %d%s", s->e2e[i], i + 1 == s->ne2e ? "\n" : "");
+    }
+    return 0;
+}
+
 int bb_cmd_run(int argc, char **argv)
 {
     bb_machine mach;
@@ -253,12 +308,13 @@ int bb_cmd_run(int argc, char **argv)
     if (status >= 0) goto out;
     status = 2;
     if (load_and_plan(&a, &mach, &ex, &plan)) goto out;
+    if (a.shard.count && apply_shard(&a, &ex, &plan)) goto out;
     if (a.dry) {
         print_plan(&ex, &plan);
         status = 0;
         goto out;
     }
-    bb_run_options ro = {.resume = a.resume, .quiet = a.quiet};
+    bb_run_options ro = {.resume = a.resume, .quiet = a.quiet, .shard = a.shard.count ? &a.shard : NULL};
     /* argv here starts at "run"; record the whole command line from the program name */
     ro.argc = argc + 1;
     ro.argv = argv - 1;

@@ -15,6 +15,7 @@
 
 #include "experiment.h"
 #include "plan.h"
+#include "shard.h"
 #include "support/machine.h"
 
 typedef struct {
@@ -24,6 +25,7 @@ typedef struct {
     bool quiet;       /* no progress line, no notes on stderr */
     char *run_dir;    /* if set, receives the run directory once it exists (run_dir_len bytes) */
     size_t run_dir_len;
+    const bb_shard *shard; /* --shard: this run measures that share of the plan (NULL: all of it) */
 } bb_run_options;
 
 /* Returns the process exit status: 0 complete, 1 when points failed or results could not be
