@@ -15,5 +15,9 @@ int bb_cmd_e2e(int argc, char **argv);
 int bb_cmd_gguf(int argc, char **argv); /* cmd_gguf.c */
 int bb_cmd_perplexity(int argc, char **argv); /* cmd_perplexity.c */
 int bb_cmd_export(int argc, char **argv); /* cmd_export.c */
+int bb_cmd_db(int argc, char **argv);      /* cmd_db.c: the results database */
+int bb_cmd_compare(int argc, char **argv); /* cmd_compare.c: two runs, with statistics */
+int bb_cmd_merge(int argc, char **argv);  /* cmd_merge.c: shards of a run into one */
+int bb_cmd_slurm(int argc, char **argv);  /* cmd_slurm.c: a Slurm job array of shards */
 
 #endif

@@ -10,7 +10,7 @@ static void usage(FILE *f)
             "usage: bitbench COMMAND [options]\n"
             "commands:\n"
             "  run FILE.lua [--threads LIST] [--reps R] [--min-time S] [--out DIR] [--only KERNEL[,..]]\n"
-            "               [--resume] [--quiet]\n"
+            "               [--resume] [--shard i/n] [--quiet]\n"
             "                          run the sweeps of a Lua experiment file (see README.md)\n"
             "  list kernels|models [DIR]|meters   (DIR: also the GGUF files in it)\n"
             "                          the registered kernels, the model configs, the meters\n"
@@ -22,6 +22,13 @@ static void usage(FILE *f)
             "                          perplexity on a text as llama-perplexity chunks it, through any kernel\n"
             "  export --model M --type T -o FILE.gguf\n"
             "                          write a model (config, llama2.c or GGUF) as a GGUF file of one type\n"
+            "  merge DIR... -o OUT     join the shards of a run (run --shard i/n) into one run directory\n"
+            "  slurm FILE.lua --shards N [--submit] ...\n"
+            "                          a Slurm job array running the shards of an experiment, and its merge job\n"
+            "  db import|list|export --db FILE.sqlite ...\n"
+            "                          the results database: store run directories, list runs, export one\n"
+            "  compare A B [--threshold 5%%]\n"
+            "                          two runs (directories, FILE.sqlite:RUN or :COMMIT) point by point, with 95%% CIs\n"
             "  overhead [--threads LIST]\n"
             "                          the harness's own cost per measured call (pool barrier)\n"
             "  roofline [--quick] ...  this machine's bandwidth and instruction ceilings, gamma per kernel\n"
@@ -44,6 +51,10 @@ int main(int argc, char **argv)
         {"gguf", bb_cmd_gguf},
         {"perplexity", bb_cmd_perplexity},
         {"export", bb_cmd_export},
+        {"db", bb_cmd_db},
+        {"compare", bb_cmd_compare},
+        {"merge", bb_cmd_merge},
+        {"slurm", bb_cmd_slurm},
         {"overhead", bb_cmd_overhead}, {"roofline", bb_cmd_roofline}, {"plot", bb_cmd_plot},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

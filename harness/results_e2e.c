@@ -84,3 +84,18 @@ int bb_e2e_read(const char *path, const char *header, int nmeter, bb_e2e_row **r
     *rows = v;
     return rc;
 }
+
+void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count)
+{
+    fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |\n");
+    fprintf(f, "|---|---|---:|---|---:|---:|\n");
+    for (int i = 0; i < count; i++) {
+        const bb_e2e_row *r = &rows[i];
+        if (r->prompt > 0)
+            fprintf(f, "| %s | %s@%s | %d | pp%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
+                    r->threads, r->prompt, r->pp_tps, r->pp_tps_min, r->pp_tps_max);
+        if (r->gen > 0)
+            fprintf(f, "| %s | %s@%s | %d | tg%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
+                    r->threads, r->gen, r->tg_tps, r->tg_tps_min, r->tg_tps_max);
+    }
+}

@@ -51,5 +51,7 @@ int bb_e2e_write_row(FILE *f, const bb_e2e_row *r);
  * malloc'd.  Returns 0, or -1 with err. */
 int bb_e2e_read(const char *path, const char *header, int nmeter, bb_e2e_row **rows, int *count, char *err,
                 size_t errlen);
+/* llama-bench's table of end-to-end rows: one line per prefill (ppP) and generation (tgG) test. */
+void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count);
 
 #endif

@@ -415,18 +415,5 @@ int sweep_measure_e2e(sweep_state *st)
 }
 
 /* llama-bench's table: one line per test (pp<P>, tg<G>) with tokens/s, median (min-max). */
-void sweep_e2e_markdown(FILE *f, const sweep_state *st)
-{
-    fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |\n");
-    fprintf(f, "|---|---|---:|---|---:|---:|\n");
-    for (int i = 0; i < st->ne2e_rows; i++) {
-        const bb_e2e_row *r = &st->e2e_rows[i];
-        if (r->prompt > 0)
-            fprintf(f, "| %s | %s@%s | %d | pp%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
-                    r->threads, r->prompt, r->pp_tps, r->pp_tps_min, r->pp_tps_max);
-        if (r->gen > 0)
-            fprintf(f, "| %s | %s@%s | %d | tg%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
-                    r->threads, r->gen, r->tg_tps, r->tg_tps_min, r->tg_tps_max);
-    }
-}
+void sweep_e2e_markdown(FILE *f, const sweep_state *st) { bb_e2e_markdown_table(f, st->e2e_rows, st->ne2e_rows); }
 

@@ -1,0 +1,273 @@
+/* bitbench slurm FILE.lua --shards N [...]: the sbatch scripts that run an experiment as a Slurm
+ * job array of shards and merge them (slurm_script.h), and with --submit their submission. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "commands.h"
+#include "experiment.h"
+#include "sha256.h"
+#include "shard.h"
+#include "slurm_script.h"
+#include "support/machine.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bitbench slurm FILE.lua --shards N [options] [run options]\n"
+            "  --shards N          array tasks per node type: shard i of N runs on one whole node\n"
+            "  --partition P       --time T   --account A     passed to sbatch as they are\n"
+            "  --constraint C      the node type (sbatch --constraint); repeat it for a heterogeneous\n"
+            "                      cluster: one array per node type, each measuring the whole plan\n"
+            "  --cpus-per-task N   default: this machine's physical cores\n"
+            "  --out DIR           where scripts, logs/, shards/ and merged/ go (default slurm/<experiment>)\n"
+            "  --merge-after any|ok  the merge job's dependency on the arrays (default any: it runs even\n"
+            "                      when shards failed, merges what finished and names the rest)\n"
+            "  --submit            submit the arrays and the merge job (submit.sh) and print the job ids\n"
+            "Run options passed to every shard: --smoke, --full, --threads L, --reps R, --min-time S,\n"
+            "--only K, --meters M.  The file is checked here first (bitbench run --dry-run).\n");
+}
+
+/* The binary's own path, the file's absolute path, both pinned by SHA-256. */
+static int pin_paths(bb_slurm_job *job, const char *file, char *err, size_t errlen)
+{
+    ssize_t n = readlink("/proc/self/exe", job->bitbench, sizeof job->bitbench - 1);
+    char real[PATH_MAX];
+    if (n <= 0) {
+        snprintf(err, errlen, "cannot find this bitbench binary (/proc/self/exe): %s", strerror(errno));
+        return -1;
+    }
+    job->bitbench[n] = 0;
+    if (!realpath(file, real)) {
+        snprintf(err, errlen, "%s: %s", file, strerror(errno));
+        return -1;
+    }
+    if (strlen(real) >= sizeof job->experiment) {
+        snprintf(err, errlen, "%s: the path is too long for the scripts", file);
+        return -1;
+    }
+    memcpy(job->experiment, real, strlen(real) + 1);
+    if (bb_sha256_file(job->bitbench, job->bitbench_sha256) || bb_sha256_file(job->experiment, job->experiment_sha256)) {
+        snprintf(err, errlen, "cannot read %s or %s to pin it", job->bitbench, job->experiment);
+        return -1;
+    }
+    if (!getcwd(job->workdir, sizeof job->workdir)) {
+        snprintf(err, errlen, "cannot read the working directory: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Check the experiment as every shard will: `bitbench run FILE --dry-run --shard 0/N ...`, its
+ * plan on stdout dropped, its error (if any) on stderr.  Returns its exit status. */
+static int check_experiment(const bb_slurm_job *job)
+{
+    char shard[32];
+    snprintf(shard, sizeof shard, "0/%d", job->shards);
+    const char *argv[BB_SLURM_MAX_ARGS + 12] = {job->bitbench, "run", job->experiment, "--dry-run", "--quiet",
+                                                "--shard", shard};
+    int n = 7;
+    for (int i = 0; i < job->nrun_args; i++) argv[n++] = job->run_args[i];
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout)) _exit(127);
+        execv(job->bitbench, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0) return 2;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+/* The scripts' directory: made, absolute, free of characters #SBATCH lines cannot carry. */
+static int make_dir(bb_slurm_job *job, const char *out, char *err, size_t errlen)
+{
+    char buf[1024];
+    if (out) snprintf(buf, sizeof buf, "%s", out);
+    else snprintf(buf, sizeof buf, "slurm/%s", job->name);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(buf, 0777);
+            *p = '/';
+        }
+    char real[PATH_MAX];
+    if ((mkdir(buf, 0777) && errno != EEXIST) || !realpath(buf, real)) {
+        snprintf(err, errlen, "cannot create %s: %s", buf, strerror(errno));
+        return -1;
+    }
+    if (strlen(real) >= sizeof job->dir) {
+        snprintf(err, errlen, "%s: the path is too long for the scripts", buf);
+        return -1;
+    }
+    memcpy(job->dir, real, strlen(real) + 1);
+    if (strpbrk(job->dir, " \t\n'\"\\%") || strpbrk(job->workdir, " \t\n'\"\\%")) {
+        snprintf(err, errlen, "%s or %s holds a space, quote, backslash or '%%', which #SBATCH lines cannot carry; "
+                 "use another --out or working directory", job->dir, job->workdir);
+        return -1;
+    }
+    return 0;
+}
+
+/* A run option passed on to every shard (and to the check). */
+static int add_run_arg(bb_slurm_job *job, const char *opt, const char *value)
+{
+    if (job->nrun_args + 2 > BB_SLURM_MAX_ARGS) {
+        fprintf(stderr, "bitbench slurm: too many run options (at most %d)\n", BB_SLURM_MAX_ARGS / 2);
+        return -1;
+    }
+    job->run_args[job->nrun_args++] = opt;
+    if (value) job->run_args[job->nrun_args++] = value;
+    return 0;
+}
+
+static int add_constraint(bb_slurm_job *job, const char *c)
+{
+    if (job->ngroups == BB_SLURM_MAX_GROUPS || !*c) {
+        fprintf(stderr, "bitbench slurm: --constraint: %s\n", *c ? "too many node types (at most 16)" : "empty");
+        return -1;
+    }
+    job->constraints[job->ngroups] = c;
+    bb_slurm_group_label(c, job->groups[job->ngroups], sizeof job->groups[0]);
+    for (int g = 0; g < job->ngroups; g++)
+        if (!strcmp(job->groups[g], job->groups[job->ngroups])) {
+            fprintf(stderr, "bitbench slurm: --constraint '%s' and '%s' give the same group name '%s'\n",
+                    job->constraints[g], c, job->groups[g]);
+            return -1;
+        }
+    job->ngroups++;
+    return 0;
+}
+
+/* One option; -1 to go on, else the exit status. */
+static int parse_option(int c, char **argv, bb_slurm_job *job, const char **out, bool *submit)
+{
+    switch (c) {
+    case 'n': return bb_parse_int("--shards", optarg, 1, BB_SHARD_MAX, &job->shards) ? 2 : -1;
+    case 'p': job->partition = optarg; return -1;
+    case 't': job->time = optarg; return -1;
+    case 'a': job->account = optarg; return -1;
+    case 'c': return add_constraint(job, optarg) ? 2 : -1;
+    case 'C': return bb_parse_int("--cpus-per-task", optarg, 1, 1 << 20, &job->cpus_per_task) ? 2 : -1;
+    case 'o': *out = optarg; return -1;
+    case 'm':
+        if (strcmp(optarg, "any") && strcmp(optarg, "ok")) {
+            fprintf(stderr, "bitbench slurm: --merge-after: expected any or ok, got '%s'\n", optarg);
+            return 2;
+        }
+        job->merge_after_ok = !strcmp(optarg, "ok");
+        return -1;
+    case 's': *submit = true; return -1;
+    case 'S': return add_run_arg(job, "--smoke", NULL) ? 2 : -1;
+    case 'F': return add_run_arg(job, "--full", NULL) ? 2 : -1;
+    case 'T': return add_run_arg(job, "--threads", optarg) ? 2 : -1;
+    case 'r': return add_run_arg(job, "--reps", optarg) ? 2 : -1;
+    case 'i': return add_run_arg(job, "--min-time", optarg) ? 2 : -1;
+    case 'O': return add_run_arg(job, "--only", optarg) ? 2 : -1;
+    case 'M': return add_run_arg(job, "--meters", optarg) ? 2 : -1;
+    case 'h': usage(stdout); return 0;
+    default:
+        fprintf(stderr, "bitbench slurm: unknown or incomplete option '%s'\n", argv[optind - 1]);
+        usage(stderr);
+        return 2;
+    }
+}
+
+static void join_args(int argc, char **argv, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < argc && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+/* The experiment's name as the run directories use it: the file's base name without .lua (the
+ * job name only; the runs take the name the file declares). */
+static void base_name(const char *path, char *buf, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    snprintf(buf, len, "%s", b ? b + 1 : path);
+    char *dot = strrchr(buf, '.');
+    if (dot && dot != buf) *dot = 0;
+}
+
+int bb_cmd_slurm(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"shards", required_argument, 0, 'n'},     {"partition", required_argument, 0, 'p'},
+        {"time", required_argument, 0, 't'},       {"account", required_argument, 0, 'a'},
+        {"constraint", required_argument, 0, 'c'}, {"cpus-per-task", required_argument, 0, 'C'},
+        {"out", required_argument, 0, 'o'},        {"merge-after", required_argument, 0, 'm'},
+        {"submit", no_argument, 0, 's'},           {"smoke", no_argument, 0, 'S'},
+        {"full", no_argument, 0, 'F'},             {"threads", required_argument, 0, 'T'},
+        {"reps", required_argument, 0, 'r'},       {"min-time", required_argument, 0, 'i'},
+        {"only", required_argument, 0, 'O'},       {"meters", required_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+    static bb_slurm_job job;
+    memset(&job, 0, sizeof job);
+    const char *out = NULL;
+    bool submit = false;
+    char err[4096], cmdline[4096];
+    optind = 1;
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+        int rc = parse_option(c, argv, &job, &out, &submit);
+        if (rc >= 0) return rc;
+    }
+    if (optind + 1 != argc || !job.shards) {
+        fprintf(stderr, "bitbench slurm: %s\n", optind >= argc ? "which experiment? give a FILE.lua"
+                                                : optind + 1 < argc ? "one experiment file at a time"
+                                                                    : "how many shards? give --shards N");
+        usage(stderr);
+        return 2;
+    }
+    if (!job.ngroups) job.ngroups = 1; /* one node type: no constraint, group "" */
+    if (!job.cpus_per_task) {
+        bb_machine mach;
+        bb_machine_detect(&mach);
+        job.cpus_per_task = mach.cores > 0 ? mach.cores : 1;
+    }
+    join_args(argc + 1, argv - 1, cmdline, sizeof cmdline);
+    job.command_line = cmdline;
+    base_name(argv[optind], job.name, sizeof job.name);
+    if (pin_paths(&job, argv[optind], err, sizeof err) || make_dir(&job, out, err, sizeof err)) {
+        fprintf(stderr, "bitbench slurm: %s\n", err);
+        return 2;
+    }
+    if (check_experiment(&job)) {
+        fprintf(stderr, "bitbench slurm: %s does not run as a shard (above); no scripts written\n", argv[optind]);
+        return 2;
+    }
+    if (bb_slurm_write_scripts(&job, err, sizeof err)) {
+        fprintf(stderr, "bitbench slurm: %s\n", err);
+        return 1;
+    }
+    printf("scripts in %s:", job.dir);
+    for (int g = 0; g < job.ngroups; g++)
+        printf(" %s%s%s", job.groups[g][0] ? "array-" : "array", job.groups[g], ".sbatch");
+    printf(" merge.sbatch submit.sh\n");
+    if (!submit) {
+        printf("submit with: %s/submit.sh\n", job.dir);
+        return 0;
+    }
+    fflush(stdout);
+    char command[1200];
+    snprintf(command, sizeof command, "'%s/submit.sh'", job.dir);
+    int st = system(command);
+    if (st != 0) {
+        fprintf(stderr, "bitbench slurm: %s/submit.sh failed (exit %d): is sbatch on PATH and the cluster up?\n",
+                job.dir, WIFEXITED(st) ? WEXITSTATUS(st) : st);
+        return 1;
+    }
+    return 0;
+}
