@@ -171,7 +171,7 @@ double bb_tmac_error_bound(const float *wdeq_row, const float *x, int k, tmac_mo
  * their absolute maximum; used by prepare and by the error bound, so both see the same d. */
 float bb_tmac_float_tables(const float *x, float *tab);
 
-/* ---- SIMD variants (tmac_avx2.c, tmac_avx512.c): matmul for any bit width and mode ---- */
+/* ---- SIMD variants (tmac_avx2.c, tmac_avx512.c, tmac_neon.c): matmul for any bit width and mode ---- */
 /* BB_PREFETCH_BYTES ahead of a weight stream (common/prefetch.h), as an always-inline function:
  * GCC 12 deems a non-inlined wrapper of __builtin_prefetch "const" and deletes its calls from
  * the big always-inline tiles of the SIMD files (bb_prefetch_stream left no prefetcht0 there). */
@@ -194,10 +194,12 @@ void bb_tmac_matmul_avx2(const void *w, const void *act, float *y, int m, int k,
                          tmac_mode mode);
 void bb_tmac_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
                            tmac_mode mode);
+void bb_tmac_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
+                         tmac_mode mode);
 
 /* Per-mode prepare/act_size/bound wrappers, shared by the four bit widths (tmac.c; the SIMD
  * prepares of the int8-table modes in tmac_avx2.c / tmac_avx512.c write the same bytes; _exact's
- * tables are integer and cheap, its variants use the scalar prepare). */
+ * tables are integer and cheap, its variants use the scalar prepare; tmac_neon.c likewise). */
 size_t tmac_act_size(int n, int k);
 size_t tmac_fa_act_size(int n, int k);
 size_t tmac_exact_act_size(int n, int k);
@@ -208,6 +210,8 @@ void tmac_prepare_avx2(const float *x, int n, int k, void *act);
 void tmac_fa_prepare_avx2(const float *x, int n, int k, void *act);
 void tmac_prepare_avx512(const float *x, int n, int k, void *act);
 void tmac_fa_prepare_avx512(const float *x, int n, int k, void *act);
+void tmac_prepare_neon(const float *x, int n, int k, void *act);
+void tmac_fa_prepare_neon(const float *x, int n, int k, void *act);
 double tmac_error_bound(const float *wdeq_row, const float *x, int k);
 double tmac_fa_error_bound(const float *wdeq_row, const float *x, int k);
 

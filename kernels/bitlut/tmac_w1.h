@@ -8,8 +8,9 @@
  * Layout: one 64-byte vector per (32-row block, 16-activation chunk); dword byte t is K-group t
  * of the chunk (4 tables per dword, weights 1,1,1,1).
  * Variants: scalar (reference), avx2 (vpshufb of 4 tables merged by vpblendvb/vpblendw),
- * avx512 (vpermb over the chunk's 4 tables, vpdpbusd); options per variant: tmac_avx2.c,
- * tmac_avx512.c.  Activations: tmac_w1/_fa float → int8 tables (BB_ACT_CUSTOM, bound in tmac.c);
+ * avx512 (vpermb over the chunk's 4 tables, vpdpbusd), neon (LD4 puts each K-group's slot in
+ * its own register: one TBL per 16 lookups, SMLAL); options per variant: tmac_avx2.c,
+ * tmac_avx512.c, tmac_neon.c.  Activations: tmac_w1/_fa float → int8 tables (BB_ACT_CUSTOM, bound in tmac.c);
  * tmac_w1_exact per-row int8 (BB_ACT_I8_ROW), int16 tables. */
 #ifndef BB_TMAC_W1_H
 #define BB_TMAC_W1_H

@@ -10,7 +10,7 @@
  * (group 0 plane 0, group 0 plane 1, group 1 plane 0, group 1 plane 1), vector 1 the same for
  * groups 2, 3 (vpdpbusd weights 1,2,1,2).
  * Variants: scalar (reference), avx2 (2 vpshufb merged by vpblendw, vpmaddubsw), avx512
- * (vpermb, vpdpbusd; 128-row tiles).  tmac_w2 is the configuration compared with i2_s. */
+ * (vpermb, vpdpbusd; 128-row tiles), neon (LD4, TBL, SMLAL by 2^plane).  tmac_w2 is the configuration compared with i2_s. */
 #ifndef BB_TMAC_W2_H
 #define BB_TMAC_W2_H
 

@@ -1,6 +1,7 @@
 /* tmac_w3, tmac_w3_fa, tmac_w3_exact: the kernel descriptors (tmac_w3.h).  The code they
- * bind is shared by the four bit widths (tmac.c, tmac_avx2.c, tmac_avx512.c) and takes the bit
- * width and the table mode as parameters; the functions here only fix b = 3 and the mode. */
+ * bind is shared by the four bit widths (tmac.c, tmac_avx2.c, tmac_avx512.c, tmac_neon.c) and
+ * takes the bit width and the table mode as parameters; the functions here only fix b = 3 and the
+ * mode. */
 #include "tmac_w3.h"
 
 static size_t packed_size(int m, int k) { return bb_tmac_packed_size(m, k, 3); }
@@ -26,6 +27,11 @@ static void lut8_avx512(const void *w, const void *a, float *y, int m, int k, in
 {
     bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 3, TMAC_LUT8);
 }
+#elif defined(__aarch64__)
+static void lut8_neon(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_neon(w, a, y, m, k, n, m0, m1, 3, TMAC_LUT8);
+}
 #endif
 
 static void fa_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
@@ -41,6 +47,11 @@ static void fa_avx512(const void *w, const void *a, float *y, int m, int k, int 
 {
     bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 3, TMAC_FA);
 }
+#elif defined(__aarch64__)
+static void fa_neon(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_neon(w, a, y, m, k, n, m0, m1, 3, TMAC_FA);
+}
 #endif
 
 static void exact_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
@@ -55,6 +66,11 @@ static void exact_avx2(const void *w, const void *a, float *y, int m, int k, int
 static void exact_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
     bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 3, TMAC_EXACT);
+}
+#elif defined(__aarch64__)
+static void exact_neon(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_neon(w, a, y, m, k, n, m0, m1, 3, TMAC_EXACT);
 }
 #endif
 
@@ -81,6 +97,8 @@ const bb_kernel bb_kernel_tmac_w3 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, lut8_avx2, tmac_prepare_avx2},
         {"avx512", BB_ISA_AVX512, lut8_avx512, tmac_prepare_avx512},
+#elif defined(__aarch64__)
+        {"neon", BB_ISA_NEON, lut8_neon, tmac_prepare_neon},
 #endif
     },
 };
@@ -108,6 +126,8 @@ const bb_kernel bb_kernel_tmac_w3_fa = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, fa_avx2, tmac_fa_prepare_avx2},
         {"avx512", BB_ISA_AVX512, fa_avx512, tmac_fa_prepare_avx512},
+#elif defined(__aarch64__)
+        {"neon", BB_ISA_NEON, fa_neon, tmac_fa_prepare_neon},
 #endif
     },
 };
@@ -135,6 +155,8 @@ const bb_kernel bb_kernel_tmac_w3_exact = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, exact_avx2, NULL},
         {"avx512", BB_ISA_AVX512, exact_avx512, NULL},
+#elif defined(__aarch64__)
+        {"neon", BB_ISA_NEON, exact_neon, NULL},
 #endif
     },
 };

@@ -7,7 +7,8 @@
  * Layout: three 64-byte vectors per (32-row block, 16-activation chunk): vectors 0, 1 as tmac_w2
  * (planes 0, 1 of groups 0-1 and 2-3), vector 2 = plane 2 of groups 0..3 (weights 4,4,4,4) — the
  * odd plane costs one more shuffle merge, as the paper notes for 3 bits (§5.2).
- * Variants: scalar (reference), avx2, avx512 (see tmac_avx2.c, tmac_avx512.c). */
+ * Variants: scalar (reference), avx2, avx512, neon (see tmac_avx2.c, tmac_avx512.c,
+ * tmac_neon.c). */
 #ifndef BB_TMAC_W3_H
 #define BB_TMAC_W3_H
 

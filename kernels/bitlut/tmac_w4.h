@@ -8,7 +8,7 @@
  * Layout: four 64-byte vectors per (32-row block, 16-activation chunk); vector u dword = planes
  * 0..3 of K-group u (one table per vector, vpdpbusd weights 1,2,4,8).
  * Variants: scalar (reference), avx2 (one vpshufb per vector, vpmaddubsw), avx512 (vpermb,
- * vpdpbusd). */
+ * vpdpbusd), neon (LD4, one TBL per 16 lookups, SMLAL by 1, 2, 4, 8). */
 #ifndef BB_TMAC_W4_H
 #define BB_TMAC_W4_H
 
