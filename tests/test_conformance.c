@@ -5,7 +5,7 @@
  * the stored size matches bits_per_weight, the scalar reference is within the format's error
  * bound of the fp64 product of the dequantized weights, every SIMD variant equals the reference
  * (bit for bit unless the kernel declares float accumulation), any split of M into row slices
- * gives the same bits and writes only its rows, N = 1, 3, 8 and all-zero activations work, and
+ * gives the same bits and writes only its rows, N = 1, 3, 8, 16, 17, 33 and all-zero activations work, and
  * illegal shapes are refused with a message. */
 #include <math.h>
 #include <stdlib.h>
@@ -206,6 +206,13 @@ int main(void)
         check_shape_case(kern, 7 * mm, k3, 3, seed + 2, 1); /* N = 3, first row all zero */
         check_shape_case(kern, 5 * mm, kbig, 8, seed + 3, 0);
         check_shape_case(kern, 13 * mm, k1, 1, seed + 4, 1);
+        /* N >= 16: the tile variants' own path (@amx; smaller N runs their AVX-512 fallback) with
+         * N = 16, a padded 16 + 1 and 32 + 1, M over two 32-row strips with a tail, and K = 160
+         * (an odd number of 32-weight steps where the kernel allows it) */
+        int k160 = legal_k(kern, 37 * mm, 160);
+        check_shape_case(kern, 37 * mm, k160, 17, seed + 5, 1);
+        check_shape_case(kern, 3 * mm, kbig, 33, seed + 6, 0);
+        check_shape_case(kern, 2 * mm, k160, 16, seed + 7, 0);
         printf("%-10s checked (%d variants usable)\n", kern->name, bb_variant_count(kern));
     }
     return check_summary("conformance");

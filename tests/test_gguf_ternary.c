@@ -310,7 +310,9 @@ static void test_variants(const char *name, int random_bytes)
         for (int v = 1; v < bb_variant_count(k); v++) {
             const bb_variant *var = &k->variants[v];
             if (!bb_variant_usable(var)) continue;
-            int exact = !(strcmp(name, "tq2_0") == 0 && strcmp(var->isa, "avx512") == 0);
+            /* tq2_0@avx512 rounds in its own order, and so does @amx below 16 rows (its fallback) */
+            int exact = !(strcmp(name, "tq2_0") == 0 &&
+                          (strcmp(var->isa, "avx512") == 0 || (strcmp(var->isa, "amx") == 0 && nn < 16)));
             (var->prepare ? var->prepare : k->prepare)(x, nn, kd, act);
             var->matmul(p, act, y, m, kd, nn, 0, m);
             int bad = 0;

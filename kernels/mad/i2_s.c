@@ -90,6 +90,7 @@ const bb_kernel bb_kernel_i2_s = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_i2_s_matmul_avx2, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_i2_s_matmul_avx512, bb_quant_i8_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_i2_s_matmul_amx, bb_quant_i8_rows_avx512},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_i2_s_matmul_dotprod, NULL},

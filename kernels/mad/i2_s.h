@@ -21,6 +21,7 @@
 
 void bb_i2_s_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_i2_s_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_i2_s_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_i2_s_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 static inline float bb_i2_s_scale(const void *w, int m, int k)

@@ -81,6 +81,7 @@ const bb_kernel bb_kernel_tq2_0 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_tq2_0_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_tq2_0_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_tq2_0_matmul_amx, bb_gk_quant_q8_K_rows_avx512},
 #endif
     },
 };

@@ -35,6 +35,7 @@
 
 void bb_tq2_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq2_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_tq2_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 static inline size_t bb_tq2_0_row_bytes(int k) { return (size_t)(k / BB_QK_K) * sizeof(bb_block_tq2_0); }
 

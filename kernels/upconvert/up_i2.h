@@ -57,5 +57,6 @@
 void bb_up_i2_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_up_i2_matmul_avxvnni(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_up_i2_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_up_i2_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

@@ -1,0 +1,117 @@
+/* q8_0 and q4_0x8 on AMX tiles (common/amx.h).  One segment per 32-weight block (one TDPBSSD of
+ * K = 32 per tile pair), folded as qx_0.h's reference does: y = y + ((float)isum * d_w) * d_a,
+ * blocks in order, so both give the reference's bits (q8_0's AVX-512 variant, used below 16
+ * activation rows, rounds in its own order: q8_0.h).  The q8_0 activation blocks are copied out
+ * of their 34-byte blocks into one contiguous row per activation row. */
+#include <string.h>
+
+#include "../common/amx.h"
+#include "../common/fp16.h"
+#include "q4_0x8.h"
+#include "q8_0.h"
+
+static const int8_t *q8_0_act_i8(const void *act, int n, int k, int c, int8_t *scratch)
+{
+    (void)n;
+    const bb_block_q8_0 *a = bb_qx_act_row(act, k, c);
+    for (int b = 0; b < k / BB_QK; b++) memcpy(scratch + BB_QK * b, a[b].qs, BB_QK);
+    return scratch;
+}
+
+static void q8_0_act_scales(const void *act, int n, int k, int npad, float *da)
+{
+    for (int c = 0; c < n; c++) {
+        const float *d = bb_qx_aux_row(act, n, k, c).d;
+        for (int b = 0; b < k / BB_QK; b++) da[(size_t)b * npad + c] = d[b];
+    }
+}
+
+/* ---- q8_0: rows of 34-byte blocks, fp16 d then 32 int8 ---- */
+static const bb_block_q8_0 *q8_0_row(const void *w, int k, int r)
+{
+    return (const bb_block_q8_0 *)w + (size_t)r * (k / BB_QK);
+}
+
+static void q8_0_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
+{
+    (void)m;
+    for (int i = 0; i < rows; i++) {
+        const bb_block_q8_0 *blk = q8_0_row(w, k, r + i);
+        for (int b = 0; b < k / BB_QK; b++) memcpy(dst + i * stride + BB_QK * b, blk[b].qs, BB_QK);
+    }
+}
+
+static void q8_0_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
+{
+    (void)m;
+    for (int i = 0; i < rows; i++) {
+        const bb_block_q8_0 *blk = q8_0_row(w, k, r + i);
+        for (int b = 0; b < k / BB_QK; b++) dw[b * BB_AMX_STRIP + i] = bb_fp16_to_fp32(blk[b].d);
+    }
+}
+
+static const bb_amx_ops q8_0_amx = {
+    .seg = BB_QK,
+    .fold = BB_AMX_BLOCK_QX,
+    .weights_i8 = q8_0_weights_i8,
+    .weight_scales = q8_0_weight_scales,
+    .act_i8 = q8_0_act_i8,
+    .act_scales = q8_0_act_scales,
+    .small_n = bb_q8_0_matmul_avx512,
+};
+
+void bb_q8_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_amx_matmul(&q8_0_amx, w, act, y, m, k, n, m0, m1);
+}
+
+/* ---- q4_0x8: records of 8 rows (q4_0x8.h).  The record's 128 nibble bytes are P (bytes 0..7
+ * of rows 0..7, one qword per row) then Q (bytes 8..15).  Row i's 32 weights are the low nibbles
+ * of P_i, Q_i then their high nibbles: one two-source qword permute puts P_i Q_i P_i Q_i and the
+ * same for row i+1 in a zmm, a shift by 0 or 4 per qword and an AND select the nibbles, and
+ * (nibble ^ 8) - 8 undoes the stored XOR 0x88 and the +8 bias. ---- */
+static void q4_0x8_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
+{
+    (void)m;
+    const __m512i shifts = _mm512_set_epi64(4, 4, 0, 0, 4, 4, 0, 0), low = _mm512_set1_epi8(0x0f);
+    const __m512i eight = _mm512_set1_epi8(8);
+    for (int g = 0; g < rows / BB_Q4_0X8_ROWS; g++)
+        for (int b = 0; b < k / BB_QK; b++) {
+            const uint8_t *rec = bb_q4_0x8_record(w, k, (r / BB_Q4_0X8_ROWS) + g, b);
+            __m512i p = _mm512_loadu_si512(rec + 16), q = _mm512_loadu_si512(rec + 80);
+            for (int i = 0; i < BB_Q4_0X8_ROWS; i += 2) {
+                __m512i idx = _mm512_set_epi64(9 + i, 1 + i, 9 + i, 1 + i, 8 + i, i, 8 + i, i);
+                __m512i v = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutex2var_epi64(p, idx, q), shifts), low);
+                v = _mm512_sub_epi8(_mm512_xor_si512(v, eight), eight);
+                int8_t *out = dst + (size_t)(BB_Q4_0X8_ROWS * g + i) * stride + BB_QK * b;
+                _mm256_storeu_si256((__m256i *)out, _mm512_castsi512_si256(v));
+                _mm256_storeu_si256((__m256i *)(out + stride), _mm512_extracti64x4_epi64(v, 1));
+            }
+        }
+}
+
+static void q4_0x8_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
+{
+    (void)m;
+    for (int i = 0; i < rows; i++)
+        for (int b = 0; b < k / BB_QK; b++) {
+            uint16_t d;
+            memcpy(&d, bb_q4_0x8_record(w, k, (r + i) / BB_Q4_0X8_ROWS, b) + 2 * ((r + i) % BB_Q4_0X8_ROWS), 2);
+            dw[b * BB_AMX_STRIP + i] = bb_fp16_to_fp32(d);
+        }
+}
+
+static const bb_amx_ops q4_0x8_amx = {
+    .seg = BB_QK,
+    .fold = BB_AMX_BLOCK_QX,
+    .weights_i8 = q4_0x8_weights_i8,
+    .weight_scales = q4_0x8_weight_scales,
+    .act_i8 = q8_0_act_i8,
+    .act_scales = q8_0_act_scales,
+    .small_n = bb_q4_0x8_matmul_avx512,
+};
+
+void bb_q4_0x8_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_amx_matmul(&q4_0x8_amx, w, act, y, m, k, n, m0, m1);
+}

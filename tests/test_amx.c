@@ -1,0 +1,93 @@
+/* The @amx variants (common/amx.h): on a CPU with AMX-INT8 granted, each gives the scalar
+ * reference's bits on the tile path (N >= 16, padded N, M over several strips with a tail, K with
+ * an odd number of 32-weight steps) and on its small-N fallback; where AMX is absent, not granted
+ * or masked (BITBENCH_CPU_MASK=avx512), the variant is refused and bb_cpu_amx_refusal says why.
+ * The conformance suite checks the float-accumulation kernels only within rounding; this checks
+ * bit equality, which the tile driver promises for all five. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gemm_bench.h"
+#include "kernels/kernel.h"
+#include "support/memory.h"
+#include "support/rng.h"
+
+static int round_up(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+static const bb_variant *variant_named(const bb_kernel *kern, const char *isa)
+{
+    for (int v = 0; v < bb_variant_count(kern); v++)
+        if (strcmp(kern->variants[v].isa, isa) == 0) return &kern->variants[v];
+    return NULL;
+}
+
+/* y of the scalar reference and of @amx on the same packed weights and prepared activations. */
+static void check_equal(const bb_kernel *kern, const bb_variant *amx, int m, int k, int n, uint64_t seed)
+{
+    float *w = malloc(sizeof(float) * (size_t)m * k), *x = malloc(sizeof(float) * (size_t)n * k);
+    float *yref = malloc(sizeof(float) * (size_t)n * m), *y = malloc(sizeof(float) * (size_t)n * m);
+    void *packed = bb_alloc(kern->packed_size(m, k)), *act = bb_alloc(kern->act_size(n, k));
+    char err[512] = "";
+    if (!w || !x || !yref || !y || !packed || !act) {
+        CHECK(0, "%s: out of memory", kern->name);
+        goto done;
+    }
+    bb_random_weights(kern, m, k, seed, w);
+    bb_rng r;
+    bb_rng_seed(&r, seed);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    memset(x + (size_t)(n / 2) * k, 0, sizeof(float) * (size_t)k); /* one all-zero activation row */
+    bb_weights bw = {.m = m, .k = k, .f32 = w};
+    if (bb_kernel_pack(kern, &bw, packed, err, sizeof err)) {
+        CHECK(0, "%s: pack: %s", kern->name, err);
+        goto done;
+    }
+    (amx->prepare ? amx->prepare : kern->prepare)(x, n, k, act);
+    kern->variants[0].matmul(packed, act, yref, m, k, n, 0, m);
+    for (size_t i = 0; i < (size_t)n * m; i++) y[i] = NAN;
+    /* two row slices, the cut on the kernel's row multiple: each strip's tail is padded */
+    int cut = m / 2 / kern->m_multiple * kern->m_multiple;
+    amx->matmul(packed, act, y, m, k, n, 0, cut);
+    amx->matmul(packed, act, y, m, k, n, cut, m);
+    int bad = 0;
+    for (size_t i = 0; i < (size_t)n * m && bad < 3; i++)
+        if (memcmp(&y[i], &yref[i], sizeof(float))) {
+            bad++;
+            CHECK(0, "%s@amx M=%d K=%d N=%d: y[%zu][%zu]=%.9g, reference %.9g", kern->name, m, k, n, i / m, i % m,
+                  y[i], yref[i]);
+        }
+    if (!bad) PASS();
+done:
+    free(w); free(x); free(yref); free(y); free(packed); free(act);
+}
+
+int main(void)
+{
+    static const char *const names[] = {"i2_s", "tq2_0", "up_i2", "q8_0", "q4_0x8"};
+    const char *why = bb_cpu_amx_refusal();
+    CHECK((bb_cpu_features() & BB_CPU_AMX_INT8) ? why == NULL : why != NULL && why[0],
+          "AMX-INT8 feature bit and refusal reason disagree");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const bb_kernel *kern = bb_kernel_by_name(names[i]);
+        CHECK(kern != NULL, "no kernel %s", names[i]);
+        if (!kern) continue;
+        const bb_variant *amx = variant_named(kern, "amx");
+#if defined(__x86_64__)
+        CHECK(amx && amx->requires == BB_ISA_AMX, "%s: no amx variant needing BB_ISA_AMX", names[i]);
+#endif
+        if (!amx) continue;
+        if (!bb_variant_usable(amx)) {
+            printf("%s@amx refused here: %s\n", names[i], why ? why : "(no reason)");
+            continue;
+        }
+        int k = round_up(160, kern->k_multiple);
+        check_equal(kern, amx, round_up(70, kern->m_multiple), k, 17, 11 + i);
+        check_equal(kern, amx, round_up(64, kern->m_multiple), 2 * k, 33, 21 + i);
+        check_equal(kern, amx, round_up(16, kern->m_multiple), k, 16, 31 + i);
+        /* below 16 activation rows the AVX-512 fallback runs: bit-equal where that one is */
+        if (!kern->float_accumulation) check_equal(kern, amx, round_up(24, kern->m_multiple), k, 5, 41 + i);
+    }
+    return check_summary("amx");
+}
