@@ -3,12 +3,15 @@
  * quick path; Lua experiments sweep models × kernels × threads. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "args.h"
 #include "commands.h"
 #include "e2e_bench.h"
+#include "result_row.h"
+#include "run_db.h"
 #include "models/model_load.h"
 #include "support/machine.h"
 #include "support/sizes.h"
@@ -16,14 +19,16 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench e2e --model NAME|FILE.gguf|FILE.bin --kernel K [--out-kernel K] [--threads T] [--prompt P]\n"
-               "                    [--gen G] [--reps R] [--kv f32|f16] [--distinct-layers L] [--seed S] [--csv]\n");
+               "                    [--gen G] [--reps R] [--kv f32|f16] [--distinct-layers L] [--seed S] [--csv]\n"
+               "                    [--db FILE.sqlite]\n");
 }
 
 /* One option into spec (model, threads and --csv aside); returns -1 to go on, else the exit status. */
 static int parse_option(int c, char **argv, const bb_machine *mach, bb_e2e_spec *spec, const char **model,
-                        int *threads, int *csv)
+                        int *threads, int *csv, const char **db)
 {
     switch (c) {
+    case 'B': *db = optarg; return -1;
     case 'm': *model = optarg; return -1;
     case 'K': spec->kernel = optarg; return -1;
     case 'O': spec->out_kernel = optarg; return -1;
@@ -51,7 +56,7 @@ static int parse_option(int c, char **argv, const bb_machine *mach, bb_e2e_spec 
 
 /* The options into spec and the model's config; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, const bb_machine *mach, bb_e2e_spec *spec, bb_model_config *cfg,
-                      int *threads, int *csv)
+                      int *threads, int *csv, const char **db)
 {
     static const struct option opts[] = {
         {"model", required_argument, 0, 'm'}, {"kernel", required_argument, 0, 'K'},
@@ -59,13 +64,14 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_e2e_spec
         {"prompt", required_argument, 0, 'p'}, {"gen", required_argument, 0, 'g'},
         {"reps", required_argument, 0, 'r'}, {"kv", required_argument, 0, 'v'},
         {"distinct-layers", required_argument, 0, 'L'}, {"seed", required_argument, 0, 's'},
-        {"csv", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"csv", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {"db", required_argument, 0, 'B'},
+        {0, 0, 0, 0}};
     const char *model = NULL;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int rc = parse_option(c, argv, mach, spec, &model, threads, csv);
+        int rc = parse_option(c, argv, mach, spec, &model, threads, csv, db);
         if (rc >= 0) return rc;
     }
     if (!model || !spec->kernel) {
@@ -127,6 +133,41 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
                100 * r->tg_tps_max / r->read_tps_max);
 }
 
+/* --db: the point as a run "e2e" of one row and its samples (run_db.h). */
+static int store(const char *db, const bb_single_run *run, int argc, char **argv, const bb_machine *mach,
+                 const bb_e2e_spec *spec, const bb_e2e_result *r, int threads)
+{
+    bb_e2e_row row;
+    bb_e2e_row_measured(&row, spec, threads, r);
+    snprintf(row.experiment, sizeof row.experiment, "e2e");
+    snprintf(row.sweep, sizeof row.sweep, "e2e");
+    row.point = 1;
+    bb_single_run_provenance(run, &row.prov);
+    bb_run_tables t = {.has_e2e = true, .has_e2e_samples = true, .e2e = &row, .ne2e = 1};
+    t.e2e_samples = calloc(2 * (size_t)spec->reps, sizeof *t.e2e_samples);
+    if (!t.e2e_samples) return -1;
+    for (int ph = 0; ph < 2; ph++) {
+        int tokens = ph ? spec->gen_len : spec->prompt_len;
+        for (int i = 0; i < spec->reps && tokens > 0; i++) {
+            bb_e2e_sample_row *s = &t.e2e_samples[t.ne2e_samples++];
+            snprintf(s->run_id, sizeof s->run_id, "%s", run->run_id);
+            snprintf(s->experiment, sizeof s->experiment, "e2e");
+            snprintf(s->sweep, sizeof s->sweep, "e2e");
+            snprintf(s->model, sizeof s->model, "%s", row.model);
+            snprintf(s->kernel, sizeof s->kernel, "%s", row.kernel);
+            snprintf(s->variant, sizeof s->variant, "%s", row.variant);
+            snprintf(s->phase, sizeof s->phase, "%s", ph ? "tg" : "pp");
+            s->point = 1, s->threads = threads, s->prompt = row.prompt, s->gen = row.gen, s->rep = i;
+            s->tokens = tokens;
+            s->seconds = (ph ? spec->tg_seconds : spec->pp_seconds)[i];
+        }
+    }
+    int rc = bb_single_run_store("bitbench e2e", db, run, argc + 1, argv - 1, mach, &t, false);
+    t.e2e = NULL; /* on the stack */
+    bb_run_tables_free(&t);
+    return rc;
+}
+
 int bb_cmd_e2e(int argc, char **argv)
 {
     bb_machine mach;
@@ -134,12 +175,21 @@ int bb_cmd_e2e(int argc, char **argv)
     bb_model_config cfg;
     bb_e2e_spec spec = {.kernel = NULL, .prompt_len = 32, .gen_len = 16, .reps = 3, .distinct_layers = 2, .seed = 1};
     int threads = 1, csv = 0;
-    int rc = parse_args(argc, argv, &mach, &spec, &cfg, &threads, &csv);
+    const char *db = NULL;
+    int rc = parse_args(argc, argv, &mach, &spec, &cfg, &threads, &csv, &db);
     if (rc >= 0) return rc;
+    if (db && bb_run_db_check("bitbench e2e", db)) return 2;
+    double *seconds = calloc(2 * (size_t)spec.reps, sizeof *seconds); /* prefill, then generation */
+    if (!seconds) return 1;
+    spec.pp_seconds = seconds;
+    spec.tg_seconds = seconds + spec.reps;
+    bb_single_run run;
+    bb_single_run_begin(&run);
     char err[BB_ERR_MAX];
     bb_pool *pool = bb_pool_create(threads, err, sizeof err);
     if (!pool) {
         fprintf(stderr, "bitbench e2e: %s\n", err);
+        free(seconds);
         return 1;
     }
     bb_e2e_result r;
@@ -147,9 +197,12 @@ int bb_cmd_e2e(int argc, char **argv)
     bb_pool_destroy(pool);
     if (rc) {
         fprintf(stderr, "bitbench e2e: %s\n", err);
+        free(seconds);
         return 1;
     }
     if (csv) print_csv(&spec, &r, threads);
     else print_text(&spec, &r, threads);
-    return 0;
+    rc = db && store(db, &run, argc, argv, &mach, &spec, &r, threads) ? 1 : 0;
+    free(seconds);
+    return rc;
 }

@@ -7,6 +7,8 @@
 #include "args.h"
 #include "commands.h"
 #include "gemm_bench.h"
+#include "result_row.h"
+#include "run_db.h"
 #include "support/machine.h"
 #include "support/sizes.h"
 
@@ -15,15 +17,16 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: bitbench gemm --kernel NAME[@isa] --m M --k K [--n N] [--threads T]\n"
             "                     [--reps R] [--warmup W] [--min-time S] [--cache resident|dram]\n"
-            "                     [--seed S] [--verify] [--read] [--csv]\n");
+            "                     [--seed S] [--verify] [--read] [--csv] [--db FILE.sqlite]\n");
 }
 
 /* One option into spec (kernel spec, threads and --csv aside); returns -1 to go on, else the exit
  * status. */
 static int parse_option(int c, char **argv, const bb_machine *mach, bb_gemm_spec *spec, const char **kspec,
-                        int *threads, int *csv)
+                        int *threads, int *csv, const char **db)
 {
     switch (c) {
+    case 'B': *db = optarg; return -1;
     case 'K': *kspec = optarg; return -1;
     case 'm': return bb_parse_int("--m", optarg, 1, 1 << 24, &spec->m) ? 2 : -1;
     case 'k': return bb_parse_int("--k", optarg, 1, 1 << 24, &spec->k) ? 2 : -1;
@@ -52,7 +55,8 @@ static int parse_option(int c, char **argv, const bb_machine *mach, bb_gemm_spec
 
 /* The options into a checked spec (kernel resolved, shape valid for it); returns -1 to go on,
  * else the exit status. */
-static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spec *spec, int *threads, int *csv)
+static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spec *spec, int *threads, int *csv,
+                      const char **db)
 {
     static const struct option opts[] = {
         {"kernel", required_argument, 0, 'K'}, {"m", required_argument, 0, 'm'},
@@ -61,14 +65,14 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spe
         {"warmup", required_argument, 0, 'w'}, {"min-time", required_argument, 0, 'T'},
         {"cache", required_argument, 0, 'c'},  {"seed", required_argument, 0, 's'},
         {"verify", no_argument, 0, 'v'},       {"csv", no_argument, 0, 'C'},
-        {"read", no_argument, 0, 'R'},
+        {"read", no_argument, 0, 'R'},         {"db", required_argument, 0, 'B'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *kspec = NULL;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int rc = parse_option(c, argv, mach, spec, &kspec, threads, csv);
+        int rc = parse_option(c, argv, mach, spec, &kspec, threads, csv, db);
         if (rc >= 0) return rc;
     }
     if (optind < argc) {
@@ -127,28 +131,75 @@ static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int th
     }
 }
 
+/* --db: the point as a run "gemm" of one row and its samples (run_db.h). */
+static int store(const char *db, const bb_single_run *run, int argc, char **argv, const bb_machine *mach,
+                 const bb_gemm_spec *spec, const bb_gemm_result *r, bb_pool *pool, int threads)
+{
+    bb_run_tables t = {.has_results = true, .has_samples = true, .nrows = 1, .nsamples = r->reps};
+    bb_result_row row;
+    bb_result_row_measured(&row, spec->kernel, spec->variant, spec->m, spec->k, spec->n, threads, spec->cache,
+                           spec->warmup, r);
+    snprintf(row.experiment, sizeof row.experiment, "gemm");
+    snprintf(row.sweep, sizeof row.sweep, "gemm");
+    row.point = 1;
+    bb_pool_cpus(pool, row.cpus, sizeof row.cpus);
+    bb_single_run_provenance(run, &row.prov);
+    t.rows = &row;
+    t.samples = calloc((size_t)(r->reps ? r->reps : 1), sizeof *t.samples);
+    if (!t.samples || !r->samples) {
+        fprintf(stderr, "bitbench gemm: --db: out of memory\n");
+        free(t.samples);
+        return -1;
+    }
+    for (int i = 0; i < r->reps; i++) {
+        bb_sample_row *s = &t.samples[i];
+        snprintf(s->run_id, sizeof s->run_id, "%s", run->run_id);
+        snprintf(s->experiment, sizeof s->experiment, "gemm");
+        snprintf(s->sweep, sizeof s->sweep, "gemm");
+        snprintf(s->kernel, sizeof s->kernel, "%s", row.kernel);
+        snprintf(s->variant, sizeof s->variant, "%s", row.variant);
+        snprintf(s->cache, sizeof s->cache, "%s", row.cache);
+        s->point = 1, s->m = row.m, s->k = row.k, s->n = row.n, s->threads = threads, s->rep = i;
+        s->seconds = r->samples[i];
+    }
+    int rc = bb_single_run_store("bitbench gemm", db, run, argc + 1, argv - 1, mach, &t, false);
+    t.rows = NULL; /* on the stack */
+    free(t.samples);
+    t.samples = NULL;
+    bb_run_tables_free(&t);
+    return rc;
+}
+
 int bb_cmd_gemm(int argc, char **argv)
 {
     bb_machine mach;
     bb_machine_detect(&mach);
     int threads = 1, csv = 0;
+    const char *db = NULL;
     bb_gemm_spec spec = {.n = 1, .min_reps = 20, .warmup = 3, .min_seconds = 0.2, .seed = 42};
-    int rc = parse_args(argc, argv, &mach, &spec, &threads, &csv);
+    int rc = parse_args(argc, argv, &mach, &spec, &threads, &csv, &db);
     if (rc >= 0) return rc;
+    if (db && bb_run_db_check("bitbench gemm", db)) return 2;
+    spec.keep_samples = db != NULL;
     char err[BB_ERR_MAX];
     bb_pool *pool = bb_pool_create(threads, err, sizeof err);
     if (!pool) {
         fprintf(stderr, "bitbench gemm: %s\n", err);
         return 1;
     }
+    bb_single_run run;
+    bb_single_run_begin(&run);
     bb_gemm_result r;
     rc = bb_gemm_bench(pool, &spec, &r, err, sizeof err);
-    bb_pool_destroy(pool);
     if (rc) {
+        bb_pool_destroy(pool);
         fprintf(stderr, "bitbench gemm: %s\n", err);
         return 1;
     }
     if (csv) print_csv(&spec, &r, threads);
     else print_text(&spec, &r, threads, &mach);
-    return spec.verify && r.bound_ratio > 1.0 ? 1 : 0;
+    int stored = db ? store(db, &run, argc, argv, &mach, &spec, &r, pool, threads) : 0;
+    bb_pool_destroy(pool);
+    free(r.samples);
+    return (spec.verify && r.bound_ratio > 1.0) || stored ? 1 : 0;
 }

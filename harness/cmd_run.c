@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "roofline.h"
 #include "shard.h"
+#include "run_db.h"
 #include "support/machine.h"
 #include "support/sizes.h"
 #include "sweep.h"
@@ -28,6 +29,7 @@ static void usage(FILE *f)
             "  --resume         continue the newest incomplete run of this experiment in the results\n"
             "                   directory, measuring only the points it does not have yet\n"
             "  --meters M[,M..] also these meters (papi, pcm, rapl; see 'bitbench list meters')\n"
+            "  --db FILE.sqlite also store the run in this results database when it ends (README, Results database)\n"
             "  --smoke          run the file at its smallest size (bitbench.size = \"smoke\": seconds; tests)\n"
             "  --full           run the file at the paper's full size (bitbench.size = \"full\")\n"
             "  --shard i/n      measure shard i (0-based) of n: a share of the points balanced by their\n"
@@ -112,6 +114,7 @@ typedef struct {
     bb_overrides ov;
     int *threads, nthreads;
     char **only;
+    const char *db;     /* --db: the results database the run is stored in */
     int nonly;
     bool resume, quiet, dry;
     const char *file, *size;
@@ -169,6 +172,7 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
     }
     case 'D': a->dry = true; return -1;
     case 'q': a->quiet = true; return -1;
+    case 'B': a->db = optarg; return -1;
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench run: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -182,6 +186,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
 {
     static const struct option opts[] = {
         {"threads", required_argument, 0, 't'}, {"reps", required_argument, 0, 'r'},
+        {"db", required_argument, 0, 'B'},
         {"min-time", required_argument, 0, 'T'}, {"out", required_argument, 0, 'o'},
         {"only", required_argument, 0, 'O'},    {"resume", no_argument, 0, 'R'},
         {"dry-run", no_argument, 0, 'D'},       {"quiet", no_argument, 0, 'q'},
@@ -321,7 +326,9 @@ int bb_cmd_run(int argc, char **argv)
     char run_dir[BB_RUN_DIR_MAX] = "";
     ro.run_dir = run_dir;
     ro.run_dir_len = sizeof run_dir;
+    if (a.db && bb_run_db_check("bitbench run", a.db)) goto out;
     status = bb_sweep_run(&ex, &plan, &mach, &ro);
+    if (run_dir[0] && a.db && bb_run_db_store_dir("bitbench run", a.db, run_dir, a.quiet) && status == 0) status = 1;
     if (run_dir[0] && status < 128) finish_run(&ex, &mach, run_dir, a.quiet);
 out:
     bb_plan_free(&plan);

@@ -12,6 +12,7 @@
 #include "support/rng.h"
 #include "support/stats.h"
 #include "support/timer.h"
+#include "test_delay.h"
 
 const char *bb_cache_mode_name(bb_cache_mode c) { return c == BB_CACHE_DRAM ? "dram" : "resident"; }
 
@@ -164,7 +165,7 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
         bb_matmul_pool(pool, kern, v, ps->packed + (size_t)next * ps->psize, act, y, m, k, n);
         next = (next + 1) % ps->copies;
     }
-    double total = 0;
+    double total = 0, test_delay = bb_test_delay_for(kern->name);
     int reps = 0;
     double *mv = ms->meter_values;
     for (int i = 0; i < ms->nmeters; i++) bb_meter_begin(&ms->meters[i]);
@@ -173,6 +174,7 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
         double t0 = bb_now();
         prepare(x, n, k, act);
         bb_matmul_pool(pool, kern, v, wp, act, y, m, k, n);
+        if (test_delay > 0) bb_test_delay_spin(test_delay);
         double t = bb_now() - t0;
         times[reps++] = t;
         total += t;
@@ -348,7 +350,8 @@ int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, cha
     bb_packed_set ps;
     if (bb_packed_set_make(s->kernel, s->m, s->k, s->cache, s->seed, &mach, &ps, err, errlen)) return -1;
     bb_measure_spec ms = {.variant = s->variant, .n = s->n, .warmup = s->warmup, .min_reps = s->min_reps,
-                          .max_reps = s->max_reps, .min_seconds = s->min_seconds, .seed = s->seed};
+                          .max_reps = s->max_reps, .min_seconds = s->min_seconds, .seed = s->seed,
+                          .keep_samples = s->keep_samples};
     int rc = bb_gemm_measure(pool, &ps, &ms, res, err, errlen);
     if (rc == 0 && s->read_alone) rc = bb_gemm_read_alone(pool, &ps, res->reps, res, err, errlen);
     if (rc == 0 && s->verify) rc = bb_gemm_verify(pool, &ps, s->variant, s->n, s->seed, res, err, errlen);

@@ -33,6 +33,7 @@ typedef struct {
     uint64_t seed;
     bool verify;        /* also compare with the fp64 reference */
     bool read_alone;    /* also time a plain read of the same packed bytes (bb_gemm_read_alone) */
+    bool keep_samples;  /* the result's samples: every timed call (bb_measure_spec.keep_samples) */
 } bb_gemm_spec;
 
 typedef struct {

@@ -9,6 +9,7 @@
 
 #include "gemm_bench.h"
 #include "peers/peer_kernels.h"
+#include "result_row.h"
 #include "sweep_state.h"
 
 static int add_row(sweep_state *st, const bb_result_row *r)
@@ -30,38 +31,14 @@ static void fill_row(sweep_state *st, const bb_point *p, bb_pool *pool, const bb
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
     const bb_kernel_choice *kc = &sw->kernels[p->kernel];
     const bb_shape *sh = &sw->shapes[p->shape];
-    memset(row, 0, sizeof *row);
+    bb_result_row_measured(row, kc->kernel, kc->variant, sh->m, sh->k, p->n, p->threads, p->cache, sw->warmup, r);
     snprintf(row->experiment, sizeof row->experiment, "%s", st->ex->name);
     snprintf(row->sweep, sizeof row->sweep, "%s", sw->name);
     row->point = p->index;
-    snprintf(row->kernel, sizeof row->kernel, "%s", kc->kernel->name);
-    snprintf(row->variant, sizeof row->variant, "%s", kc->variant->isa);
-    snprintf(row->family, sizeof row->family, "%s", kc->kernel->family);
-    row->bits_per_weight = kc->kernel->bits_per_weight;
-    row->lossless = kc->kernel->lossless;
     snprintf(row->model, sizeof row->model, "%s", sh->model);
     snprintf(row->roles, sizeof row->roles, "%s", sh->model[0] ? sh->roles : "");
-    row->m = sh->m;
-    row->k = sh->k;
-    row->n = p->n;
-    row->threads = p->threads;
     bb_pool_cpus(pool, row->cpus, sizeof row->cpus);
-    snprintf(row->cache, sizeof row->cache, "%s", bb_cache_mode_name(p->cache));
-    row->warmup = sw->warmup;
-    row->reps = r->reps;
-    row->t_median_s = r->t_median;
-    row->t_min_s = r->t_min;
-    row->t_max_s = r->t_max;
-    row->t_sd_s = r->t_sd;
-    row->spread = r->spread;
     row->spread_flag = r->spread > sw->spread_limit;
-    row->gops = r->gops;
-    row->weight_bytes = (double)r->packed_bytes;
-    row->gbps = r->gbps;
-    row->err_max_abs = r->verified ? r->max_abs_err : NAN;
-    row->err_rel_rms = r->verified ? r->err_rel_rms : NAN;
-    row->err_master_rel_rms = r->verified ? r->err_master_rel_rms : NAN;
-    row->weight_rel_rms = r->verified ? r->weight_rel_rms : NAN;
     row->nmeter = st->nmeter_cols;
     for (int i = 0; i < st->nmeter_cols; i++) row->meter[i] = meter_values[i];
 }
@@ -278,7 +255,6 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         }
         bb_result_row row;
         fill_row(st, p, pool, &r, meter_values, &row);
-        row.attempts = 1;
         sweep_provenance(st, &load_before, label, &row.prov);
         rc = r.samples ? sweep_write_samples(st, &row, r.samples, r.reps) : -1;
         free(r.samples);

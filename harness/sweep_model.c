@@ -13,6 +13,7 @@
 #include "logit_compare.h"
 #include "peers/peer_sweep.h"
 #include "perplexity_job.h"
+#include "result_row.h"
 #include "sweep_state.h"
 
 static bool e2e_same(const bb_e2e_row *r, const char *sweep, const char *model, const char *kernel, const char *variant,
@@ -140,50 +141,19 @@ static const float *reference_logits(sweep_state *st, bb_pool *pool, const bb_sw
     return r->logits;
 }
 
-static void fill_e2e_row(const sweep_state *st, const bb_e2e_point *p, const bb_e2e_result *r,
+static void fill_e2e_row(const sweep_state *st, const bb_e2e_point *p, const bb_e2e_spec *spec, const bb_e2e_result *r,
                          const bb_logit_diff *diff, double energy, const double *meter_values, bb_e2e_row *row)
 {
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
-    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
-    memset(row, 0, sizeof *row);
+    bb_e2e_row_measured(row, spec, p->threads, r);
     snprintf(row->experiment, sizeof row->experiment, "%s", st->ex->name);
     snprintf(row->sweep, sizeof row->sweep, "%s", sw->name);
     row->point = p->index;
-    snprintf(row->model, sizeof row->model, "%s", sw->models[p->model].name);
-    snprintf(row->kernel, sizeof row->kernel, "%s", kc->kernel->name);
-    snprintf(row->variant, sizeof row->variant, "%s", kc->variant->isa);
-    snprintf(row->family, sizeof row->family, "%s", kc->kernel->family);
-    row->bits_per_weight = kc->kernel->bits_per_weight;
-    snprintf(row->out_kernel, sizeof row->out_kernel, "%s", sw->out_kernel);
-    row->threads = p->threads;
-    row->prompt = p->prompt;
-    row->gen = p->gen;
-    row->reps = sw->min_reps;
-    row->pp_tps = r->pp_tps_median;
-    row->pp_tps_min = r->pp_tps_min;
-    row->pp_tps_max = r->pp_tps_max;
-    row->tg_tps = r->tg_tps_median;
-    row->tg_tps_min = r->tg_tps_min;
-    row->tg_tps_max = r->tg_tps_max;
-    row->ms_per_token = r->tg_ms_per_token;
-    row->matmul_share = r->matmul_share;
-    row->weight_bytes_per_token = (double)r->weight_bytes_per_token;
-    row->tg_gbps_derived = r->tg_gbps;
-    row->read_tps = r->read_tps_median;
-    row->read_tps_max = r->read_tps_max;
-    row->read_gbps = r->read_gbps;
-    row->tg_of_read = r->tg_of_read;
-    row->footprint_bytes = (double)r->footprint;
-    if (p->prompt == 0) row->pp_tps = row->pp_tps_min = row->pp_tps_max = NAN; /* not measured: empty cells */
-    if (p->gen == 0)
-        row->tg_tps = row->tg_tps_min = row->tg_tps_max = row->ms_per_token = row->matmul_share =
-            row->tg_gbps_derived = row->read_tps = row->read_tps_max = row->read_gbps = row->tg_of_read = NAN;
     snprintf(row->ref_kernel, sizeof row->ref_kernel, "%s", diff ? sw->compare_logits : "");
     row->logit_max_abs_err = diff ? diff->max_abs_err : NAN;
     row->logit_rel_rms_err = diff ? diff->rel_rms_err : NAN;
     row->top1_agreement = diff ? diff->top1_agreement : NAN;
     row->logits_identical = diff ? diff->identical : NAN;
-    row->ppl = row->ppl_err = row->ppl_tokens = row->ppl_tps = NAN; /* set by e2e_perplexity */
     row->energy_per_token_j = energy;
     row->nmeter = st->nmeter_cols;
     for (int c = 0; c < st->nmeter_cols; c++) row->meter[c] = meter_values ? meter_values[c] : NAN;
@@ -344,7 +314,7 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
     if (r.tg_median_rep >= 0 && r.tg_median_rep < gm.reps)
         mv = gm.values + (size_t)r.tg_median_rep * (size_t)st->nmeter_cols;
     double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
-    fill_e2e_row(st, p, &r, compare ? &diff : NULL, energy, mv, row);
+    fill_e2e_row(st, p, &spec, &r, compare ? &diff : NULL, energy, mv, row);
     free(gm.values);
     if (sweep_note_conversions(st, cfg->name, kc->spec, sw->out_kernel, r.conversions)) {
         snprintf(err, errlen, "out of memory");

@@ -1,0 +1,261 @@
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "results_db.h"
+#include "run_tables.h"
+
+/* One side's points: the parameters and every sample of time. */
+typedef struct {
+    bb_compare_row meta;             /* key and parameters */
+    double *v;
+    int n;
+    bool noisy;
+} side_point;
+
+typedef struct {
+    side_point *p;
+    int n;
+} side;
+
+static int find_point(const side *s, const char *key)
+{
+    for (int i = s->n - 1; i >= 0; i--)
+        if (!strcmp(s->p[i].meta.key, key)) return i;
+    return -1;
+}
+
+static side_point *point_for(side *s, const bb_compare_row *meta)
+{
+    int i = find_point(s, meta->key);
+    if (i >= 0) return &s->p[i];
+    side_point *p = bb_run_tables_grow((void **)&s->p, &s->n, sizeof *s->p);
+    if (p) p->meta = *meta;
+    return p;
+}
+
+static int add_sample(side_point *p, double v)
+{
+    if (!p || !isfinite(v) || v <= 0) return 0;
+    double *slot = bb_run_tables_grow((void **)&p->v, &p->n, sizeof *p->v);
+    if (!slot) return -1;
+    *slot = v;
+    return 0;
+}
+
+static void kernel_meta(bb_compare_row *m, const char *kernel, const char *variant, int M, int K, int N, int threads,
+                        const char *cache)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->kind, sizeof m->kind, "kernel");
+    snprintf(m->kernel, sizeof m->kernel, "%s", kernel);
+    snprintf(m->variant, sizeof m->variant, "%s", variant);
+    snprintf(m->cache, sizeof m->cache, "%s", cache);
+    m->m = M, m->k = K, m->n = N, m->threads = threads;
+    snprintf(m->key, sizeof m->key, "%s@%s M=%d K=%d N=%d threads=%d %s", kernel, variant, M, K, N, threads, cache);
+}
+
+static void e2e_meta(bb_compare_row *m, const char *model, const char *kernel, const char *variant, int threads,
+                     const char *phase, int tokens)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->kind, sizeof m->kind, "%s", phase);
+    snprintf(m->model, sizeof m->model, "%s", model);
+    snprintf(m->kernel, sizeof m->kernel, "%s", kernel);
+    snprintf(m->variant, sizeof m->variant, "%s", variant);
+    m->threads = threads, m->tokens = tokens;
+    snprintf(m->key, sizeof m->key, "%s %s@%s threads=%d %s%d", model, kernel, variant, threads, phase, tokens);
+}
+
+/* The kernel points of t: samples from samples.csv, else each row's median. */
+static int kernel_points(const bb_run_tables *t, side *s)
+{
+    bb_compare_row m;
+    for (int i = 0; i < t->nrows; i++) {
+        const bb_result_row *r = &t->rows[i];
+        kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
+        side_point *p = point_for(s, &m);
+        if (!p) return -1;
+        p->noisy |= r->spread_flag || r->prov.busy;
+    }
+    int last = -1;
+    char prev[320] = "";
+    for (int i = 0; i < t->nsamples; i++) {
+        const bb_sample_row *r = &t->samples[i];
+        kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
+        if (strcmp(m.key, prev)) {
+            snprintf(prev, sizeof prev, "%s", m.key);
+            last = find_point(s, m.key);
+        }
+        if (last >= 0 && add_sample(&s->p[last], r->seconds)) return -1;
+    }
+    for (int i = 0; i < t->nrows; i++) { /* rows without samples: an older run, a peer */
+        const bb_result_row *r = &t->rows[i];
+        kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
+        side_point *p = &s->p[find_point(s, m.key)];
+        if (p->n == 0 && add_sample(p, r->t_median_s)) return -1;
+    }
+    return 0;
+}
+
+/* The end-to-end points of t, prefill and generation apart: seconds per token. */
+static int e2e_points(const bb_run_tables *t, side *s)
+{
+    bb_compare_row m;
+    for (int i = 0; i < t->ne2e; i++) {
+        const bb_e2e_row *r = &t->e2e[i];
+        for (int ph = 0; ph < 2; ph++) {
+            int tokens = ph ? r->gen : r->prompt;
+            if (tokens <= 0) continue;
+            e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, ph ? "tg" : "pp", tokens);
+            side_point *p = point_for(s, &m);
+            if (!p) return -1;
+            p->noisy |= r->prov.busy;
+        }
+    }
+    for (int i = 0; i < t->ne2e_samples; i++) {
+        const bb_e2e_sample_row *r = &t->e2e_samples[i];
+        e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, r->phase, r->tokens);
+        int at = find_point(s, m.key);
+        if (at >= 0 && r->tokens > 0 && add_sample(&s->p[at], r->seconds / r->tokens)) return -1;
+    }
+    for (int i = 0; i < t->ne2e; i++) {
+        const bb_e2e_row *r = &t->e2e[i];
+        for (int ph = 0; ph < 2; ph++) {
+            int tokens = ph ? r->gen : r->prompt;
+            double tps = ph ? r->tg_tps : r->pp_tps;
+            if (tokens <= 0) continue;
+            e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, ph ? "tg" : "pp", tokens);
+            side_point *p = &s->p[find_point(s, m.key)];
+            if (p->n == 0 && add_sample(p, 1.0 / tps)) return -1;
+        }
+    }
+    return 0;
+}
+
+static int add_tables(const bb_run_tables *t, side *s, const char *name, char *err, size_t errlen)
+{
+    if (kernel_points(t, s) || e2e_points(t, s)) {
+        snprintf(err, errlen, "out of memory reading %s", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* FILE.sqlite:ID: the database part, if the text before the last ':' is a file. */
+static int split_db(const char *src, char *path, size_t plen, const char **id)
+{
+    const char *colon = strrchr(src, ':');
+    struct stat sb;
+    if (!colon || (size_t)(colon - src) >= plen) return 0;
+    snprintf(path, plen, "%.*s", (int)(colon - src), src);
+    *id = colon + 1;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static int load_db_side(const char *src, const char *path, const char *id, side *s, char *err, size_t errlen)
+{
+    bb_db *db = bb_db_open(path, err, errlen);
+    if (!db) return -1;
+    char **runs = NULL;
+    int n = bb_db_find_runs(db, id, &runs, err, errlen), rc = n < 0 ? -1 : 0;
+    if (n == 0) {
+        snprintf(err, errlen, "%s: no run and no commit '%s' in %s (bitbench db list shows them)", src, id, path);
+        rc = -1;
+    }
+    for (int i = 0; i < n; i++) {
+        bb_run_tables t;
+        if (rc == 0 && bb_db_load_run(db, runs[i], &t, err, errlen) == 0) {
+            rc = add_tables(&t, s, src, err, errlen);
+            bb_run_tables_free(&t);
+        } else {
+            rc = -1;
+        }
+        free(runs[i]);
+    }
+    free(runs);
+    bb_db_close(db);
+    return rc;
+}
+
+static int load_side(const char *src, side *s, char *err, size_t errlen)
+{
+    char path[1024];
+    const char *id;
+    struct stat sb;
+    if (stat(src, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        bb_run_tables t;
+        if (bb_run_tables_read(src, &t, err, errlen)) return -1;
+        int rc = add_tables(&t, s, src, err, errlen);
+        bb_run_tables_free(&t);
+        return rc;
+    }
+    if (split_db(src, path, sizeof path, &id)) return load_db_side(src, path, id, s, err, errlen);
+    snprintf(err, errlen, "'%s' is neither a run directory nor FILE.sqlite:RUN or FILE.sqlite:COMMIT of an existing "
+             "file", src);
+    return -1;
+}
+
+static void side_free(side *s)
+{
+    for (int i = 0; i < s->n; i++) free(s->p[i].v);
+    free(s->p);
+}
+
+static int compare_sides(const side *a, const side *b, double threshold, bb_comparison *out)
+{
+    for (int i = 0; i < a->n; i++) {
+        int j = find_point(b, a->p[i].meta.key);
+        if (j < 0) {
+            out->only_a++;
+            continue;
+        }
+        bb_compare_row *r = bb_run_tables_grow((void **)&out->rows, &out->n, sizeof *out->rows);
+        if (!r) return -1;
+        *r = a->p[i].meta;
+        r->noisy_a = a->p[i].noisy;
+        r->noisy_b = b->p[j].noisy;
+        if (bb_median_ratio_ci(a->p[i].v, a->p[i].n, b->p[j].v, b->p[j].n, BB_BOOT_ITERATIONS, BB_BOOT_SEED, &r->ci))
+            r->ci.ratio = r->ci.lo = r->ci.hi = NAN;
+        r->significant = isfinite(r->ci.lo) && (r->ci.lo > 1 || r->ci.hi < 1);
+        if (r->significant && r->ci.ratio > 1 + threshold) r->change = BB_CHANGE_SLOWER, out->regressions++;
+        if (r->significant && r->ci.ratio < 1 / (1 + threshold)) r->change = BB_CHANGE_FASTER, out->improvements++;
+    }
+    for (int j = 0; j < b->n; j++) out->only_b += find_point(a, b->p[j].meta.key) < 0;
+    return 0;
+}
+
+int bb_compare(const char *a, const char *b, double threshold, bb_comparison *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->threshold = threshold;
+    snprintf(out->name_a, sizeof out->name_a, "%s", a);
+    snprintf(out->name_b, sizeof out->name_b, "%s", b);
+    side sa = {0}, sb = {0};
+    int rc = load_side(a, &sa, err, errlen);
+    if (rc == 0) rc = load_side(b, &sb, err, errlen);
+    if (rc == 0 && compare_sides(&sa, &sb, threshold, out)) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    if (rc == 0 && out->n == 0) {
+        snprintf(err, errlen, "%s and %s have no point in common (%d and %d points; points match by kernel, variant, "
+                 "shape, N, threads and cache mode, or model, kernel, variant, threads and pp/tg length)",
+                 a, b, sa.n, sb.n);
+        rc = -1;
+    }
+    side_free(&sa);
+    side_free(&sb);
+    if (rc) bb_comparison_free(out);
+    return rc;
+}
+
+void bb_comparison_free(bb_comparison *c)
+{
+    free(c->rows);
+    c->rows = NULL;
+    c->n = 0;
+}

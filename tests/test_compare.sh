@@ -1,0 +1,89 @@
+#!/bin/sh
+# bitbench compare and the results database: a run compared with itself shows no significant
+# change (exit 0 with --threshold); a run whose q8_0 was slowed on purpose (the test-only
+# BITBENCH_TEST_DELAY_KERNEL, harness/test_delay.h) shows q8_0 as a significant regression and
+# exits 1 with --threshold 5%, while i2_s is not slower beyond it; the database round-trips a run
+# exactly (db import, db export, byte-equal files) and compare reads it (FILE:RUN, FILE:COMMIT);
+# run --db stores a run; a corrupt file, a foreign SQLite file and a newer schema are refused with
+# one line.  $1 is the bitbench binary.
+BB="$1"
+pass=0; fail=0
+T=$(mktemp -d /tmp/bb_compare_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+
+if ! "$BB" db list --db "$T/probe.sqlite" >/dev/null 2>"$T/probe.err" && grep -q "without SQLite" "$T/probe.err"; then
+    echo "test_compare: this bitbench has no SQLite: only the directory comparisons run"
+    nodb=1
+fi
+
+cat > "$T/k.lua" <<'LUA'
+bitbench.experiment { name = "cmp", out = os.getenv("OUT"), sweeps = {
+  bitbench.sweep { name = "g", kernels = { "i2_s", "q8_0" }, shapes = { { m = 256, k = 512 } }, n = { 1 },
+                   threads = { 1 }, warmup = 2, reps = 40, min_seconds = 0, max_reps = 40 } } }
+LUA
+OUT="$T/a" "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
+# q8_0 made 2 ms slower per call: far beyond any noise of a few-microsecond kernel
+BITBENCH_TEST_DELAY_KERNEL=q8_0:0.002 OUT="$T/b" "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" ||
+    echo "run b: $(cat "$T/err")"
+A=$(ls -d "$T"/a/cmp-*); B=$(ls -d "$T"/b/cmp-*)
+
+"$BB" compare "$A" "$A" --threshold 5% --out "$T/self" >"$T/self.md" 2>"$T/self.err"; rc=$?
+check '[ "$rc" -eq 0 ] && grep -q "0 slower and 0 faster" "$T/self.md"' "self: rc=$rc $(cat "$T/self.md" "$T/self.err")"
+check '[ -z "$(awk -F, "NR > 1 && (\$19 != 0 || \$14 != 1)" "$T/self/compare.csv")" ] && [ "$(wc -l < "$T/self/compare.csv")" -eq 3 ]' \
+    "self: every ratio 1, none significant: $(cat "$T/self/compare.csv")"
+
+"$BB" compare "$A" "$B" --threshold 5% --csv >"$T/ab.csv" 2>"$T/ab.err"; rc=$?
+check '[ "$rc" -eq 1 ] && grep -q "significantly slower" "$T/ab.err"' "slowed: rc=$rc $(cat "$T/ab.err")"
+check 'grep -q "^\"\?q8_0@[a-z0-9]* M=256 K=512 N=1 threads=1 resident\"\?,kernel,,q8_0,.*,1,slower," "$T/ab.csv"' \
+    "q8_0 a significant regression: $(cat "$T/ab.csv")"
+check '! grep -q "^i2_s.*,slower," "$T/ab.csv"' "i2_s not slower: $(cat "$T/ab.csv")"
+"$BB" compare "$A" "$B" >/dev/null 2>&1; rc=$?
+check '[ "$rc" -eq 0 ]' "without --threshold the exit status stays 0: $rc"
+"$BB" compare "$A" "$B" --threshold five >/dev/null 2>"$T/thr.err"; rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/thr.err")" -eq 1 ]' "bad threshold: $rc $(cat "$T/thr.err")"
+"$BB" compare "$A" "$T/nowhere" >/dev/null 2>"$T/nw.err"; rc=$?
+check '[ "$rc" -eq 2 ] && grep -q "neither a run directory" "$T/nw.err"' "missing source: $rc $(cat "$T/nw.err")"
+
+if [ -z "$nodb" ]; then
+    DB="$T/r.sqlite"
+    "$BB" db import --db "$DB" "$A" "$B" >"$T/imp.out" 2>&1; rc=$?
+    check '[ "$rc" -eq 0 ] && [ "$(grep -c " -> run " "$T/imp.out")" -eq 2 ]' "import: $rc $(cat "$T/imp.out")"
+    ida=$(sed -n 's/.*"run_id": "\([^"]*\)".*/\1/p' "$A/run.json")
+    "$BB" db export --db "$DB" "$ida" "$T/exp" 2>"$T/exp.err"; rc=$?
+    for f in results.csv samples.csv run.json; do
+        check 'cmp -s "$A/$f" "$T/exp/$f"' "db round trip of $f: rc=$rc $(cat "$T/exp.err"); $(diff "$A/$f" "$T/exp/$f" | head -5)"
+    done
+    "$BB" db import --db "$DB" "$A" >/dev/null 2>&1
+    check '[ "$("$BB" db list --db "$DB" | wc -l)" -eq 3 ]' "importing again replaces: $("$BB" db list --db "$DB")"
+    idb=$(sed -n 's/.*"run_id": "\([^"]*\)".*/\1/p' "$B/run.json")
+    "$BB" compare "$DB:$ida" "$DB:$idb" --threshold 5% --csv >"$T/dbab.csv" 2>/dev/null; rc=$?
+    check '[ "$rc" -eq 1 ] && grep -q ",q8_0,.*,slower," "$T/dbab.csv"' "compare from the database: $rc $(cat "$T/dbab.csv")"
+    commit=$(sed -n 's/.*"git_commit": "\([0-9a-f]*\).*/\1/p' "$A/run.json")
+    "$BB" compare "$A" "$DB:$commit" --csv >"$T/dbc.csv" 2>"$T/dbc.err"; rc=$?
+    check '[ "$rc" -eq 0 ] && awk -F, "NR == 2 { exit !(\$17 == 40 && \$18 == 80) }" "$T/dbc.csv"' \
+        "a commit pools its runs (40 samples against 80): $rc $(cat "$T/dbc.csv" "$T/dbc.err")"
+
+    # run --db stores the run when it ends
+    OUT="$T/c" "$BB" run --quiet --db "$DB" "$T/k.lua" >/dev/null 2>"$T/c.err"; rc=$?
+    check '[ "$rc" -eq 0 ] && [ "$("$BB" db list --db "$DB" | wc -l)" -eq 4 ]' "run --db: $rc $(cat "$T/c.err")"
+
+    # refused with one line, before any work
+    head -c 4096 /dev/urandom > "$T/corrupt.sqlite"
+    if command -v sqlite3 >/dev/null 2>&1; then
+        sqlite3 "$T/foreign.sqlite" 'CREATE TABLE notes (x); INSERT INTO notes VALUES (1);'
+        cp "$DB" "$T/newer.sqlite"
+        sqlite3 "$T/newer.sqlite" 'UPDATE schema_version SET version = 99;'
+    fi
+    for f in corrupt foreign newer; do
+        [ -f "$T/$f.sqlite" ] || continue
+        OUT="$T/d" "$BB" run --quiet --db "$T/$f.sqlite" "$T/k.lua" >/dev/null 2>"$T/$f.err"; rc=$?
+        check '[ "$rc" -ne 0 ] && [ "$(wc -l < "$T/$f.err")" -eq 1 ] && grep -q "$f.sqlite" "$T/$f.err" && [ ! -d "$T/d" ]' \
+            "$f file: rc=$rc $(cat "$T/$f.err")"
+    done
+    check 'grep -q "not a bitbench results database" "$T/foreign.err" 2>/dev/null || [ ! -f "$T/foreign.sqlite" ]' "foreign: $(cat "$T/foreign.err" 2>&1)"
+    check 'grep -q "schema version 99" "$T/newer.err" 2>/dev/null || [ ! -f "$T/newer.sqlite" ]' "newer: $(cat "$T/newer.err" 2>&1)"
+fi
+
+echo "test_compare: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
