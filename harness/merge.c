@@ -99,7 +99,8 @@ static const char *shard_name(const bb_merge *m, const bb_merge_shard *s, char *
     return buf;
 }
 
-/* Read one run directory's sidecar into a shard.  Returns 0, or -1 with err. */
+/* Read one run directory's sidecar into a shard.  Returns 0, 1 for a previous merge (skipped, so
+ * that OUT may lie below the directories merged), or -1 with err. */
 static int load_shard(bb_merge *m, const char *dir, bb_merge_shard *s, char *err, size_t errlen)
 {
     char path[BB_MERGE_PATH_MAX + 16], why[512];
@@ -108,6 +109,11 @@ static int load_shard(bb_merge *m, const char *dir, bb_merge_shard *s, char *err
     if (!(s->json = bb_json_load(path, why, sizeof why))) {
         snprintf(err, errlen, "%s", why);
         return -1;
+    }
+    if (bb_jv_get(s->json, "merged")) {
+        bb_jv_free(s->json);
+        s->json = NULL;
+        return 1;
     }
     const bb_jv *sh = bb_jv_get(s->json, "shard");
     const char *group = bb_jv_str(sh, "group");
@@ -219,8 +225,15 @@ int bb_merge_collect(const char *const *dirs, int ndirs, const char *const *grou
     for (int i = 0; i < ngroups; i++)
         if (group_of(m, groups[i]) < 0) goto oom;
     if (!(m->shards = calloc((size_t)runs.n, sizeof *m->shards))) goto oom;
-    for (int i = 0; i < runs.n; i++, m->nshards++)
-        if (load_shard(m, runs.dirs[i], &m->shards[i], err, errlen)) goto out;
+    for (int i = 0; i < runs.n; i++) {
+        int rc_load = load_shard(m, runs.dirs[i], &m->shards[m->nshards], err, errlen);
+        if (rc_load <= 0) m->nshards++; /* a failed one too, so that bb_merge_free frees what it holds */
+        if (rc_load < 0) goto out;
+    }
+    if (m->nshards == 0) {
+        snprintf(err, errlen, "no shard to merge: the run directories given are earlier merges");
+        goto out;
+    }
     /* groups sorted by name, the shards' group indices remapped */
     char(*named)[64] = malloc(sizeof *named * (size_t)(m->ngroups + 1));
     if (!named) goto oom;

@@ -79,6 +79,9 @@ check '[ "$(grep -c "\"cpu_model\"" "$T/m/run.json")" -eq 4 ]' "run.json has the
 check 'grep -q "\"total\": 8" "$T/m/run.json" && grep -q "\"done\": 8" "$T/m/run.json"' "points total/done of the plan"
 check 'grep -q "| 2/3 |" "$T/m/results.md"' "results.md lists the shards"
 expect 0 "complete" merge "$T/sh/s0" "$T/sh/s1" "$T/sh/s2" -o "$T/m"
+expect 0 "3 shards, .* complete" merge "$T/sh" -o "$T/sh/merged"
+expect 0 "3 shards, .* complete" merge "$T/sh" -o "$T/sh/merged"
+expect 2 "the run directories given are earlier merges" merge "$T/sh/merged" -o "$T/r0"
 
 # missing and unfinished shards: merged, named, exit 1
 expect 1 "shard 2/3 is missing" merge "$T/sh/s0" "$T/sh/s1" -o "$T/m2"
