@@ -296,6 +296,9 @@ const bb_kernel bb_kernel_cb2 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_cb2_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_cb2_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
+#elif defined(__aarch64__)
+        {"neon", BB_ISA_NEON, bb_cb2_matmul_neon, NULL},
+        {"dotprod", BB_ISA_DOTPROD, bb_cb2_matmul_dotprod, NULL},
 #endif
     },
 };

@@ -29,9 +29,12 @@
  * sit in one register; AVX2 selects a sub-group's codebook with vpermd (one dword per codebook)
  * and its elements with vpshufb (9 instructions per 32 weights), AVX-512 VBMI looks both up at
  * once with one vpermb over the 32 bytes (index = element | codebook << 2; 7 instructions per 64
- * weights), the register-resident lookup of §5.3 / §6.3.  Why 8 codebooks (the paper uses 4, 8
- * or 16): a 3-bit codebook number and a 5-bit local scale fill one byte per sub-group, and 8
- * codebooks of 4 bytes are exactly the 8 dwords one vpermd chooses from.  The paper's example
+ * weights), the register-resident lookup of §5.3 / §6.3; Arm (cb2_arm.h) holds the signed
+ * centroids in two registers and looks up 16 weights with one TBL (vqtbl2q_s8, index = element |
+ * codebook << 2) for SDOT, which multiplies signed by signed: no offset there.  Why 8
+ * codebooks (the paper uses 4, 8 or 16): a 3-bit codebook number and a 5-bit local scale fill one
+ * byte per sub-group, and 8 codebooks of 4 bytes are exactly the 8 dwords one vpermd chooses
+ * from (and the 32 bytes one two-register TBL looks up in).  The paper's example
  * has 4 codebooks; on Gaussian weights 1, 2, 4, 8 built codebooks give relative RMS errors
  * 0.307, 0.282, 0.274, 0.270 (q2_k: 0.296).
  *
@@ -89,5 +92,7 @@ static inline const int8_t *bb_cb2_books(const void *w, int m, int k)
 
 void bb_cb2_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_cb2_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_cb2_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_cb2_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

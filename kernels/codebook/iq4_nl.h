@@ -23,6 +23,8 @@
  * vpmaddubsw(|w|, sign(q, w)) (|w|, |q| <= 127: pair sums < 2^15); AVX-512 VNNI looks up
  * kvalue + 128 instead and multiplies it unsigned by q with vpdpbusd, starting each lane's
  * accumulator at 16 c = -128 * sum q (four byte products per int32 lane, no int16 stage).
+ * The Arm variants (iq4_nl_arm.h: TBL, then SDOT or SMULL/SMLAL2/SADALP) sum each block in int32
+ * and keep the reference's float steps in its order: they give its bits.
  *
  * Packing: per block, 15 candidate inverse scales (the block's signed max mapped to table value
  * -127 + t, t = -7..7, as llama.cpp's quantizer tries), each assignment refined to its
@@ -44,5 +46,7 @@ extern const int8_t bb_iq4_nl_kvalues[16];
 
 void bb_iq4_nl_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_iq4_nl_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_iq4_nl_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_iq4_nl_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif
