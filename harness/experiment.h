@@ -45,7 +45,10 @@ typedef struct {
     int ncache;
     int warmup, min_reps, max_reps;
     double min_seconds;
-    double spread_limit;        /* flag points with sd/median above this */
+    double spread_limit;        /* flag points whose interquartile range / median exceeds this ... */
+    double sd_limit;            /* ... or whose standard deviation / median exceeds this */
+    int remeasure;              /* measure a point so flagged again, up to this many more times */
+    double delay;               /* seconds of cool-down before each point */
     bb_unsupported on_unsupported;
     uint64_t seed;
     /* `verify`: each (kernel, shape, N) point's accuracy (bb_gemm_verify), computed once outside
@@ -113,6 +116,8 @@ typedef struct {
 #define BB_DEFAULT_MAX_REPS 100000
 #define BB_DEFAULT_MIN_SECONDS 0.1
 #define BB_DEFAULT_SPREAD_LIMIT 0.10
+#define BB_DEFAULT_SD_LIMIT 0.50
+#define BB_DEFAULT_REMEASURE 2
 #define BB_DEFAULT_SEED 42
 #define BB_DEFAULT_OUT "results"
 #define BB_DEFAULT_E2E_REPS 3

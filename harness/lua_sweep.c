@@ -18,12 +18,13 @@
 static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      "n",       "threads",
                                            "warmup", "reps",     "max_reps",    "min_seconds",
                                            "cache",  "on_unsupported", "spread_limit", "seed",
-                                           "verify", "peers",  "peer_paths",  "peer_timeout"};
+                                           "verify", "peers",  "peer_paths",  "peer_timeout",
+                                           "sd_limit", "remeasure", "delay"};
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
                                                  "compare_logits", "compare_tokens", "perplexity",
-                                                 "peers",   "peer_paths", "peer_timeout"};
+                                                 "peers",   "peer_paths", "peer_timeout", "delay"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -313,6 +314,16 @@ static void read_lengths(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
                                     "prompt >= 0, gen >= 0, not both 0)");
 }
 
+/* delay: seconds of cool-down before each point of the sweep (llama-bench's --delay). */
+static void read_delay(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    char err[1024];
+    double d;
+    int rc = bb_lua_get_number(L, t, "delay", 0, 3600, &d, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->delay = d;
+}
+
 /* reps (fixed: end-to-end points repeat a set number of times), distinct_layers, compare_tokens. */
 static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
@@ -332,6 +343,7 @@ static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
         load_fail(L, c, sw, "field 'compare_tokens' is set but 'compare_logits' is not (the reference kernel whose "
                             "logits the points are compared with, e.g. compare_logits = \"f32\")");
     if (rc > 0) sw->compare_tokens = (int)v;
+    read_delay(L, c, t, sw);
 }
 
 /* The fields of a model sweep (sw->name and sw->line are set). */
@@ -361,7 +373,8 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_on_unsupported(L, c, t, sw);
 }
 
-/* A kernel sweep's repetition rule: warmup, reps .. max_reps, min_seconds, spread_limit. */
+/* A kernel sweep's repetition rule: warmup, reps .. max_reps, min_seconds, spread_limit, sd_limit,
+ * remeasure, delay. */
 static void read_timing(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
     char err[1024];
@@ -385,6 +398,13 @@ static void read_timing(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     rc = bb_lua_get_number(L, t, "spread_limit", 0, 1000, &d, err, sizeof err);
     if (rc < 0) load_fail(L, c, sw, "%s", err);
     if (rc > 0) sw->spread_limit = d;
+    rc = bb_lua_get_number(L, t, "sd_limit", 0, 1000, &d, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->sd_limit = d;
+    rc = bb_lua_get_int(L, t, "remeasure", 0, 100, &v, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->remeasure = (int)v;
+    read_delay(L, c, t, sw);
 }
 
 /* cache: one mode or a list of modes to sweep (default resident). */
@@ -421,6 +441,8 @@ static void read_kernel_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     sw->max_reps = BB_DEFAULT_MAX_REPS;
     sw->min_seconds = BB_DEFAULT_MIN_SECONDS;
     sw->spread_limit = BB_DEFAULT_SPREAD_LIMIT;
+    sw->sd_limit = BB_DEFAULT_SD_LIMIT;
+    sw->remeasure = BB_DEFAULT_REMEASURE;
     sw->seed = BB_DEFAULT_SEED;
     read_kernels(L, c, t, sw);
     read_shapes(L, c, t, sw);

@@ -210,6 +210,9 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
         bb_json_int(j, "max_reps", sw->max_reps);
         bb_json_number(j, "min_seconds", sw->min_seconds);
         bb_json_number(j, "spread_limit", sw->spread_limit);
+        bb_json_number(j, "sd_limit", sw->sd_limit);
+        bb_json_int(j, "remeasure", sw->remeasure);
+        bb_json_number(j, "delay", sw->delay);
         bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
         bb_json_int(j, "seed", (long long)sw->seed);
         bb_json_bool(j, "verify", sw->verify);

@@ -25,6 +25,14 @@ static int add_row(sweep_state *st, const bb_result_row *r)
     return 0;
 }
 
+/* Do the repetitions of a measurement disagree beyond the sweep's bounds?  The interquartile
+ * range catches a bulk that wanders; sd / median catches the few far outliers (one call in a
+ * thousand 28x slower) that leave the interquartile range small. */
+static bool too_noisy(const bb_sweep *sw, const bb_gemm_result *r)
+{
+    return r->spread > sw->spread_limit || (r->t_median > 0 && r->t_sd / r->t_median > sw->sd_limit);
+}
+
 static void fill_row(sweep_state *st, const bb_point *p, bb_pool *pool, const bb_gemm_result *r,
                      const double *meter_values, bb_result_row *row)
 {
@@ -38,7 +46,7 @@ static void fill_row(sweep_state *st, const bb_point *p, bb_pool *pool, const bb
     snprintf(row->model, sizeof row->model, "%s", sh->model);
     snprintf(row->roles, sizeof row->roles, "%s", sh->model[0] ? sh->roles : "");
     bb_pool_cpus(pool, row->cpus, sizeof row->cpus);
-    row->spread_flag = r->spread > sw->spread_limit;
+    row->spread_flag = too_noisy(sw, r);
     row->nmeter = st->nmeter_cols;
     for (int i = 0; i < st->nmeter_cols; i++) row->meter[i] = meter_values[i];
 }
@@ -50,9 +58,10 @@ void sweep_note_flagged(sweep_state *st, const bb_result_row *r, double limit)
     if (isfinite(limit)) snprintf(why, sizeof why, "the sweep's spread_limit %.1f%%", limit * 100);
     st->rec.points_flagged++;
     sweep_add_line(&st->rec.flagged, &st->rec.nflagged,
-             "point %d (%s: %s@%s M=%d K=%d N=%d threads=%d %s): spread %.1f%% (interquartile range / median) "
-             "exceeds %s",
-             r->point, r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, r->spread * 100, why);
+             "point %d (%s: %s@%s M=%d K=%d N=%d threads=%d %s): spread %.1f%% (interquartile range / median) or "
+             "sd / median %.1f%% exceeds %s or its sd_limit, after %d attempt%s",
+             r->point, r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, r->spread * 100,
+             r->t_median_s > 0 ? 100 * r->t_sd_s / r->t_median_s : 0, why, r->attempts, r->attempts == 1 ? "" : "s");
 }
 
 static void point_label(const sweep_state *st, const bb_point *p, char *buf, size_t len)
@@ -72,6 +81,22 @@ typedef struct {
     bb_packed_set set;
     char why[1024];
 } weights_slot;
+
+/* Measure a point; one too noisy is measured again, up to the sweep's `remeasure` more times, and
+ * the last attempt is kept (keeping the quietest would favour lucky, fast attempts).  Returns 0
+ * with *attempts, or -1 with err. */
+static int measure_point(sweep_state *st, bb_pool *pool, const weights_slot *ws, const bb_measure_spec *ms,
+                         const bb_sweep *sw, const char *label, bb_gemm_result *r, int *attempts, char *err,
+                         size_t errlen)
+{
+    for (*attempts = 1;; ++*attempts) {
+        if (bb_gemm_measure(pool, &ws->set, ms, r, err, errlen)) return -1;
+        if (r->interrupted || !too_noisy(sw, r) || *attempts > sw->remeasure) return 0;
+        sweep_note(st, "bitbench run: %s: spread %.1f%%, sd/median %.1f%%: measuring again (%d of %d)", label,
+                   100 * r->spread, 100 * r->t_sd / r->t_median, *attempts, sw->remeasure);
+        free(r->samples);
+    }
+}
 
 static bool same_weights(const weights_slot *w, const bb_point *p)
 {
@@ -218,7 +243,7 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         free(vc);
         return -1;
     }
-    int rc = 0;
+    int rc = 0, measured = 0;
     for (int i = 0; i < st->plan->npoints && !sweep_stop && rc == 0; i++) {
         const bb_point *p = &st->plan->points[i];
         if (sweep_point_done(st, p)) continue;
@@ -239,8 +264,10 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
                               .meter_values = meter_values, .stop = &sweep_stop, .keep_samples = true};
         bb_gemm_result r;
         bb_load_reading load_before;
+        int attempts;
+        if (measured++) sweep_cool_down(st, sw->delay);
         bb_load_read(&load_before);
-        if (bb_gemm_measure(pool, &ws.set, &ms, &r, err, sizeof err)) {
+        if (measure_point(st, pool, &ws, &ms, sw, label, &r, &attempts, err, sizeof err)) {
             point_failed(st, p, label, "", err);
             continue;
         }
@@ -255,6 +282,7 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         }
         bb_result_row row;
         fill_row(st, p, pool, &r, meter_values, &row);
+        row.attempts = attempts;
         sweep_provenance(st, &load_before, label, &row.prov);
         rc = r.samples ? sweep_write_samples(st, &row, r.samples, r.reps) : -1;
         free(r.samples);

@@ -350,7 +350,7 @@ int sweep_measure_e2e(sweep_state *st)
     }
     for (int i = 0; i < plan->ne2e; i++)
         st->rec.e2e_done += e2e_done(st, &plan->e2e[i]);
-    int rc = 0;
+    int rc = 0, measured = 0;
     for (int i = 0; i < plan->ne2e && !sweep_stop && rc == 0; i++) {
         const bb_e2e_point *p = &plan->e2e[i];
         if (e2e_done(st, p)) continue;
@@ -368,6 +368,7 @@ int sweep_measure_e2e(sweep_state *st)
         int reps = sw->min_reps > 0 ? sw->min_reps : 1;
         double *seconds = calloc(2 * (size_t)reps, sizeof *seconds); /* prefill, then generation */
         bb_load_reading load_before;
+        if (measured++) sweep_cool_down(st, sw->delay);
         bb_load_read(&load_before);
         if (!seconds || !pool || e2e_point(st, pool, p, &row, seconds, seconds + reps, err, sizeof err)) {
             if (!seconds) snprintf(err, sizeof err, "out of memory");

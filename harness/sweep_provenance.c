@@ -1,8 +1,11 @@
-/* The provenance columns of the sweep runner's rows (provenance.h): the run's id, host and build,
- * and the load between a reading taken before the point and one taken now. */
+/* The conditions of the sweep runner's points: the provenance columns of their rows (provenance.h:
+ * the run's id, host and build, and the load between a reading taken before the point and one
+ * taken now), and the cool-down before a point (the sweeps' `delay`). */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
+#include "support/timer.h"
 #include "sweep_state.h"
 
 #include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
@@ -31,4 +34,18 @@ void sweep_provenance(sweep_state *st, const bb_load_reading *before, const char
         sweep_add_line(&st->rec.flagged, &st->rec.nflagged,
                        "%s: measured while other processes took %.0f%% of the CPUs' time (busy; load average %.2f "
                        "before, %.2f after)", label, 100 * load.other_cpu_share, load.load_before, load.load_after);
+}
+
+void sweep_cool_down(sweep_state *st, double seconds)
+{
+    if (seconds <= 0) return;
+    bb_progress_show(&st->progress, "cooling down (delay)");
+    double end = bb_now() + seconds;
+    while (!sweep_stop) { /* in slices, so that Ctrl-C is not kept waiting */
+        double left = end - bb_now();
+        if (left <= 0) break;
+        if (left > 0.1) left = 0.1;
+        struct timespec ts = {0, (long)(left * 1e9)};
+        nanosleep(&ts, NULL);
+    }
 }

@@ -112,6 +112,9 @@ int sweep_write_e2e_samples(sweep_state *st, const bb_e2e_row *row, const double
 void sweep_provenance(sweep_state *st, const bb_load_reading *before, const char *label, bb_row_provenance *p);
 /* Only the run's part (a peer's row: its load is not measured, empty cells). */
 void sweep_provenance_run(const sweep_state *st, bb_row_provenance *p);
+/* Sleep `seconds` before a point (a sweep's delay: the machine cools down and its clocks recover
+ * from the previous point, as llama-bench's --delay), returning early when the run is stopped. */
+void sweep_cool_down(sweep_state *st, double seconds);
 /* llama-bench's table of the end-to-end rows. */
 void sweep_e2e_markdown(FILE *f, const sweep_state *st);
 
