@@ -219,6 +219,30 @@ void elut_matmul_ref(const void *w, const void *act, float *y, int m, int k, int
     }
 }
 
+void elut_matmul_tiled(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
+                       elut_kind kind, elut_tiles_fn tiles)
+{
+    elut_geom g = elut_geometry(k, kind.tl2);
+    float ws = elut_wscale(w, m, k, kind.tl2);
+    int32_t isum[ELUT_TP_MAX * ELUT_TILE];
+    for (int c = 0; c < n; c++) {
+        const uint8_t *rec = elut_tab(act, n, k, kind, c);
+        float as = bb_i8_row(act, k, c)->scale, d;
+        memcpy(&d, rec, sizeof d);
+        /* whole tiles are computed; only the rows of [m0, m1) are written */
+        int t1 = (m1 + ELUT_TILE - 1) / ELUT_TILE;
+        for (int tile = m0 / ELUT_TILE, tp; tile < t1; tile += tp) {
+            tp = tiles(w, &g, rec + ELUT_HEAD, tile, t1 - tile, kind, isum);
+            int r0 = tile * ELUT_TILE > m0 ? tile * ELUT_TILE : m0;
+            int r1 = (tile + tp) * ELUT_TILE < m1 ? (tile + tp) * ELUT_TILE : m1;
+            for (int r = r0; r < r1; r++) {
+                int32_t v = isum[r - tile * ELUT_TILE];
+                y[(size_t)c * m + r] = kind.q8 ? elut_dequant_q8(v, d, as, ws) : bb_i8_dequant(v, as, ws);
+            }
+        }
+    }
+}
+
 /* ---- error bound of the _0 kernels ---- */
 
 /* |y - sum_k w_k x_k| <= (the bound of per-row int8 activations: rounding of x to q, float

@@ -1,6 +1,6 @@
 /* Element-wise LUT (bitnet.cpp "TL", seed 000 §3.1-3.2 and Appendix D): what the four kernels
  * tl1_0, tl1_1, tl2_0, tl2_1 share — the packed layout, the table layout and their builders live
- * in elut.c, the SIMD kernels in elut_avx2.c and elut_avx512.c.
+ * in elut.c, the SIMD kernels in elut_avx2.c, elut_avx512.c and elut_neon.c.
  *
  * Groups and indices.  TL1 takes the weights two at a time (g = 2, 3^2 = 9 combinations) and
  * stores the 4-bit index i = 3(a+1) + (b+1) of Table 5.  TL2 takes them three at a time (g = 3,
@@ -169,6 +169,7 @@ typedef void (*elut_table_fn)(const int8_t *q, const elut_geom *g, bool q8, uint
 void elut_tables_ref(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d);
 void elut_tables_avx2(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d);
 void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d);
+void elut_tables_neon(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d);
 /* bb_quant_i8_rows, then build for every row. */
 /* quant writes the per-row int8 head and values (bb_quant_i8_rows or a SIMD version of it that
  * writes the same bytes, common/i8_rows_simd.h); build then fills the tables. */
@@ -183,11 +184,33 @@ void elut_matmul_ref(const void *w, const void *act, float *y, int m, int k, int
 double elut_error_bound(const float *wdeq_row, const float *x, int k, bool tl2);
 const char *elut_shape_error(int m, int k);
 
-/* SIMD (elut_avx2.c, elut_avx512.c): same bytes in, same bits out as elut_matmul_ref. */
+/* SIMD (elut_avx2.c, elut_avx512.c, elut_neon.c): same bytes in, same bits out as elut_matmul_ref. */
+/* Their shared driver (elut.c): for each activation row, `tiles` computes the exact int32 sums of
+ * whole row tiles from `tile` on (16 per tile, into isum; at most `left` tiles and ELUT_TP_MAX)
+ * and returns how many it did; the rows of [m0, m1) among them are dequantized as the reference
+ * does. */
+#define ELUT_TP_MAX 8
+typedef int (*elut_tiles_fn)(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile, int left,
+                             elut_kind kind, int32_t *isum);
+void elut_matmul_tiled(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
+                       elut_kind kind, elut_tiles_fn tiles);
+/* In an ISA file's elut_tiles_fn: its always-inline TILES(w, g, tab, tile, tp, q8, tl2, isum)
+ * expanded with constant q8 and tl2 for the kind and the constant tile count TPC.  A macro because
+ * each ISA file's TILES must be specialized with constants, and C cannot pass a function to be
+ * inlined (as TMAC_DISPATCH in bitlut/tmac.h). */
+#define ELUT_TILES_KIND(TILES, TPC)                                                                  \
+    do {                                                                                             \
+        if (kind.q8 && kind.tl2) TILES(w, g, tab, tile, TPC, true, true, isum);                      \
+        else if (kind.q8) TILES(w, g, tab, tile, TPC, true, false, isum);                            \
+        else if (kind.tl2) TILES(w, g, tab, tile, TPC, false, true, isum);                           \
+        else TILES(w, g, tab, tile, TPC, false, false, isum);                                        \
+    } while (0)
 void elut_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
                       elut_kind kind);
 void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
                         elut_kind kind);
+void elut_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
+                      elut_kind kind);
 
 /* The descriptor glue every elut kernel needs (one copy, instantiated per kernel): NAME is the
  * kernel's name, TL2 / Q8 its elut_kind. */
@@ -234,6 +257,18 @@ void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, 
                               int m1)                                                                \
     {                                                                                                \
         elut_matmul_avx512(w, act, y, m, k, n, m0, m1, NAME##_kind);                                 \
+    }
+
+/* The Arm variant's glue (aarch64 builds only: #if defined(__aarch64__) around its use). */
+#define ELUT_KERNEL_ARM_FUNCS(NAME)                                                                  \
+    static void NAME##_prepare_neon(const float *x, int n, int k, void *act)                        \
+    {                                                                                                \
+        elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows, elut_tables_neon);            \
+    }                                                                                                \
+    static void NAME##_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0,  \
+                            int m1)                                                                  \
+    {                                                                                                \
+        elut_matmul_neon(w, act, y, m, k, n, m0, m1, NAME##_kind);                                   \
     }
 
 #endif

@@ -22,6 +22,7 @@
 #include "elut.h"
 
 #define TP 2       /* row tiles per pass */
+_Static_assert(TP <= ELUT_TP_MAX, "elut_matmul_tiled's isum holds ELUT_TP_MAX tiles");
 #define WIDEN 8    /* blocks between int16 -> int32 widenings */
 
 static inline __m256i load_bcast64(const uint8_t *p)
@@ -142,45 +143,21 @@ static inline __attribute__((always_inline)) void tiles(const uint8_t *w, const 
     }
 }
 
-static void tiles_any(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile,
-                      int tp, elut_kind kind, int32_t *isum)
+/* elut_tiles_fn: TP tiles per pass where there are as many, else 1. */
+static int tiles_any(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile, int left, elut_kind kind,
+                     int32_t *isum)
 {
-    if (tp == TP) {
-        if (kind.q8 && kind.tl2) tiles(w, g, tab, tile, TP, true, true, isum);
-        else if (kind.q8) tiles(w, g, tab, tile, TP, true, false, isum);
-        else if (kind.tl2) tiles(w, g, tab, tile, TP, false, true, isum);
-        else tiles(w, g, tab, tile, TP, false, false, isum);
-    } else {
-        if (kind.q8 && kind.tl2) tiles(w, g, tab, tile, 1, true, true, isum);
-        else if (kind.q8) tiles(w, g, tab, tile, 1, true, false, isum);
-        else if (kind.tl2) tiles(w, g, tab, tile, 1, false, true, isum);
-        else tiles(w, g, tab, tile, 1, false, false, isum);
+    if (left < TP) {
+        ELUT_TILES_KIND(tiles, 1);
+        return 1;
     }
+    ELUT_TILES_KIND(tiles, TP);
+    return TP;
 }
 
-void elut_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
-                      elut_kind kind)
+void elut_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, elut_kind kind)
 {
-    elut_geom g = elut_geometry(k, kind.tl2);
-    float ws = elut_wscale(w, m, k, kind.tl2);
-    int32_t isum[TP * ELUT_TILE];
-    for (int c = 0; c < n; c++) {
-        const uint8_t *rec = elut_tab(act, n, k, kind, c);
-        float as = bb_i8_row(act, k, c)->scale, d;
-        memcpy(&d, rec, sizeof d);
-        /* whole tiles are computed; only the rows of [m0, m1) are written */
-        int t1 = (m1 + ELUT_TILE - 1) / ELUT_TILE;
-        for (int tile = m0 / ELUT_TILE; tile < t1; tile += TP) {
-            int tp = t1 - tile < TP ? t1 - tile : TP;
-            tiles_any(w, &g, rec + ELUT_HEAD, tile, tp, kind, isum);
-            int r0 = tile * ELUT_TILE > m0 ? tile * ELUT_TILE : m0;
-            int r1 = (tile + tp) * ELUT_TILE < m1 ? (tile + tp) * ELUT_TILE : m1;
-            for (int r = r0; r < r1; r++) {
-                int32_t v = isum[r - tile * ELUT_TILE];
-                y[(size_t)c * m + r] = kind.q8 ? elut_dequant_q8(v, d, as, ws) : bb_i8_dequant(v, as, ws);
-            }
-        }
-    }
+    elut_matmul_tiled(w, act, y, m, k, n, m0, m1, kind, tiles_any);
 }
 
 /* A = max over groups of sum |q| (elut_table_amax), 8 groups per step: vpmaskmovd loads their

@@ -24,6 +24,7 @@
 #include "elut.h"
 
 #define TP 8 /* row tiles per pass */
+_Static_assert(TP <= ELUT_TP_MAX, "elut_matmul_tiled's isum holds ELUT_TP_MAX tiles");
 
 #define R4(r) r, 16 + r, 32 + r, 48 + r
 /* byte 4r + g of the transposed block <- byte 16g + r of the stored block (lane g, row r) */
@@ -107,46 +108,26 @@ static inline __attribute__((always_inline)) void tiles(const uint8_t *w, const 
     }
 }
 
-/* tp is TP, 4 or 1: the compiler specializes each; leftovers run as 4 and 1. */
-#define TILES_KIND(Q8, TL2)                                                                        \
-    do {                                                                                           \
-        if (tp == TP) tiles(w, g, tab, tile, TP, Q8, TL2, isum);                                   \
-        else if (tp == 4) tiles(w, g, tab, tile, 4, Q8, TL2, isum);                                \
-        else tiles(w, g, tab, tile, 1, Q8, TL2, isum);                                             \
-    } while (0)
-
-static void tiles_any(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile,
-                      int tp, elut_kind kind, int32_t *isum)
+/* elut_tiles_fn: TP, 4 or 1 tiles per pass (the most there are): the compiler specializes each. */
+static int tiles_any(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile, int left, elut_kind kind,
+                     int32_t *isum)
 {
-    if (kind.q8 && kind.tl2) TILES_KIND(true, true);
-    else if (kind.q8) TILES_KIND(true, false);
-    else if (kind.tl2) TILES_KIND(false, true);
-    else TILES_KIND(false, false);
+    if (left >= TP) {
+        ELUT_TILES_KIND(tiles, TP);
+        return TP;
+    }
+    if (left >= 4) {
+        ELUT_TILES_KIND(tiles, 4);
+        return 4;
+    }
+    ELUT_TILES_KIND(tiles, 1);
+    return 1;
 }
 
 void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
                         elut_kind kind)
 {
-    elut_geom g = elut_geometry(k, kind.tl2);
-    float ws = elut_wscale(w, m, k, kind.tl2);
-    int32_t isum[TP * ELUT_TILE];
-    for (int c = 0; c < n; c++) {
-        const uint8_t *rec = elut_tab(act, n, k, kind, c);
-        float as = bb_i8_row(act, k, c)->scale, d;
-        memcpy(&d, rec, sizeof d);
-        /* whole tiles are computed; only the rows of [m0, m1) are written */
-        int t1 = (m1 + ELUT_TILE - 1) / ELUT_TILE;
-        for (int tile = m0 / ELUT_TILE, tp; tile < t1; tile += tp) {
-            tp = t1 - tile >= TP ? TP : (t1 - tile >= 4 ? 4 : 1);
-            tiles_any(w, &g, rec + ELUT_HEAD, tile, tp, kind, isum);
-            int r0 = tile * ELUT_TILE > m0 ? tile * ELUT_TILE : m0;
-            int r1 = (tile + tp) * ELUT_TILE < m1 ? (tile + tp) * ELUT_TILE : m1;
-            for (int r = r0; r < r1; r++) {
-                int32_t v = isum[r - tile * ELUT_TILE];
-                y[(size_t)c * m + r] = kind.q8 ? elut_dequant_q8(v, d, as, ws) : bb_i8_dequant(v, as, ws);
-            }
-        }
-    }
+    elut_matmul_tiled(w, act, y, m, k, n, m0, m1, kind, tiles_any);
 }
 
 /* A = max over groups of sum |q| (elut_table_amax), 16 groups per step: the group's bytes moved

@@ -1,5 +1,6 @@
 /* tl1_0: descriptor and scalar reference; the work is shared with the other TL kernels in
- * elut.c (pack, tables, reference) and elut_avx2.c / elut_avx512.c.  Semantics: tl1_0.h. */
+ * elut.c (pack, tables, reference) and elut_avx2.c / elut_avx512.c / elut_neon.c.  Semantics:
+ * tl1_0.h. */
 #include "tl1_0.h"
 
 #include "elut.h"
@@ -7,6 +8,8 @@
 ELUT_KERNEL_FUNCS(tl1_0, false, true)
 #if defined(__x86_64__)
 ELUT_KERNEL_X86_FUNCS(tl1_0)
+#elif defined(__aarch64__)
+ELUT_KERNEL_ARM_FUNCS(tl1_0)
 #endif
 
 static double tl1_0_error_bound(const float *wdeq_row, const float *x, int k)
@@ -38,6 +41,8 @@ const bb_kernel bb_kernel_tl1_0 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, tl1_0_avx2, tl1_0_prepare_avx2},
         {"avx512", BB_ISA_AVX512, tl1_0_avx512, tl1_0_prepare_avx512},
+#elif defined(__aarch64__)
+        {"neon", BB_ISA_NEON, tl1_0_neon, tl1_0_prepare_neon},
 #endif
     },
 };

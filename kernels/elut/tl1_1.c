@@ -1,5 +1,6 @@
 /* tl1_1: descriptor and scalar reference; the work is shared with the other TL kernels in
- * elut.c (pack, tables, reference) and elut_avx2.c / elut_avx512.c.  Semantics: tl1_1.h. */
+ * elut.c (pack, tables, reference) and elut_avx2.c / elut_avx512.c / elut_neon.c.  Semantics:
+ * tl1_1.h. */
 #include "tl1_1.h"
 
 #include "elut.h"
@@ -7,6 +8,8 @@
 ELUT_KERNEL_FUNCS(tl1_1, false, false)
 #if defined(__x86_64__)
 ELUT_KERNEL_X86_FUNCS(tl1_1)
+#elif defined(__aarch64__)
+ELUT_KERNEL_ARM_FUNCS(tl1_1)
 #endif
 
 const bb_kernel bb_kernel_tl1_1 = {
@@ -32,6 +35,8 @@ const bb_kernel bb_kernel_tl1_1 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, tl1_1_avx2, tl1_1_prepare_avx2},
         {"avx512", BB_ISA_AVX512, tl1_1_avx512, tl1_1_prepare_avx512},
+#elif defined(__aarch64__)
+        {"neon", BB_ISA_NEON, tl1_1_neon, tl1_1_prepare_neon},
 #endif
     },
 };

@@ -1,5 +1,6 @@
 /* tl2_0: descriptor and scalar reference; the work is shared with the other TL kernels in
- * elut.c (pack, tables, reference) and elut_avx2.c / elut_avx512.c.  Semantics: tl2_0.h. */
+ * elut.c (pack, tables, reference) and elut_avx2.c / elut_avx512.c / elut_neon.c.  Semantics:
+ * tl2_0.h. */
 #include "tl2_0.h"
 
 #include "elut.h"
@@ -7,6 +8,8 @@
 ELUT_KERNEL_FUNCS(tl2_0, true, true)
 #if defined(__x86_64__)
 ELUT_KERNEL_X86_FUNCS(tl2_0)
+#elif defined(__aarch64__)
+ELUT_KERNEL_ARM_FUNCS(tl2_0)
 #endif
 
 static double tl2_0_error_bound(const float *wdeq_row, const float *x, int k)
@@ -38,6 +41,8 @@ const bb_kernel bb_kernel_tl2_0 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, tl2_0_avx2, tl2_0_prepare_avx2},
         {"avx512", BB_ISA_AVX512, tl2_0_avx512, tl2_0_prepare_avx512},
+#elif defined(__aarch64__)
+        {"neon", BB_ISA_NEON, tl2_0_neon, tl2_0_prepare_neon},
 #endif
     },
 };
