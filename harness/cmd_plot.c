@@ -183,7 +183,24 @@ typedef void (*series_fn)(const bb_csv_table *t, int r, const void *arg, char *n
 typedef int (*values_fn)(const bb_csv_table *t, int r, const void *arg, double *y1, double *y2);
 
 static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn series, values_fn values,
-                               const void *arg)
+                               const void *arg, int *flagged)
+/* A point's error bar and whether it was flagged (spread_flag or busy): a kernel point's
+ * interquartile range of the calls (value * t_median / t_q3 .. value * t_median / t_q1 for a
+ * rate), an end-to-end point's slowest and fastest repetition (tg_tps_min .. tg_tps_max: a few
+ * repetitions have no quartiles worth the name); NaN where the file has neither (older runs). */
+static void bar_of(const bb_csv_table *t, int r, double y, double *lo, double *hi, int *flag)
+{
+    double med = bb_csv_cell_num(t, r, bb_csv_col(t, "t_median_s")), q1 = bb_csv_cell_num(t, r, bb_csv_col(t, "t_q1_s")),
+           q3 = bb_csv_cell_num(t, r, bb_csv_col(t, "t_q3_s")), tgmin = bb_csv_cell_num(t, r, bb_csv_col(t, "tg_tps_min")),
+           tgmax = bb_csv_cell_num(t, r, bb_csv_col(t, "tg_tps_max"));
+    *lo = *hi = NAN;
+    if (med > 0 && q1 > 0 && q3 > 0) *lo = y * med / q3, *hi = y * med / q1;
+    else if (tgmin > 0 && tgmax > 0) *lo = tgmin, *hi = tgmax;
+    *flag = bb_csv_cell_num(t, r, bb_csv_col(t, "spread_flag")) > 0 || bb_csv_cell_num(t, r, bb_csv_col(t, "busy")) > 0;
+}
+
+/* Blocks of "threads y1 y2 y1_low y1_high y2_low y2_high flagged", one per series; *flagged counts
+ * the flagged points. */
 {
     keys ks = {0};
     char name[240];
@@ -199,10 +216,15 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
                 double y1, y2;
                 series(t, r, arg, name, sizeof name);
                 if (strcmp(name, ks.k[i]) || (int)bb_csv_cell_num(t, r, ct) != th || !values(t, r, arg, &y1, &y2)) continue;
-                if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
+                if (!any) fprintf(f, "%s\"%s\" 0 0 0 0 0 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
                 any = 1;
-                if (isfinite(y2)) fprintf(f, "%d %.6g %.6g\n", th, y1, y2);
-                else fprintf(f, "%d %.6g NaN\n", th, y1);
+                double lo, hi;
+                int flag;
+                bar_of(t, r, y1, &lo, &hi, &flag);
+                *flagged += flag;
+                /* the bandwidth shares the time's bar: bytes per call are fixed */
+                fprintf(f, "%d %.6g %.6g %.6g %.6g %.6g %.6g %d\n", th, y1, isfinite(y2) ? y2 : NAN, lo, hi,
+                        isfinite(y2) && y1 > 0 ? y2 * lo / y1 : NAN, isfinite(y2) && y1 > 0 ? y2 * hi / y1 : NAN, flag);
                 break;
             }
         blocks += any;
@@ -238,12 +260,14 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps")};
-    int blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc);
+    int flagged = 0, blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged);
     fclose(f);
     if (!blocks) return 1;
     char vars[1024];
-    snprintf(vars, sizeof vars, "points=\"%s\"; nblocks=%d; ttl=\"Throughput and bandwidth vs threads: %s\"; dram=%g",
-             path, blocks, c->title_tail, pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    snprintf(vars, sizeof vars,
+             "points=\"%s\"; nblocks=%d; flagged=%d; ttl=\"Throughput and bandwidth vs threads: %s\"; dram=%g; "
+             "bars=\"bars: interquartile range of the calls\"", path, blocks, flagged, c->title_tail,
+             pr ? pr->bw[pr->maxthreads][3] : 0.0);
     return gnuplot(c, "threads", "threads.gp", vars);
 }
 
@@ -289,37 +313,51 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
         cpp = bb_csv_col(e, "pp_tps");
     if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
     keys models = {0}, kern = {0};
-    static double tg[PL_MAX_KEYS][PL_MAX_KEYS], pp[PL_MAX_KEYS][PL_MAX_KEYS], tt[PL_MAX_KEYS][PL_MAX_KEYS];
+    /* the error bars: slowest and fastest repetition (NaN in files without those columns) */
+    int cbar[4] = {bb_csv_col(e, "tg_tps_min"), bb_csv_col(e, "tg_tps_max"), bb_csv_col(e, "pp_tps_min"),
+                   bb_csv_col(e, "pp_tps_max")};
+    static double tg[PL_MAX_KEYS][PL_MAX_KEYS][3], pp[PL_MAX_KEYS][PL_MAX_KEYS][3], tt[PL_MAX_KEYS][PL_MAX_KEYS];
     memset(tt, 0, sizeof tt);
     for (int r = 0; r < e->nrows; r++) {
         int mi = key_index(&models, bb_csv_cell(e, r, cmod), 1), ki = key_index(&kern, bb_csv_cell(e, r, ck), 1);
+    int has_pp = 0;
         if (mi < 0 || ki < 0) continue;
         double th = bb_csv_cell_num(e, r, ct);
-        if (th >= tt[mi][ki]) tt[mi][ki] = th, tg[mi][ki] = bb_csv_cell_num(e, r, ctg), pp[mi][ki] = bb_csv_cell_num(e, r, cpp);
+        if (th < tt[mi][ki]) continue;
+        tt[mi][ki] = th;
+        double v[6] = {bb_csv_cell_num(e, r, ctg), bb_csv_cell_num(e, r, cbar[0]), bb_csv_cell_num(e, r, cbar[1]),
+                       bb_csv_cell_num(e, r, cpp), bb_csv_cell_num(e, r, cbar[2]), bb_csv_cell_num(e, r, cbar[3])};
+        memcpy(tg[mi][ki], v, sizeof tg[mi][ki]);
+        memcpy(pp[mi][ki], v + 3, sizeof pp[mi][ki]);
     }
     if (!models.n) return 1;
     char ptg[128], ppp[128];
     snprintf(ptg, sizeof ptg, "%s/tg.dat", c->tmp);
+    /* a prefill that was not measured is an empty cell (older files: 0): no panel for it */
+    for (int m = 0; m < models.n; m++)
+        for (int k = 0; k < kern.n; k++) has_pp |= tt[m][k] > 0 && pp[m][k][0] > 0;
     snprintf(ppp, sizeof ppp, "%s/pp.dat", c->tmp);
     for (int which = 0; which < 2; which++) {
         FILE *f = fopen(which ? ppp : ptg, "w");
         fprintf(f, "model");
-        for (int k = 0; k < kern.n; k++) fprintf(f, " \"%s\"", kern.k[k]);
+        for (int k = 0; k < kern.n; k++) fprintf(f, " \"%s\" low high", kern.k[k]);
         fputc('\n', f);
         for (int m = 0; m < models.n; m++) {
             fprintf(f, "\"%s\"", models.k[m]);
             for (int k = 0; k < kern.n; k++) {
-                double v = which ? pp[m][k] : tg[m][k];
-                if (tt[m][k] > 0 && isfinite(v)) fprintf(f, " %.6g", v);
-                else fprintf(f, " NaN");
+                const double *v = which ? pp[m][k] : tg[m][k];
+                for (int j = 0; j < 3; j++)
+                    if (tt[m][k] > 0 && isfinite(v[j]) && v[0] > 0) fprintf(f, " %.6g", v[j]);
+                    else fprintf(f, " NaN");
             }
             fputc('\n', f);
         }
         fclose(f);
     }
     char vars[1024];
-    snprintf(vars, sizeof vars, "tg=\"%s\"; pp=\"%s\"; ncols=%d; ttl=\"Tokens/s by model and kernel, most threads: %s\"",
-             ptg, ppp, kern.n + 1, c->title_tail);
+    snprintf(vars, sizeof vars,
+             "tg=\"%s\"; pp=\"%s\"; nkernels=%d; has_pp=%d; ttl=\"Tokens/s by model and kernel, most threads: %s\"",
+             ptg, ppp, kern.n, has_pp, c->title_tail);
     return gnuplot(c, "tokens", "tokens.gp", vars);
 }
 
@@ -354,14 +392,15 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
     snprintf(path, sizeof path, "%s/e2e_threads.dat", c->tmp);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    int blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec);
+    int flagged = 0, blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged);
     fclose(f);
     if (!blocks) return 1;
     char vars[1024];
     snprintf(vars, sizeof vars,
-             "points=\"%s\"; nblocks=%d; ttl=\"Token generation vs threads: %s\"; dram=%g; "
-             "y1=\"generation throughput (tokens/s)\"; y2=\"weight bandwidth, derived (GB/s)\"",
-             path, blocks, c->title_tail, pr ? pr->bw[pr->maxthreads][3] : 0.0);
+             "points=\"%s\"; nblocks=%d; flagged=%d; ttl=\"Token generation vs threads: %s\"; dram=%g; "
+             "y1=\"generation throughput (tokens/s)\"; y2=\"weight bandwidth, derived (GB/s)\"; "
+             "bars=\"bars: slowest to fastest repetition\"",
+             path, blocks, flagged, c->title_tail, pr ? pr->bw[pr->maxthreads][3] : 0.0);
     return gnuplot(c, "e2e_threads", "threads.gp", vars);
 }
 
@@ -545,14 +584,15 @@ static int draw_kind(plot_ctx *c, int i, plot_inputs *in, const char **why)
 
 int bb_cmd_plot(int argc, char **argv)
 {
-    const char *kind = NULL, *prof_path = NULL, *out = "plots";
+    const char *kind = NULL, *prof_path = NULL, *out = NULL; /* default: RESULTS_DIR/plots */
     int rc = parse_args(argc, argv, &kind, &prof_path, &out);
     if (rc >= 0) return rc;
     const char *dir = argv[optind];
     static plot_ctx c;
     memset(&c, 0, sizeof c);
     find_scripts(c.scripts, sizeof c.scripts);
-    snprintf(c.out, sizeof c.out, "%s", out);
+    if (out) snprintf(c.out, sizeof c.out, "%s", out);
+    else snprintf(c.out, sizeof c.out, "%s/plots", dir);
     mkdir(c.out, 0777);
     snprintf(c.tmp, sizeof c.tmp, "/tmp/bitbench-plot-XXXXXX");
     if (!mkdtemp(c.tmp)) {

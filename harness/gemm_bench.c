@@ -194,6 +194,8 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
     res->t_min = st.min;
     res->t_max = st.max;
     res->t_sd = st.sd;
+    res->t_q1 = st.q1;
+    res->t_q3 = st.q3;
     res->spread = bb_stats_spread(&st);
     res->packed_bytes = ps->psize;
     res->act_bytes = asize;

@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
     int reps, copies;
     double t_median, t_min, t_max, t_sd; /* seconds per call (prepare + matmul) */
+    double t_q1, t_q3;                   /* first and third quartiles of the calls */
     double spread;                       /* (q3 - q1) / t_median, see stats.h */
     double gops;                         /* 2*M*K*N / t_median / 1e9 */
     double gbps;                         /* packed weight bytes / t_median / 1e9 */

@@ -27,6 +27,8 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
     row->t_min_s = r->t_min;
     row->t_max_s = r->t_max;
     row->t_sd_s = r->t_sd;
+    row->t_q1_s = r->t_q1;
+    row->t_q3_s = r->t_q3;
     row->spread = r->spread;
     row->gops = r->gops;
     row->weight_bytes = (double)r->packed_bytes;

@@ -38,6 +38,7 @@ typedef struct {
     /* a sweep's `verify` (bb_gemm_verify); NAN (an empty cell) when not verified */
     double err_max_abs, err_rel_rms, err_master_rel_rms, weight_rel_rms;
     int attempts;                    /* 1 + re-measurements of a point whose spread was too large */
+    double t_q1_s, t_q3_s;           /* quartiles of the calls (the plots' error bars) */
     bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

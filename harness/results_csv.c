@@ -46,6 +46,8 @@ const bb_column bb_result_columns[] = {
         "verify: ||W_deq - W|| / ||W||, the weight format's reconstruction error"),
     COL("attempts", BB_COL_INT, attempts,
         "measurements of the point: 1, or more when its spread exceeded the bounds and the sweep's remeasure allowed"),
+    COL("t_q1_s", BB_COL_NUM, t_q1_s, "first quartile of the calls, seconds"),
+    COL("t_q3_s", BB_COL_NUM, t_q3_s, "third quartile of the calls, seconds (spread = (t_q3_s - t_q1_s) / t_median_s)"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
 };
 const int bb_result_ncolumns = (int)(sizeof bb_result_columns / sizeof bb_result_columns[0]);

@@ -28,6 +28,21 @@ cp "$data/results.csv" "$data/run.json" "$tmp/gemm_only/"
     fail "plot without e2e CSV failed"
 grep -q 'tokens skipped' "$tmp/err2.txt" || fail "tokens skip not reported"
 [ -s "$tmp/p2/roofline.svg" ] || fail "roofline with --profile"
+# without --out the plots go into RESULTS_DIR/plots; kernel names print literally (noenhanced:
+# "i2_s", not i2 with a subscript s); the error bars and flagged points are named in the key
+cp -r "$data" "$tmp/run"
+"$bin" plot "$tmp/run" --kind threads >/dev/null 2>&1 || fail "plot into the run directory"
+[ -s "$tmp/run/plots/threads.svg" ] || fail "default output folder is not RESULTS_DIR/plots"
+grep -q 'i2_s@avx512' "$tmp/run/plots/threads.svg" || fail "kernel name not printed literally"
+grep -q 'bars: interquartile range of the calls' "$tmp/run/plots/threads.svg" || fail "error bars not said in the key"
+grep -q 'slowest to fastest repetition' "$tmp/plots/tokens.svg" || fail "tokens error bars not said in the key"
+# a model sweep that measured no prefill: its cells are empty and the prefill panel is left out
+mkdir "$tmp/nopp"
+printf 'model,kernel,threads,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max\ntiny,i2_s,1,,,,10,9,11\n' > "$tmp/nopp/e2e.csv"
+"$bin" plot "$tmp/nopp" --kind tokens >/dev/null 2>&1 || fail "tokens without prefill"
+grep -q 'generation throughput' "$tmp/nopp/plots/tokens.svg" && ! grep -q 'prompt throughput' "$tmp/nopp/plots/tokens.svg" ||
+    fail "the prefill panel of a sweep without prefill is not left out"
+grep -q 'prompt throughput' "$tmp/plots/tokens.svg" || fail "prefill panel missing where prefill was measured"
 "$bin" plot "$data" --kind nope >/dev/null 2>&1 && fail "unknown kind accepted"
 "$bin" plot >/dev/null 2>&1 && fail "missing folder accepted"
 echo "test_plot: passed"
