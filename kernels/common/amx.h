@@ -51,6 +51,10 @@ typedef struct {
     /* Rows [r, r + rows) of the packed matrix as the signed int8 integers the reference
      * multiplies, row i at dst + i * stride, K bytes (rows <= BB_AMX_STRIP). */
     void (*weights_i8)(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride);
+    /* The first packed byte of row r (r <= M, on the kernel's row multiple; row M: the end of
+     * the rows).  The bytes of rows [r, r') are [row_start(r), row_start(r')) in the layouts here:
+     * the driver prefetches the next strip from them while the tiles work on this one. */
+    const void *(*row_start)(const void *w, int m, int k, int r);
     /* dw[s * BB_AMX_STRIP + i]: the scale of row r + i in segment s */
     void (*weight_scales)(const void *w, int m, int k, int r, int rows, float *dw);
     /* Activation row c's K int8 values: a pointer into act where they are contiguous, else

@@ -89,25 +89,37 @@ static void pack_activations(const bb_amx_ops *ops, const void *act, int n, int 
     ops->act_scales(act, n, k, s->npad, s->da);
 }
 
-/* One segment [k0, k1) of the strip (A rows at a, stride kp) against one or two activation
- * blocks (b0, b1): sums[i][j] = the int32 dot of strip row i and activation row j. */
-static inline __attribute__((always_inline)) void segment_dots(const int8_t *a, size_t kp, const int8_t *b0,
-                                                               const int8_t *b1, int k0, int k1, int kstep,
-                                                               int two_a, int two_b, int32_t sums[32][32])
+/* One strip against one or two activation blocks: A rows at a (stride kp), B data at b0, b1;
+ * and the next strip's packed weights [pf, pf_end), prefetched into L2 pf_lines lines per K step
+ * so that reading them overlaps the tile work instead of following it. */
+typedef struct {
+    const int8_t *a, *b0, *b1;
+    size_t kp;
+    int kstep, two_a, two_b;
+    const char *pf, *pf_end;
+    int pf_lines;
+} tile_pass;
+
+/* sums[i][j] = the int32 dot over [k0, k1) of strip row i and activation row j. */
+static inline __attribute__((always_inline)) void segment_dots(tile_pass *p, int k0, int k1, int two_a, int two_b,
+                                                               int32_t sums[32][32])
 {
+    const int8_t *a = p->a;
+    size_t kp = p->kp;
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
-    for (int kk = k0; kk < k1; kk += kstep) {
+    for (int kk = k0; kk < k1; kk += p->kstep) {
         _tile_loadd(4, a + kk, kp);
-        _tile_loadd(6, b0 + 16 * (size_t)kk, 64);
-        if (two_b) _tile_loadd(7, b1 + 16 * (size_t)kk, 64);
+        _tile_loadd(6, p->b0 + 16 * (size_t)kk, 64);
+        if (two_b) _tile_loadd(7, p->b1 + 16 * (size_t)kk, 64);
         if (two_a) _tile_loadd(5, a + 16 * kp + kk, kp);
         _tile_dpbssd(0, 4, 6);
         if (two_b) _tile_dpbssd(1, 4, 7);
         if (two_a) _tile_dpbssd(2, 5, 6);
         if (two_a && two_b) _tile_dpbssd(3, 5, 7);
+        for (int l = 0; l < p->pf_lines && p->pf < p->pf_end; l++, p->pf += 64) _mm_prefetch(p->pf, _MM_HINT_T1);
     }
     _tile_stored(0, &sums[0][0], 128);
     if (two_b) _tile_stored(1, &sums[0][16], 128);
@@ -115,35 +127,52 @@ static inline __attribute__((always_inline)) void segment_dots(const int8_t *a, 
     if (two_a && two_b) _tile_stored(3, &sums[16][16], 128);
 }
 
-static void segment_dots_any(const int8_t *a, size_t kp, const int8_t *b0, const int8_t *b1, int k0, int k1,
-                             int kstep, int two_a, int two_b, int32_t sums[32][32])
+static void segment_dots_any(tile_pass *p, int k0, int k1, int32_t sums[32][32])
 {
-    if (two_a && two_b) segment_dots(a, kp, b0, b1, k0, k1, kstep, 1, 1, sums);
-    else if (two_a) segment_dots(a, kp, b0, b1, k0, k1, kstep, 1, 0, sums);
-    else if (two_b) segment_dots(a, kp, b0, b1, k0, k1, kstep, 0, 1, sums);
-    else segment_dots(a, kp, b0, b1, k0, k1, kstep, 0, 0, sums);
+    if (p->two_a && p->two_b) segment_dots(p, k0, k1, 1, 1, sums);
+    else if (p->two_a) segment_dots(p, k0, k1, 1, 0, sums);
+    else if (p->two_b) segment_dots(p, k0, k1, 0, 1, sums);
+    else segment_dots(p, k0, k1, 0, 0, sums);
 }
 
 /* acc[i][j] for strip rows i < ni, activation rows j < 16 * nj from one segment's sums, with
- * the segment's scales dw[i], da[j]: the reference's float operations, one lane per output. */
-static void fold_segment(bb_amx_fold fold, int first, const int32_t sums[32][32], const float *dw,
-                         const float *da, int ni, int nj, float acc[32][32])
+ * the segment's scales dw[i], da[j]: the reference's float operations, one lane per output (the
+ * block folds add to acc, which starts at 0.0f as the reference's sum does). */
+static inline __attribute__((always_inline)) void fold_rows(bb_amx_fold fold, int nj, const int32_t sums[32][32],
+                                                            const float *dw, const float *da, int ni,
+                                                            float acc[32][32])
 {
     const __m512 zero = _mm512_setzero_ps();
+    const __m512 a[2] = {_mm512_loadu_ps(da), nj > 1 ? _mm512_loadu_ps(da + 16) : zero};
+    const __mmask16 live[2] = {_mm512_cmp_ps_mask(a[0], zero, _CMP_NEQ_UQ), _mm512_cmp_ps_mask(a[1], zero, _CMP_NEQ_UQ)};
     for (int i = 0; i < ni; i++) {
         __m512 wv = _mm512_set1_ps(dw[i]);
         for (int h = 0; h < nj; h++) {
-            __m512 x = _mm512_cvtepi32_ps(_mm512_loadu_si512(&sums[i][16 * h]));
-            __m512 a = _mm512_loadu_ps(da + 16 * h);
-            __m512 y = first ? zero : _mm512_loadu_ps(&acc[i][16 * h]);
+            __m512 x = _mm512_cvtepi32_ps(_mm512_load_si512(&sums[i][16 * h])), y;
             if (fold == BB_AMX_DEQUANT_ROW) /* (float)isum / da * dw, 0 where da == 0 */
-                y = _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(a, zero, _CMP_NEQ_UQ), _mm512_div_ps(x, a), wv);
+                y = _mm512_maskz_mul_ps(live[h], _mm512_div_ps(x, a[h]), wv);
             else if (fold == BB_AMX_BLOCK_QX)
-                y = _mm512_add_ps(y, _mm512_mul_ps(_mm512_mul_ps(x, wv), a));
+                y = _mm512_add_ps(_mm512_load_ps(&acc[i][16 * h]), _mm512_mul_ps(_mm512_mul_ps(x, wv), a[h]));
             else
-                y = _mm512_add_ps(y, _mm512_mul_ps(x, _mm512_mul_ps(a, wv)));
-            _mm512_storeu_ps(&acc[i][16 * h], y);
+                y = _mm512_add_ps(_mm512_load_ps(&acc[i][16 * h]), _mm512_mul_ps(x, _mm512_mul_ps(a[h], wv)));
+            _mm512_store_ps(&acc[i][16 * h], y);
         }
+    }
+}
+
+/* fold_rows with the mode and the number of activation halves known to the compiler. */
+static void fold_segment(bb_amx_fold fold, const int32_t sums[32][32], const float *dw, const float *da, int ni,
+                         int nj, float acc[32][32])
+{
+    if (fold == BB_AMX_DEQUANT_ROW) {
+        if (nj > 1) fold_rows(BB_AMX_DEQUANT_ROW, 2, sums, dw, da, ni, acc);
+        else fold_rows(BB_AMX_DEQUANT_ROW, 1, sums, dw, da, ni, acc);
+    } else if (fold == BB_AMX_BLOCK_QX) {
+        if (nj > 1) fold_rows(BB_AMX_BLOCK_QX, 2, sums, dw, da, ni, acc);
+        else fold_rows(BB_AMX_BLOCK_QX, 1, sums, dw, da, ni, acc);
+    } else {
+        if (nj > 1) fold_rows(BB_AMX_BLOCK_K, 2, sums, dw, da, ni, acc);
+        else fold_rows(BB_AMX_BLOCK_K, 1, sums, dw, da, ni, acc);
     }
 }
 
@@ -181,18 +210,29 @@ void bb_amx_matmul(const bb_amx_ops *ops, const void *w, const void *act, float 
     }
     pack_activations(ops, act, n, k, &s);
     configure_tiles(s.kstep);
-    _Alignas(64) int32_t sums[32][32];
+    _Alignas(64) int32_t sums[2][32][32];
     _Alignas(64) float acc[32][32];
     for (int r = m0; r < m1; r += BB_AMX_STRIP) {
         int rows = m1 - r < BB_AMX_STRIP ? m1 - r : BB_AMX_STRIP;
         decode_strip(ops, w, m, k, r, rows, &s);
+        tile_pass p = {.a = s.strip, .kp = (size_t)s.kp, .kstep = s.kstep, .two_a = rows > BB_AMX_ROWS};
+        int next = r + BB_AMX_STRIP < m1 ? r + BB_AMX_STRIP : m1, next_end = next + BB_AMX_STRIP < m1 ? next + BB_AMX_STRIP : m1;
+        p.pf = ops->row_start(w, m, k, next);
+        p.pf_end = ops->row_start(w, m, k, next_end);
+        long steps = (long)((n + 31) / 32) * (k / s.kstep);
+        p.pf_lines = (int)(((p.pf_end - p.pf) / 64 + steps - 1) / steps);
         for (int c0 = 0; c0 < n; c0 += 32) {
             int cols = n - c0 < 32 ? n - c0 : 32;
-            const int8_t *b0 = s.actv + (size_t)(c0 / 16) * 16 * s.kp, *b1 = b0 + 16 * (size_t)s.kp;
+            p.b0 = s.actv + (size_t)(c0 / 16) * 16 * s.kp;
+            p.b1 = p.b0 + 16 * (size_t)s.kp;
+            p.two_b = cols > 16;
+            /* software pipelined: the tiles of segment sg + 1 are computed and stored while segment
+             * sg's sums (stored one fold earlier, so no wait on the tile stores) are folded */
+            memset(acc, 0, sizeof acc);
+            segment_dots_any(&p, 0, s.seg, sums[0]);
             for (int sg = 0; sg < s.nseg; sg++) {
-                segment_dots_any(s.strip, (size_t)s.kp, b0, b1, sg * s.seg, (sg + 1) * s.seg, s.kstep,
-                                 rows > BB_AMX_ROWS, cols > 16, sums);
-                fold_segment(ops->fold, sg == 0, sums, s.dw + sg * BB_AMX_STRIP, s.da + (size_t)sg * s.npad + c0,
+                if (sg + 1 < s.nseg) segment_dots_any(&p, (sg + 1) * s.seg, (sg + 2) * s.seg, sums[(sg + 1) & 1]);
+                fold_segment(ops->fold, sums[sg & 1], s.dw + sg * BB_AMX_STRIP, s.da + (size_t)sg * s.npad + c0,
                              rows, (cols + 15) / 16, acc);
             }
             store_outputs(acc, y, m, r, rows, c0, cols);

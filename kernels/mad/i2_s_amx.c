@@ -19,6 +19,12 @@ static void i2_s_weights_i8(const void *w, int m, int k, int r, int rows, int8_t
     }
 }
 
+static const void *i2_s_row_start(const void *w, int m, int k, int r)
+{
+    (void)m;
+    return (const uint8_t *)w + (size_t)r * k / 4;
+}
+
 static void i2_s_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
 {
     (void)r;
@@ -30,6 +36,7 @@ static const bb_amx_ops i2_s_amx = {
     .seg = 0,
     .fold = BB_AMX_DEQUANT_ROW,
     .weights_i8 = i2_s_weights_i8,
+    .row_start = i2_s_row_start,
     .weight_scales = i2_s_weight_scales,
     .act_i8 = bb_amx_i8_row_act,
     .act_scales = bb_amx_i8_row_scales,

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "../common/amx.h"
-#include "../common/fp16.h"
 #include "q4_0x8.h"
 #include "q8_0.h"
 
@@ -41,12 +40,18 @@ static void q8_0_weights_i8(const void *w, int m, int k, int r, int rows, int8_t
     }
 }
 
+static const void *q8_0_row_start(const void *w, int m, int k, int r)
+{
+    (void)m;
+    return q8_0_row(w, k, r);
+}
+
 static void q8_0_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
 {
     (void)m;
     for (int i = 0; i < rows; i++) {
         const bb_block_q8_0 *blk = q8_0_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK; b++) dw[b * BB_AMX_STRIP + i] = bb_fp16_to_fp32(blk[b].d);
+        for (int b = 0; b < k / BB_QK; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
     }
 }
 
@@ -54,6 +59,7 @@ static const bb_amx_ops q8_0_amx = {
     .seg = BB_QK,
     .fold = BB_AMX_BLOCK_QX,
     .weights_i8 = q8_0_weights_i8,
+    .row_start = q8_0_row_start,
     .weight_scales = q8_0_weight_scales,
     .act_i8 = q8_0_act_i8,
     .act_scales = q8_0_act_scales,
@@ -90,14 +96,21 @@ static void q4_0x8_weights_i8(const void *w, int m, int k, int r, int rows, int8
         }
 }
 
+/* Groups of 8 rows, K/32 records each: row r (a multiple of 8) starts group r/8. */
+static const void *q4_0x8_row_start(const void *w, int m, int k, int r)
+{
+    (void)m;
+    return bb_q4_0x8_record(w, k, r / BB_Q4_0X8_ROWS, 0);
+}
+
 static void q4_0x8_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
 {
     (void)m;
-    for (int i = 0; i < rows; i++)
+    /* a record starts with its 8 rows' fp16 scales: one exact F16C conversion per record */
+    for (int g = 0; g < rows / BB_Q4_0X8_ROWS; g++)
         for (int b = 0; b < k / BB_QK; b++) {
-            uint16_t d;
-            memcpy(&d, bb_q4_0x8_record(w, k, (r + i) / BB_Q4_0X8_ROWS, b) + 2 * ((r + i) % BB_Q4_0X8_ROWS), 2);
-            dw[b * BB_AMX_STRIP + i] = bb_fp16_to_fp32(d);
+            const uint8_t *rec = bb_q4_0x8_record(w, k, r / BB_Q4_0X8_ROWS + g, b);
+            _mm256_storeu_ps(dw + b * BB_AMX_STRIP + BB_Q4_0X8_ROWS * g, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)rec)));
         }
 }
 
@@ -105,6 +118,7 @@ static const bb_amx_ops q4_0x8_amx = {
     .seg = BB_QK,
     .fold = BB_AMX_BLOCK_QX,
     .weights_i8 = q4_0x8_weights_i8,
+    .row_start = q4_0x8_row_start,
     .weight_scales = q4_0x8_weight_scales,
     .act_i8 = q8_0_act_i8,
     .act_scales = q8_0_act_scales,

@@ -29,12 +29,18 @@ static void tq2_0_weights_i8(const void *w, int m, int k, int r, int rows, int8_
     }
 }
 
+static const void *tq2_0_row_start(const void *w, int m, int k, int r)
+{
+    (void)m;
+    return tq2_0_row(w, k, r);
+}
+
 static void tq2_0_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
 {
     (void)m;
     for (int i = 0; i < rows; i++) {
         const bb_block_tq2_0 *blk = tq2_0_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK_K; b++) dw[b * BB_AMX_STRIP + i] = bb_fp16_to_fp32(blk[b].d);
+        for (int b = 0; b < k / BB_QK_K; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
     }
 }
 
@@ -58,6 +64,7 @@ static const bb_amx_ops tq2_0_amx = {
     .seg = BB_QK_K,
     .fold = BB_AMX_BLOCK_K,
     .weights_i8 = tq2_0_weights_i8,
+    .row_start = tq2_0_row_start,
     .weight_scales = tq2_0_weight_scales,
     .act_i8 = q8_K_act_i8,
     .act_scales = q8_K_act_scales,

@@ -37,6 +37,12 @@ static void up_i2_weights_i8(const void *w, int m, int k, int r, int rows, int8_
     }
 }
 
+/* Blocks of 32 rows: row r (a multiple of 32) starts block r/32. */
+static const void *up_i2_row_start(const void *w, int m, int k, int r)
+{
+    return bb_up_block(w, m, k, 2, r / BB_UP_MB);
+}
+
 static void up_i2_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
 {
     (void)m; (void)k;
@@ -47,6 +53,7 @@ static const bb_amx_ops up_i2_amx = {
     .seg = 0,
     .fold = BB_AMX_DEQUANT_ROW,
     .weights_i8 = up_i2_weights_i8,
+    .row_start = up_i2_row_start,
     .weight_scales = up_i2_weight_scales,
     .act_i8 = bb_amx_i8_row_act,
     .act_scales = bb_amx_i8_row_scales,
