@@ -1,6 +1,7 @@
 #include "merge.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,18 @@ int bb_merge_sweep_kind(const bb_merge *m, const char *name)
     for (int i = 0; sweeps && sweeps->type == BB_JV_ARR && i < sweeps->n; i++) {
         const char *n = bb_jv_str(&sweeps->items[i], "name"), *type = bb_jv_str(&sweeps->items[i], "type");
         if (n && !strcmp(n, name)) return type && !strcmp(type, "model");
+    }
+    return 0;
+}
+
+int bb_merge_finish_file(FILE *f, const char *tmp, const char *path, char *err, size_t errlen)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path)) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
     }
     return 0;
 }

@@ -227,12 +227,5 @@ int bb_merge_write_json(const bb_merge *m, const char *out, int argc, char **arg
     bb_json_object_end(&j);
     bb_json_object_end(&j);
     bb_json_finish(&j);
-    int bad = fflush(f) != 0 || ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path)) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return bb_merge_finish_file(f, tmp, path, err, errlen);
 }

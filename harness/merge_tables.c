@@ -147,14 +147,7 @@ static int write_table(const bb_merge *m, const char *out, const char *name, bb_
         write_row(f, &tabs[refs[k].shard], refs[k].row);
         per_group[refs[k].group]++;
     }
-    int bad = fflush(f) != 0 || ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path)) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return bb_merge_finish_file(f, tmp, path, err, errlen);
 }
 
 /* One table of every shard that has it: same header everywhere, rows in plan order. */
