@@ -293,11 +293,9 @@ static int apply_shard(run_args *a, const bb_experiment *ex, bb_plan *plan)
         return -1;
     }
     if (a->dry) {
-        printf("shard %d/%d%s%s: %d of %d points and %d of %d end-to-end points, estimated %.0f s of %.0f s; plan "
+        printf("shard %d/%d%s%s: %d of %d points and %d of %d end-to-end points, estimated %.3g s of %.3g s; plan "
                "sha256 %s\n", s->index, s->count, s->group[0] ? " of group " : "", s->group, s->npoints,
                s->plan_points, s->ne2e, s->plan_e2e, s->estimate_s, s->plan_estimate_s, s->plan_sha256);
-        if (s->ne2e) printf("end-to-end points:");
-        for (int i = 0; i < s->ne2e; i++) printf(" %d%s", s->e2e[i], i + 1 == s->ne2e ? "\n" : "");
     }
     return 0;
 }

@@ -39,9 +39,14 @@ LUA
 
 # the shards' points are disjoint and together the plan's (8 kernel points)
 for i in 0 1 2; do "$BB" run "$E" --dry-run --shard "$i/3" > "$T/dry$i" || echo "FAIL: dry run of shard $i"; done
-ids=$(cat "$T/dry0" "$T/dry1" "$T/dry2" | awk -F'|' '$2 ~ /^ [0-9]+ $/ {print $2+0}' | sort -n | tr '\n' ' ')
+ids() { # $1 = 0: the kernel points' ids of the dry runs, 1: the end-to-end points'
+    for f in "$T/dry0" "$T/dry1" "$T/dry2"; do
+        awk -F'|' -v want="$1" '/^\| e2e point/ { e = 1 } e == want && $2 ~ /^ [0-9]+ $/ { print $2 + 0 }' "$f"
+    done | sort -n | tr '\n' ' '
+}
+ids=$(ids 0)
 check '[ "$ids" = "1 2 3 4 5 6 7 8 " ]' "kernel point ids of the 3 shards: '$ids', wanted 1..8 once each"
-e2e=$(grep -h '^end-to-end points:' "$T/dry0" "$T/dry1" "$T/dry2" | cut -d: -f2 | tr ' ' '\n' | grep . | sort -n | tr '\n' ' ')
+e2e=$(ids 1)
 check '[ "$e2e" = "1 2 " ]' "end-to-end point ids of the 3 shards: '$e2e', wanted 1 2"
 check 'grep -q "^shard 1/3: .* plan sha256 [0-9a-f]\{64\}" "$T/dry1"' "dry run names the shard and the plan's hash"
 "$BB" run "$E" --dry-run --shard 1/3 > "$T/dry1b"
