@@ -1,4 +1,4 @@
-/* kernels/common/i8_rows_simd.h: the AVX2 and AVX-512 versions of bb_quant_i8_rows write the
+/* kernels/common/i8_rows_simd.h: the AVX2, AVX-512 and NEON versions of bb_quant_i8_rows write the
  * same bytes as the scalar one (q, scale, qsum, zero padding and head) for every K remainder,
  * Gaussian rows, rows of exact rounding ties (x * s = j + 0.5, which must go to even), rows with
  * values beyond the absmax after scaling, and all-zero rows. */
@@ -32,8 +32,12 @@ int main(void)
         {"avx2", BB_ISA_AVX2, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_quant_i8_rows_avx512},
 #endif
+#if defined(__aarch64__)
+        {"neon", BB_ISA_NEON, bb_quant_i8_rows_neon},
+#endif
         {NULL, 0, NULL}, /* the end */
     };
+    int compared = 0;
     bb_rng r;
     bb_rng_seed(&r, 11);
     static const int ks[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1000, 1600, 4099};
@@ -50,6 +54,7 @@ int main(void)
                 if ((bb_cpu_features() & impls[v].isa) != impls[v].isa) continue;
                 memset(got, 0xa5, size);
                 impls[v].fn(x, n, k, got);
+                compared++;
                 CHECK(memcmp(want, got, size) == 0, "bb_quant_i8_rows_%s K=%d pattern %d: bytes differ", impls[v].name, k,
                       pattern);
             }
@@ -57,5 +62,10 @@ int main(void)
             free(want);
             free(got);
         }
+#if defined(__aarch64__)
+    /* NEON is in every aarch64 core: here the comparison must have run */
+    CHECK(compared > 0, "no SIMD version was compared on aarch64");
+#endif
+    printf("i8_rows_simd: %d comparisons\n", compared);
     return check_summary("i8_rows_simd");
 }

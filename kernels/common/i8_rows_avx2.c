@@ -48,17 +48,6 @@ void bb_quant_i8_rows_avx2(const float *x, int n, int k, void *dst)
         __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
         s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
         s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
-        int32_t qsum = _mm_cvtsi128_si32(s4);
-        for (; i < k; i++) {
-            float v = nearbyintf(xr[i] * s);
-            v = v > 127.0f ? 127.0f : (v < -127.0f ? -127.0f : v);
-            q[i] = (int8_t)v;
-            qsum += q[i];
-        }
-        memset(q + k, 0, bb_i8_row_stride(k) - BB_I8_ROW_HEAD - (size_t)k);
-        memset(row, 0, BB_I8_ROW_HEAD);
-        bb_i8_row_head *h = (bb_i8_row_head *)row;
-        h->scale = s;
-        h->qsum = qsum;
+        bb_i8_row_finish(xr, i, k, s, _mm_cvtsi128_si32(s4), row);
     }
 }

@@ -30,10 +30,6 @@ void bb_quant_i8_rows_avx512(const float *x, int n, int k, void *dst)
             sum = _mm512_add_epi32(sum, qi);
             _mm512_mask_cvtepi32_storeu_epi8(q + i, lanes, qi);
         }
-        memset(q + k, 0, bb_i8_row_stride(k) - BB_I8_ROW_HEAD - (size_t)k);
-        memset(row, 0, BB_I8_ROW_HEAD);
-        bb_i8_row_head *h = (bb_i8_row_head *)row;
-        h->scale = s;
-        h->qsum = _mm512_reduce_add_epi32(sum);
+        bb_i8_row_finish(xr, k, k, s, _mm512_reduce_add_epi32(sum), row);
     }
 }

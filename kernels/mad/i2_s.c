@@ -93,7 +93,8 @@ const bb_kernel bb_kernel_i2_s = {
         {"amx", BB_ISA_AMX, bb_i2_s_matmul_amx, bb_quant_i8_rows_avx512},
 #endif
 #if defined(__aarch64__)
-        {"dotprod", BB_ISA_DOTPROD, bb_i2_s_matmul_dotprod, NULL},
+        {"neon", BB_ISA_NEON, bb_i2_s_matmul_neon, bb_quant_i8_rows_neon},
+        {"dotprod", BB_ISA_DOTPROD, bb_i2_s_matmul_dotprod, bb_quant_i8_rows_neon},
 #endif
     },
 };

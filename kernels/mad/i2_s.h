@@ -15,12 +15,14 @@
 #ifndef BB_I2_S_H
 #define BB_I2_S_H
 
+#include "../common/act_quant.h"
 #include "../kernel.h"
 
 #define BB_I2S_BLOCK 128
 
 void bb_i2_s_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_i2_s_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_i2_s_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_i2_s_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_i2_s_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
@@ -28,6 +30,35 @@ static inline float bb_i2_s_scale(const void *w, int m, int k)
 {
     const float *s = (const float *)((const uint8_t *)w + (size_t)m * k / 4);
     return *s;
+}
+
+/* Activation rows that share each decoded weight block in the AVX2 and Arm variants (prefill). */
+#define BB_I2S_NB 4
+
+/* One weight row (K/4 code bytes) against nb <= BB_I2S_NB activation rows q[0..nb):
+ * out[c] = sum_k c_k * q[c][k], the codes c = t + 1 as stored. */
+typedef void (*bb_i2_s_row_fn)(const uint8_t *row, const int8_t *const *q, int nb, int k, int32_t *out);
+
+/* The matmul around a row_dot: activation rows in groups of BB_I2S_NB, each weight row's code
+ * sums for the group, minus each activation row's qsum (sum (t + 1) q - sum q = sum t q, exact),
+ * dequantized as the reference does. */
+static inline void bb_i2_s_matmul_rows(bb_i2_s_row_fn row_dot, const void *w, const void *act, float *y, int m,
+                                       int k, int n, int m0, int m1)
+{
+    float ws = bb_i2_s_scale(w, m, k);
+    for (int c0 = 0; c0 < n; c0 += BB_I2S_NB) {
+        int nb = n - c0 < BB_I2S_NB ? n - c0 : BB_I2S_NB;
+        const int8_t *q[BB_I2S_NB];
+        for (int c = 0; c < nb; c++) q[c] = bb_i8_row_q(act, k, c0 + c);
+        for (int r = m0; r < m1; r++) {
+            int32_t sum[BB_I2S_NB];
+            row_dot((const uint8_t *)w + (size_t)r * k / 4, q, nb, k, sum);
+            for (int c = 0; c < nb; c++) {
+                const bb_i8_row_head *h = bb_i8_row(act, k, c0 + c);
+                y[(size_t)(c0 + c) * m + r] = bb_i8_dequant(sum[c] - h->qsum, h->scale, ws);
+            }
+        }
+    }
 }
 
 #endif

@@ -15,12 +15,10 @@ static inline int32_t hsum_epi32(__m256i v)
     return _mm_cvtsi128_si32(s);
 }
 
-#define NB_MAX 4
-
 static void row_dot(const uint8_t *row, const int8_t *const *q, int nb, int k, int32_t *out)
 {
     const __m256i mask = _mm256_set1_epi8(3), ones = _mm256_set1_epi16(1);
-    __m256i acc[NB_MAX], acc16[NB_MAX];
+    __m256i acc[BB_I2S_NB], acc16[BB_I2S_NB];
     for (int c = 0; c < nb; c++) acc[c] = acc16[c] = _mm256_setzero_si256();
     int nblk = k / BB_I2S_BLOCK;
     for (int b = 0; b < nblk; b++) {
@@ -50,18 +48,5 @@ static void row_dot(const uint8_t *row, const int8_t *const *q, int nb, int k, i
 
 void bb_i2_s_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    float ws = bb_i2_s_scale(w, m, k);
-    for (int c0 = 0; c0 < n; c0 += NB_MAX) {
-        int nb = n - c0 < NB_MAX ? n - c0 : NB_MAX;
-        const int8_t *q[NB_MAX];
-        for (int c = 0; c < nb; c++) q[c] = bb_i8_row_q(act, k, c0 + c);
-        for (int r = m0; r < m1; r++) {
-            int32_t sum[NB_MAX];
-            row_dot((const uint8_t *)w + (size_t)r * k / 4, q, nb, k, sum);
-            for (int c = 0; c < nb; c++) {
-                const bb_i8_row_head *h = bb_i8_row(act, k, c0 + c);
-                y[(size_t)(c0 + c) * m + r] = bb_i8_dequant(sum[c] - h->qsum, h->scale, ws);
-            }
-        }
-    }
+    bb_i2_s_matmul_rows(row_dot, w, act, y, m, k, n, m0, m1);
 }
