@@ -1,7 +1,8 @@
 /* The JSON sidecar of a run (run.json): what ran, where, with what, and how far it got.
  *
  *   schema_version, tool {name, version, git_commit}, build {compiler, c_flags, lua, hwloc, papi},
- *   command_line [argv...], experiment {name, description, file, sha256},
+ *   command_line [argv...], experiment {name, description, file, sha256}, shard {index, count,
+ *   group, settings, plan_sha256, ...} (shard.h; null unless --shard),
  *   status ("incomplete" | "complete"), status_reason, started_at, updated_at, ended_at,
  *   sessions (1 + the number of --resume runs), points {total, done, failed, flagged, skipped},
  *   machine {cpu_model, vendor, family, model, stepping, flags, virtualized, hypervisor, sockets,
