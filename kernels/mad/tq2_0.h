@@ -25,7 +25,8 @@
  * products summed in another order, so within float rounding of sum |w x| of the reference.
  * That removes the per-block horizontal sum, which costs as much as the dot product itself.
  * Its one-activation-row (GEMV) and multi-row (GEMM) paths round differently (tq2_0_avx512.c);
- * each gives a row the same bits whatever the split of M.
+ * each gives a row the same bits whatever the split of M.  The Arm variants, neon (SMLAL to int16)
+ * and dotprod (SDOT), give the reference's bits as avx2 does (ggml_k_neon.h).
  */
 #ifndef BB_TQ2_0_H
 #define BB_TQ2_0_H
@@ -36,6 +37,8 @@
 void bb_tq2_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq2_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq2_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_tq2_0_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_tq2_0_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 static inline size_t bb_tq2_0_row_bytes(int k) { return (size_t)(k / BB_QK_K) * sizeof(bb_block_tq2_0); }
 
