@@ -146,6 +146,7 @@ static void generate(bb_transformer *tf, bb_pool *pool, const bb_tokenizer *tok,
     }
     double t2 = bb_now();
     printf("\n");
+    fflush(stdout); /* the text's last line before the statistics, also when both go to one file */
     fprintf(stderr, "prompt %d tokens in %.3f ms (%.1f tok/s); generated %d tokens in %.3f ms (%.1f tok/s); kernel %s\n",
             np, (t1 - t0) * 1e3, np / (t1 - t0), n - np, (t2 - t1) * 1e3, (n - np) / (t2 - t1 > 0 ? t2 - t1 : 1e-9),
             a->opt.kernel);

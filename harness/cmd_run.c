@@ -72,6 +72,15 @@ static void print_plan(const bb_experiment *ex, const bb_plan *plan)
                p->threads, bb_cache_mode_name(p->cache), sh->model, sh->model[0] ? " " : "", sh->roles);
     }
     printf("%d points, %d skipped\n", plan->npoints, plan->nskipped);
+    if (!plan->ne2e) return;
+    printf("\n| e2e point | sweep | model | kernel | threads | prompt | gen |\n|---:|---|---|---|---:|---:|---:|\n");
+    for (int i = 0; i < plan->ne2e; i++) {
+        const bb_e2e_point *p = &plan->e2e[i];
+        const bb_sweep *sw = &ex->sweeps[p->sweep];
+        printf("| %d | %s | %s | %s@%s | %d | %d | %d |\n", p->index, sw->name, sw->models[p->model].name,
+               sw->kernels[p->kernel].kernel->name, sw->kernels[p->kernel].variant->isa, p->threads, p->prompt, p->gen);
+    }
+    printf("%d end-to-end points\n", plan->ne2e);
 }
 
 /* After the sweeps of a run that was not interrupted: the machine profile the file asks for

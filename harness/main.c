@@ -7,7 +7,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: bitbench COMMAND [options]\n"
+            "usage: bitbench COMMAND [options]   (bitbench --version: version, commit, compiler)\n"
             "commands:\n"
             "  run FILE.lua [--threads LIST] [--reps R] [--min-time S] [--out DIR] [--only KERNEL[,..]]\n"
             "               [--resume] [--shard i/n] [--quiet]\n"
@@ -39,6 +39,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
+        bb_version_print(stdout);
+        return 0;
+    }
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }

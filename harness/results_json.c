@@ -76,11 +76,23 @@ static void write_machine(bb_json *j, const bb_machine *m)
     bb_json_object_end(j);
 }
 
+void bb_version_print(FILE *f)
+{
+    fprintf(f, "bitbench %s (commit %s)\ncompiler: %s\nC flags: %s\nLua: %s\nresults database: %s\n", BB_VERSION,
+            BB_GIT_COMMIT, BB_COMPILER, BB_C_FLAGS, LUA_RELEASE,
+#ifdef BB_HAVE_SQLITE
+            "SQLite"
+#else
+            "none (built without SQLite)"
+#endif
+    );
+}
+
 static void write_build(bb_json *j, const bb_machine *m)
 {
     bb_json_object_begin(j, "tool");
     bb_json_string(j, "name", "bitbench");
-    bb_json_string(j, "version", "0.1");
+    bb_json_string(j, "version", BB_VERSION);
     bb_json_string(j, "git_commit", BB_GIT_COMMIT);
     bb_json_object_end(j);
     bb_json_object_begin(j, "build");

@@ -18,6 +18,7 @@
 #define BB_RESULTS_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "experiment.h"
 #include "json.h"
@@ -72,6 +73,11 @@ void bb_json_write_provenance(bb_json *j, const bb_machine *m);
  * table", "wq": "TQ2_0 used as stored by tq2_0", ...}.  Used by run.json and bitbench
  * perplexity's sidecar. */
 void bb_json_write_conversions(bb_json *j, const char *key, const char *lines);
+
+#define BB_VERSION "0.1"
+
+/* `bitbench --version`: the version, build commit, compiler, C flags, Lua and database support. */
+void bb_version_print(FILE *f);
 
 /* Now as ISO 8601 UTC: "2026-11-21T20:30:00Z". */
 void bb_iso_time(char buf[32]);
