@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "results_json.h"
 
 static void usage(FILE *f)
 {
