@@ -8,7 +8,8 @@
  *   - cb2's reconstruction error is below q2_k's on the same Gaussian matrices at similar bits per
  *     weight (seed 003 Table 4); without q2_k in the registry, below a plain 2-bit uniform
  *     quantizer of 2.5 bits per weight, with a note;
- *   - an IQ4_NL block hand-built from the format description packs to the expected bytes.
+ *   - an IQ4_NL block hand-built from the format description packs to the expected bytes;
+ *   - iq4_nl's Arm variants give the reference's bits (they keep its float order).
  * `test_codebook --emit-default` prints the default cb2 table as C (see cb2_default.c). */
 #include <math.h>
 #include <stdlib.h>
@@ -370,6 +371,37 @@ static void test_iq4_nl_block(void)
     }
 }
 
+/* iq4_nl's Arm variants (iq4_nl_arm.h) keep the reference's float order, unlike the x86 ones
+ * (float_accumulation, which test_conformance allows): they must give its bits.  Uneven M, N = 5
+ * (a group of 4 activation columns and 1), Gaussian and +-max activations (q = +-127). */
+static void test_iq4_nl_arm_exact(void)
+{
+    const int m = 7, k = 320, n = 5;
+    const bb_kernel *kern = bb_kernel_by_name("iq4_nl");
+    float *w = malloc(sizeof(float) * m * k), *x = malloc(sizeof(float) * n * k);
+    float *yref = malloc(sizeof(float) * n * m), *y = malloc(sizeof(float) * n * m);
+    void *packed = malloc(kern->packed_size(m, k)), *act = malloc(kern->act_size(n, k));
+    if (!w || !x || !yref || !y || !packed || !act) { CHECK(0, "oom"); return; }
+    bb_rng r;
+    bb_rng_seed(&r, 17);
+    bb_fill_gauss(&r, w, (size_t)m * k, 1.0f);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    for (int i = 2 * k; i < 3 * k; i++) x[i] = i % 3 ? 1.0f : -1.0f;
+    bb_weights bw = {.m = m, .k = k, .f32 = w};
+    char err[256];
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "pack: %s", err);
+    kern->prepare(x, n, k, act);
+    kern->variants[0].matmul(packed, act, yref, m, k, n, 0, m);
+    for (int v = 1; v < bb_variant_count(kern); v++) {
+        const bb_variant *var = &kern->variants[v];
+        if (strcmp(var->isa, "neon") != 0 && strcmp(var->isa, "dotprod") != 0) continue;
+        if (!bb_variant_usable(var)) continue;
+        var->matmul(packed, act, y, m, k, n, 0, m);
+        CHECK(memcmp(y, yref, sizeof(float) * n * m) == 0, "iq4_nl@%s differs from the reference's bits", var->isa);
+    }
+    free(w); free(x); free(yref); free(y); free(packed); free(act);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--emit-default") == 0) return emit_default();
@@ -386,5 +418,6 @@ int main(int argc, char **argv)
     test_extremes();
     test_cb2_vs_q2_k();
     test_iq4_nl_block();
+    test_iq4_nl_arm_exact();
     return check_summary("codebook");
 }
