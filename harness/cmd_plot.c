@@ -182,8 +182,6 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 typedef void (*series_fn)(const bb_csv_table *t, int r, const void *arg, char *name, size_t len);
 typedef int (*values_fn)(const bb_csv_table *t, int r, const void *arg, double *y1, double *y2);
 
-static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn series, values_fn values,
-                               const void *arg, int *flagged)
 /* A point's error bar and whether it was flagged (spread_flag or busy): a kernel point's
  * interquartile range of the calls (value * t_median / t_q3 .. value * t_median / t_q1 for a
  * rate), an end-to-end point's slowest and fastest repetition (tg_tps_min .. tg_tps_max: a few
@@ -201,6 +199,8 @@ static void bar_of(const bb_csv_table *t, int r, double y, double *lo, double *h
 
 /* Blocks of "threads y1 y2 y1_low y1_high y2_low y2_high flagged", one per series; *flagged counts
  * the flagged points. */
+static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn series, values_fn values,
+                               const void *arg, int *flagged)
 {
     keys ks = {0};
     char name[240];
@@ -311,16 +311,16 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
 {
     int cmod = bb_csv_col(e, "model"), ck = bb_csv_col(e, "kernel"), ct = bb_csv_col(e, "threads"), ctg = bb_csv_col(e, "tg_tps"),
         cpp = bb_csv_col(e, "pp_tps");
-    if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
-    keys models = {0}, kern = {0};
     /* the error bars: slowest and fastest repetition (NaN in files without those columns) */
     int cbar[4] = {bb_csv_col(e, "tg_tps_min"), bb_csv_col(e, "tg_tps_max"), bb_csv_col(e, "pp_tps_min"),
                    bb_csv_col(e, "pp_tps_max")};
+    if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
+    keys models = {0}, kern = {0};
     static double tg[PL_MAX_KEYS][PL_MAX_KEYS][3], pp[PL_MAX_KEYS][PL_MAX_KEYS][3], tt[PL_MAX_KEYS][PL_MAX_KEYS];
     memset(tt, 0, sizeof tt);
+    int has_pp = 0;
     for (int r = 0; r < e->nrows; r++) {
         int mi = key_index(&models, bb_csv_cell(e, r, cmod), 1), ki = key_index(&kern, bb_csv_cell(e, r, ck), 1);
-    int has_pp = 0;
         if (mi < 0 || ki < 0) continue;
         double th = bb_csv_cell_num(e, r, ct);
         if (th < tt[mi][ki]) continue;
@@ -331,11 +331,11 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
         memcpy(pp[mi][ki], v + 3, sizeof pp[mi][ki]);
     }
     if (!models.n) return 1;
-    char ptg[128], ppp[128];
-    snprintf(ptg, sizeof ptg, "%s/tg.dat", c->tmp);
     /* a prefill that was not measured is an empty cell (older files: 0): no panel for it */
     for (int m = 0; m < models.n; m++)
         for (int k = 0; k < kern.n; k++) has_pp |= tt[m][k] > 0 && pp[m][k][0] > 0;
+    char ptg[128], ppp[128];
+    snprintf(ptg, sizeof ptg, "%s/tg.dat", c->tmp);
     snprintf(ppp, sizeof ppp, "%s/pp.dat", c->tmp);
     for (int which = 0; which < 2; which++) {
         FILE *f = fopen(which ? ppp : ptg, "w");
