@@ -35,6 +35,9 @@
  *   avx512   AVX-512BW does shuffle + AND + compare in the mask unit: kmovq loads 64 bits of two
  *            tiles straight into a mask register (bit i -> byte i), vpblendmb selects 0 / 2,
  *            vpdpbusd: 2 zmm ops (+1 mask load) per 512-bit output = 1 op per 256-bit output
+ *   dotprod  (Arm, up_i1_dotprod.c) per 128-bit output (4 rows x 4 k): TBL + CMTST (AND and
+ *            compare in one) + SDOT of the mask, no blend = 3, plus one MVN and one activation DUP
+ *            per 8 outputs
  * Bytes read per 256-bit output: B = 4 (as in the paper's model).
  */
 #ifndef BB_UP_I1_H
@@ -48,5 +51,6 @@
 void bb_up_i1_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_up_i1_matmul_avxvnni(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_up_i1_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_up_i1_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

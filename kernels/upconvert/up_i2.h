@@ -44,6 +44,8 @@
  *            4 vpdpbusd per load, plus 1 vpermd joining the two groups' activation dwords, shared
  *            by the two blocks a GEMV streams at once: (11 + 0.5) / 8 = 1.44 zmm ops (each 512-bit
  *            op does the work of two 256-bit ones, but 512-bit ops have fewer issue ports)
+ *   dotprod  (Arm, up_i2_dotprod.c) per 128-bit output (4 rows x 4 k): (2 AND + 2 USHR + 8 TBL +
+ *            8 SDOT) / 8 = 2.5 NEON ops, plus one activation DUP per 8 outputs
  * Bytes read per 256-bit output: B = 8 (as in the paper's model, eq. 3).
  */
 #ifndef BB_UP_I2_H
@@ -58,5 +60,6 @@ void bb_up_i2_matmul_avx2(const void *w, const void *act, float *y, int m, int k
 void bb_up_i2_matmul_avxvnni(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_up_i2_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_up_i2_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_up_i2_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif
