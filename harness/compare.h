@@ -51,4 +51,8 @@ void bb_comparison_free(bb_comparison *c);
 void bb_compare_markdown(FILE *f, const bb_comparison *c);
 void bb_compare_csv(FILE *f, const bb_comparison *c);
 
+/* bitbench.compare(a, b [, threshold]) in Lua (lua_compare.c). */
+struct lua_State;
+int bb_lua_compare(struct lua_State *L);
+
 #endif

@@ -12,12 +12,14 @@
  *   machine           this machine: cpu_model, cores, pus, numa_nodes, l1d, l2, l3, mem_total
  *   size              the size the run asked for (--smoke, --full: "smoke", "default", "full")
  *   range(a, b[, s])  {a, a+s, ..., b}
+ *   compare(a, b[, threshold])  two runs point by point with 95 % intervals (compare.h, lua_compare.c)
  */
 #include <lauxlib.h>
 #include <lua.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "compare.h"
 #include "lua_load.h"
 #include "models/model_config.h"
 #include "models/model_load.h"
@@ -242,7 +244,8 @@ void load_open_bitbench(lua_State *L, load_ctx *c)
     static const luaL_Reg fns[] = {{"experiment", l_experiment}, {"sweep", l_sweep},   {"kernels", l_kernels},
                                    {"kernel", l_kernel},         {"usable", l_usable}, {"models", l_models},
                                    {"model", l_model},           {"peer_available", bb_lua_peer_available},
-                                   {"range", l_range},           {NULL, NULL}};
+                                   {"range", l_range},           {"compare", bb_lua_compare},
+                                   {NULL, NULL}};
     lua_newtable(L);
     lua_pushlightuserdata(L, c);
     luaL_setfuncs(L, fns, 1);

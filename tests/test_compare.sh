@@ -85,5 +85,29 @@ if [ -z "$nodb" ]; then
     check 'grep -q "schema version 99" "$T/newer.err" 2>/dev/null || [ ! -f "$T/newer.sqlite" ]' "newer: $(cat "$T/newer.err" 2>&1)"
 fi
 
+# Lua: bitbench.compare in an experiment file, report.compare in a report module (via the binary)
+cat > "$T/lua.lua" <<LUA
+local c = assert(bitbench.compare("$A", "$B", 0.05))
+local slower = {}
+for _, r in ipairs(c.rows) do if r.change == "slower" then slower[#slower + 1] = r.kernel end end
+print("lua: " .. #c.rows .. " rows, " .. c.regressions .. " regression: " .. table.concat(slower, ","))
+local none, why = bitbench.compare("$A", "$T/nowhere")
+print("lua: " .. tostring(none) .. " " .. why)
+bitbench.experiment { name = "l", sweeps = { bitbench.sweep { kernels = { "i2_s" }, shapes = { { 128, 256 } } } } }
+LUA
+"$BB" run --dry-run "$T/lua.lua" >"$T/lua.out" 2>&1
+check 'grep -q "^lua: 2 rows, 1 regression: q8_0$" "$T/lua.out" && grep -q "^lua: nil .*neither a run directory" "$T/lua.out"' \
+    "bitbench.compare: $(cat "$T/lua.out")"
+lib="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/scripts/lib"
+if command -v lua5.4 >/dev/null 2>&1 && [ -f "$lib/report.lua" ]; then
+    cat > "$T/report.lua" <<LUA
+package.path = "$lib/?.lua;" .. package.path
+local c = assert(require("report").compare("$A", "$B", 0.05))
+for _, r in ipairs(c.rows) do print(r.kernel, r.change, r.significant, type(r.ratio)) end
+LUA
+    BITBENCH_BIN="$BB" lua5.4 "$T/report.lua" >"$T/report.out" 2>&1
+    check 'grep -q "^q8_0	slower	true	number$" "$T/report.out" && grep -q "^i2_s	" "$T/report.out"' "report.compare: $(cat "$T/report.out")"
+fi
+
 echo "test_compare: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

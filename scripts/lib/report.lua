@@ -47,6 +47,42 @@ function M.read_csv(path)
   return rows
 end
 
+-- bitbench.compare's table for report modules, which run under plain lua5.4 and so reach it
+-- through the program: `bitbench compare A B --csv` ($BITBENCH_BIN, else bitbench on the PATH),
+-- A and B run directories or FILE.sqlite:RUN / FILE.sqlite:COMMIT, threshold a fraction (0.05).
+-- Returns {rows = {{key, kind, kernel, ..., ratio, ci_lo, ci_hi, significant, change}, ...},
+-- regressions, improvements} with numbers as numbers, or nil and bitbench's message.
+function M.compare(a, b, threshold)
+  local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+  local cmd = q(os.getenv("BITBENCH_BIN") or "bitbench") .. " compare " .. q(a) .. " " .. q(b) .. " --csv" ..
+    (threshold and (" --threshold " .. string.format("%.6g", threshold)) or "")
+  local errfile = os.tmpname()
+  local p = io.popen(cmd .. " 2>" .. q(errfile), "r")
+  local text = p:read("a")
+  p:close()
+  local ef = io.open(errfile, "r")
+  local errtext = ef and ef:read("a") or ""
+  if ef then ef:close() end
+  os.remove(errfile)
+  if not text:match("^key,") then return nil, (errtext:gsub("%s+$", "")) end
+  local lines, header, out = {}, nil, {rows = {}, regressions = 0, improvements = 0}
+  for line in text:gmatch("[^\n]+") do lines[#lines + 1] = line end
+  header = split_csv(lines[1])
+  for i = 2, #lines do
+    local v = split_csv(lines[i])
+    if #v == #header then
+      local r = {}
+      for j, name in ipairs(header) do r[name] = tonumber(v[j]) or v[j] end
+      r.significant = r.significant == 1
+      if r.ci_lo == "" then r.ci_lo, r.ci_hi = nil, nil end
+      out.regressions = out.regressions + (r.change == "slower" and 1 or 0)
+      out.improvements = out.improvements + (r.change == "faster" and 1 or 0)
+      out.rows[#out.rows + 1] = r
+    end
+  end
+  return out
+end
+
 -- The rows of the CSV file a report script is given as its first argument; on a missing argument
 -- or an unreadable file, the usage line or the reason on stderr and exit (2 or 1).
 function M.rows_of_arg(script, usage)
