@@ -302,7 +302,7 @@ static int apply_shard(run_args *a, const bb_experiment *ex, bb_plan *plan)
         return -1;
     }
     if (a->dry) {
-        printf("shard %d/%d%s%s: %d of %d points and %d of %d end-to-end points, estimated %.3g s of %.3g s; plan "
+        printf("shard %d/%d%s%s: %d of %d points and %d of %d end-to-end points, estimated %.1f s of %.1f s; plan "
                "sha256 %s\n", s->index, s->count, s->group[0] ? " of group " : "", s->group, s->npoints,
                s->plan_points, s->ne2e, s->plan_e2e, s->estimate_s, s->plan_estimate_s, s->plan_sha256);
     }
