@@ -85,6 +85,30 @@ if [ -z "$nodb" ]; then
     check 'grep -q "schema version 99" "$T/newer.err" 2>/dev/null || [ ! -f "$T/newer.sqlite" ]' "newer: $(cat "$T/newer.err" 2>&1)"
 fi
 
+# end-to-end points: prefill and generation compared apart, per token; e2e files round-trip
+mkdir -p "$T/models"
+cat > "$T/models/tiny.lua" <<'LUA'
+return { name = "tiny", style = "bitnet", dim = 128, ffn_dim = 256, n_layers = 2, n_heads = 4,
+         n_kv_heads = 4, vocab_size = 256, ffn_act = "relu2", tied_embedding = true, source = "test" }
+LUA
+cat > "$T/e.lua" <<'LUA'
+bitbench.experiment { name = "cmpe", out = os.getenv("OUT"), sweeps = {
+  bitbench.sweep { models = { "tiny" }, kernels = { "i2_s" }, threads = { 1 }, prompt = { 8 }, gen = { 4 }, reps = 3 } } }
+LUA
+BITBENCH_MODELS="$T/models" OUT="$T/e" "$BB" run --quiet "$T/e.lua" >/dev/null 2>"$T/e.err" || echo "e2e run: $(cat "$T/e.err")"
+E=$(ls -d "$T"/e/cmpe-*)
+"$BB" compare "$E" "$E" --csv >"$T/e.csv" 2>&1; rc=$?
+check '[ "$rc" -eq 0 ] && [ "$(cut -d, -f2 "$T/e.csv" | sed 1d | tr "\n" " ")" = "pp tg " ] && [ -z "$(awk -F, "NR > 1 && (\$19 != 0 || \$17 != 3)" "$T/e.csv")" ]' \
+    "e2e self-compare: rc=$rc $(cat "$T/e.csv")"
+if [ -z "$nodb" ]; then
+    "$BB" db import --db "$T/e.sqlite" "$E" >/dev/null 2>&1
+    ide=$(sed -n 's/.*"run_id": "\([^"]*\)".*/\1/p' "$E/run.json")
+    "$BB" db export --db "$T/e.sqlite" "$ide" "$T/eexp" 2>/dev/null
+    for f in e2e.csv e2e_samples.csv run.json; do
+        check 'cmp -s "$E/$f" "$T/eexp/$f"' "db round trip of $f: $(diff "$E/$f" "$T/eexp/$f" 2>&1 | head -4)"
+    done
+fi
+
 # Lua: bitbench.compare in an experiment file, report.compare in a report module (via the binary)
 cat > "$T/lua.lua" <<LUA
 local c = assert(bitbench.compare("$A", "$B", 0.05))
