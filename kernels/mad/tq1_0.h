@@ -18,8 +18,9 @@
  * Exact semantics (ggml_vec_dot_tq1_0_q8_K, scalar form):
  *     isum_b = sum_i (c_i - 1) * q_i                      (exact int32)
  *     y = 0; for b in block order: y += (float)isum_b * (a_b.d * fp16(w_b.d))    (float)
- * Both SIMD variants give these bits: they compute sum c*q exactly (u8 x s8 products), subtract
- * the block's sum of q, and fold the per-block products in block order (ggml_k.h).  The trit
+ * The SIMD variants (avx2, avx512, dotprod) give these bits: they compute sum c*q exactly (u8 x s8
+ * products; SDOT of -c on Arm), subtract the block's sum of q, and fold the per-block products in
+ * block order (ggml_k.h).  The trit
  * extraction c = [b' >= 86] + [b' >= 171] (b' = b * 3^n mod 256) is the same function as
  * (b' * 3) >> 8 on all 256 bytes.
  */
@@ -31,6 +32,7 @@
 
 void bb_tq1_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq1_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_tq1_0_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 static inline size_t bb_tq1_0_row_bytes(int k) { return (size_t)(k / BB_QK_K) * sizeof(bb_block_tq1_0); }
 
