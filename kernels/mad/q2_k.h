@@ -33,6 +33,7 @@
 
 void bb_q2_k_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q2_k_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_q2_k_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 static inline size_t bb_q2_k_row_bytes(int k) { return (size_t)(k / BB_QK_K) * sizeof(bb_block_q2_K); }
 
