@@ -24,7 +24,9 @@
  * They compute identical lane partials and float operations, so they agree bit for bit.  The fp16
  * d_w of 4 blocks are converted together (one vcvtph2ps) and multiplied by the 4 d_a with one
  * vmulps per activation row; up to 4 activation rows share each decoded block; the weight
- * stream is prefetched 4 KiB ahead.
+ * stream is prefetched 4 KiB ahead.  The Arm variant, dotprod (SDOT, qx_0_dotprod.c), gives the
+ * reference's bits instead: four weight rows side by side, one per float lane, each lane running
+ * the reference's float sequence.
  */
 #ifndef BB_Q4_0_H
 #define BB_Q4_0_H

@@ -53,5 +53,8 @@ const bb_kernel bb_kernel_q8_0 = {
         {"avx512", BB_ISA_AVX512, bb_q8_0_matmul_avx512, bb_qx_prepare_avx512},
         {"amx", BB_ISA_AMX, bb_q8_0_matmul_amx, bb_qx_prepare_avx512},
 #endif
+#if defined(__aarch64__)
+        {"dotprod", BB_ISA_DOTPROD, bb_q8_0_matmul_dotprod, NULL},
+#endif
     },
 };

@@ -103,6 +103,9 @@ void bb_q8_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k,
 void bb_q8_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q4_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q4_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+/* Arm SDOT, the reference's bits (qx_0_dotprod.c) */
+void bb_q8_0_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_q4_0_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q4_0x8_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q4_0x8_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 /* AMX tiles (qx_0_amx.c, common/amx.h) */
