@@ -49,5 +49,9 @@ const bb_kernel bb_kernel_bf16 = {
         {"avx512bf16", BB_ISA_AVX512BF16, bb_bf16_matmul_avx512bf16, bb_bf16_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_bf16_matmul_avx512, bb_bf16_prepare_avx2},
 #endif
+#if defined(__aarch64__)
+        {"neon", BB_ISA_NEON, bb_bf16_matmul_neon, bb_bf16_prepare_neon},
+        {"bf16", BB_ISA_BF16, bb_bf16_matmul_bf16, bb_bf16_prepare_neon},
+#endif
     },
 };

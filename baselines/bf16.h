@@ -15,6 +15,9 @@
  * (<< 16) and odd element (& 0xffff0000) and FMA both into 8 / 16 lane partial sums;
  * avx512bf16 uses vdpbf16ps, which adds the odd then the even product of each pair to the lane
  * and treats denormal inputs and results as zero (below 2^-126, far under the error bound).
+ * On aarch64 "neon" widens by SHL/AND and FMLAs (bf16_neon.c) and "bf16" uses BFDOT where the
+ * core has FEAT_BF16 (bf16_bf16.c: pair sum and accumulation rounded to odd, denormals flushed);
+ * BFDOT is listed last (the default): one instruction where NEON needs four.
  *
  * Variant order (the last usable one is the default): on this Emerald Rapids vdpbf16ps zmm
  * issues once per 2 cycles (16 bf16 MACs/cycle, against 32 float MACs/cycle for two FMAs), so the
@@ -31,5 +34,9 @@ void bb_bf16_prepare_avx2(const float *x, int n, int k, void *act);
 void bb_bf16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_bf16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_bf16_matmul_avx512bf16(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+
+void bb_bf16_prepare_neon(const float *x, int n, int k, void *act);
+void bb_bf16_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_bf16_matmul_bf16(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

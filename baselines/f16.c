@@ -47,5 +47,8 @@ const bb_kernel bb_kernel_f16 = {
         {"avx2", BB_ISA_AVX2, bb_f16_matmul_avx2, bb_f16_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_f16_matmul_avx512, bb_f16_prepare_avx2},
 #endif
+#if defined(__aarch64__)
+        {"neon", BB_ISA_NEON, bb_f16_matmul_neon, bb_f16_prepare_neon},
+#endif
     },
 };

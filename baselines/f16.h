@@ -14,8 +14,9 @@
  * Exact semantics (scalar reference): y[n][m] = s after s = 0; s += w * x for k = 0 .. K-1 with
  * w, x the binary16 values as float; each product is exact in float (11 x 11 significand bits),
  * each sum rounded to float.  AVX2 (vcvtph2ps + FMA, 4 rows x 2) and AVX-512 (vcvtph2ps zmm +
- * FMA, 4 rows x 4) keep 8 / 16 lane partial sums per output (float_accumulation); since the
- * products are exact, the FMA changes nothing but the order of the sums.  Any K, any M. */
+ * FMA, 4 rows x 4) keep 8 / 16 lane partial sums per output (float_accumulation), as NEON does
+ * (FCVTL + FMLA, 4 rows x 4, 4 lanes; f16_neon.c); since the products are exact, the FMA changes
+ * nothing but the order of the sums.  Any K, any M. */
 #ifndef BB_F16_H
 #define BB_F16_H
 
@@ -25,5 +26,8 @@ void bb_f16_prepare_avx2(const float *x, int n, int k, void *act);
 
 void bb_f16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_f16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+
+void bb_f16_prepare_neon(const float *x, int n, int k, void *act);
+void bb_f16_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

@@ -140,6 +140,7 @@ static inline __attribute__((always_inline)) bb_flv bb_flv_load(const uint8_t *p
     switch (type) {
     case BB_FL_F32: return vld1q_f32((const float *)p + i);
     case BB_FL_F16: return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p + i)));
+    case BB_FL_BF16DP: return vreinterpretq_f32_u16(vld1q_u16((const uint16_t *)p + i)); /* pairs kept for BFDOT */
     default: {
         uint32x4_t v = vreinterpretq_u32_u16(vld1q_u16((const uint16_t *)p + i));
         return vreinterpretq_f32_u32(part ? vandq_u32(v, vdupq_n_u32(0xffff0000u)) : vshlq_n_u32(v, 16));
@@ -155,9 +156,15 @@ static inline __attribute__((always_inline)) bb_flv bb_flv_load_tail(const uint8
     return bb_flv_load(buf, 0, part, type);
 }
 
-/* One fused multiply-add (FMLA), as the x86 variants' FMA. */
+/* One fused multiply-add (FMLA), as the x86 variants' FMA; or, for BB_FL_BF16DP in a file built
+ * with +bf16, one BFDOT: each float lane gets w[2j]*x[2j] + w[2j+1]*x[2j+1] added (FEAT_BF16's
+ * BFDotAdd: the pair's sum, then the accumulation, each rounded to odd with denormals flushed;
+ * an error of at most one float ulp per pair, within the float_accumulation bound). */
 static inline __attribute__((always_inline)) bb_flv bb_flv_madd(bb_flv w, bb_flv x, bb_flv acc, int mode)
 {
+#if defined(__ARM_FEATURE_BF16_VECTOR_ARITHMETIC)
+    if (mode == BB_FL_BF16DP) return vbfdotq_f32(acc, vreinterpretq_bf16_f32(w), vreinterpretq_bf16_f32(x));
+#endif
     (void)mode;
     return vfmaq_f32(acc, w, x);
 }
