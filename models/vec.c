@@ -118,6 +118,9 @@ int bb_vec_available(const bb_vec_ops **out, int max)
 #if defined(__x86_64__)
         &bb_vec_avx2, &bb_vec_avx512,
 #endif
+#if defined(__aarch64__)
+        &bb_vec_neon,
+#endif
     };
     uint64_t f = bb_cpu_features();
     int n = 0;

@@ -2,8 +2,9 @@
  * softmax, weighted V sum) over an f32 or f16 KV cache, the gated FFN activations and residual
  * adds.  One table of functions per ISA: a scalar one (models/vec.c, the engine's reference
  * arithmetic, llama2.c's run.c loops), and AVX2 / AVX-512 ones (models/vec_avx2.c,
- * models/vec_avx512.c, compiled for kernels/cpu.h's BB_ISA_AVX2 / BB_ISA_AVX512), picked once at
- * run time from CPUID like the kernels' variants.  The SIMD tables sum in a different order and
+ * models/vec_avx512.c, compiled for kernels/cpu.h's BB_ISA_AVX2 / BB_ISA_AVX512) on x86-64 or a
+ * NEON one (models/vec_neon.c, BB_ISA_NEON) on aarch64, picked once at run time from CPUID / HWCAP
+ * like the kernels' variants.  The SIMD tables sum in a different order and
  * use a polynomial exp (Cephes expf, about 1 ulp), so their results differ from the scalar ones by
  * float rounding only; every table is deterministic, and a row's result does not depend on how
  * many rows are processed or on which thread. */
@@ -14,7 +15,7 @@
 #include <stdint.h>
 
 typedef struct {
-    const char *name; /* "scalar", "avx2", "avx512" */
+    const char *name; /* "scalar", "avx2", "avx512", "neon" */
     uint64_t requires; /* kernels/cpu.h feature mask */
     /* sum of x[i]^2 */
     float (*sum_squares)(const float *x, int n);
@@ -39,7 +40,7 @@ typedef struct {
     void (*wsum_f16)(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n);
 } bb_vec_ops;
 
-extern const bb_vec_ops bb_vec_scalar, bb_vec_avx2, bb_vec_avx512;
+extern const bb_vec_ops bb_vec_scalar, bb_vec_avx2, bb_vec_avx512, bb_vec_neon;
 
 /* The widest table this CPU runs (bb_cpu_features(), so BITBENCH_CPU_MASK narrows it). */
 const bb_vec_ops *bb_vec_best(void);

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "kernels/common/fp16.h"
+#include "kernels/cpu.h"
 #include "models/vec.h"
 #include "support/rng.h"
 
@@ -173,6 +174,20 @@ int main(void)
     int n = bb_vec_available(av, 3);
     CHECK(n >= 1 && av[0] == &bb_vec_scalar, "the scalar table must always be available");
     CHECK(bb_vec_best() == av[n - 1], "bb_vec_best is not the widest available table");
+    /* the SIMD table of this architecture must be among those checked whenever the CPU (and
+     * BITBENCH_CPU_MASK) allows it: a table left out of bb_vec_available is never tested */
+    uint64_t f = bb_cpu_features();
+#if defined(__aarch64__)
+    const char *simd = "neon";
+    uint64_t need = BB_ISA_NEON;
+#else
+    const char *simd = "avx2";
+    uint64_t need = BB_ISA_AVX2;
+#endif
+    int listed = 0;
+    for (int i = 0; i < n; i++) listed |= !strcmp(av[i]->name, simd);
+    CHECK(listed == ((f & need) == need), "the %s table is %s, but the CPU %s it", simd, listed ? "listed" : "not listed",
+          (f & need) == need ? "has" : "lacks");
     for (int i = 0; i < n; i++) {
         bb_rng r;
         bb_rng_seed(&r, 99);
