@@ -57,8 +57,10 @@ static void profile_from_json(const bb_jv *root, profile *pr)
     for (int i = 0; peaks && peaks->type == BB_JV_ARR && i < peaks->n; i++) {
         const char *name = bb_jv_str(&peaks->items[i], "instruction");
         double g = bb_jv_num(&peaks->items[i], "gops_all_derived");
-        if (name && !isnan(g) && !strcmp(name, "vpdpbusd")) pr->peak_i8 = g;
-        if (name && !isnan(g) && !strcmp(name, "fma_fp32")) pr->peak_f32 = g;
+        /* int8 and f32 ceilings: x86-64's and aarch64's names (roofline.c), the fastest of them */
+        if (name && !isnan(g) && (!strcmp(name, "vpdpbusd") || !strcmp(name, "sdot") || !strcmp(name, "smmla")))
+            pr->peak_i8 = fmax(pr->peak_i8, g);
+        if (name && !isnan(g) && (!strcmp(name, "fma_fp32") || !strcmp(name, "fmla_fp32"))) pr->peak_f32 = g;
     }
     for (int i = 0; gamma && gamma->type == BB_JV_ARR && i < gamma->n && pr->ngamma < 128; i++) {
         const bb_jv *e = &gamma->items[i];

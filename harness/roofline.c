@@ -8,19 +8,12 @@
 
 #include "gemm_bench.h"
 #include "json.h"
+#include "kernels/cpu.h"
 #include "kernels/kernel.h"
 #include "support/memory.h"
 #include "support/pool.h"
 #include "support/rng.h"
 #include "support/timer.h"
-
-/* The instruction peaks are x86 instructions (roofline_simd.c); a build for another architecture
- * names them and reports them unavailable ("CPU lacks avx512f"). */
-#if defined(__x86_64__)
-#define X86_PEAK(fn) fn
-#else
-#define X86_PEAK(fn) NULL
-#endif
 
 const char *const bb_roof_level_names[BB_ROOF_LEVELS] = {"L1", "L2", "L3", "DRAM"};
 
@@ -290,8 +283,8 @@ static int measure_read(bb_roofline *r, const bb_machine *mach, int maxthreads, 
     return 0;
 }
 
-/* Does this CPU have x86 feature ft?  __builtin_cpu_supports needs a literal: compare the known
- * names. */
+/* Does this CPU have feature ft (x86: __builtin_cpu_supports, which needs a literal, so the
+ * known names are compared; aarch64: the HWCAP bits of kernels/cpu.c)? */
 static bool cpu_has(const char *ft)
 {
 #if defined(__x86_64__)
@@ -302,8 +295,14 @@ static bool cpu_has(const char *ft)
            : !strcmp(ft, "avx512bf16") ? __builtin_cpu_supports("avx512bf16")
                                        : false;
 #else
-    (void)ft;
-    return false; /* x86 features: no other architecture has them */
+    uint64_t f = bb_cpu_features();
+    uint64_t bit = !strcmp(ft, "neon")      ? BB_CPU_NEON
+                   : !strcmp(ft, "dotprod") ? BB_CPU_DOTPROD
+                   : !strcmp(ft, "i8mm")    ? BB_CPU_I8MM
+                   : !strcmp(ft, "fp16")    ? BB_CPU_FP16
+                   : !strcmp(ft, "bf16")    ? BB_CPU_BF16
+                                            : 0;
+    return bit && (f & bit);
 #endif
 }
 
@@ -315,13 +314,24 @@ static void measure_peaks(bb_roofline *r, bb_pool *p1, bb_pool *pt, bool quick, 
         long (*fn)(long);
         double ops;
     } peaks[BB_ROOF_NPEAK] = {
+#if defined(__x86_64__)
         /* ops per instruction: 64 u8 x s8 products summed in 16 int32 lanes = 64 multiply-adds */
-        {"vpdpbusd", {"avx512f", "avx512bw", "avx512vnni"}, X86_PEAK(bb_roof_vpdpbusd), 128},
-        {"vpmaddubsw", {"avx512f", "avx512bw", NULL}, X86_PEAK(bb_roof_vpmaddubsw), 96}, /* 64 mul + 32 add */
-        {"vpshufb", {"avx512f", "avx512bw", NULL}, X86_PEAK(bb_roof_vpshufb), 64},       /* 64 byte lookups */
-        {"vpermb", {"avx512f", "avx512bw", "avx512vbmi"}, X86_PEAK(bb_roof_vpermb), 64},
-        {"fma_fp32", {"avx512f", NULL, NULL}, X86_PEAK(bb_roof_fma), 32},                /* 16 lanes x 2 */
-        {"vdpbf16ps", {"avx512f", "avx512bw", "avx512bf16"}, X86_PEAK(bb_roof_bf16dot), 64}, /* 32 bf16 MACs */
+        {"vpdpbusd", {"avx512f", "avx512bw", "avx512vnni"}, bb_roof_vpdpbusd, 128},
+        {"vpmaddubsw", {"avx512f", "avx512bw", NULL}, bb_roof_vpmaddubsw, 96}, /* 64 mul + 32 add */
+        {"vpshufb", {"avx512f", "avx512bw", NULL}, bb_roof_vpshufb, 64},       /* 64 byte lookups */
+        {"vpermb", {"avx512f", "avx512bw", "avx512vbmi"}, bb_roof_vpermb, 64},
+        {"fma_fp32", {"avx512f", NULL, NULL}, bb_roof_fma, 32},                /* 16 lanes x 2 */
+        {"vdpbf16ps", {"avx512f", "avx512bw", "avx512bf16"}, bb_roof_bf16dot, 64}, /* 32 bf16 MACs */
+#else
+        /* 128-bit NEON: SDOT 16 s8 x s8 products in 4 int32 lanes = 16 multiply-adds; SMMLA a
+         * 2x8 by 8x2 int8 product into 2x2 int32 = 32 */
+        {"sdot", {"neon", "dotprod", NULL}, bb_roof_sdot, 32},
+        {"smmla", {"neon", "i8mm", NULL}, bb_roof_smmla, 64},
+        {"tbl", {"neon", NULL, NULL}, bb_roof_tbl, 16},         /* 16 byte lookups */
+        {"fmla_fp32", {"neon", NULL, NULL}, bb_roof_fmla_f32, 8}, /* 4 lanes x 2 */
+        {"fmla_fp16", {"neon", "fp16", NULL}, bb_roof_fmla_f16, 16}, /* 8 lanes x 2 */
+        {"bfdot", {"neon", "bf16", NULL}, bb_roof_bfdot, 16},   /* 8 bf16 multiply-adds */
+#endif
     };
     for (int i = 0; i < BB_ROOF_NPEAK; i++) {
         bb_roof_peak *pk = &r->peak[i];

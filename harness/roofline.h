@@ -6,7 +6,8 @@
  *     in 4 MiB chunks timed one by one), with 512-bit loads (256-bit without AVX-512), the
  *     fastest of many short runs (1 ms; other processes share the cores);
  *   - peak throughput of vpdpbusd, vpmaddubsw, vpshufb, vpermb (512-bit), fp32 FMA (512-bit)
- *     and the bf16 dot vdpbf16ps, in instructions/s and operations/s, for 1 and T threads;
+ *     and the bf16 dot vdpbf16ps on x86-64, of FMLA (f32, f16), SDOT, SMMLA, TBL and BFDOT
+ *     (128-bit) on aarch64, in instructions/s and operations/s, for 1 and T threads;
  *   - the effective core clock from a chain of dependent adds (one per cycle);
  *   - per kernel, the gamma of the Intel up-convert paper (Sec. 3, Eq. 2): cycles per 256-bit
  *     vector of up-converted int8 weights (32 weights), measured as one thread's GEMV (N = 1,
@@ -32,7 +33,7 @@
 
 typedef struct {
     const char *name;       /* "vpdpbusd" */
-    double ops_per_instr;   /* operations one 512-bit instruction does (a multiply-add = 2) */
+    double ops_per_instr;   /* operations one instruction does (a multiply-add = 2) */
     bool available;
     char reason[96];        /* when not: which CPU feature is missing */
     double ginstr_1t, ginstr_tt; /* 1e9 instructions/s: one thread, all threads */
@@ -77,6 +78,12 @@ long bb_roof_vpshufb(long iters);
 long bb_roof_vpermb(long iters);
 long bb_roof_fma(long iters);
 long bb_roof_bf16dot(long iters);
+long bb_roof_fmla_f32(long iters);
+long bb_roof_fmla_f16(long iters);
+long bb_roof_sdot(long iters);
+long bb_roof_smmla(long iters);
+long bb_roof_tbl(long iters);
+long bb_roof_bfdot(long iters);
 long bb_roof_add_chain(long iters);
 
 #endif
