@@ -144,7 +144,7 @@ static int write_merge(const bb_slurm_job *job, char *err, size_t errlen)
     fprintf(f, "set -u\n");
     pin_files(f, job, false);
     fprintf(f, "# Exit status 1 when shards are missing or unfinished: what there is is merged, and they are named.\n");
-    fputs("exec \"$bitbench\" merge ", f);
+    fputs("\"$bitbench\" merge ", f);
     sh_word(f, job->dir);
     fputs("/shards -o ", f);
     sh_word(f, job->dir);
@@ -153,7 +153,9 @@ static int write_merge(const bb_slurm_job *job, char *err, size_t errlen)
         fputs(" --groups ", f);
         for (int g = 0; g < job->ngroups; g++) fprintf(f, "%s%s", g ? "," : "", job->groups[g]);
     }
-    fputc('\n', f);
+    fprintf(f, "\nstatus=$?\n"
+               "[ \"$status\" -eq 0 ] || echo \"bitbench slurm: each array task's output is in %s/logs/\" >&2\n"
+               "exit \"$status\"\n", job->dir);
     return close_script(f, path, err, errlen);
 }
 

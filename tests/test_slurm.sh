@@ -147,6 +147,18 @@ check '[ "$(keys "$T/job/merged/results.csv")" = "$(keys "$T"/full/*/results.csv
 check '[ "$(keys "$T/job/merged/e2e.csv")" = "$(keys "$T"/full/*/e2e.csv)" ]' "merged e2e.csv has the unsharded run's points"
 check '[ "$(ls -d "$T"/job/shards/shard-*/cluster-* | wc -l)" -eq 3 ]' "one run directory per shard"
 
+# a task that fails (its shard directory cannot be made): the merge job still runs (afterany),
+# merges the other shards, names the failed one and fails itself
+"$BB" slurm "$E" --shards 3 --smoke --out "$T/fail" > /dev/null 2>&1
+mkdir -p "$T/fail/shards" && : > "$T/fail/shards/shard-1"
+"$T/fail/submit.sh" > "$T/fail.out" 2>&1
+merge_id=$(awk '/^merge job/ {sub(":", "", $3); print $3}' "$T/fail.out")
+state=$(wait_job "$merge_id" 150)
+check '[ "$state" = FAILED ] && grep -q "shard 1/3 is missing" "$T/fail/logs/merge.out"' \
+    "a failed task is named by the merge job, which fails ($state): $(cat "$T/fail/logs/merge.out" 2> /dev/null)"
+check 'grep -q "\"status\": \"incomplete\"" "$T/fail/merged/run.json" && [ "$(grep -c "^cluster" "$T/fail/merged/results.csv")" -gt 0 ]' \
+    "the other shards are merged, incomplete"
+
 # heterogeneous: two node types (here both this node), an array each, one merge of both groups
 "$BB" slurm "$E" --shards 2 --smoke --constraint typea --constraint typeb --out "$T/het" --submit \
     > "$T/het.out" 2>&1; rc=$?
