@@ -153,8 +153,18 @@ static int write_merge(const bb_slurm_job *job, char *err, size_t errlen)
         fputs(" --groups ", f);
         for (int g = 0; g < job->ngroups; g++) fprintf(f, "%s%s", g ? "," : "", job->groups[g]);
     }
-    fprintf(f, "\nstatus=$?\n"
-               "[ \"$status\" -eq 0 ] || echo \"bitbench slurm: each array task's output is in %s/logs/\" >&2\n"
+    fprintf(f, "\nstatus=$?\n");
+    if (job->ngroups > 1) {
+        fprintf(f, "# Each node type also on its own, so that `bitbench compare merged-A merged-B` compares two of them.\n");
+        for (int g = 0; g < job->ngroups; g++) {
+            fprintf(f, "\"$bitbench\" merge --quiet ");
+            sh_word(f, job->dir);
+            fprintf(f, "/shards/%s-shard-* -o ", job->groups[g]);
+            sh_word(f, job->dir);
+            fprintf(f, "/merged-%s || status=1\n", job->groups[g]);
+        }
+    }
+    fprintf(f, "[ \"$status\" -eq 0 ] || echo \"bitbench slurm: each array task's output is in %s/logs/\" >&2\n"
                "exit \"$status\"\n", job->dir);
     return close_script(f, path, err, errlen);
 }

@@ -173,6 +173,9 @@ for g in typea typeb; do
     check '[ "$(keys "$T/$g.csv")" = "$(keys "$T"/full/*/results.csv)" ]' "group $g has the whole plan's points"
 done
 check '[ "$(grep -c "\"group\": \"type[ab]\"" "$T/het/merged/run.json")" -eq 4 ]' "run.json has 4 shards in 2 groups"
+check '[ "$(keys "$T/het/merged-typea/results.csv")" = "$(keys "$T/typea.csv")" ]' "merged-typea holds group typea's rows"
+"$BB" compare "$T/het/merged-typea" "$T/het/merged-typeb" > "$T/compare.md" 2>&1; rc=$?
+check '[ $rc -eq 0 ] && grep -q "i2_s" "$T/compare.md"' "bitbench compare of the two node types: $(cat "$T/compare.md")"
 check 'awk -F, "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"host\") h = i; next } \$h != \"$host\" { bad = 1 } END { exit bad || !h }" "$T/het/merged/results.csv"' \
     "every merged row names its host"
 
