@@ -334,12 +334,11 @@ static void test_variants(const char *name, int random_bytes)
     free(p); free(w); free(x); free(wd); free(yref); free(y); free(act);
 }
 
-#if defined(__x86_64__)
-/* The AVX-512 prepare writes bb_quant_q8_K's bytes: ties between +a and -a (the first wins),
- * an all-zero block, halves that round to even, a block whose extreme is positive. */
-static void test_q8_K_prepare(void)
+/* The SIMD prepares (AVX-512, NEON) write bb_quant_q8_K's bytes: ties between +a and -a (the
+ * first wins), an all-zero block, halves that round to even, a block whose extreme is positive. */
+static void test_q8_K_prepare(const char *name, uint64_t isa, void (*prep)(const float *, int, int, void *))
 {
-    if ((bb_cpu_features() & BB_ISA_AVX512) != BB_ISA_AVX512) return;
+    if ((bb_cpu_features() & isa) != isa) return;
     const int kd = 256 * 9, n = 3;
     float *x = malloc(sizeof(float) * (size_t)n * kd);
     bb_rng r;
@@ -356,18 +355,20 @@ static void test_q8_K_prepare(void)
     memset(a, 0x11, sz);
     memset(b, 0x22, sz);
     bb_quant_q8_K_rows(x, n, kd, a);
-    bb_gk_quant_q8_K_rows_avx512(x, n, kd, b);
+    prep(x, n, kd, b);
     size_t diff = 0;
     for (size_t i = 0; i < sz; i++) diff += a[i] != b[i];
-    CHECK(diff == 0, "q8_K prepare (AVX-512) differs from bb_quant_q8_K_rows in %zu of %zu bytes", diff, sz);
+    CHECK(diff == 0, "q8_K prepare (%s) differs from bb_quant_q8_K_rows in %zu of %zu bytes", name, diff, sz);
     free(x); free(a); free(b);
 }
-#endif
 
 int main(void)
 {
 #if defined(__x86_64__)
-    test_q8_K_prepare();
+    test_q8_K_prepare("AVX-512", BB_ISA_AVX512, bb_gk_quant_q8_K_rows_avx512);
+#endif
+#if defined(__aarch64__)
+    test_q8_K_prepare("NEON", BB_ISA_NEON, bb_gk_quant_q8_K_rows_neon);
 #endif
     test_tq2_0_bytes();
     test_tq1_0_bytes();

@@ -1,7 +1,9 @@
 /* kernels/common/i8_rows_simd.h: the AVX2, AVX-512 and NEON versions of bb_quant_i8_rows write the
  * same bytes as the scalar one (q, scale, qsum, zero padding and head) for every K remainder,
  * Gaussian rows, rows of exact rounding ties (x * s = j + 0.5, which must go to even), rows with
- * values beyond the absmax after scaling, and all-zero rows. */
+ * values beyond the absmax after scaling, and all-zero rows.  The same for the q8_0 activation
+ * buffer of the "_0" kernels (kernels/mad/qx_0.h: bb_qx_prepare against its AVX2, AVX-512 and NEON
+ * versions; there the ties must go away from zero, as roundf). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +11,10 @@
 #include "kernels/common/act_quant.h"
 #include "kernels/common/i8_rows_simd.h"
 #include "kernels/cpu.h"
+#include "kernels/mad/qx_0.h"
 #include "support/rng.h"
+
+typedef void (*prep_fn)(const float *, int, int, void *);
 
 static void fill(int pattern, float *x, int k, bb_rng *r)
 {
@@ -24,9 +29,47 @@ static void fill(int pattern, float *x, int k, bb_rng *r)
     if (pattern == 1) x[0] = 127.0f; /* absmax 127: s = 1 exactly */
 }
 
+/* bb_qx_prepare's SIMD versions on every fill pattern; returns how many were compared. */
+static int q8_0_prepares(bb_rng *r)
+{
+    struct { const char *name; uint64_t isa; prep_fn fn; } impls[] = {
+#if defined(__x86_64__)
+        {"avx2", BB_ISA_AVX2, bb_qx_prepare_avx2},
+        {"avx512", BB_ISA_AVX512, bb_qx_prepare_avx512},
+#endif
+#if defined(__aarch64__)
+        {"neon", BB_ISA_NEON, bb_qx_prepare_neon},
+#endif
+        {NULL, 0, NULL}, /* the end */
+    };
+    static const int ks[] = {32, 64, 320, 4096};
+    int compared = 0;
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (int pattern = 0; pattern < 4; pattern++) {
+            int k = ks[ki], n = 3;
+            float *x = malloc(sizeof(float) * (size_t)n * k);
+            size_t size = bb_qx_act_size(n, k);
+            unsigned char *want = malloc(size), *got = malloc(size);
+            for (int c = 0; c < n; c++) fill(c == 2 ? 0 : pattern, x + (size_t)c * k, k, r);
+            memset(want, 0x5a, size);
+            bb_qx_prepare(x, n, k, want);
+            for (size_t v = 0; impls[v].fn; v++) {
+                if ((bb_cpu_features() & impls[v].isa) != impls[v].isa) continue;
+                memset(got, 0xa5, size);
+                impls[v].fn(x, n, k, got);
+                compared++;
+                CHECK(memcmp(want, got, size) == 0, "bb_qx_prepare_%s K=%d pattern %d: bytes differ", impls[v].name, k,
+                      pattern);
+            }
+            free(x);
+            free(want);
+            free(got);
+        }
+    return compared;
+}
+
 int main(void)
 {
-    typedef void (*prep_fn)(const float *, int, int, void *);
     struct { const char *name; uint64_t isa; prep_fn fn; } impls[] = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_quant_i8_rows_avx2},
@@ -62,8 +105,9 @@ int main(void)
             free(want);
             free(got);
         }
+    compared += q8_0_prepares(&r);
 #if defined(__aarch64__)
-    /* NEON is in every aarch64 core: here the comparison must have run */
+    /* NEON is in every aarch64 core: here the comparisons must have run */
     CHECK(compared > 0, "no SIMD version was compared on aarch64");
 #endif
     printf("i8_rows_simd: %d comparisons\n", compared);

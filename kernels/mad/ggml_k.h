@@ -81,6 +81,8 @@ typedef struct {
 /* q8_K rows with AVX-512, byte-identical to bb_quant_q8_K_rows (q8k_avx512.c): the prepare of
  * the AVX-512 variants. */
 void bb_gk_quant_q8_K_rows_avx512(const float *x, int n, int k, void *dst);
+/* The same with NEON (q8k_neon.c, Armv8.0): the prepare of the Arm variants. */
+void bb_gk_quant_q8_K_rows_neon(const float *x, int n, int k, void *dst);
 
 static inline const char *bb_gk_shape_error(int m, int k)
 {

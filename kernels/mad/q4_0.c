@@ -54,7 +54,7 @@ const bb_kernel bb_kernel_q4_0 = {
         {"avx512", BB_ISA_AVX512, bb_q4_0_matmul_avx512, bb_qx_prepare_avx512},
 #endif
 #if defined(__aarch64__)
-        {"dotprod", BB_ISA_DOTPROD, bb_q4_0_matmul_dotprod, NULL},
+        {"dotprod", BB_ISA_DOTPROD, bb_q4_0_matmul_dotprod, bb_qx_prepare_neon},
 #endif
     },
 };

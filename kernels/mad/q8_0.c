@@ -54,7 +54,7 @@ const bb_kernel bb_kernel_q8_0 = {
         {"amx", BB_ISA_AMX, bb_q8_0_matmul_amx, bb_qx_prepare_avx512},
 #endif
 #if defined(__aarch64__)
-        {"dotprod", BB_ISA_DOTPROD, bb_q8_0_matmul_dotprod, NULL},
+        {"dotprod", BB_ISA_DOTPROD, bb_q8_0_matmul_dotprod, bb_qx_prepare_neon},
 #endif
     },
 };

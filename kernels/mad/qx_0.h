@@ -68,6 +68,8 @@ void bb_qx_prepare(const float *x, int n, int k, void *act);
  * exactly as trunc plus a step where the exact remainder is >= 0.5. */
 void bb_qx_prepare_avx2(const float *x, int n, int k, void *act);
 void bb_qx_prepare_avx512(const float *x, int n, int k, void *act);
+/* NEON (qx_0_neon.c, Armv8.0): roundf is FCVTAS, round to nearest with ties away from zero. */
+void bb_qx_prepare_neon(const float *x, int n, int k, void *act);
 
 static inline const bb_block_q8_0 *bb_qx_act_row(const void *act, int k, int c)
 {

@@ -84,8 +84,8 @@ const bb_kernel bb_kernel_tq2_0 = {
         {"amx", BB_ISA_AMX, bb_tq2_0_matmul_amx, bb_gk_quant_q8_K_rows_avx512},
 #endif
 #if defined(__aarch64__)
-        {"neon", BB_ISA_NEON, bb_tq2_0_matmul_neon, NULL},
-        {"dotprod", BB_ISA_DOTPROD, bb_tq2_0_matmul_dotprod, NULL},
+        {"neon", BB_ISA_NEON, bb_tq2_0_matmul_neon, bb_gk_quant_q8_K_rows_neon},
+        {"dotprod", BB_ISA_DOTPROD, bb_tq2_0_matmul_dotprod, bb_gk_quant_q8_K_rows_neon},
 #endif
     },
 };
