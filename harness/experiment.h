@@ -118,6 +118,7 @@ typedef struct {
 #define BB_DEFAULT_SPREAD_LIMIT 0.10
 #define BB_DEFAULT_SD_LIMIT 0.50
 #define BB_DEFAULT_REMEASURE 2
+#define BB_REMEASURE_MIN_REPS 5 /* fewer timed calls than this: no re-measurement (sweep_kernel.c) */
 #define BB_DEFAULT_SEED 42
 #define BB_DEFAULT_OUT "results"
 #define BB_DEFAULT_E2E_REPS 3

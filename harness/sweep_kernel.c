@@ -83,15 +83,17 @@ typedef struct {
 } weights_slot;
 
 /* Measure a point; one too noisy is measured again, up to the sweep's `remeasure` more times, and
- * the last attempt is kept (keeping the quietest would favour lucky, fast attempts).  Returns 0
- * with *attempts, or -1 with err. */
+ * the last attempt is kept (keeping the quietest would favour lucky, fast attempts).  A point of
+ * fewer than BB_REMEASURE_MIN_REPS calls is not measured again: its quartiles and sd say little
+ * (a smoke run's 2 calls), and it is flagged as before.  Returns 0 with *attempts, or -1 with err. */
 static int measure_point(sweep_state *st, bb_pool *pool, const weights_slot *ws, const bb_measure_spec *ms,
                          const bb_sweep *sw, const char *label, bb_gemm_result *r, int *attempts, char *err,
                          size_t errlen)
 {
     for (*attempts = 1;; ++*attempts) {
         if (bb_gemm_measure(pool, &ws->set, ms, r, err, errlen)) return -1;
-        if (r->interrupted || !too_noisy(sw, r) || *attempts > sw->remeasure) return 0;
+        if (r->interrupted || !too_noisy(sw, r) || *attempts > sw->remeasure || r->reps < BB_REMEASURE_MIN_REPS)
+            return 0;
         sweep_note(st, "bitbench run: %s: spread %.1f%%, sd/median %.1f%%: measuring again (%d of %d)", label,
                    100 * r->spread, 100 * r->t_sd / r->t_median, *attempts, sw->remeasure);
         free(r->samples);
