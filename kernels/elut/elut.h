@@ -263,7 +263,7 @@ void elut_matmul_neon(const void *w, const void *act, float *y, int m, int k, in
 #define ELUT_KERNEL_ARM_FUNCS(NAME)                                                                  \
     static void NAME##_prepare_neon(const float *x, int n, int k, void *act)                        \
     {                                                                                                \
-        elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows, elut_tables_neon);            \
+        elut_prepare_with(x, n, k, act, NAME##_kind, bb_quant_i8_rows_neon, elut_tables_neon);       \
     }                                                                                                \
     static void NAME##_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0,  \
                             int m1)                                                                  \
