@@ -29,36 +29,33 @@ static void fill(int pattern, float *x, int k, bb_rng *r)
     if (pattern == 1) x[0] = 127.0f; /* absmax 127: s = 1 exactly */
 }
 
-/* bb_qx_prepare's SIMD versions on every fill pattern; returns how many were compared. */
-static int q8_0_prepares(bb_rng *r)
+typedef struct {
+    const char *name;
+    uint64_t isa;
+    prep_fn fn;
+} impl;
+
+/* Every usable impls[] (ended by a NULL fn) against ref on every K of ks and every fill pattern
+ * (3 rows, the last all zeros); returns how many were compared. */
+static int compare(const char *what, size_t (*size_of)(int n, int k), prep_fn ref, const impl *impls, const int *ks,
+                   size_t nks, bb_rng *r)
 {
-    struct { const char *name; uint64_t isa; prep_fn fn; } impls[] = {
-#if defined(__x86_64__)
-        {"avx2", BB_ISA_AVX2, bb_qx_prepare_avx2},
-        {"avx512", BB_ISA_AVX512, bb_qx_prepare_avx512},
-#endif
-#if defined(__aarch64__)
-        {"neon", BB_ISA_NEON, bb_qx_prepare_neon},
-#endif
-        {NULL, 0, NULL}, /* the end */
-    };
-    static const int ks[] = {32, 64, 320, 4096};
     int compared = 0;
-    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+    for (size_t ki = 0; ki < nks; ki++)
         for (int pattern = 0; pattern < 4; pattern++) {
             int k = ks[ki], n = 3;
             float *x = malloc(sizeof(float) * (size_t)n * k);
-            size_t size = bb_qx_act_size(n, k);
+            size_t size = size_of(n, k);
             unsigned char *want = malloc(size), *got = malloc(size);
             for (int c = 0; c < n; c++) fill(c == 2 ? 0 : pattern, x + (size_t)c * k, k, r);
             memset(want, 0x5a, size);
-            bb_qx_prepare(x, n, k, want);
+            ref(x, n, k, want);
             for (size_t v = 0; impls[v].fn; v++) {
                 if ((bb_cpu_features() & impls[v].isa) != impls[v].isa) continue;
                 memset(got, 0xa5, size);
                 impls[v].fn(x, n, k, got);
                 compared++;
-                CHECK(memcmp(want, got, size) == 0, "bb_qx_prepare_%s K=%d pattern %d: bytes differ", impls[v].name, k,
+                CHECK(memcmp(want, got, size) == 0, "%s_%s K=%d pattern %d: bytes differ", what, impls[v].name, k,
                       pattern);
             }
             free(x);
@@ -70,7 +67,7 @@ static int q8_0_prepares(bb_rng *r)
 
 int main(void)
 {
-    struct { const char *name; uint64_t isa; prep_fn fn; } impls[] = {
+    static const impl i8_rows[] = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_quant_i8_rows_avx512},
@@ -80,32 +77,24 @@ int main(void)
 #endif
         {NULL, 0, NULL}, /* the end */
     };
-    int compared = 0;
+    static const impl q8_0[] = {
+#if defined(__x86_64__)
+        {"avx2", BB_ISA_AVX2, bb_qx_prepare_avx2},
+        {"avx512", BB_ISA_AVX512, bb_qx_prepare_avx512},
+#endif
+#if defined(__aarch64__)
+        {"neon", BB_ISA_NEON, bb_qx_prepare_neon},
+#endif
+        {NULL, 0, NULL},
+    };
+    static const int ks[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1000, 1600, 4099};
+    static const int q8_0_ks[] = {32, 64, 320, 4096}; /* multiples of the block */
     bb_rng r;
     bb_rng_seed(&r, 11);
-    static const int ks[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1000, 1600, 4099};
-    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
-        for (int pattern = 0; pattern < 4; pattern++) {
-            int k = ks[ki], n = 3;
-            float *x = malloc(sizeof(float) * (size_t)n * k);
-            size_t size = bb_i8_rows_size(n, k);
-            unsigned char *want = malloc(size), *got = malloc(size);
-            for (int c = 0; c < n; c++) fill(c == 2 ? 0 : pattern, x + (size_t)c * k, k, &r);
-            memset(want, 0x5a, size);
-            bb_quant_i8_rows(x, n, k, want);
-            for (size_t v = 0; impls[v].fn; v++) {
-                if ((bb_cpu_features() & impls[v].isa) != impls[v].isa) continue;
-                memset(got, 0xa5, size);
-                impls[v].fn(x, n, k, got);
-                compared++;
-                CHECK(memcmp(want, got, size) == 0, "bb_quant_i8_rows_%s K=%d pattern %d: bytes differ", impls[v].name, k,
-                      pattern);
-            }
-            free(x);
-            free(want);
-            free(got);
-        }
-    compared += q8_0_prepares(&r);
+    int compared = compare("bb_quant_i8_rows", bb_i8_rows_size, bb_quant_i8_rows, i8_rows, ks,
+                           sizeof ks / sizeof ks[0], &r);
+    compared += compare("bb_qx_prepare", bb_qx_act_size, bb_qx_prepare, q8_0, q8_0_ks,
+                        sizeof q8_0_ks / sizeof q8_0_ks[0], &r);
 #if defined(__aarch64__)
     /* NEON is in every aarch64 core: here the comparisons must have run */
     CHECK(compared > 0, "no SIMD version was compared on aarch64");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fp16.h"
+#include "i8_rows_simd.h" /* bb_i8_row_finish: the codes, padding and head */
 
 size_t bb_i8_rows_size(int n, int k) { return (size_t)n * bb_i8_row_stride(k); }
 
@@ -12,22 +13,9 @@ void bb_quant_i8_rows(const float *x, int n, int k, void *dst)
     for (int r = 0; r < n; r++) {
         const float *xr = x + (size_t)r * k;
         char *row = (char *)dst + (size_t)r * bb_i8_row_stride(k);
-        bb_i8_row_head *h = (bb_i8_row_head *)row;
-        int8_t *q = (int8_t *)(row + BB_I8_ROW_HEAD);
         float amax = 0.0f;
         for (int i = 0; i < k; i++) amax = fmaxf(amax, fabsf(xr[i]));
-        float s = amax > 0.0f ? 127.0f / amax : 0.0f;
-        int32_t sum = 0;
-        for (int i = 0; i < k; i++) {
-            float v = nearbyintf(xr[i] * s);
-            v = v > 127.0f ? 127.0f : (v < -127.0f ? -127.0f : v);
-            q[i] = (int8_t)v;
-            sum += q[i];
-        }
-        memset(q + k, 0, bb_i8_row_stride(k) - BB_I8_ROW_HEAD - (size_t)k);
-        memset(row, 0, BB_I8_ROW_HEAD);
-        h->scale = s;
-        h->qsum = sum;
+        bb_i8_row_finish(xr, 0, k, amax > 0.0f ? 127.0f / amax : 0.0f, 0, row);
     }
 }
 

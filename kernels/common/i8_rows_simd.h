@@ -18,9 +18,10 @@ void bb_quant_i8_rows_avx2(const float *x, int n, int k, void *dst);   /* BB_ISA
 void bb_quant_i8_rows_avx512(const float *x, int n, int k, void *dst); /* BB_ISA_AVX512 */
 void bb_quant_i8_rows_neon(const float *x, int n, int k, void *dst);   /* BB_ISA_NEON */
 
-/* The end of one row for the SIMD versions: codes i..k-1 of x with the scalar formula, the zero
- * padding after the codes, then the head (zeroed, scale s, qsum = the vector part's sum plus the
- * scalar codes').  row is the row's start (its head). */
+/* The end of one row: codes i..k-1 of x with the scalar formula, the zero padding after the
+ * codes, then the head (zeroed, scale s, qsum = the sum of codes 0..i-1 plus those).  row is the
+ * row's start (its head).  bb_quant_i8_rows is this from i = 0; the SIMD versions call it after
+ * their vector part. */
 static inline void bb_i8_row_finish(const float *x, int i, int k, float s, int32_t qsum, char *row)
 {
     int8_t *q = (int8_t *)(row + BB_I8_ROW_HEAD);
