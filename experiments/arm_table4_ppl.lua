@@ -16,7 +16,7 @@
 --   bitbench run experiments/arm_table4_ppl.lua --smoke   # f32 and cb2, 2 chunks: ~7 s (mostly the 125M model's build)
 local S = bitbench.size
 local smoke = S == "smoke"
-local here = debug.getinfo(1, "S").source:match("^@(.*)/experiments/[^/]*$") or "."
+local here = bitbench.dir .. "/.."
 local shared = os.getenv("BITBENCH_SHARED_DIR") or (here .. "/../shared")
 
 bitbench.experiment {

@@ -18,7 +18,7 @@
 --   bitbench run experiments/bitnet_table2_ppl.lua --smoke   # f16 and i2_s, 2 chunks: ~7 s
 local S = bitbench.size
 local smoke = S == "smoke"
-local here = debug.getinfo(1, "S").source:match("^@(.*)/experiments/[^/]*$") or "."
+local here = bitbench.dir .. "/.."
 local shared = os.getenv("BITBENCH_SHARED_DIR") or (here .. "/../shared")
 
 bitbench.experiment {

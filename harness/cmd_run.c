@@ -13,6 +13,7 @@
 #include "roofline.h"
 #include "shard.h"
 #include "run_db.h"
+#include "support/lua_sandbox.h"
 #include "support/machine.h"
 #include "support/sizes.h"
 #include "sweep.h"
@@ -35,6 +36,11 @@ static void usage(FILE *f)
             "  --shard i/n      measure shard i (0-based) of n: a share of the points balanced by their\n"
             "                   estimated time; `bitbench merge` joins the n run directories into one\n"
             "  --shard-group G  the node type this shard runs on (`bitbench slurm --constraint`)\n"
+            "  --max-points N   allow a plan of up to N points (default 100000; larger plans are refused)\n"
+            "  --unsafe-lua     run the file with every Lua library (os.execute, io writes, ...); recorded\n"
+            "                   in run.json.  Without it the file gets the sandbox (README, Experiments in Lua)\n"
+            "  --lua-max-instructions N, --lua-max-memory MIB\n"
+            "                   bounds of the file's Lua evaluation (default 1000000000 and 1024)\n"
             "  --dry-run        check the file and print the planned points (with --shard: the shard's)\n"
             "  --quiet          no progress line and no notes on stderr\n"
             "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
@@ -126,6 +132,7 @@ typedef struct {
     const char *db;     /* --db: the results database the run is stored in */
     int nonly;
     bool resume, quiet, dry;
+    uint64_t max_points;  /* --max-points */
     const char *file, *size;
     const char *meters; /* --meters papi,rapl: added to the file's meters */
     const char *threads_arg;
@@ -182,6 +189,21 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
     case 'D': a->dry = true; return -1;
     case 'q': a->quiet = true; return -1;
     case 'B': a->db = optarg; return -1;
+    case 'P': return bb_parse_u64("--max-points", optarg, &a->max_points) ? 2 : -1;
+    case 'U': bb_experiment_set_unsafe_lua(true); return -1;
+    case 'I':
+    case 'm': {
+        uint64_t v;
+        const char *opt = c == 'I' ? "--lua-max-instructions" : "--lua-max-memory";
+        if (bb_parse_u64(opt, optarg, &v)) return 2;
+        if (!v || (c == 'm' && v > ((uint64_t)1 << 30))) {
+            fprintf(stderr, "bitbench run: %s: '%s' must be from 1 to %s\n", opt, optarg,
+                    c == 'm' ? "1073741824 (MiB)" : "2^64-1");
+            return 2;
+        }
+        bb_lua_set_limits(c == 'I' ? v : 0, c == 'm' ? (size_t)v << 20 : 0);
+        return -1;
+    }
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench run: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -202,6 +224,8 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
         {"meters", required_argument, 0, 'M'},  {"help", no_argument, 0, 'h'},
         {"smoke", no_argument, 0, 'S'},         {"full", no_argument, 0, 'F'},
         {"shard", required_argument, 0, 'H'},   {"shard-group", required_argument, 0, 'G'},
+        {"max-points", required_argument, 0, 'P'}, {"unsafe-lua", no_argument, 0, 'U'},
+        {"lua-max-instructions", required_argument, 0, 'I'}, {"lua-max-memory", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -269,6 +293,10 @@ static int load_and_plan(const run_args *a, const bb_machine *mach, bb_experimen
     }
     if (!a->quiet)
         for (int i = 0; i < ex->nwarnings; i++) fprintf(stderr, "bitbench run: note: %s\n", ex->warnings[i]);
+    if (bb_plan_check_size(ex, a->max_points, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        return -1;
+    }
     int prc = bb_plan_build(ex, mach, plan, err, sizeof err);
     if (!a->quiet || prc)
         for (int i = 0; i < plan->nskipped; i++) fprintf(stderr, "bitbench run: %s\n", plan->skipped[i]);
@@ -313,7 +341,7 @@ int bb_cmd_run(int argc, char **argv)
 {
     bb_machine mach;
     bb_machine_detect(&mach);
-    run_args a = {.ov = {.min_seconds = -1}};
+    run_args a = {.ov = {.min_seconds = -1}, .max_points = BB_PLAN_DEFAULT_MAX_POINTS};
     bb_experiment ex = {0};
     bb_plan plan = {0};
     int status = parse_args(argc, argv, &mach, &a);

@@ -108,6 +108,7 @@ typedef struct {
     bool profile;
     char profile_kernels[512];
     int profile_threads;
+    bool unsafe_lua;            /* loaded with every Lua library (bitbench run --unsafe-lua) */
 } bb_experiment;
 
 /* Defaults of a sweep's optional fields (also documented in README.md). */
@@ -132,6 +133,9 @@ int bb_experiment_load(const char *file, const bb_machine *mach, bb_experiment *
 int bb_experiment_load_sized(const char *file, const bb_machine *mach, const char *size, bb_experiment *ex,
                              char *err, size_t errlen);
 void bb_experiment_free(bb_experiment *ex);
+/* Load experiment files from now on with every Lua library instead of the sandbox's
+ * (support/lua_sandbox.h): bitbench run --unsafe-lua. */
+void bb_experiment_set_unsafe_lua(bool on);
 
 /* Command-line overrides; unset fields leave the file's values. */
 typedef struct {

@@ -253,6 +253,13 @@ void load_open_bitbench(lua_State *L, load_ctx *c)
     lua_setfield(L, -2, "machine");
     lua_pushstring(L, c->size);
     lua_setfield(L, -2, "size");
+    /* the file and its folder, so a file can name data beside it without the debug library */
+    lua_pushstring(L, c->file);
+    lua_setfield(L, -2, "file");
+    const char *slash = strrchr(c->file, '/');
+    if (slash) lua_pushlstring(L, c->file, (size_t)(slash - c->file) + (slash == c->file));
+    else lua_pushliteral(L, ".");
+    lua_setfield(L, -2, "dir");
     lua_setglobal(L, "bitbench");
     /* sweep -> line, weak keys so it never keeps a table alive */
     lua_newtable(L);

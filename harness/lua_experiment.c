@@ -1,6 +1,7 @@
 /* Experiment files: Lua 5.4 through the plain C API (Debian's liblua5.4).
  *
- * The file runs once, in a fresh state with the standard libraries and one global table,
+ * The file runs once, in a fresh bounded state with the sandbox's libraries (support/lua_sandbox.h:
+ * read-only io, no os.execute; every library with bitbench run --unsafe-lua) and one global table,
  * `bitbench` (lua_api.c).  It declares its experiment with bitbench.experiment{...} (sweeps as
  * plain tables or through bitbench.sweep{...}, which also records the sweep's line for messages),
  * and may compute its lists with ordinary Lua and the table's helpers.  After the file has run,
@@ -11,7 +12,6 @@
  */
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,7 @@
 #include "lua_load.h"
 #include "meter.h"
 #include "support/lua_fields.h"
+#include "support/lua_sandbox.h"
 #include "support/suggest.h"
 
 static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out", "plots", "profile"};
@@ -271,6 +272,10 @@ static int convert(lua_State *L)
     return 0;
 }
 
+static bool unsafe_lua;
+
+void bb_experiment_set_unsafe_lua(bool on) { unsafe_lua = on; }
+
 int bb_experiment_load(const char *file, const bb_machine *mach, bb_experiment *ex, char *err, size_t errlen)
 {
     return bb_experiment_load_sized(file, mach, NULL, ex, err, errlen);
@@ -287,22 +292,18 @@ int bb_experiment_load_sized(const char *file, const bb_machine *mach, const cha
     }
     snprintf(ex->file, sizeof ex->file, "%s", file);
     load_ctx c = {.mach = mach, .file = file, .ex = ex, .size = ex->size};
-    lua_State *L = luaL_newstate();
-    if (!L) {
-        snprintf(err, errlen, "%s: cannot create a Lua state (out of memory)", file);
-        return -1;
-    }
-    luaL_openlibs(L);
+    lua_State *L = bb_lua_sandbox_new(file, BB_LUA_READ_IO | (unsafe_lua ? BB_LUA_UNSAFE : 0), err, errlen);
+    if (!L) return -1;
+    ex->unsafe_lua = unsafe_lua;
     load_open_bitbench(L, &c);
     int rc = -1;
     if (luaL_loadfile(L, file) != LUA_OK) {
         /* syntax errors already read "FILE:LINE: message near 'token'"; a missing file does not */
-        const char *m = lua_tostring(L, -1);
-        snprintf(err, errlen, "%s", m ? m : "cannot load the file");
+        bb_lua_sandbox_error(L, err, errlen);
         goto done;
     }
     if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
-        snprintf(err, errlen, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "error in the experiment file");
+        bb_lua_sandbox_error(L, err, errlen);
         goto done;
     }
     load_push_declared(L);
@@ -320,12 +321,13 @@ int bb_experiment_load_sized(const char *file, const bb_machine *mach, const cha
     lua_insert(L, -2);
     lua_pushlightuserdata(L, &c);
     if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-        snprintf(err, errlen, "%s", c.err[0] ? c.err : lua_tostring(L, -1));
+        if (c.err[0]) snprintf(err, errlen, "%s", c.err);
+        else bb_lua_sandbox_error(L, err, errlen);
         goto done;
     }
     rc = 0;
 done:
-    lua_close(L);
+    bb_lua_sandbox_close(L);
     if (rc) bb_experiment_free(ex);
     return rc;
 }

@@ -130,6 +130,39 @@ oom:
     return -1;
 }
 
+uint64_t bb_plan_count(const bb_experiment *ex)
+{
+    uint64_t total = 0;
+    for (int s = 0; s < ex->nsweeps; s++) {
+        const bb_sweep *sw = &ex->sweeps[s];
+        uint64_t per = (uint64_t)sw->nthreads;
+        if (sw->is_model) {
+            uint64_t runs = 0;
+            for (int pi = 0; pi < sw->nprompt; pi++)
+                for (int gi = 0; gi < sw->ngen; gi++) runs += sw->prompt[pi] || sw->gen[gi];
+            total += (uint64_t)sw->nkernels * (uint64_t)sw->nmodels * runs * per;
+            continue;
+        }
+        char why[256];
+        for (int ki = 0; ki < sw->nkernels; ki++)
+            for (int si = 0; si < sw->nshapes; si++)
+                if (!bb_kernel_check_shape(sw->kernels[ki].kernel, sw->shapes[si].m, sw->shapes[si].k, 1, why,
+                                           sizeof why))
+                    total += (uint64_t)sw->ncache * (uint64_t)sw->nn * per;
+    }
+    return total;
+}
+
+int bb_plan_check_size(const bb_experiment *ex, uint64_t max_points, char *err, size_t errlen)
+{
+    uint64_t n = bb_plan_count(ex);
+    if (n <= max_points) return 0;
+    snprintf(err, errlen, "%s: the plan has %llu points, more than the %llu allowed without confirmation; "
+             "pass --max-points %llu (or more) to run it", ex->file, (unsigned long long)n,
+             (unsigned long long)max_points, (unsigned long long)n);
+    return -1;
+}
+
 int bb_plan_build(const bb_experiment *ex, const bb_machine *mach, bb_plan *plan, char *err, size_t errlen)
 {
     memset(plan, 0, sizeof *plan);

@@ -8,6 +8,7 @@
 #define BB_PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "experiment.h"
 
@@ -37,6 +38,16 @@ typedef struct {
 /* Returns 0, or -1 with err ("FILE:LINE: sweep 'x': ..."). */
 int bb_plan_build(const bb_experiment *ex, const bb_machine *mach, bb_plan *plan, char *err, size_t errlen);
 void bb_plan_free(bb_plan *plan);
+
+/* Plans larger than this are refused unless the user confirms them (bitbench run --max-points N):
+ * a list comprehension gone wrong should not start a week of measurements or a long --dry-run. */
+#define BB_PLAN_DEFAULT_MAX_POINTS 100000
+/* The number of points (kernel and end-to-end) the plan will have, counted from the sweeps'
+ * lists without building it: combinations a kernel's shape constraints skip are left out; model
+ * points that do not fit in memory are counted. */
+uint64_t bb_plan_count(const bb_experiment *ex);
+/* 0, or -1 with "FILE: the plan has N points, more than the M allowed ...; pass --max-points N". */
+int bb_plan_check_size(const bb_experiment *ex, uint64_t max_points, char *err, size_t errlen);
 
 /* The identity of a measured point across runs (for --resume): sweep, kernel, variant, M, K, N,
  * threads, cache mode. */

@@ -347,6 +347,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_string(&j, "description", ex->description);
     bb_json_string(&j, "file", ex->file);
     bb_json_string(&j, "sha256", r->sha256);
+    bb_json_bool(&j, "unsafe_lua", ex->unsafe_lua); /* run --unsafe-lua: every Lua library */
     bb_json_object_end(&j);
     bb_shard_write_json(&j, r->shard);
     bb_json_string(&j, "status", r->status);

@@ -3,12 +3,12 @@
 #include <dirent.h>
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "support/lua_fields.h"
+#include "support/lua_sandbox.h"
 #include "support/suggest.h"
 
 #ifndef BB_SOURCE_DIR
@@ -156,19 +156,12 @@ static int load_path(const char *path, const char *expect_name, bb_model_config 
 {
     memset(cfg, 0, sizeof *cfg);
     if (expect_name) snprintf(cfg->name, sizeof cfg->name, "%s", expect_name);
-    lua_State *L = luaL_newstate();
-    if (!L) {
-        snprintf(err, errlen, "cannot create a Lua state (out of memory)");
-        return -1;
-    }
-    /* Configs are data: only the libraries needed to compute a number. */
-    luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
-    luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
-    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
-    lua_settop(L, 0);
+    /* Configs are data: an experiment's environment without io, bounded the same (lua_sandbox.h). */
+    lua_State *L = bb_lua_sandbox_new(path, 0, err, errlen);
+    if (!L) return -1;
     int rc = -1;
     if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-        snprintf(err, errlen, "%s", lua_tostring(L, -1));
+        bb_lua_sandbox_error(L, err, errlen);
     } else if (lua_type(L, -1) != LUA_TTABLE) {
         char what[96];
         bb_lua_describe(L, -1, what, sizeof what);
@@ -179,7 +172,7 @@ static int load_path(const char *path, const char *expect_name, bb_model_config 
         else if (bb_model_check(cfg, why, sizeof why)) snprintf(err, errlen, "%s: %s", path, why);
         else rc = 0;
     }
-    lua_close(L);
+    bb_lua_sandbox_close(L);
     return rc;
 }
 

@@ -1,0 +1,255 @@
+/* The environment and the bounds of every user Lua file (lua_sandbox.h). */
+#include "lua_sandbox.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* VM instructions between two calls of the count hook: small enough that a stopped file stops
+ * within microseconds of its bound, large enough that the hook costs nothing measurable. */
+#define HOOK_EVERY 10000
+
+static uint64_t set_instructions;
+static size_t set_bytes;
+
+/* What one state may use and has used; the allocator's ud, freed after lua_close. */
+typedef struct {
+    char file[512];
+    uint64_t max_instructions, executed;
+    size_t max_bytes, used;
+    int hit_instructions, hit_memory;
+} sandbox;
+
+void bb_lua_set_limits(uint64_t instructions, size_t bytes)
+{
+    if (instructions) set_instructions = instructions;
+    if (bytes) set_bytes = bytes;
+}
+
+static int env_number(const char *name, unsigned long long max, unsigned long long *out, char *err, size_t errlen)
+{
+    const char *s = getenv(name);
+    if (!s || !*s) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v == 0 || v > max || *s == '-') {
+        snprintf(err, errlen, "%s='%s' is not a whole number from 1 to %llu", name, s, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int bb_lua_limits(uint64_t *instructions, size_t *bytes, char *err, size_t errlen)
+{
+    unsigned long long n = BB_LUA_DEFAULT_INSTRUCTIONS, mb = BB_LUA_DEFAULT_BYTES >> 20;
+    if (env_number("BITBENCH_LUA_MAX_INSTRUCTIONS", 1ULL << 62, &n, err, errlen) ||
+        env_number("BITBENCH_LUA_MAX_MEMORY_MB", 1ULL << 30, &mb, err, errlen))
+        return -1;
+    *instructions = set_instructions ? set_instructions : (uint64_t)n;
+    *bytes = set_bytes ? set_bytes : (size_t)mb << 20;
+    return 0;
+}
+
+static void *bounded_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    sandbox *s = ud;
+    size_t old = ptr ? osize : 0; /* without ptr, osize is the kind of object, not a size */
+    if (nsize == 0) {
+        free(ptr);
+        s->used -= old;
+        return NULL;
+    }
+    if (nsize > old && nsize - old > s->max_bytes - s->used) {
+        s->hit_memory = 1;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p) s->used = s->used - old + nsize;
+    return p;
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    void *ud;
+    lua_getallocf(L, &ud);
+    sandbox *s = ud;
+    s->executed += HOOK_EVERY;
+    if (s->executed < s->max_instructions && !s->hit_instructions) return;
+    s->hit_instructions = 1;
+    /* From now on every instruction fails, so a pcall in the file cannot swallow the stop and
+     * go on looping: the instruction after the pcall fails again, up to the top. */
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    lua_pushfstring(L, "%s: stopped after %d million Lua instructions", s->file, (int)(s->max_instructions / 1000000));
+    lua_error(L);
+}
+
+/* load() for text chunks only: the mode argument is forced to "t". */
+static int text_load(lua_State *L)
+{
+    int n = lua_gettop(L);
+    if (n < 3) lua_settop(L, 3);
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n < 3 ? 3 : n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* io.open for reading only. */
+static int read_open(lua_State *L)
+{
+    luaL_checkstring(L, 1);
+    const char *mode = luaL_optstring(L, 2, "r");
+    if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0)
+        return luaL_error(L, "io.open mode '%s' is not allowed: experiment files may only read (\"r\" or \"rb\"); "
+                             "bitbench run --unsafe-lua allows writing", mode);
+    lua_settop(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 2, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* __index of a sandboxed table: a name the sandbox took out is an error that says so (a plain
+ * "attempt to call a nil value" would look like a typo); any other name is nil as usual.
+ * Upvalues: the removed names (a set), the table's name, what allows them. */
+static int removed_index(lua_State *L)
+{
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TNIL) return 1;
+    const char *table = lua_tostring(L, lua_upvalueindex(2)), *key = lua_tostring(L, 2);
+    return luaL_error(L, "%s%s%s is not available to this file (bitbench's Lua sandbox: README, \"Experiments in "
+                         "Lua\")%s", table, *table ? "." : "", key ? key : "?", lua_tostring(L, lua_upvalueindex(3)));
+}
+
+/* Give table t (an absolute index) a metatable that reports the removed names. */
+static void mark_removed(lua_State *L, int t, const char *table, const char *const *removed, const char *hint)
+{
+    lua_newtable(L);
+    lua_newtable(L);
+    for (; *removed; removed++) {
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, *removed);
+    }
+    lua_pushstring(L, table);
+    lua_pushstring(L, hint);
+    lua_pushcclosure(L, removed_index, 3);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, t);
+}
+
+/* Open library `name` without making it global, and set global `name` to a table of only the
+ * listed fields of it, reporting the removed ones. */
+static void open_subset(lua_State *L, const char *name, lua_CFunction open, const char *const *keep,
+                        const char *const *removed, const char *hint)
+{
+    luaL_requiref(L, name, open, 0);
+    lua_newtable(L);
+    for (; *keep; keep++) {
+        lua_getfield(L, -2, *keep);
+        lua_setfield(L, -2, *keep);
+    }
+    mark_removed(L, lua_gettop(L), name, removed, hint);
+    lua_setglobal(L, name);
+    lua_pop(L, 1);
+}
+
+static void open_safe(lua_State *L, unsigned flags)
+{
+    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},       {LUA_COLIBNAME, luaopen_coroutine},
+                                    {LUA_MATHLIBNAME, luaopen_math}, {LUA_STRLIBNAME, luaopen_string},
+                                    {LUA_TABLIBNAME, luaopen_table}, {LUA_UTF8LIBNAME, luaopen_utf8}};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+        luaL_requiref(L, libs[i].name, libs[i].func, 1);
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    lua_setglobal(L, "dofile");
+    lua_pushnil(L);
+    lua_setglobal(L, "loadfile");
+    lua_getglobal(L, "load");
+    lua_pushcclosure(L, text_load, 1);
+    lua_setglobal(L, "load");
+    const char *hint = flags & BB_LUA_READ_IO ? "; bitbench run --unsafe-lua gives every library" : "";
+    static const char *const globals_removed[] = {"dofile", "loadfile", "require", "package", "debug", NULL};
+    static const char *const globals_removed_io[] = {"dofile", "loadfile", "require", "package", "debug", "io", NULL};
+    lua_pushglobaltable(L);
+    mark_removed(L, lua_gettop(L), "", flags & BB_LUA_READ_IO ? globals_removed : globals_removed_io, hint);
+    lua_pop(L, 1);
+    static const char *const os_keep[] = {"clock", "date", "difftime", "getenv", "time", NULL};
+    static const char *const os_removed[] = {"execute", "exit", "remove", "rename", "tmpname", "setlocale", NULL};
+    open_subset(L, LUA_OSLIBNAME, luaopen_os, os_keep, os_removed, hint);
+    if (flags & BB_LUA_READ_IO) {
+        static const char *const io_keep[] = {"lines", "type", NULL};
+        static const char *const io_removed[] = {"popen", "write", "output", "input", "read", "close", "tmpfile",
+                                                 "stdout", "stderr", "stdin", NULL};
+        open_subset(L, LUA_IOLIBNAME, luaopen_io, io_keep, io_removed, hint);
+        lua_getglobal(L, LUA_IOLIBNAME);
+        luaL_requiref(L, LUA_IOLIBNAME, luaopen_io, 0);
+        lua_getfield(L, -1, "open");
+        lua_pushcclosure(L, read_open, 1);
+        lua_setfield(L, -3, "open");
+        lua_pop(L, 2);
+    }
+}
+
+lua_State *bb_lua_sandbox_new(const char *file, unsigned flags, char *err, size_t errlen)
+{
+    sandbox *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "%s: out of memory", file);
+        return NULL;
+    }
+    char why[256];
+    if (bb_lua_limits(&s->max_instructions, &s->max_bytes, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", file, why);
+        free(s);
+        return NULL;
+    }
+    snprintf(s->file, sizeof s->file, "%s", file);
+    lua_State *L = lua_newstate(bounded_alloc, s);
+    if (!L) {
+        snprintf(err, errlen, "%s: cannot create a Lua state (out of memory)", file);
+        free(s);
+        return NULL;
+    }
+    if (flags & BB_LUA_UNSAFE) luaL_openlibs(L);
+    else open_safe(L, flags);
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    return L;
+}
+
+void bb_lua_sandbox_close(lua_State *L)
+{
+    if (!L) return;
+    void *ud;
+    lua_getallocf(L, &ud);
+    lua_close(L);
+    free(ud);
+}
+
+void bb_lua_sandbox_error(lua_State *L, char *err, size_t errlen)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    const sandbox *s = ud;
+    if (s->hit_instructions)
+        snprintf(err, errlen, "%s: stopped after %llu Lua instructions, the bound (an endless loop?); raise it with "
+                              "BITBENCH_LUA_MAX_INSTRUCTIONS=N or bitbench run --lua-max-instructions N",
+                 s->file, (unsigned long long)s->max_instructions);
+    else if (s->hit_memory && lua_tostring(L, -1) && strstr(lua_tostring(L, -1), "not enough memory"))
+        snprintf(err, errlen, "%s: stopped at %zu MiB of Lua memory, the bound; raise it with "
+                              "BITBENCH_LUA_MAX_MEMORY_MB=N or bitbench run --lua-max-memory N (MiB)",
+                 s->file, s->max_bytes >> 20);
+    else {
+        const char *m = lua_tostring(L, -1);
+        snprintf(err, errlen, "%s", m ? m : "error in the Lua file (a non-string error value)");
+    }
+}

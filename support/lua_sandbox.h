@@ -1,0 +1,49 @@
+/* The Lua state every user file runs in: experiment files (harness/lua_experiment.c) and model
+ * configs (models/model_config.c) get it from here, so the two loaders cannot disagree.
+ *
+ * Environment (README, "Experiments in Lua"):
+ *   - base without dofile and loadfile (they read files the loader did not name), and with
+ *     `load` restricted to text chunks: a binary chunk is not verified by Lua and can crash it;
+ *     `load(s, name, mode, env)` keeps its env argument (it only reaches what the file already has);
+ *   - coroutine, math, string, table, utf8;
+ *   - os with only clock, date, difftime, getenv and time (nothing that runs, removes, renames or
+ *     ends anything);
+ *   - with BB_LUA_READ_IO (experiments, not model configs): io with only open (modes "r" and "rb";
+ *     a file opened so cannot be written), lines and type;
+ *   - no require/package (nothing loads C libraries) and no debug (it reaches other functions'
+ *     locals and the registry).
+ * BB_LUA_UNSAFE gives every standard library instead (`bitbench run --unsafe-lua`).
+ *
+ * Bounds, in both modes: a count hook stops the file after a number of VM instructions and the
+ * allocator refuses to grow the state past a number of bytes; the file is then stopped with an
+ * error that names it and the setting that raises the bound.  Defaults (generous: the largest
+ * shipped file uses far less) are BB_LUA_DEFAULT_INSTRUCTIONS and BB_LUA_DEFAULT_BYTES, changed by
+ * the environment variables BITBENCH_LUA_MAX_INSTRUCTIONS and BITBENCH_LUA_MAX_MEMORY_MB or by
+ * bb_lua_set_limits (`bitbench run --lua-max-instructions / --lua-max-memory`). */
+#ifndef BB_LUA_SANDBOX_H
+#define BB_LUA_SANDBOX_H
+
+#include <lua.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BB_LUA_DEFAULT_INSTRUCTIONS 1000000000ULL
+#define BB_LUA_DEFAULT_BYTES ((size_t)1 << 30)
+
+enum { BB_LUA_READ_IO = 1, BB_LUA_UNSAFE = 2 };
+
+/* Override the bounds for states made from now on (0 keeps a bound as it is). */
+void bb_lua_set_limits(uint64_t instructions, size_t bytes);
+/* The bounds in force: the last bb_lua_set_limits, else the environment, else the defaults.
+ * Returns 0, or -1 with one line when an environment variable holds no valid number. */
+int bb_lua_limits(uint64_t *instructions, size_t *bytes, char *err, size_t errlen);
+
+/* A new state for `file` with the environment above (flags: BB_LUA_READ_IO, BB_LUA_UNSAFE);
+ * NULL with one line naming the file.  Close it with bb_lua_sandbox_close. */
+lua_State *bb_lua_sandbox_new(const char *file, unsigned flags, char *err, size_t errlen);
+void bb_lua_sandbox_close(lua_State *L);
+/* After a failed load or call: the message for err, naming the file, with the bound that stopped
+ * it when one did ("FILE: stopped after 2000000000 Lua instructions (...)"). */
+void bb_lua_sandbox_error(lua_State *L, char *err, size_t errlen);
+
+#endif
