@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "kernels/kernel.h"
 #include "roofline.h"
 #include "support/machine.h"
 
@@ -17,6 +18,28 @@ static void usage(FILE *f)
                "  --quick        about a tenth of the time per figure (tests)\n"
                "  --kernels LIST gamma for these kernels only (default: every registered kernel)\n"
                "  --out FILE     machine profile JSON (default results/machine-profile.json)\n");
+}
+
+/* Every entry of --kernels names a registered kernel (a typo would measure nothing for it and
+ * still exit 0); 0, or -1 after saying which entry is wrong. */
+static int check_kernels(const char *list)
+{
+    char copy[1024], err[1400];
+    snprintf(copy, sizeof copy, "%s", list);
+    if (!*copy) {
+        fprintf(stderr, "bitbench roofline: --kernels: empty list; give kernel names, e.g. i2_s,q4_0\n");
+        return -1;
+    }
+    for (char *save = NULL, *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+        if (bb_kernel_by_name(k)) continue;
+        const bb_kernel *kern;
+        const bb_variant *v;
+        if (bb_kernel_resolve(k, &kern, &v, err, sizeof err) == 0)
+            snprintf(err, sizeof err, "'%s' is a variant; --kernels takes kernel names (e.g. %s)", k, kern->name);
+        fprintf(stderr, "bitbench roofline: --kernels: %s\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 int bb_cmd_roofline(int argc, char **argv)
@@ -45,6 +68,7 @@ int bb_cmd_roofline(int argc, char **argv)
             return 2;
         }
     }
+    if (kernels && check_kernels(kernels)) return 2;
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", out);
     char *slash = strrchr(dir, '/');

@@ -70,6 +70,18 @@ static int apply_only(bb_experiment *ex, const bb_overrides *o, char *err, size_
             size_t len = strlen(used);
             snprintf(used + len, sizeof used - len, "%s%s", len ? ", " : "", spec);
         }
+    /* every entry must select something: a list is not a set of guesses, one miss is a typo */
+    for (int i = 0; i < o->nonly; i++) {
+        bool used_somewhere = false;
+        for (int s = 0; s < ex->nsweeps && !used_somewhere; s++)
+            for (int j = 0; j < ex->sweeps[s].nkernels && !used_somewhere; j++)
+                used_somewhere = only_matches(o->only[i], &ex->sweeps[s].kernels[j]);
+        if (!used_somewhere) {
+            snprintf(err, errlen, "--only %s: no sweep of %s uses this kernel (kernels in the file: %s)", o->only[i],
+                     ex->file, used);
+            return -1;
+        }
+    }
     int kept_sweeps = 0;
     for (int s = 0; s < ex->nsweeps; s++) {
         bb_sweep *sw = &ex->sweeps[s];
@@ -88,13 +100,6 @@ static int apply_only(bb_experiment *ex, const bb_overrides *o, char *err, size_
             }
             kept_sweeps++;
         }
-    }
-    if (!kept_sweeps) {
-        char list[512] = "";
-        bb_join_names(list, sizeof list, o->only, o->nonly);
-        snprintf(err, errlen, "--only %s: no sweep of %s uses %s (kernels in the file: %s)", list, ex->file,
-                 o->nonly > 1 ? "these kernels" : "this kernel", used);
-        return -1;
     }
     /* sweeps past kept_sweeps have no kernels left: free them */
     for (int s = kept_sweeps; s < ex->nsweeps; s++) {

@@ -32,4 +32,10 @@ grep -q 'gamma(cyc/32w)' "$tmp/out.txt" || fail "table printed"
 grep -q 'nan\|inf' "$p" && fail "non-finite number in the profile"
 "$bin" roofline --threads 0 >/dev/null 2>&1 && fail "--threads 0 accepted"
 "$bin" roofline --bogus >/dev/null 2>&1 && fail "unknown option accepted"
+# a kernel name that is not registered is refused before any measurement (it gave an empty table, exit 0)
+"$bin" roofline --quick --kernels i2_s,nosuch --out "$tmp/x.json" >/dev/null 2>"$tmp/err.txt"; rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && grep -q "\-\-kernels: unknown kernel 'nosuch'; valid kernels: .*i2_s" "$tmp/err.txt" &&
+    [ ! -e "$tmp/x.json" ] || fail "--kernels nosuch -> rc=$rc: $(cat "$tmp/err.txt")"
+"$bin" roofline --quick --kernels i2_s@scalar >/dev/null 2>"$tmp/err.txt" && fail "--kernels with a variant accepted"
+grep -q "'i2_s@scalar' is a variant; --kernels takes kernel names" "$tmp/err.txt" || fail "variant: $(cat "$tmp/err.txt")"
 echo "test_roofline: passed"
