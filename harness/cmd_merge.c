@@ -14,6 +14,7 @@
 #include "merge.h"
 #include "results.h"
 #include "results_e2e.h"
+#include "run_lock.h"
 
 static void usage(FILE *f)
 {
@@ -56,6 +57,9 @@ static int prepare_out(const char *out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
         return -1;
     }
+    char note[512];
+    if (bb_run_dir_lock(out, note, sizeof note, err, errlen)) return -1;
+    if (note[0]) fprintf(stderr, "bitbench merge: note: %s\n", note);
     return 0;
 }
 
@@ -183,6 +187,7 @@ int bb_cmd_merge(int argc, char **argv)
     }
     for (int i = 0; i < m.nproblems; i++) fprintf(stderr, "bitbench merge: %s\n", m.problems[i]);
 out:
+    bb_run_dir_unlock(out);
     for (int t = 0; per_group && t < m.ntables; t++) free(per_group[t]);
     free(per_group);
     bb_merge_free(&m);

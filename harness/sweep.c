@@ -18,6 +18,7 @@
 #include "results.h"
 #include "results_e2e.h"
 #include "results_json.h"
+#include "run_lock.h"
 #include "sha256.h"
 #include "sweep_state.h"
 #include "support/pool.h"
@@ -252,6 +253,18 @@ static int resume_record(sweep_state *st, char *err, size_t errlen)
     return rc;
 }
 
+/* One writer per run directory (run_lock.h). */
+static int lock_dir(sweep_state *st, char *err, size_t errlen)
+{
+    char note[512];
+    if (bb_run_dir_lock(st->dir, note, sizeof note, err, errlen)) {
+        st->dir[0] = 0; /* not ours: nothing to unlock */
+        return -1;
+    }
+    if (note[0]) sweep_note(st, "bitbench run: note: %s", note);
+    return 0;
+}
+
 static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
 {
     const bb_experiment *ex = st->ex;
@@ -261,13 +274,15 @@ static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
     bb_iso_time(st->rec.started_at);
     if (st->opt->resume) {
         if (find_latest_run(ex, st->opt->shard, st->dir, sizeof st->dir, err, errlen)) return -1;
+        /* locked before its rows are read: a second --resume would measure the same points again */
+        if (lock_dir(st, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
         if (resume_record(st, err, errlen)) return -1;
         if (load_previous(st, header, err, errlen)) return -1;
         *csv = fopen(st->csv_path, "a");
     } else {
-        if (new_run_dir(ex, st->dir, sizeof st->dir, err, errlen)) return -1;
+        if (new_run_dir(ex, st->dir, sizeof st->dir, err, errlen) || lock_dir(st, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
         *csv = fopen(st->csv_path, "w");
@@ -471,6 +486,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     else exit_code = failed_write || st.rec.points_failed || st.rec.e2e_failed ? 1 : 0;
 done:
     if (csv) fclose(csv);
+    bb_run_dir_unlock(st.dir);
     if (st.samples) fclose(st.samples);
     if (st.e2e_samples) fclose(st.e2e_samples);
     state_free(&st);
