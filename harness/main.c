@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "models/weights_finite.h"
 #include "results_json.h"
 
 static void usage(FILE *f)
@@ -34,11 +35,26 @@ static void usage(FILE *f)
             "                          the harness's own cost per measured call (pool barrier)\n"
             "  roofline [--quick] ...  this machine's bandwidth and instruction ceilings, gamma per kernel\n"
             "  plot RESULTS_DIR ...    gnuplot figures (PNG, SVG) of a results folder into plots/\n"
-            "run 'bitbench COMMAND --help' for a command's options\n");
+            "run 'bitbench COMMAND --help' for a command's options; --allow-nonfinite (any command) runs\n"
+            "models whose weights hold NaN or Inf, which are refused by default\n");
+}
+
+/* --allow-nonfinite, accepted anywhere on any command's line (every command that reads a model
+ * file takes it; models/weights_finite.h), is taken out before the command parses its options. */
+static int take_global_flags(int argc, char **argv)
+{
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--allow-nonfinite") == 0) bb_weights_allow_nonfinite(true);
+        else argv[kept++] = argv[i];
+    }
+    argv[kept] = NULL;
+    return kept;
 }
 
 int main(int argc, char **argv)
 {
+    argc = take_global_flags(argc, argv);
     if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
         bb_version_print(stdout);
         return 0;

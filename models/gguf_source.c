@@ -1,12 +1,15 @@
 /* GGUF models for the engine (gguf_source.h). */
 #include "gguf_source.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gguf_names.h"
 #include "gguf_types.h"
+#include "weights_finite.h"
 
 struct bb_gguf_model {
     bb_gguf *g;
@@ -238,11 +241,29 @@ static int get(void *ctx, const char *engine, int layer, float *dst, size_t coun
     if (bb_gguf_decode_rows(m->g, t, 0, t->n_elements / t->ne[0], dst, err, errlen)) return -1;
     if (scale != 1.0f)
         for (size_t i = 0; i < count; i++) dst[i] *= scale;
+    if (bb_weights_check_finite(bb_gguf_path(m->g), t->name, -1, dst, count, 0, err, errlen)) return -1;
     if (m->neox && (!strcmp(engine, "wq") || !strcmp(engine, "wk"))) {
         memcpy(m->rows, dst, sizeof(float) * count);
         permute_rows(m, m->rows, dst, count / t->ne[0], sizeof(float) * t->ne[0]);
     }
     return 0;
+}
+
+/* Are the tensor's values (decoded a slice of rows at a time) and its scale finite? */
+static bool decodes_finite(const bb_gguf_model *m, const bb_gguf_tensor *t, float scale)
+{
+    if (!isfinite(scale)) return false;
+    uint64_t rows = t->n_elements / t->ne[0], step = t->ne[0] >= 65536 ? 1 : 65536 / t->ne[0];
+    float *buf = malloc(sizeof(float) * step * t->ne[0]);
+    char err[256];
+    bool ok = buf != NULL;
+    for (uint64_t r = 0; ok && r < rows; r += step) {
+        uint64_t n = rows - r < step ? rows - r : step;
+        ok = bb_gguf_decode_rows(m->g, t, r, n, buf, err, sizeof err) == 0 &&
+             bb_weights_check_finite("", t->name, -1, buf, n * t->ne[0], 0, err, sizeof err) == 0;
+    }
+    free(buf);
+    return ok;
 }
 
 static int stored(void *ctx, const char *engine, int layer, bb_stored_tensor *out)
@@ -252,6 +273,9 @@ static int stored(void *ctx, const char *engine, int layer, bb_stored_tensor *ou
     float scale;
     const bb_gguf_tensor *t = lookup(m, engine, layer, &scale, err, sizeof err);
     if (!t) return -1;
+    /* non-finite bytes are not handed over as they are: get() then decodes them and names the
+     * tensor in its refusal (weights_finite.h) */
+    if (!bb_weights_nonfinite_allowed() && !decodes_finite(m, t, scale)) return -1;
     out->data = t->data;
     out->bytes = t->n_bytes;
     if (m->neox && (!strcmp(engine, "wq") || !strcmp(engine, "wk"))) {

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "weights_finite.h"
+
 struct bb_llama2c {
     char path[512];
     bb_tf_dims d;
@@ -69,7 +71,7 @@ bb_llama2c *bb_llama2c_open(const char *path, char *err, size_t errlen)
     bb_tf_dims *d = &c->d;
     d->dim = h[0]; d->hidden_dim = h[1]; d->n_layers = h[2]; d->n_heads = h[3]; d->n_kv_heads = h[4];
     d->tied_embedding = h[5] > 0;
-    d->vocab_size = h[5] > 0 ? h[5] : -h[5];
+    d->vocab_size = h[5] > 0 ? h[5] : h[5] == INT32_MIN ? 0 : -h[5]; /* -INT32_MIN overflows; 0 is refused below */
     d->seq_len = h[6];
     d->style = BB_STYLE_LLAMA;
     d->ffn_act = BB_FFN_SILU;
@@ -126,7 +128,7 @@ static int get(void *ctx, const char *name, int layer, float *dst, size_t count,
         if (!strcmp(name, "wcls") && c->d.tied_embedding) break;
         size_t off = t[i].off + (layer >= 0 ? (size_t)layer * count : 0);
         memcpy(dst, c->data + off, count * sizeof(float));
-        return 0;
+        return bb_weights_check_finite(c->path, name, layer, dst, count, 0, err, errlen);
     }
     snprintf(err, errlen, "%s: a llama2.c checkpoint has no tensor '%s'", c->path, name);
     return -1;
