@@ -7,7 +7,7 @@
 
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
-#include "../mad/ggml_k.h" /* bb_gk_quant_q8_K_rows_avx512: q8_K bytes of bb_quant_q8_K_rows, faster */
+#include "../mad/ggml_k.h" /* bb_gk_quant_q8_K_rows_avx512 / _neon: q8_K bytes of bb_quant_q8_K_rows, faster */
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -297,8 +297,8 @@ const bb_kernel bb_kernel_cb2 = {
         {"avx2", BB_ISA_AVX2, bb_cb2_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_cb2_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
 #elif defined(__aarch64__)
-        {"neon", BB_ISA_NEON, bb_cb2_matmul_neon, NULL},
-        {"dotprod", BB_ISA_DOTPROD, bb_cb2_matmul_dotprod, NULL},
+        {"neon", BB_ISA_NEON, bb_cb2_matmul_neon, bb_gk_quant_q8_K_rows_neon},
+        {"dotprod", BB_ISA_DOTPROD, bb_cb2_matmul_dotprod, bb_gk_quant_q8_K_rows_neon},
 #endif
     },
 };

@@ -20,8 +20,9 @@
  *     y = y + (fp16(d_b) * qd_b) * (float)isum_b,
  * super-block after super-block.  isum_b is exact in int32 (|ls C q| <= 31 * 64 * 128 per
  * element), and the float operations are the scalar reference's one by one (ISO C: no FMA
- * contraction), so the result is its bits.  Up to 4 activation columns share each decoded
- * sub-group. */
+ * contraction), so the result is its bits.  With SDOT up to 4 activation columns share each
+ * decoded sub-group; the Armv8.0 form decodes per column, as its widening multiplies leave too
+ * few registers for more than one column's temporaries without spills. */
 #ifndef BB_CB2_ARM_H
 #define BB_CB2_ARM_H
 
@@ -48,7 +49,8 @@ static inline __attribute__((always_inline)) uint8x16_t bb_cb2_arm_index(uint8x1
 static inline __attribute__((always_inline)) void bb_cb2_row_arm(const bb_cb2_block *row, const bb_block_q8_K *const *a,
                                                                  const int nc, int nb, int8x16x2_t books, float *out)
 {
-    float sum[BB_CB_NB_MAX] = {0};
+    float sum[BB_CB_NB_MAX];
+    for (int c = 0; c < nc; c++) sum[c] = 0.0f;
     for (int b = 0; b < nb; b++) {
         const bb_cb2_block *blk = &row[b];
         bb_prefetch_stream(blk);
@@ -86,14 +88,15 @@ static inline __attribute__((always_inline)) void bb_cb2_row_arm(const bb_cb2_bl
     for (int c = 0; c < nc; c++) out[c] = sum[c];
 }
 
+/* nb_max (<= BB_CB_NB_MAX) activation columns share each decoded sub-group. */
 static inline __attribute__((always_inline)) void bb_cb2_matmul_arm(const void *w, const void *act, float *y, int m,
-                                                                   int k, int n, int m0, int m1)
+                                                                   int k, int n, int m0, int m1, const int nb_max)
 {
     const int nb = k / BB_CB2_QK;
     const int8_t *bk = bb_cb2_books(w, m, k);
     const int8x16x2_t books = {{vld1q_s8(bk), vld1q_s8(bk + 16)}};
-    for (int c0 = 0; c0 < n; c0 += BB_CB_NB_MAX) {
-        const int ncol = n - c0 < BB_CB_NB_MAX ? n - c0 : BB_CB_NB_MAX;
+    for (int c0 = 0; c0 < n; c0 += nb_max) {
+        const int ncol = n - c0 < nb_max ? n - c0 : nb_max;
         const bb_block_q8_K *a[BB_CB_NB_MAX];
         for (int c = 0; c < ncol; c++) a[c] = (const bb_block_q8_K *)act + (size_t)(c0 + c) * nb;
         for (int r = m0; r < m1; r++) {

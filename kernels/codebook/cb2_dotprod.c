@@ -6,5 +6,5 @@
 
 void bb_cb2_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_cb2_matmul_arm(w, act, y, m, k, n, m0, m1);
+    bb_cb2_matmul_arm(w, act, y, m, k, n, m0, m1, BB_CB_NB_MAX);
 }

@@ -110,7 +110,7 @@ const bb_kernel bb_kernel_up_i1 = {
         {"avxvnni", BB_ISA_AVX2 | BB_CPU_AVXVNNI, bb_up_i1_matmul_avxvnni, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_up_i1_matmul_avx512, bb_quant_i8_rows_avx512},
 #elif defined(__aarch64__)
-        {"dotprod", BB_ISA_DOTPROD, bb_up_i1_matmul_dotprod, NULL},
+        {"dotprod", BB_ISA_DOTPROD, bb_up_i1_matmul_dotprod, bb_quant_i8_rows_neon},
 #endif
     },
 };

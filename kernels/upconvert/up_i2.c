@@ -192,7 +192,7 @@ const bb_kernel bb_kernel_up_i2 = {
         {"avx512", BB_ISA_AVX512, bb_up_i2_matmul_avx512, bb_quant_i8_rows_avx512},
         {"amx", BB_ISA_AMX, bb_up_i2_matmul_amx, bb_quant_i8_rows_avx512},
 #elif defined(__aarch64__)
-        {"dotprod", BB_ISA_DOTPROD, bb_up_i2_matmul_dotprod, NULL},
+        {"dotprod", BB_ISA_DOTPROD, bb_up_i2_matmul_dotprod, bb_quant_i8_rows_neon},
 #endif
     },
 };
