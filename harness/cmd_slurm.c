@@ -33,7 +33,8 @@ static void usage(FILE *f)
             "                      when shards failed, merges what finished and names the rest)\n"
             "  --submit            submit the arrays and the merge job (submit.sh) and print the job ids\n"
             "Run options passed to every shard: --smoke, --full, --threads L, --reps R, --min-time S,\n"
-            "--only K, --meters M.  The file is checked here first (bitbench run --dry-run).\n");
+            "--only K, --meters M, --max-points N, --unsafe-lua.  The file is checked here first (bitbench\n"
+            "run --dry-run).\n");
 }
 
 /* The binary's own path, the file's absolute path, both pinned by SHA-256. */
@@ -175,6 +176,8 @@ static int parse_option(int c, char **argv, bb_slurm_job *job, const char **out,
     case 'i': return add_run_arg(job, "--min-time", optarg) ? 2 : -1;
     case 'O': return add_run_arg(job, "--only", optarg) ? 2 : -1;
     case 'M': return add_run_arg(job, "--meters", optarg) ? 2 : -1;
+    case 'P': return add_run_arg(job, "--max-points", optarg) ? 2 : -1;
+    case 'U': return add_run_arg(job, "--unsafe-lua", NULL) ? 2 : -1;
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench slurm: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -212,6 +215,7 @@ int bb_cmd_slurm(int argc, char **argv)
         {"full", no_argument, 0, 'F'},             {"threads", required_argument, 0, 'T'},
         {"reps", required_argument, 0, 'r'},       {"min-time", required_argument, 0, 'i'},
         {"only", required_argument, 0, 'O'},       {"meters", required_argument, 0, 'M'},
+        {"max-points", required_argument, 0, 'P'}, {"unsafe-lua", no_argument, 0, 'U'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     static bb_slurm_job job;
     memset(&job, 0, sizeof job);
