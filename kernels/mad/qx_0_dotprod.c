@@ -14,8 +14,8 @@
  *   then three ADDP turn the 4 rows' lane partials into [isum_r0 .. isum_r3], SCVTF, and the
  *   rows' 4 fp16 d_w (lane loads, FCVTL: exact, as the reference's conversion) scale them.
  * Up to 4 activation rows share each loaded weight block; the weight stream is prefetched
- * BB_PREFETCH_BYTES ahead; rows are walked in chunks that stay in L1 while every group of
- * activation rows passes over them.  A last group of fewer than 4 rows repeats its last row in
+ * BB_PREFETCH_BYTES ahead; the outer loop (row chunks kept in L1, groups of activation rows) is
+ * the x86 variants' (qx_0_driver.h).  A last group of fewer than 4 rows repeats its last row in
  * the spare lanes: a lane's result never depends on the others, so any split of M gives the same
  * bits.
  *
@@ -24,13 +24,10 @@
 #include <arm_neon.h>
 #include <string.h>
 
-#include "qx_0.h"
-
-enum { FMT_Q8_0, FMT_Q4_0 };
-#define ROWS 4   /* weight rows side by side, one per float lane */
-#define NB_MAX 4 /* activation rows sharing each loaded weight block */
-
-BB_QX_INLINE size_t block_bytes(int fmt) { return fmt == FMT_Q8_0 ? sizeof(bb_block_q8_0) : sizeof(bb_block_q4_0); }
+#define ROWS 4 /* weight rows side by side, one per float lane */
+#define QX_ISA dotprod
+#define QX_ROW_GROUP ROWS
+#include "qx_0_driver.h"
 
 /* The 32 weights of one block as two int8 vectors lined up with the activation block: q8_0's
  * values, q4_0's unsigned nibbles (low nibbles are weights 0..15, high nibbles 16..31). */
@@ -124,31 +121,4 @@ BB_QX_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *y
             memcpy(y + (size_t)(c0 + c) * m + r, out, sizeof(float) * (size_t)rows);
         }
     }
-}
-
-BB_QX_INLINE void rows_matmul(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int fmt)
-{
-    size_t row_bytes = (size_t)(k / BB_QK) * block_bytes(fmt);
-    int chunk = row_bytes >= 4096 ? ROWS : (int)(16384 / row_bytes) & ~(ROWS - 1);
-    for (int r0 = m0; r0 < m1; r0 += chunk) {
-        int r1 = m1 - r0 > chunk ? r0 + chunk : m1;
-        for (int c0 = 0; c0 < n; c0 += NB_MAX) {
-            switch (n - c0 < NB_MAX ? n - c0 : NB_MAX) {
-            case 1: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 1); break;
-            case 2: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 2); break;
-            case 3: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 3); break;
-            default: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 4); break;
-            }
-        }
-    }
-}
-
-void bb_q8_0_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    rows_matmul(w, act, y, m, k, n, m0, m1, FMT_Q8_0);
-}
-
-void bb_q4_0_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    rows_matmul(w, act, y, m, k, n, m0, m1, FMT_Q4_0);
 }

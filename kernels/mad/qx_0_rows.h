@@ -1,28 +1,23 @@
-/* The row loop shared by the SIMD variants of the row-major block kernels q8_0 and q4_0
- * (qx_0_avx2.c, qx_0_avx512.c).  The including file defines
+/* The row tile shared by the x86 SIMD variants of the row-major block kernels q8_0 and q4_0
+ * (qx_0_avx2.c, qx_0_avx512.c), under the ISA-neutral outer loop of qx_0_driver.h.  The including
+ * file defines
  *     QX_ISA                      suffix of the exported functions (avx2, avx512)
  *     block_step(blk, fmt, b, a, aux, nb, sc, j, acc)
  *                                 adds block b of one weight row times block b of nb activation
  *                                 rows into the 8-lane float accumulators acc[0..nb): exact int32
  *                                 lane partials (4 weights each), converted, FMA with the scale
  *                                 d_w * d_a held in sc[c][j]
- * and gets bb_q8_0_matmul_<QX_ISA> and bb_q4_0_matmul_<QX_ISA>.
+ * and gets bb_q8_0_matmul_<QX_ISA> and bb_q4_0_matmul_<QX_ISA> (qx_0_driver.h).
  * Up to NB_MAX activation rows share each decoded weight block (N > 1); two accumulators per
- * activation row (even and odd blocks) keep two FMA chains in flight; rows are walked in chunks
- * that stay in L1 so that activation tiles after the first read the weights from cache; the
- * weight stream is prefetched BB_PREFETCH_BYTES ahead (common/prefetch.h). */
+ * activation row (even and odd blocks) keep two FMA chains in flight; the weight stream is
+ * prefetched BB_PREFETCH_BYTES ahead (common/prefetch.h). */
 #ifndef BB_QX_0_ROWS_H
 #define BB_QX_0_ROWS_H
 
 #include <immintrin.h>
 #include <string.h>
 
-#include "qx_0.h"
-
-enum { FMT_Q8_0, FMT_Q4_0 };
-#define NB_MAX 4
-
-BB_QX_INLINE size_t block_bytes(int fmt) { return fmt == FMT_Q8_0 ? sizeof(bb_block_q8_0) : sizeof(bb_block_q4_0); }
+#include "qx_0_driver.h"
 
 /* q4_0: the block's 32 nibbles as unsigned bytes in the order of the activation block: the 16
  * bytes broadcast to both halves (a load, no shuffle), the upper half shifted right by 4. */
@@ -105,37 +100,6 @@ BB_QX_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *y
         }
         for (int c = 0; c < nb; c++) y[(size_t)(c0 + c) * m + r] = hsum_ps(_mm256_add_ps(even[c], odd[c]));
     }
-}
-
-BB_QX_INLINE void rows_matmul(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
-                               int fmt)
-{
-    size_t row_bytes = (size_t)(k / BB_QK) * block_bytes(fmt);
-    int chunk = row_bytes >= 16384 ? 1 : (int)(16384 / row_bytes);
-    for (int r0 = m0; r0 < m1; r0 += chunk) {
-        int r1 = m1 - r0 > chunk ? r0 + chunk : m1;
-        for (int c0 = 0; c0 < n; c0 += NB_MAX) {
-            switch (n - c0 < NB_MAX ? n - c0 : NB_MAX) {
-            case 1: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 1); break;
-            case 2: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 2); break;
-            case 3: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 3); break;
-            default: rows_tile(w, fmt, act, y, m, k, n, r0, r1, c0, 4); break;
-            }
-        }
-    }
-}
-
-#define QX_CAT2(a, b) a##b
-#define QX_CAT(a, b) QX_CAT2(a, b)
-
-void QX_CAT(bb_q8_0_matmul_, QX_ISA)(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    rows_matmul(w, act, y, m, k, n, m0, m1, FMT_Q8_0);
-}
-
-void QX_CAT(bb_q4_0_matmul_, QX_ISA)(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    rows_matmul(w, act, y, m, k, n, m0, m1, FMT_Q4_0);
 }
 
 #endif
