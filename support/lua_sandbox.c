@@ -85,7 +85,7 @@ static void count_hook(lua_State *L, lua_Debug *ar)
     /* From now on every instruction fails, so a pcall in the file cannot swallow the stop and
      * go on looping: the instruction after the pcall fails again, up to the top. */
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    lua_pushfstring(L, "%s: stopped after %d million Lua instructions", s->file, (int)(s->max_instructions / 1000000));
+    lua_pushfstring(L, "%s: stopped after %I Lua instructions", s->file, (lua_Integer)s->max_instructions);
     lua_error(L);
 }
 
