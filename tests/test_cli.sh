@@ -22,7 +22,7 @@ expect_ok() {
 }
 
 expect_error "unknown kernel 'nope'; valid kernels: .*i2_s" gemm --kernel nope --m 8 --k 128
-expect_error "has no variant 'neon'; usable on this CPU: scalar" gemm --kernel i2_s@neon --m 8 --k 128
+expect_error "has no variant 'nope'; usable on this CPU: scalar" gemm --kernel i2_s@nope --m 8 --k 128
 expect_error "needs K to be a multiple of 128, got K=100" gemm --kernel i2_s --m 8 --k 100
 expect_error "K must be at most" gemm --kernel i2_s --m 8 --k 1048576
 expect_error "\-\-m: 0 is out of range" gemm --kernel i2_s --m 0 --k 128

@@ -102,8 +102,8 @@ static void test_compare_fields(void)
     bb_experiment_free(&ex);
     expect_error("compare_logits variant",
                  "bitbench.experiment { sweeps = { { models = 'bitnet-dummy-125m', kernels = 'i2_s',\n"
-                 "  compare_logits = 'i2_s@neon' } } }\n",
-                 "bad.lua:1: sweep 'sweep1': field 'compare_logits':", "has no variant 'neon'", NULL);
+                 "  compare_logits = 'i2_s@nope' } } }\n",
+                 "bad.lua:1: sweep 'sweep1': field 'compare_logits':", "has no variant 'nope'", NULL);
     expect_error("compare_tokens range",
                  "bitbench.experiment { sweeps = { { models = 'bitnet-dummy-125m', kernels = 'i2_s',\n"
                  "  compare_logits = 'f32', compare_tokens = 2000 } } }\n",
@@ -304,8 +304,8 @@ static void test_errors(void)
                  "bitbench.experiment {\n sweeps = { bitbench.sweep { name = 'g', kernels = { 'i2s' }, shapes = {{256,256}} } } }\n",
                  "bad.lua:2: sweep 'g':", "unknown kernel 'i2s'", "did you mean 'i2_s'?", "valid kernels:", NULL);
     expect_error("unknown variant",
-                 "bitbench.experiment { sweeps = { { kernels = 'i2_s@neon', shapes = {{256,256}} } } }\n",
-                 "bad.lua:1: sweep 'sweep1':", "has no variant 'neon'", "usable on this CPU: scalar", NULL);
+                 "bitbench.experiment { sweeps = { { kernels = 'i2_s@nope', shapes = {{256,256}} } } }\n",
+                 "bad.lua:1: sweep 'sweep1':", "has no variant 'nope'", "usable on this CPU: scalar", NULL);
     expect_error("unknown model",
                  "bitbench.experiment { sweeps = { { kernels = 'i2_s', shapes = { 'llama-2-7' } } } }\n",
                  "bad.lua:1:", "shapes', entry 1: unknown model 'llama-2-7'", "did you mean 'llama-2-7b'?",
