@@ -1,0 +1,1 @@
+local s = string.rep("ab", 1 << 40)

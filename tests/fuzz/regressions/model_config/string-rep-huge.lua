@@ -1,0 +1,1 @@
+return { name = string.rep("x", 1 << 40) }
