@@ -104,7 +104,13 @@ static char *parse_string(parser *ps)
             *o++ = (char)c;
             continue;
         }
-        char e = *ps->p++;
+        char e = *ps->p;
+        if (!e) { /* a backslash that ends the text: stay on the terminator, parsing stops here */
+            fail(ps, "an unterminated string");
+            free(out);
+            return NULL;
+        }
+        ps->p++;
         const char *plain = strchr("\"\\/bfnrt", e);
         if (e && plain) {
             *o++ = "\"\\/\b\f\n\r\t"[plain - "\"\\/bfnrt"];
