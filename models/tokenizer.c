@@ -161,8 +161,11 @@ bb_tokenizer *bb_tokenizer_load(const char *path, int vocab_size, char *err, siz
 {
     char *buf;
     size_t len;
-    if (vocab_size <= 0) {
-        snprintf(err, errlen, "%s: vocab_size %d is not positive", path, vocab_size);
+    /* run.c's ids 0, 1, 2 are <unk>, <s> (BOS, also where generation stops) and </s>: a smaller
+     * vocabulary would have the encoder emit a BOS id past its end. */
+    if (vocab_size < 3) {
+        snprintf(err, errlen, "%s: vocab_size %d: a llama2.c tokenizer has at least 3 tokens (<unk>, <s>, </s>)",
+                 path, vocab_size);
         return NULL;
     }
     if (read_all(path, &buf, &len, err, errlen)) return NULL;
