@@ -178,6 +178,15 @@ static inline __attribute__((always_inline)) void bb_flv_park_store(float *p, bb
 #error "float_tile.h: compile this file with AVX2 + FMA + F16C, with AVX-512 F/BW/VL, or for aarch64"
 #endif
 
+/* On aarch64 every row, column and part loop is unrolled by pragma: GCC 12 (-O3) left one of them
+ * rolled there, which indexes acc at run time and keeps every accumulator in memory, a store per
+ * accumulator in the main loop.  x86 builds unroll them by themselves (and schedule their loads
+ * differently under the pragma), so it is aarch64's only. */
+#if defined(__aarch64__)
+#define BB_FL_UNROLL _Pragma("GCC unroll 8")
+#else
+#define BB_FL_UNROLL
+#endif
 static inline __attribute__((always_inline)) void bb_fl_tile_sum(bb_fl_tile *t, const int NR, const int NC,
                                                                  const int MODE)
 {
@@ -187,14 +196,18 @@ static inline __attribute__((always_inline)) void bb_fl_tile_sum(bb_fl_tile *t, 
     const int parts = MODE == BB_FL_BF16 ? 2 : 1;
     const int xtype = MODE == BB_FL_F16 ? BB_FL_F32 : MODE; /* f16 activations are prepared as float */
     bb_flv acc[BB_FL_RMAX][BB_FL_CMAX];
+    BB_FL_UNROLL
     for (int r = 0; r < NR; r++)
         for (int c = 0; c < NC; c++)
             acc[r][c] = t->first ? bb_flv_zero() : bb_flv_park_load(t->park + (r * NC + c) * BB_FL_LANES);
     int i = t->i0;
     for (; i + step <= t->i1; i += step)
+        BB_FL_UNROLL
         for (int p = 0; p < parts; p++) {
             bb_flv xv[BB_FL_CMAX];
+            BB_FL_UNROLL
             for (int c = 0; c < NC; c++) xv[c] = bb_flv_load(t->x[c], i, p, xtype);
+            BB_FL_UNROLL
             for (int r = 0; r < NR; r++) {
                 /* GEMV: weights stream from memory once; one prefetch per 64-byte line, a fixed
                  * distance ahead in the row or, past its end, in the same row of the next tile
@@ -205,25 +218,32 @@ static inline __attribute__((always_inline)) void bb_fl_tile_sum(bb_fl_tile *t, 
                     __builtin_prefetch((const char *)t->w[r] + ahead, 0, 3);
                 }
                 bb_flv wv = bb_flv_load(t->w[r], i, p, MODE);
+                BB_FL_UNROLL
                 for (int c = 0; c < NC; c++) acc[r][c] = bb_flv_madd(wv, xv[c], acc[r][c], MODE);
             }
         }
     if (t->i1 < t->k) { /* K-block boundary: park the sums for the next block */
+        BB_FL_UNROLL
         for (int r = 0; r < NR; r++)
             for (int c = 0; c < NC; c++) bb_flv_park_store(t->park + (r * NC + c) * BB_FL_LANES, acc[r][c]);
         return;
     }
     if (i < t->k) {
         int cnt = t->k - i;
+        BB_FL_UNROLL
         for (int p = 0; p < parts; p++) {
             bb_flv xv[BB_FL_CMAX];
+            BB_FL_UNROLL
             for (int c = 0; c < NC; c++) xv[c] = bb_flv_load_tail(t->x[c], i, cnt, p, xtype);
+            BB_FL_UNROLL
             for (int r = 0; r < NR; r++) {
                 bb_flv wv = bb_flv_load_tail(t->w[r], i, cnt, p, MODE);
+                BB_FL_UNROLL
                 for (int c = 0; c < NC; c++) acc[r][c] = bb_flv_madd(wv, xv[c], acc[r][c], MODE);
             }
         }
     }
+    BB_FL_UNROLL
     for (int r = 0; r < NR; r++)
         for (int c = 0; c < NC; c++) t->out[r * BB_FL_CMAX + c] = bb_flv_reduce(acc[r][c]);
 }
