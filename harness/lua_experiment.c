@@ -297,7 +297,8 @@ int bb_experiment_load_sized(const char *file, const bb_machine *mach, const cha
     ex->unsafe_lua = unsafe_lua;
     load_open_bitbench(L, &c);
     int rc = -1;
-    if (luaL_loadfile(L, file) != LUA_OK) {
+    /* Text only: Lua does not verify a precompiled (binary) chunk, and a damaged one crashes it. */
+    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
         /* syntax errors already read "FILE:LINE: message near 'token'"; a missing file does not */
         bb_lua_sandbox_error(L, err, errlen);
         goto done;

@@ -160,7 +160,8 @@ static int load_path(const char *path, const char *expect_name, bb_model_config 
     lua_State *L = bb_lua_sandbox_new(path, 0, err, errlen);
     if (!L) return -1;
     int rc = -1;
-    if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    /* Text only: Lua does not verify a precompiled (binary) chunk, and a damaged one crashes it. */
+    if (luaL_loadfilex(L, path, "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
         bb_lua_sandbox_error(L, err, errlen);
     } else if (lua_type(L, -1) != LUA_TTABLE) {
         char what[96];

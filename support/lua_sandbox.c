@@ -248,6 +248,9 @@ void bb_lua_sandbox_error(lua_State *L, char *err, size_t errlen)
         snprintf(err, errlen, "%s: stopped at %zu MiB of Lua memory, the bound; raise it with "
                               "BITBENCH_LUA_MAX_MEMORY_MB=N or bitbench run --lua-max-memory N (MiB)",
                  s->file, s->max_bytes >> 20);
+    else if (lua_tostring(L, -1) && strncmp(lua_tostring(L, -1), "attempt to load a binary chunk", 30) == 0)
+        /* Lua's message for a refused precompiled file (luaL_loadfilex mode "t") has no location */
+        snprintf(err, errlen, "%s: a precompiled (binary) Lua chunk; only Lua text is loaded", s->file);
     else {
         const char *m = lua_tostring(L, -1);
         snprintf(err, errlen, "%s", m ? m : "error in the Lua file (a non-string error value)");
