@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "files.h"
@@ -37,6 +38,12 @@ static const bb_tf_dims tiny_bitnet = {.dim = 256, .hidden_dim = 512, .n_layers 
                                        .ffn_act = BB_FFN_RELU2, .tied_embedding = true};
 static const bb_tf_dims tiny_llama = {.dim = 256, .hidden_dim = 352, .n_layers = 2, .n_heads = 4, .n_kv_heads = 4,
                                       .vocab_size = 260, .seq_len = 64, .style = BB_STYLE_LLAMA, .ffn_act = BB_FFN_SILU};
+
+/* A file name of this process's own, so two builds' tests running at once do not write one file. */
+static void tmp_file(char *out, size_t n, const char *name)
+{
+    snprintf(out, n, "/tmp/bb_test_export_%ld_%s", (long)getpid(), name);
+}
 
 static void upper(char *out, const char *s)
 {
@@ -196,8 +203,11 @@ static void synthetic_to(const bb_tf_dims *d, const char *target)
     bb_synthetic syn = {.dims = *d, .seed = 7};
     bb_weight_source src = bb_synthetic_source(&syn);
     char path[128], again[128], err[1024];
-    snprintf(path, sizeof path, "/tmp/bb_test_export_%d_%s.gguf", (int)d->style, target);
-    snprintf(again, sizeof again, "/tmp/bb_test_export_%d_%s.again.gguf", (int)d->style, target);
+    char name[96];
+    snprintf(name, sizeof name, "%d_%s.gguf", (int)d->style, target);
+    tmp_file(path, sizeof path, name);
+    snprintf(name, sizeof name, "%d_%s.again.gguf", (int)d->style, target);
+    tmp_file(again, sizeof again, name);
     bb_gguf_export_options opt = {.type = target, .name = "tiny"};
     bb_gguf_export_report rep;
     CHECK(bb_gguf_export(path, d, &src, &opt, &rep, err, sizeof err) == 0, "%s", err);
@@ -274,7 +284,8 @@ static void stories260k(void)
     snprintf(bin, sizeof bin, "%s/models/stories260K/stories260K.bin", shared);
     snprintf(tok, sizeof tok, "%s/models/stories260K/tok512.bin", shared);
     snprintf(golden, sizeof golden, "%s/golden/gguf/stories260K/stories260K.gguf", shared);
-    const char *path = "/tmp/bb_test_export_stories260K.gguf";
+    char path[160];
+    tmp_file(path, sizeof path, "stories260K.gguf");
     bb_llama2c *c = bb_llama2c_open(bin, err, sizeof err);
     CHECK(c != NULL, "%s", err);
     if (!c) return;
@@ -332,7 +343,8 @@ static void tiny_bitnet_files(void)
     CHECK(m != NULL, "%s", err);
     if (!m) return;
     for (int i = 0; i < 2; i++) {
-        const char *path = "/tmp/bb_test_export_tiny_bitnet.gguf";
+        char path[160];
+        tmp_file(path, sizeof path, "tiny_bitnet.gguf");
         bb_weight_source src = bb_gguf_model_source(m);
         bb_gguf_export_options opt = {.type = targets[i], .name = "tiny", .vocab_from = bb_gguf_model_file(m)};
         bb_gguf_export_report rep;
@@ -358,7 +370,8 @@ static void expect_error(const bb_tf_dims *d, const char *type, const char *want
     bb_gguf_export_options opt = {.type = type, .name = "x"};
     bb_gguf_export_report rep;
     char err[512] = "";
-    const char *path = "/tmp/bb_test_export_bad.gguf";
+    char path[160];
+    tmp_file(path, sizeof path, "bad.gguf");
     CHECK(bb_gguf_export(path, d, &src, &opt, &rep, err, sizeof err) != 0 && strstr(err, want), "'%s' should contain '%s'",
           err, want);
     FILE *f = fopen(path, "rb");
