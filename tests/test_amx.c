@@ -3,7 +3,8 @@
  * an odd number of 32-weight steps) and on its small-N fallback; where AMX is absent, not granted
  * or masked (BITBENCH_CPU_MASK=avx512), the variant is refused and bb_cpu_amx_refusal says why.
  * The conformance suite checks the float-accumulation kernels only within rounding; this checks
- * bit equality, which the tile driver promises for all five. */
+ * bit equality, which the tile driver promises for all of them (their small-N fallbacks only where
+ * the kernel is not float_accumulation). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ done:
 
 int main(void)
 {
-    static const char *const names[] = {"i2_s", "tq2_0", "up_i2", "q8_0", "q4_0x8"};
+    static const char *const names[] = {"i2_s", "tq2_0", "up_i2", "q8_0", "q4_0", "q4_0x8", "iq4_nl"};
     const char *why = bb_cpu_amx_refusal();
     CHECK((bb_cpu_features() & BB_CPU_AMX_INT8) ? why == NULL : why != NULL && why[0],
           "AMX-INT8 feature bit and refusal reason disagree");

@@ -128,6 +128,7 @@ const bb_kernel bb_kernel_iq4_nl = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_iq4_nl_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_matmul_avx512, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_iq4_nl_matmul_amx, bb_qx_prepare_avx512},
 #elif defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_iq4_nl_matmul_neon, bb_qx_prepare_neon},
         {"dotprod", BB_ISA_DOTPROD, bb_iq4_nl_matmul_dotprod, bb_qx_prepare_neon},

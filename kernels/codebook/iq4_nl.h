@@ -24,7 +24,10 @@
  * kvalue + 128 instead and multiplies it unsigned by q with vpdpbusd, starting each lane's
  * accumulator at 16 c = -128 * sum q (four byte products per int32 lane, no int16 stage).
  * The Arm variants (iq4_nl_arm.h: TBL, then SDOT or SMULL/SMLAL2/SADALP) sum each block in int32
- * and keep the reference's float steps in its order: they give its bits.
+ * and keep the reference's float steps in its order: they give its bits.  So does amx
+ * (iq4_nl_amx.c, N >= 16): indices looked up to int8 kvalues once per strip of 32 rows,
+ * TDPBSSD block dots, folded as isum * (d_a * d_w) (common/amx.h BB_AMX_BLOCK_K: the same
+ * product); below 16 activation rows it runs the avx512 variant.
  *
  * Packing: per block, 15 candidate inverse scales (the block's signed max mapped to table value
  * -127 + t, t = -7..7, as llama.cpp's quantizer tries), each assignment refined to its
@@ -46,6 +49,7 @@ extern const int8_t bb_iq4_nl_kvalues[16];
 
 void bb_iq4_nl_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_iq4_nl_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_iq4_nl_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_iq4_nl_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_iq4_nl_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 

@@ -26,7 +26,9 @@
  * vmulps per activation row; up to 4 activation rows share each decoded block; the weight
  * stream is prefetched 4 KiB ahead.  The Arm variant, dotprod (SDOT, qx_0_dotprod.c), gives the
  * reference's bits instead: four weight rows side by side, one per float lane, each lane running
- * the reference's float sequence.
+ * the reference's float sequence.  amx (qx_0_amx.c, N >= 16): each block's nibbles decoded to
+ * int8 n - 8 once per strip of 32 rows, exact int32 block dots from TDPBSSD, folded in the
+ * reference's order: its bits; below 16 activation rows it runs the avx512 variant.
  */
 #ifndef BB_Q4_0_H
 #define BB_Q4_0_H

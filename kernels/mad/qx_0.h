@@ -112,6 +112,11 @@ void bb_q4_0x8_matmul_avx2(const void *w, const void *act, float *y, int m, int 
 void bb_q4_0x8_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 /* AMX tiles (qx_0_amx.c, common/amx.h) */
 void bb_q8_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_q4_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+/* the AMX driver's act_i8 / act_scales (bb_amx_ops) for this activation buffer: row c's int8
+ * copied out of its q8_0 blocks, and the blocks' scales as float (also iq4_nl_amx.c) */
+const int8_t *bb_qx_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch);
+void bb_qx_amx_act_scales(const void *act, int n, int k, int npad, float *da);
 void bb_q4_0x8_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

@@ -1,15 +1,16 @@
-/* q8_0 and q4_0x8 on AMX tiles (common/amx.h).  One segment per 32-weight block (one TDPBSSD of
+/* q8_0, q4_0 and q4_0x8 on AMX tiles (common/amx.h).  One segment per 32-weight block (one TDPBSSD of
  * K = 32 per tile pair), folded as qx_0.h's reference does: y = y + ((float)isum * d_w) * d_a,
- * blocks in order, so both give the reference's bits (q8_0's AVX-512 variant, used below 16
- * activation rows, rounds in its own order: q8_0.h).  The q8_0 activation blocks are copied out
+ * blocks in order, so all three give the reference's bits (the AVX-512 variants of q8_0 and q4_0,
+ * used below 16 activation rows, round in their own order: q8_0.h, q4_0.h).  The q8_0 activation blocks are copied out
  * of their 34-byte blocks into one contiguous row per activation row. */
 #include <string.h>
 
 #include "../common/amx.h"
+#include "q4_0.h"
 #include "q4_0x8.h"
 #include "q8_0.h"
 
-static const int8_t *q8_0_act_i8(const void *act, int n, int k, int c, int8_t *scratch)
+const int8_t *bb_qx_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch)
 {
     (void)n;
     const bb_block_q8_0 *a = bb_qx_act_row(act, k, c);
@@ -17,7 +18,7 @@ static const int8_t *q8_0_act_i8(const void *act, int n, int k, int c, int8_t *s
     return scratch;
 }
 
-static void q8_0_act_scales(const void *act, int n, int k, int npad, float *da)
+void bb_qx_amx_act_scales(const void *act, int n, int k, int npad, float *da)
 {
     for (int c = 0; c < n; c++) {
         const float *d = bb_qx_aux_row(act, n, k, c).d;
@@ -61,14 +62,67 @@ static const bb_amx_ops q8_0_amx = {
     .weights_i8 = q8_0_weights_i8,
     .row_start = q8_0_row_start,
     .weight_scales = q8_0_weight_scales,
-    .act_i8 = q8_0_act_i8,
-    .act_scales = q8_0_act_scales,
+    .act_i8 = bb_qx_amx_act_i8,
+    .act_scales = bb_qx_amx_act_scales,
     .small_n = bb_q8_0_matmul_avx512,
 };
 
 void bb_q8_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
     bb_amx_matmul(&q8_0_amx, w, act, y, m, k, n, m0, m1);
+}
+
+/* ---- q4_0: rows of 18-byte GGUF blocks (qx_0.h), weight j the low nibble of qs[j], weight
+ * j + 16 its high nibble, value nibble - 8.  One block's 16 bytes become its 32 int8 weights in
+ * one 256-bit vector: the bytes in both halves, shifted right by 4 in the upper one. ---- */
+static const bb_block_q4_0 *q4_0_row(const void *w, int k, int r)
+{
+    return (const bb_block_q4_0 *)w + (size_t)r * (k / BB_QK);
+}
+
+static void q4_0_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
+{
+    (void)m;
+    const __m256i shifts = _mm256_setr_epi64x(0, 0, 4, 4), low = _mm256_set1_epi8(0x0f), eight = _mm256_set1_epi8(8);
+    for (int i = 0; i < rows; i++) {
+        const bb_block_q4_0 *blk = q4_0_row(w, k, r + i);
+        for (int b = 0; b < k / BB_QK; b++) {
+            __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)blk[b].qs));
+            v = _mm256_and_si256(_mm256_srlv_epi64(v, shifts), low);
+            _mm256_storeu_si256((__m256i *)(dst + i * stride + BB_QK * b), _mm256_sub_epi8(v, eight));
+        }
+    }
+}
+
+static const void *q4_0_row_start(const void *w, int m, int k, int r)
+{
+    (void)m;
+    return q4_0_row(w, k, r);
+}
+
+static void q4_0_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
+{
+    (void)m;
+    for (int i = 0; i < rows; i++) {
+        const bb_block_q4_0 *blk = q4_0_row(w, k, r + i);
+        for (int b = 0; b < k / BB_QK; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
+    }
+}
+
+static const bb_amx_ops q4_0_amx = {
+    .seg = BB_QK,
+    .fold = BB_AMX_BLOCK_QX,
+    .weights_i8 = q4_0_weights_i8,
+    .row_start = q4_0_row_start,
+    .weight_scales = q4_0_weight_scales,
+    .act_i8 = bb_qx_amx_act_i8,
+    .act_scales = bb_qx_amx_act_scales,
+    .small_n = bb_q4_0_matmul_avx512,
+};
+
+void bb_q4_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_amx_matmul(&q4_0_amx, w, act, y, m, k, n, m0, m1);
 }
 
 /* ---- q4_0x8: records of 8 rows (q4_0x8.h).  The record's 128 nibble bytes are P (bytes 0..7
@@ -120,8 +174,8 @@ static const bb_amx_ops q4_0x8_amx = {
     .weights_i8 = q4_0x8_weights_i8,
     .row_start = q4_0x8_row_start,
     .weight_scales = q4_0x8_weight_scales,
-    .act_i8 = q8_0_act_i8,
-    .act_scales = q8_0_act_scales,
+    .act_i8 = bb_qx_amx_act_i8,
+    .act_scales = bb_qx_amx_act_scales,
     .small_n = bb_q4_0x8_matmul_avx512,
 };
 

@@ -1,0 +1,60 @@
+/* iq4_nl on AMX tiles (common/amx.h; layout and semantics: iq4_nl.h).  The driver's segment is
+ * one 32-weight block: a block's 16 index bytes become its 32 int8 codebook values in one
+ * 256-bit vector (the bytes in both halves, the upper half shifted right by 4, masked, then one
+ * vpshufb from the table in each half: §6.3's register-resident lookup), the TDPBSSD block dots
+ * are exact, and each is folded as isum * (d_a * d_w), the reference's product, block by block:
+ * the reference's bits.  The q8_0 activations are q4_0's (mad/qx_0.h). */
+#include "../common/amx.h"
+#include "../mad/qx_0.h"
+#include "iq4_nl.h"
+
+static const bb_iq4_nl_block *iq4_nl_row(const void *w, int k, int r)
+{
+    return (const bb_iq4_nl_block *)w + (size_t)r * (k / BB_QK4_NL);
+}
+
+static void iq4_nl_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
+{
+    (void)m;
+    const __m256i shifts = _mm256_setr_epi64x(0, 0, 4, 4), low = _mm256_set1_epi8(0x0f);
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)bb_iq4_nl_kvalues));
+    for (int i = 0; i < rows; i++) {
+        const bb_iq4_nl_block *blk = iq4_nl_row(w, k, r + i);
+        for (int b = 0; b < k / BB_QK4_NL; b++) {
+            __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)blk[b].qs));
+            v = _mm256_and_si256(_mm256_srlv_epi64(v, shifts), low);
+            _mm256_storeu_si256((__m256i *)(dst + i * stride + BB_QK4_NL * b), _mm256_shuffle_epi8(table, v));
+        }
+    }
+}
+
+static const void *iq4_nl_row_start(const void *w, int m, int k, int r)
+{
+    (void)m;
+    return iq4_nl_row(w, k, r);
+}
+
+static void iq4_nl_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
+{
+    (void)m;
+    for (int i = 0; i < rows; i++) {
+        const bb_iq4_nl_block *blk = iq4_nl_row(w, k, r + i);
+        for (int b = 0; b < k / BB_QK4_NL; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
+    }
+}
+
+static const bb_amx_ops iq4_nl_amx = {
+    .seg = BB_QK4_NL,
+    .fold = BB_AMX_BLOCK_K,
+    .weights_i8 = iq4_nl_weights_i8,
+    .row_start = iq4_nl_row_start,
+    .weight_scales = iq4_nl_weight_scales,
+    .act_i8 = bb_qx_amx_act_i8,
+    .act_scales = bb_qx_amx_act_scales,
+    .small_n = bb_iq4_nl_matmul_avx512,
+};
+
+void bb_iq4_nl_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_amx_matmul(&iq4_nl_amx, w, act, y, m, k, n, m0, m1);
+}
