@@ -39,8 +39,11 @@ typedef enum {
     BB_AMX_DEQUANT_ROW,
     /* y = 0; per block in order: y = y + ((float)isum * dw) * da   (qx_0.h: q8_0, q4_0x8) */
     BB_AMX_BLOCK_QX,
-    /* y = 0; per block in order: y = y + (float)isum * (da * dw)   (ggml_k.h: tq2_0) */
+    /* y = 0; per block in order: y = y + (float)isum * (da * dw)   (ggml_k.h: tq2_0, iq4_nl) */
     BB_AMX_BLOCK_K,
+    /* y = 0; per block in order: y = y + ((da * dw) * (float)isum - (da * dm) * (float)msum),
+     * msum the block's dot of the `mins_i8` rows, dm their `min_scales`   (q2_k.h) */
+    BB_AMX_BLOCK_K_MINS,
 } bb_amx_fold;
 
 typedef void bb_amx_matmul_fn(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
@@ -57,6 +60,12 @@ typedef struct {
     const void *(*row_start)(const void *w, int m, int k, int r);
     /* dw[s * BB_AMX_STRIP + i]: the scale of row r + i in segment s */
     void (*weight_scales)(const void *w, int m, int k, int r, int rows, float *dw);
+    /* BB_AMX_BLOCK_K_MINS only (NULL otherwise): a second int8 matrix laid out as weights_i8's,
+     * whose dots with the same activations the fold subtracts (q2_k: each weight's sub-block
+     * min), and its scales laid out as weight_scales' (q2_k: dmin).  Its dots run on the same
+     * tiles after the weights', so such a kernel does twice the TDPBSSDs. */
+    void (*mins_i8)(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride);
+    void (*min_scales)(const void *w, int m, int k, int r, int rows, float *dm);
     /* Activation row c's K int8 values: a pointer into act where they are contiguous, else
      * copied to scratch (K bytes) and scratch returned. */
     const int8_t *(*act_i8)(const void *act, int n, int k, int c, int8_t *scratch);

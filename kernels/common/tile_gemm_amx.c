@@ -38,9 +38,11 @@ typedef struct {
     int npad;      /* N rounded up to 16 */
     int8_t *actv;  /* npad/16 blocks of kp/4 rows x 64 bytes: activations in VNNI order */
     int8_t *strip; /* BB_AMX_STRIP rows x kp: the decoded weights */
+    int8_t *mins;  /* BB_AMX_STRIP rows x kp: the decoded mins_i8 rows (BB_AMX_BLOCK_K_MINS) */
     int8_t *stage; /* 16 rows x kp: activation rows copied out of the prepared buffer */
     float *da;     /* nseg x npad activation scales */
     float *dw;     /* nseg x BB_AMX_STRIP weight scales of the strip */
+    float *dm;     /* nseg x BB_AMX_STRIP min scales of the strip (BB_AMX_BLOCK_K_MINS) */
     void *mem;
 } gemm_scratch;
 
@@ -53,14 +55,17 @@ static int scratch_init(gemm_scratch *s, const bb_amx_ops *ops, int n, int k)
     s->npad = (n + 15) & ~15;
     size_t kp = (size_t)s->kp, actv = (size_t)s->npad * kp, strip = BB_AMX_STRIP * kp, stage = 16 * kp;
     size_t da = ((size_t)s->nseg * s->npad * sizeof(float) + 63) & ~(size_t)63;
-    size_t dw = (size_t)s->nseg * BB_AMX_STRIP * sizeof(float);
-    s->mem = aligned_alloc(64, actv + strip + stage + da + ((dw + 63) & ~(size_t)63));
+    size_t dw = ((size_t)s->nseg * BB_AMX_STRIP * sizeof(float) + 63) & ~(size_t)63;
+    size_t mins = ops->fold == BB_AMX_BLOCK_K_MINS ? strip + dw : 0; /* the mins strip and dm */
+    s->mem = aligned_alloc(64, actv + strip + stage + da + dw + mins);
     if (!s->mem) return -1;
     s->actv = s->mem;
     s->strip = s->actv + actv;
     s->stage = s->strip + strip;
     s->da = (float *)(s->stage + stage);
     s->dw = (float *)((char *)s->da + da);
+    s->mins = mins ? (int8_t *)s->dw + dw : NULL;
+    s->dm = mins ? (float *)(s->mins + strip) : NULL;
     return 0;
 }
 
@@ -136,10 +141,12 @@ static void segment_dots_any(tile_pass *p, int k0, int k1, int32_t sums[32][32])
 }
 
 /* acc[i][j] for strip rows i < ni, activation rows j < 16 * nj from one segment's sums, with
- * the segment's scales dw[i], da[j]: the reference's float operations, one lane per output (the
- * block folds add to acc, which starts at 0.0f as the reference's sum does). */
+ * the segment's scales dw[i], da[j] (and for BB_AMX_BLOCK_K_MINS the mins' sums msums and scales
+ * dm[i]): the reference's float operations, one lane per output (the block folds add to acc,
+ * which starts at 0.0f as the reference's sum does). */
 static inline __attribute__((always_inline)) void fold_rows(bb_amx_fold fold, int nj, const int32_t sums[32][32],
-                                                            const float *dw, const float *da, int ni,
+                                                            const int32_t msums[32][32], const float *dw,
+                                                            const float *dm, const float *da, int ni,
                                                             float acc[32][32])
 {
     const __m512 zero = _mm512_setzero_ps();
@@ -153,7 +160,12 @@ static inline __attribute__((always_inline)) void fold_rows(bb_amx_fold fold, in
                 y = _mm512_maskz_mul_ps(live[h], _mm512_div_ps(x, a[h]), wv);
             else if (fold == BB_AMX_BLOCK_QX)
                 y = _mm512_add_ps(_mm512_load_ps(&acc[i][16 * h]), _mm512_mul_ps(_mm512_mul_ps(x, wv), a[h]));
-            else
+            else if (fold == BB_AMX_BLOCK_K_MINS) {
+                __m512 xm = _mm512_cvtepi32_ps(_mm512_load_si512(&msums[i][16 * h]));
+                __m512 p = _mm512_mul_ps(_mm512_mul_ps(a[h], wv), x);
+                __m512 q = _mm512_mul_ps(_mm512_mul_ps(a[h], _mm512_set1_ps(dm[i])), xm);
+                y = _mm512_add_ps(_mm512_load_ps(&acc[i][16 * h]), _mm512_sub_ps(p, q));
+            } else
                 y = _mm512_add_ps(_mm512_load_ps(&acc[i][16 * h]), _mm512_mul_ps(x, _mm512_mul_ps(a[h], wv)));
             _mm512_store_ps(&acc[i][16 * h], y);
         }
@@ -161,18 +173,21 @@ static inline __attribute__((always_inline)) void fold_rows(bb_amx_fold fold, in
 }
 
 /* fold_rows with the mode and the number of activation halves known to the compiler. */
-static void fold_segment(bb_amx_fold fold, const int32_t sums[32][32], const float *dw, const float *da, int ni,
-                         int nj, float acc[32][32])
+static void fold_segment(bb_amx_fold fold, const int32_t sums[32][32], const int32_t msums[32][32],
+                         const float *dw, const float *dm, const float *da, int ni, int nj, float acc[32][32])
 {
     if (fold == BB_AMX_DEQUANT_ROW) {
-        if (nj > 1) fold_rows(BB_AMX_DEQUANT_ROW, 2, sums, dw, da, ni, acc);
-        else fold_rows(BB_AMX_DEQUANT_ROW, 1, sums, dw, da, ni, acc);
+        if (nj > 1) fold_rows(BB_AMX_DEQUANT_ROW, 2, sums, NULL, dw, NULL, da, ni, acc);
+        else fold_rows(BB_AMX_DEQUANT_ROW, 1, sums, NULL, dw, NULL, da, ni, acc);
     } else if (fold == BB_AMX_BLOCK_QX) {
-        if (nj > 1) fold_rows(BB_AMX_BLOCK_QX, 2, sums, dw, da, ni, acc);
-        else fold_rows(BB_AMX_BLOCK_QX, 1, sums, dw, da, ni, acc);
+        if (nj > 1) fold_rows(BB_AMX_BLOCK_QX, 2, sums, NULL, dw, NULL, da, ni, acc);
+        else fold_rows(BB_AMX_BLOCK_QX, 1, sums, NULL, dw, NULL, da, ni, acc);
+    } else if (fold == BB_AMX_BLOCK_K_MINS) {
+        if (nj > 1) fold_rows(BB_AMX_BLOCK_K_MINS, 2, sums, msums, dw, dm, da, ni, acc);
+        else fold_rows(BB_AMX_BLOCK_K_MINS, 1, sums, msums, dw, dm, da, ni, acc);
     } else {
-        if (nj > 1) fold_rows(BB_AMX_BLOCK_K, 2, sums, dw, da, ni, acc);
-        else fold_rows(BB_AMX_BLOCK_K, 1, sums, dw, da, ni, acc);
+        if (nj > 1) fold_rows(BB_AMX_BLOCK_K, 2, sums, NULL, dw, NULL, da, ni, acc);
+        else fold_rows(BB_AMX_BLOCK_K, 1, sums, NULL, dw, NULL, da, ni, acc);
     }
 }
 
@@ -198,6 +213,11 @@ static void decode_strip(const bb_amx_ops *ops, const void *w, int m, int k, int
     int tiles_rows = rows > BB_AMX_ROWS ? BB_AMX_STRIP : BB_AMX_ROWS;
     if (rows < tiles_rows) memset(s->strip + (size_t)rows * s->kp, 0, (size_t)(tiles_rows - rows) * s->kp);
     ops->weight_scales(w, m, k, r, rows, s->dw);
+    if (s->mins) {
+        ops->mins_i8(w, m, k, r, rows, s->mins, (size_t)s->kp);
+        if (rows < tiles_rows) memset(s->mins + (size_t)rows * s->kp, 0, (size_t)(tiles_rows - rows) * s->kp);
+        ops->min_scales(w, m, k, r, rows, s->dm);
+    }
 }
 
 void bb_amx_matmul(const bb_amx_ops *ops, const void *w, const void *act, float *y, int m, int k, int n, int m0,
@@ -210,7 +230,7 @@ void bb_amx_matmul(const bb_amx_ops *ops, const void *w, const void *act, float 
     }
     pack_activations(ops, act, n, k, &s);
     configure_tiles(s.kstep);
-    _Alignas(64) int32_t sums[2][32][32];
+    _Alignas(64) int32_t sums[2][32][32], msums[2][32][32];
     _Alignas(64) float acc[32][32];
     for (int r = m0; r < m1; r += BB_AMX_STRIP) {
         int rows = m1 - r < BB_AMX_STRIP ? m1 - r : BB_AMX_STRIP;
@@ -228,12 +248,20 @@ void bb_amx_matmul(const bb_amx_ops *ops, const void *w, const void *act, float 
             p.two_b = cols > 16;
             /* software pipelined: the tiles of segment sg + 1 are computed and stored while segment
              * sg's sums (stored one fold earlier, so no wait on the tile stores) are folded */
+            tile_pass pm = p; /* the mins strip against the same activations, prefetching nothing */
+            pm.a = s.mins;
+            pm.pf_lines = 0;
             memset(acc, 0, sizeof acc);
             segment_dots_any(&p, 0, s.seg, sums[0]);
+            if (s.mins) segment_dots_any(&pm, 0, s.seg, msums[0]);
             for (int sg = 0; sg < s.nseg; sg++) {
-                if (sg + 1 < s.nseg) segment_dots_any(&p, (sg + 1) * s.seg, (sg + 2) * s.seg, sums[(sg + 1) & 1]);
-                fold_segment(ops->fold, sums[sg & 1], s.dw + sg * BB_AMX_STRIP, s.da + (size_t)sg * s.npad + c0,
-                             rows, (cols + 15) / 16, acc);
+                if (sg + 1 < s.nseg) {
+                    segment_dots_any(&p, (sg + 1) * s.seg, (sg + 2) * s.seg, sums[(sg + 1) & 1]);
+                    if (s.mins) segment_dots_any(&pm, (sg + 1) * s.seg, (sg + 2) * s.seg, msums[(sg + 1) & 1]);
+                }
+                fold_segment(ops->fold, sums[sg & 1], msums[sg & 1], s.dw + sg * BB_AMX_STRIP,
+                             s.mins ? s.dm + sg * BB_AMX_STRIP : NULL, s.da + (size_t)sg * s.npad + c0, rows,
+                             (cols + 15) / 16, acc);
             }
             store_outputs(acc, y, m, r, rows, c0, cols);
         }

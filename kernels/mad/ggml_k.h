@@ -83,6 +83,10 @@ typedef struct {
 void bb_gk_quant_q8_K_rows_avx512(const float *x, int n, int k, void *dst);
 /* The same with NEON (q8k_neon.c, Armv8.0): the prepare of the Arm variants. */
 void bb_gk_quant_q8_K_rows_neon(const float *x, int n, int k, void *dst);
+/* The AMX driver's act_i8 / act_scales (common/amx.h bb_amx_ops) for q8_K rows: row c's int8
+ * copied out of its blocks, and the blocks' d (tq2_0_amx.c; also q2_k_amx.c). */
+const int8_t *bb_gk_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch);
+void bb_gk_amx_act_scales(const void *act, int n, int k, int npad, float *da);
 
 static inline const char *bb_gk_shape_error(int m, int k)
 {

@@ -23,7 +23,10 @@
  *     summs_b = sum_j m_j * bsums_j                         (exact int32)
  *     y = 0; in block order: y += (a.d*fp16(d)) * (float)isum_b - (a.d*fp16(dmin)) * (float)summs_b
  * with every product rounded to float and no fused multiply-add.  SIMD variants compute the
- * same integers and run the same scalar float loop (ggml_k.h): the reference's bits.
+ * same integers and run the same scalar float loop (ggml_k.h): the reference's bits.  So does amx
+ * (q2_k_amx.c, N >= 16; below, the avx512 variant): the weights decoded to int8 sc_j * q (<= 45)
+ * and the mins to int8 m_j per weight, so that isum_b and summs_b = sum_i m_j(i) * a_i (= sum_j
+ * m_j * bsums_j) are both exact TDPBSSD dots, folded as above (common/amx.h BB_AMX_BLOCK_K_MINS).
  */
 #ifndef BB_Q2_K_H
 #define BB_Q2_K_H
@@ -33,6 +36,7 @@
 
 void bb_q2_k_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q2_k_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_q2_k_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q2_k_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 static inline size_t bb_q2_k_row_bytes(int k) { return (size_t)(k / BB_QK_K) * sizeof(bb_block_q2_K); }

@@ -44,7 +44,7 @@ static void tq2_0_weight_scales(const void *w, int m, int k, int r, int rows, fl
     }
 }
 
-static const int8_t *q8_K_act_i8(const void *act, int n, int k, int c, int8_t *scratch)
+const int8_t *bb_gk_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch)
 {
     (void)n;
     const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * (k / BB_QK_K);
@@ -52,7 +52,7 @@ static const int8_t *q8_K_act_i8(const void *act, int n, int k, int c, int8_t *s
     return scratch;
 }
 
-static void q8_K_act_scales(const void *act, int n, int k, int npad, float *da)
+void bb_gk_amx_act_scales(const void *act, int n, int k, int npad, float *da)
 {
     for (int c = 0; c < n; c++) {
         const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * (k / BB_QK_K);
@@ -66,8 +66,8 @@ static const bb_amx_ops tq2_0_amx = {
     .weights_i8 = tq2_0_weights_i8,
     .row_start = tq2_0_row_start,
     .weight_scales = tq2_0_weight_scales,
-    .act_i8 = q8_K_act_i8,
-    .act_scales = q8_K_act_scales,
+    .act_i8 = bb_gk_amx_act_i8,
+    .act_scales = bb_gk_amx_act_scales,
     .small_n = bb_tq2_0_matmul_avx512,
 };
 
