@@ -18,6 +18,15 @@ typedef struct {
 } tile_config;
 _Static_assert(sizeof(tile_config) == 64, "ldtilecfg reads 64 bytes");
 
+/* ldtilecfg with the whole 64-byte configuration as its operand.  GCC 12's _tile_loadconfig
+ * declares an 8-byte memory input, so the compiler may drop the stores to the rest of a
+ * configuration built on the stack, and the first tile load then faults (ggml's AMX path at that
+ * compiler crashes so with SIGILL); here the asm reads what it is given. */
+static inline void load_tile_config(const tile_config *cfg)
+{
+    __asm__ volatile("ldtilecfg %0" : : "m"(*cfg));
+}
+
 static void configure_tiles(int kstep)
 {
     tile_config cfg;
@@ -27,7 +36,7 @@ static void configure_tiles(int kstep)
         cfg.rows[t] = t >= 6 ? (uint8_t)(kstep / 4) : BB_AMX_ROWS;
         cfg.colsb[t] = t == 4 || t == 5 ? (uint16_t)kstep : 64;
     }
-    _tile_loadconfig(&cfg);
+    load_tile_config(&cfg);
 }
 
 /* The call's buffers, one allocation. */
