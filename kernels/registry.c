@@ -37,6 +37,7 @@ extern const bb_kernel bb_kernel_tl2_1;
 /* --- codebook (kernels/codebook) --- */
 extern const bb_kernel bb_kernel_cb2;
 extern const bb_kernel bb_kernel_iq4_nl;
+extern const bb_kernel bb_kernel_iq4_nl_x8;
 /* --- up-convert (kernels/upconvert) --- */
 extern const bb_kernel bb_kernel_up_i2;
 extern const bb_kernel bb_kernel_up_i1;
@@ -70,6 +71,7 @@ static const bb_kernel *const registry[] = {
     /* codebook */
     &bb_kernel_cb2,
     &bb_kernel_iq4_nl,
+    &bb_kernel_iq4_nl_x8,
     /* upconvert */
     &bb_kernel_up_i2,
     &bb_kernel_up_i1,

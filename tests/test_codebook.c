@@ -402,6 +402,55 @@ static void test_iq4_nl_arm_exact(void)
     free(w); free(x); free(yref); free(y); free(packed); free(act);
 }
 
+/* iq4_nl_x8 holds iq4_nl's numbers: the same weights packed by both give the same dequantized
+ * weights and, through every variant of iq4_nl_x8 (bit-exact to its reference), the bits of
+ * iq4_nl's reference; and its records are iq4_nl's blocks interleaved (q4_0x8.h's offsets). */
+static void test_iq4_nl_x8_same_numbers(void)
+{
+    const int m = 24, k = 320, n = 5;
+    const bb_kernel *plain = bb_kernel_by_name("iq4_nl"), *x8 = bb_kernel_by_name("iq4_nl_x8");
+    CHECK(x8 != NULL, "iq4_nl_x8 not registered");
+    if (!x8) return;
+    float *w = malloc(sizeof(float) * m * k), *x = malloc(sizeof(float) * n * k);
+    float *yref = malloc(sizeof(float) * n * m), *y = malloc(sizeof(float) * n * m);
+    float *d0 = malloc(sizeof(float) * m * k), *d1 = malloc(sizeof(float) * m * k);
+    uint8_t *p0 = malloc(plain->packed_size(m, k)), *p1 = malloc(x8->packed_size(m, k));
+    void *act = malloc(plain->act_size(n, k));
+    if (!w || !x || !yref || !y || !d0 || !d1 || !p0 || !p1 || !act) { CHECK(0, "oom"); return; }
+    CHECK(plain->packed_size(m, k) == x8->packed_size(m, k), "iq4_nl_x8 is not iq4_nl's size");
+    bb_rng r;
+    bb_rng_seed(&r, 23);
+    bb_fill_gauss(&r, w, (size_t)m * k, 1.0f);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    bb_weights bw = {.m = m, .k = k, .f32 = w};
+    char err[256];
+    CHECK(bb_kernel_pack(plain, &bw, p0, err, sizeof err) == 0 && bb_kernel_pack(x8, &bw, p1, err, sizeof err) == 0,
+          "pack: %s", err);
+    const bb_iq4_nl_block *blk = (const bb_iq4_nl_block *)p0;
+    int nb = k / BB_QK4_NL, bad = 0;
+    for (int row = 0; row < m; row++)
+        for (int b = 0; b < nb; b++) {
+            const uint8_t *rec = p1 + ((size_t)(row / 8) * nb + b) * 144;
+            bad += memcmp(rec + 2 * (row % 8), &blk[row * nb + b].d, 2) != 0;
+            for (int j = 0; j < 16; j++) bad += rec[16 + 8 * (8 * (j / 8) + row % 8) + j % 8] != blk[row * nb + b].qs[j];
+        }
+    CHECK(bad == 0, "iq4_nl_x8 records are not iq4_nl's blocks interleaved (%d bytes differ)", bad);
+    plain->unpack(p0, m, k, d0);
+    x8->unpack(p1, m, k, d1);
+    CHECK(memcmp(d0, d1, sizeof(float) * m * k) == 0, "iq4_nl_x8 dequantizes to other weights than iq4_nl");
+    plain->prepare(x, n, k, act);
+    plain->variants[0].matmul(p0, act, yref, m, k, n, 0, m);
+    for (int v = 0; v < bb_variant_count(x8); v++) {
+        const bb_variant *var = &x8->variants[v];
+        if (!bb_variant_usable(var)) continue;
+        (var->prepare ? var->prepare : x8->prepare)(x, n, k, act);
+        var->matmul(p1, act, y, m, k, n, 0, 8);
+        var->matmul(p1, act, y, m, k, n, 8, m);
+        CHECK(memcmp(y, yref, sizeof(float) * n * m) == 0, "iq4_nl_x8@%s differs from iq4_nl's reference bits", var->isa);
+    }
+    free(w); free(x); free(yref); free(y); free(d0); free(d1); free(p0); free(p1); free(act);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--emit-default") == 0) return emit_default();
@@ -419,5 +468,6 @@ int main(int argc, char **argv)
     test_cb2_vs_q2_k();
     test_iq4_nl_block();
     test_iq4_nl_arm_exact();
+    test_iq4_nl_x8_same_numbers();
     return check_summary("codebook");
 }

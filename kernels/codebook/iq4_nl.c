@@ -27,7 +27,7 @@ static inline int nearest_kvalue(float v)
     return lo;
 }
 
-static void quant_block(const float *x, bb_iq4_nl_block *out)
+void bb_iq4_nl_quant_block(const float *x, bb_iq4_nl_block *out)
 {
     float amax = 0, max = 0;
     double xx = 0;
@@ -66,42 +66,58 @@ static int iq4_nl_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
     (void)err; (void)errlen;
     bb_iq4_nl_block *out = dst;
     size_t nblk = (size_t)w->m * (w->k / BB_QK4_NL);
-    for (size_t b = 0; b < nblk; b++) quant_block(w->f32 + b * BB_QK4_NL, &out[b]);
+    for (size_t b = 0; b < nblk; b++) bb_iq4_nl_quant_block(w->f32 + b * BB_QK4_NL, &out[b]);
     return 0;
 }
 
-static void iq4_nl_unpack(const void *src, int m, int k, float *dst)
+void bb_iq4_nl_unpack_with(bb_iq4_nl_get_block get, const void *src, int m, int k, float *dst)
 {
-    const bb_iq4_nl_block *blk = src;
-    size_t nblk = (size_t)m * (k / BB_QK4_NL);
-    for (size_t b = 0; b < nblk; b++) {
-        float d = bb_fp16_to_fp32(blk[b].d);
-        for (int j = 0; j < BB_QK4_NL / 2; j++) {
-            dst[b * BB_QK4_NL + j] = d * (float)bb_iq4_nl_kvalues[blk[b].qs[j] & 15];
-            dst[b * BB_QK4_NL + j + 16] = d * (float)bb_iq4_nl_kvalues[blk[b].qs[j] >> 4];
+    for (int r = 0; r < m; r++)
+        for (int b = 0; b < k / BB_QK4_NL; b++) {
+            bb_iq4_nl_block blk;
+            get(src, k, r, b, &blk);
+            float d = bb_fp16_to_fp32(blk.d), *out = dst + (size_t)r * k + b * BB_QK4_NL;
+            for (int j = 0; j < BB_QK4_NL / 2; j++) {
+                out[j] = d * (float)bb_iq4_nl_kvalues[blk.qs[j] & 15];
+                out[j + 16] = d * (float)bb_iq4_nl_kvalues[blk.qs[j] >> 4];
+            }
         }
-    }
 }
 
-static void iq4_nl_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+void bb_iq4_nl_matmul_ref_with(bb_iq4_nl_get_block get, const void *w, const void *act, float *y, int m, int k,
+                               int n, int m0, int m1)
 {
     int nb = k / BB_QK4_NL;
     for (int c = 0; c < n; c++) {
         const bb_block_q8_0 *a = bb_qx_act_row(act, k, c);
         for (int r = m0; r < m1; r++) {
-            const bb_iq4_nl_block *x = (const bb_iq4_nl_block *)w + (size_t)r * nb;
             float sum = 0.0f;
             for (int b = 0; b < nb; b++) {
+                bb_iq4_nl_block x;
+                get(w, k, r, b, &x);
                 int32_t s1 = 0, s2 = 0;
                 for (int j = 0; j < BB_QK4_NL / 2; j++) {
-                    s1 += a[b].qs[j] * bb_iq4_nl_kvalues[x[b].qs[j] & 15];
-                    s2 += a[b].qs[j + 16] * bb_iq4_nl_kvalues[x[b].qs[j] >> 4];
+                    s1 += a[b].qs[j] * bb_iq4_nl_kvalues[x.qs[j] & 15];
+                    s2 += a[b].qs[j + 16] * bb_iq4_nl_kvalues[x.qs[j] >> 4];
                 }
-                sum += (bb_fp16_to_fp32(x[b].d) * bb_fp16_to_fp32(a[b].d)) * (float)(s1 + s2);
+                sum += (bb_fp16_to_fp32(x.d) * bb_fp16_to_fp32(a[b].d)) * (float)(s1 + s2);
             }
             y[(size_t)c * m + r] = sum;
         }
     }
+}
+
+/* Rows of K/32 blocks one after another: the GGUF layout. */
+static void iq4_nl_get(const void *w, int k, int r, int b, bb_iq4_nl_block *out)
+{
+    *out = ((const bb_iq4_nl_block *)w)[(size_t)r * (k / BB_QK4_NL) + b];
+}
+
+static void iq4_nl_unpack(const void *src, int m, int k, float *dst) { bb_iq4_nl_unpack_with(iq4_nl_get, src, m, k, dst); }
+
+static void iq4_nl_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_iq4_nl_matmul_ref_with(iq4_nl_get, w, act, y, m, k, n, m0, m1);
 }
 
 const bb_kernel bb_kernel_iq4_nl = {

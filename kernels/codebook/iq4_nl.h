@@ -47,6 +47,15 @@ typedef struct {
 
 extern const int8_t bb_iq4_nl_kvalues[16];
 
+/* The quantizer of one block of 32 floats (Packing, above). */
+void bb_iq4_nl_quant_block(const float *x, bb_iq4_nl_block *out);
+/* Block b of row r of a packed matrix, as the GGUF block it came from (iq4_nl's layout or
+ * iq4_nl_x8's records); the reference and unpack of both layouts read the blocks through it. */
+typedef void (*bb_iq4_nl_get_block)(const void *w, int k, int r, int b, bb_iq4_nl_block *out);
+void bb_iq4_nl_matmul_ref_with(bb_iq4_nl_get_block get, const void *w, const void *act, float *y, int m, int k,
+                               int n, int m0, int m1);
+void bb_iq4_nl_unpack_with(bb_iq4_nl_get_block get, const void *src, int m, int k, float *dst);
+
 void bb_iq4_nl_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_iq4_nl_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_iq4_nl_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
