@@ -1,12 +1,16 @@
-/* iq4_nl on AMX tiles (common/amx.h; layout and semantics: iq4_nl.h).  The driver's segment is
+/* iq4_nl and iq4_nl_x8 on AMX tiles (common/amx.h; layout and semantics: iq4_nl.h, iq4_nl_x8.h).  The driver's segment is
  * one 32-weight block: a block's 16 index bytes become its 32 int8 codebook values in one
  * 256-bit vector (the bytes in both halves, the upper half shifted right by 4, masked, then one
  * vpshufb from the table in each half: §6.3's register-resident lookup), the TDPBSSD block dots
  * are exact, and each is folded as isum * (d_a * d_w), the reference's product, block by block:
- * the reference's bits.  The q8_0 activations are q4_0's (mad/qx_0.h). */
+ * the reference's bits.  iq4_nl_x8's records are decoded by q4_0x8's record decode with the
+ * table lookup (mad/x8_tile_avx512.h) and give the same bits.  The q8_0 activations are q4_0's
+ * (mad/qx_0.h). */
 #include "../common/amx.h"
 #include "../mad/qx_0.h"
+#include "../mad/x8_tile_avx512.h"
 #include "iq4_nl.h"
+#include "iq4_nl_x8.h"
 
 static const bb_iq4_nl_block *iq4_nl_row(const void *w, int k, int r)
 {
@@ -57,4 +61,30 @@ static const bb_amx_ops iq4_nl_amx = {
 void bb_iq4_nl_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
     bb_amx_matmul(&iq4_nl_amx, w, act, y, m, k, n, m0, m1);
+}
+
+/* ---- iq4_nl_x8: q4_0x8's records holding iq4_nl blocks ---- */
+static void iq4_nl_x8_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
+{
+    (void)m;
+    for (int g = 0; g < rows / BB_Q4_0X8_ROWS; g++)
+        for (int b = 0; b < k / BB_QK4_NL; b++)
+            bb_x8_record_i8(BB_X8_IQ4_NL, bb_q4_0x8_record(w, k, (r / BB_Q4_0X8_ROWS) + g, b),
+                            dst + (size_t)BB_Q4_0X8_ROWS * g * stride + BB_QK4_NL * b, stride);
+}
+
+static const bb_amx_ops iq4_nl_x8_amx = {
+    .seg = BB_QK4_NL,
+    .fold = BB_AMX_BLOCK_K,
+    .weights_i8 = iq4_nl_x8_weights_i8,
+    .row_start = bb_q4_0x8_amx_row_start,
+    .weight_scales = bb_q4_0x8_amx_weight_scales,
+    .act_i8 = bb_qx_amx_act_i8,
+    .act_scales = bb_qx_amx_act_scales,
+    .small_n = bb_iq4_nl_x8_matmul_avx512,
+};
+
+void bb_iq4_nl_x8_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_amx_matmul(&iq4_nl_x8_amx, w, act, y, m, k, n, m0, m1);
 }

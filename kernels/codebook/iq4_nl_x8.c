@@ -73,6 +73,7 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
         {"scalar", 0, iq4_nl_x8_matmul_ref, NULL},
 #if defined(__x86_64__)
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_x8_matmul_avx512, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_iq4_nl_x8_matmul_amx, bb_qx_prepare_avx512},
 #endif
     },
 };

@@ -16,7 +16,8 @@
  * y = y + (d_w * d_a) * (float)isum_b (bb_iq4_nl_matmul_ref_with).  Every variant gives its bits
  * (float_accumulation = false): avx512 looks the indices up with one vpshufb per nibble plane
  * (kvalue + 128, unsigned) and runs q4_0x8's tile (mad/x8_tile_avx512.h) with the correction
- * -128 * sum(a) and this reference's float steps, one float lane per row. */
+ * -128 * sum(a) and this reference's float steps, one float lane per row; amx (N >= 16,
+ * iq4_nl_amx.c) decodes the records to int8 kvalues for the shared AMX driver. */
 #ifndef BB_IQ4_NL_X8_H
 #define BB_IQ4_NL_X8_H
 
@@ -24,5 +25,6 @@
 #include "iq4_nl.h"
 
 void bb_iq4_nl_x8_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_iq4_nl_x8_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

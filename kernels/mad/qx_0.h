@@ -117,6 +117,9 @@ void bb_q4_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
  * copied out of its q8_0 blocks, and the blocks' scales as float (also iq4_nl_amx.c) */
 const int8_t *bb_qx_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch);
 void bb_qx_amx_act_scales(const void *act, int n, int k, int npad, float *da);
+/* the AMX driver's row_start / weight_scales of q4_0x8's 8-row records (also iq4_nl_x8's) */
+const void *bb_q4_0x8_amx_row_start(const void *w, int m, int k, int r);
+void bb_q4_0x8_amx_weight_scales(const void *w, int m, int k, int r, int rows, float *dw);
 void bb_q4_0x8_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

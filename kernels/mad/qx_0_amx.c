@@ -8,6 +8,7 @@
 #include "../common/amx.h"
 #include "q4_0.h"
 #include "q4_0x8.h"
+#include "x8_tile_avx512.h"
 #include "q8_0.h"
 
 const int8_t *bb_qx_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch)
@@ -125,39 +126,24 @@ void bb_q4_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
     bb_amx_matmul(&q4_0_amx, w, act, y, m, k, n, m0, m1);
 }
 
-/* ---- q4_0x8: records of 8 rows (q4_0x8.h).  The record's 128 nibble bytes are P (bytes 0..7
- * of rows 0..7, one qword per row) then Q (bytes 8..15).  Row i's 32 weights are the low nibbles
- * of P_i, Q_i then their high nibbles: one two-source qword permute puts P_i Q_i P_i Q_i and the
- * same for row i+1 in a zmm, a shift by 0 or 4 per qword and an AND select the nibbles, and
- * (nibble ^ 8) - 8 undoes the stored XOR 0x88 and the +8 bias. ---- */
+/* ---- q4_0x8: records of 8 rows (q4_0x8.h), decoded by the shared record decode ---- */
 static void q4_0x8_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
 {
     (void)m;
-    const __m512i shifts = _mm512_set_epi64(4, 4, 0, 0, 4, 4, 0, 0), low = _mm512_set1_epi8(0x0f);
-    const __m512i eight = _mm512_set1_epi8(8);
     for (int g = 0; g < rows / BB_Q4_0X8_ROWS; g++)
-        for (int b = 0; b < k / BB_QK; b++) {
-            const uint8_t *rec = bb_q4_0x8_record(w, k, (r / BB_Q4_0X8_ROWS) + g, b);
-            __m512i p = _mm512_loadu_si512(rec + 16), q = _mm512_loadu_si512(rec + 80);
-            for (int i = 0; i < BB_Q4_0X8_ROWS; i += 2) {
-                __m512i idx = _mm512_set_epi64(9 + i, 1 + i, 9 + i, 1 + i, 8 + i, i, 8 + i, i);
-                __m512i v = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutex2var_epi64(p, idx, q), shifts), low);
-                v = _mm512_sub_epi8(_mm512_xor_si512(v, eight), eight);
-                int8_t *out = dst + (size_t)(BB_Q4_0X8_ROWS * g + i) * stride + BB_QK * b;
-                _mm256_storeu_si256((__m256i *)out, _mm512_castsi512_si256(v));
-                _mm256_storeu_si256((__m256i *)(out + stride), _mm512_extracti64x4_epi64(v, 1));
-            }
-        }
+        for (int b = 0; b < k / BB_QK; b++)
+            bb_x8_record_i8(BB_X8_Q4_0, bb_q4_0x8_record(w, k, (r / BB_Q4_0X8_ROWS) + g, b),
+                            dst + (size_t)BB_Q4_0X8_ROWS * g * stride + BB_QK * b, stride);
 }
 
 /* Groups of 8 rows, K/32 records each: row r (a multiple of 8) starts group r/8. */
-static const void *q4_0x8_row_start(const void *w, int m, int k, int r)
+const void *bb_q4_0x8_amx_row_start(const void *w, int m, int k, int r)
 {
     (void)m;
     return bb_q4_0x8_record(w, k, r / BB_Q4_0X8_ROWS, 0);
 }
 
-static void q4_0x8_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
+void bb_q4_0x8_amx_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
 {
     (void)m;
     /* a record starts with its 8 rows' fp16 scales: one exact F16C conversion per record */
@@ -172,8 +158,8 @@ static const bb_amx_ops q4_0x8_amx = {
     .seg = BB_QK,
     .fold = BB_AMX_BLOCK_QX,
     .weights_i8 = q4_0x8_weights_i8,
-    .row_start = q4_0x8_row_start,
-    .weight_scales = q4_0x8_weight_scales,
+    .row_start = bb_q4_0x8_amx_row_start,
+    .weight_scales = bb_q4_0x8_amx_weight_scales,
     .act_i8 = bb_qx_amx_act_i8,
     .act_scales = bb_qx_amx_act_scales,
     .small_n = bb_q4_0x8_matmul_avx512,

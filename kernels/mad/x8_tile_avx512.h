@@ -121,6 +121,28 @@ BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *a
     for (int c = 0; c < nb; c++) _mm256_storeu_ps(y + (size_t)(c0 + c) * m + (size_t)g * BB_Q4_0X8_ROWS, acc[c]);
 }
 
+/* One record's 8 rows as the signed int8 weights the reference multiplies (the @amx variants'
+ * decode): row i's 32 values at dst + i * stride.  P (bytes 0..7 of each row, one qword per row)
+ * and Q (bytes 8..15): row i's weights are the low nibbles of P_i, Q_i, then their high nibbles,
+ * so one two-source qword permute puts P_i Q_i P_i Q_i (and the same for row i+1) in a zmm, a
+ * shift by 0 or 4 per qword and an AND select the nibbles; then q4_0's (n ^ 8) - 8 undoes the
+ * stored XOR 0x88 and the +8 bias, or iq4_nl's vpshufb looks the index up in its table. */
+BB_QX_INLINE void bb_x8_record_i8(bb_x8_kind kind, const uint8_t *rec, int8_t *dst, size_t stride)
+{
+    const __m512i shifts = _mm512_set_epi64(4, 4, 0, 0, 4, 4, 0, 0), low = _mm512_set1_epi8(0x0f);
+    const __m512i eight = _mm512_set1_epi8(8);
+    const __m512i table = _mm512_broadcast_i32x4(_mm_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38,
+                                                               53, 69, 89, 113));
+    __m512i p = _mm512_loadu_si512(rec + 16), q = _mm512_loadu_si512(rec + 80);
+    for (int i = 0; i < BB_Q4_0X8_ROWS; i += 2) {
+        __m512i idx = _mm512_set_epi64(9 + i, 1 + i, 9 + i, 1 + i, 8 + i, i, 8 + i, i);
+        __m512i v = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutex2var_epi64(p, idx, q), shifts), low);
+        v = kind == BB_X8_Q4_0 ? _mm512_sub_epi8(_mm512_xor_si512(v, eight), eight) : _mm512_shuffle_epi8(table, v);
+        _mm256_storeu_si256((__m256i *)(dst + i * stride), _mm512_castsi512_si256(v));
+        _mm256_storeu_si256((__m256i *)(dst + (i + 1) * stride), _mm512_extracti64x4_epi64(v, 1));
+    }
+}
+
 /* Rows [m0, m1) (multiples of 8): every activation tile per row group, so the group's records
  * (K/32 * 144 bytes) stay in cache across them. */
 BB_QX_INLINE void bb_x8_matmul(bb_x8_kind kind, const void *w, const void *act, float *y, int m, int k, int n, int m0,
