@@ -31,19 +31,25 @@ static void rmsnorm(const bb_vec_ops *v, float *o, const float *x, const float *
  * stream runs faster or slower from one call to the next; the gain is in README.md,
  * "End-to-end"); chunks of 16 or 64 KiB were no different from 32. */
 #define GROUP_CHUNK_BYTES 32768
+/* A prefill (n > 1) calls the kernel on chunks of at least this many rows instead: each call
+ * has a cost per activation batch that does not shrink with its rows (the @amx variants
+ * transpose all n x K activations into tiles, the GEMM tiles set up their activation rows), which
+ * at 32 KiB of ternary weights (about 50 rows) was as large as the arithmetic. */
+#define PREFILL_CHUNK_ROWS 256
 
 typedef struct linear_group {
     const bb_linear *lin[3];
     float *y[3];
     int count, rows;             /* tensors, and their rows together */
-    int chunk_rows, nchunks;     /* the range in chunks of chunk_rows rows */
+    int chunk_rows, nchunks;     /* the range in chunks of chunk_rows rows (decode) */
     const float *x;              /* the input they share */
+    int prefill_rows, prefill_chunks; /* the chunks for n > 1 (set with chunk_rows) */
 } linear_group;
 
 typedef struct {
     const linear_group *g, *next; /* next: the group that runs after g (decode only), or NULL */
     const void *act;
-    int n;
+    int n, chunk_rows;
     float *y[3]; /* where the kernels write: g->y, or a padded-M layer's scratch (ypad) */
 } group_job;
 
@@ -69,7 +75,7 @@ static void group_chunk(void *ctx, int tid, int c)
 {
     (void)tid;
     const group_job *j = ctx;
-    int r0 = c * j->g->chunk_rows, r1 = r0 + j->g->chunk_rows;
+    int r0 = c * j->chunk_rows, r1 = r0 + j->chunk_rows;
     group_rows(j, r0, r1 < j->g->rows ? r1 : j->g->rows);
 }
 
@@ -115,10 +121,10 @@ static void run_group_at(bb_transformer *t, bb_pool *pool, const linear_group *g
         x = t->xpad;
     }
     (L->var->prepare ? L->var->prepare : L->kern->prepare)(x, n, L->k, t->act);
-    group_job j = {g, next, t->act, n, {g->y[0], g->y[1], g->y[2]}};
+    group_job j = {g, next, t->act, n, n > 1 ? g->prefill_rows : g->chunk_rows, {g->y[0], g->y[1], g->y[2]}};
     for (int i = 0; i < g->count; i++)
         if (g->lin[i]->m != g->lin[i]->m_real) j.y[i] = t->ypad[i];
-    bb_pool_chunks job = {g->nchunks, group_chunk, group_own_done, &j};
+    bb_pool_chunks job = {n > 1 ? g->prefill_chunks : g->nchunks, group_chunk, group_own_done, &j};
     bb_pool_run_chunks(pool, &job);
     for (int i = 0; i < g->count; i++) /* (n, m) rows of a padded-M layer into (n, m_real) */
         if (j.y[i] != g->y[i])
@@ -145,6 +151,9 @@ static void chunk_group(linear_group *g)
     int units = (int)(GROUP_CHUNK_BYTES / (row_bytes * unit) + 0.5);
     g->chunk_rows = unit * (units > 1 ? units : 1);
     g->nchunks = (g->rows + g->chunk_rows - 1) / g->chunk_rows;
+    int prefill_units = (PREFILL_CHUNK_ROWS + unit - 1) / unit;
+    g->prefill_rows = g->chunk_rows > unit * prefill_units ? g->chunk_rows : unit * prefill_units;
+    g->prefill_chunks = (g->rows + g->prefill_rows - 1) / g->prefill_rows;
 }
 
 /* Set up t->groups from the layers and the buffers. */
@@ -156,12 +165,12 @@ int tf_make_groups(bb_transformer *t)
     for (int l = 0; l < nl; l++) {
         const bb_tf_layer *L = &t->layers[l];
         linear_group *g = &t->groups[4 * l];
-        g[0] = (linear_group){{&L->wq, &L->wk, &L->wv}, {t->q, t->k, t->v}, 3, 0, 0, 0, t->xb};
-        g[1] = (linear_group){{&L->wo}, {t->xb}, 1, 0, 0, 0, t->xb2};
-        g[2] = (linear_group){{&L->w1, &L->w3}, {t->hb, t->hb2}, 2, 0, 0, 0, t->xb};
-        g[3] = (linear_group){{&L->w2}, {t->xb}, 1, 0, 0, 0, t->hb};
+        g[0] = (linear_group){.lin = {&L->wq, &L->wk, &L->wv}, .y = {t->q, t->k, t->v}, .count = 3, .x = t->xb};
+        g[1] = (linear_group){.lin = {&L->wo}, .y = {t->xb}, .count = 1, .x = t->xb2};
+        g[2] = (linear_group){.lin = {&L->w1, &L->w3}, .y = {t->hb, t->hb2}, .count = 2, .x = t->xb};
+        g[3] = (linear_group){.lin = {&L->w2}, .y = {t->xb}, .count = 1, .x = t->hb};
     }
-    t->groups[4 * nl] = (linear_group){{&t->cls}, {t->logits}, 1, 0, 0, 0, t->xb};
+    t->groups[4 * nl] = (linear_group){.lin = {&t->cls}, .y = {t->logits}, .count = 1, .x = t->xb};
     for (int i = 0; i < t->ngroups; i++) {
         for (int k = 0; k < t->groups[i].count; k++) t->groups[i].rows += t->groups[i].lin[k]->m;
         chunk_group(&t->groups[i]);
