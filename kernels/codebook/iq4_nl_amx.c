@@ -32,27 +32,11 @@ static void iq4_nl_weights_i8(const void *w, int m, int k, int r, int rows, int8
     }
 }
 
-static const void *iq4_nl_row_start(const void *w, int m, int k, int r)
-{
-    (void)m;
-    return iq4_nl_row(w, k, r);
-}
-
-static void iq4_nl_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
-{
-    (void)m;
-    for (int i = 0; i < rows; i++) {
-        const bb_iq4_nl_block *blk = iq4_nl_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK4_NL; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
-    }
-}
-
 static const bb_amx_ops iq4_nl_amx = {
     .seg = BB_QK4_NL,
     .fold = BB_AMX_BLOCK_K,
     .weights_i8 = iq4_nl_weights_i8,
-    .row_start = iq4_nl_row_start,
-    .weight_scales = iq4_nl_weight_scales,
+    .block_bytes = sizeof(bb_iq4_nl_block), /* d at byte 0 */
     .act_i8 = bb_qx_amx_act_i8,
     .act_scales = bb_qx_amx_act_scales,
     .small_n = bb_iq4_nl_matmul_avx512,

@@ -66,6 +66,10 @@ typedef struct {
      * tiles after the weights', so such a kernel does twice the TDPBSSDs. */
     void (*mins_i8)(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride);
     void (*min_scales)(const void *w, int m, int k, int r, int rows, float *dm);
+    /* Or, for the GGUF block layouts - rows of K / seg blocks of block_bytes bytes, each holding
+     * its fp16 scale at byte d_at (and BB_AMX_BLOCK_K_MINS's second scale at dm_at) - leave
+     * row_start, weight_scales and min_scales NULL and set these: the driver reads them itself. */
+    size_t block_bytes, d_at, dm_at;
     /* Activation row c's K int8 values: a pointer into act where they are contiguous, else
      * copied to scratch (K bytes) and scratch returned. */
     const int8_t *(*act_i8)(const void *act, int n, int k, int c, int8_t *scratch);

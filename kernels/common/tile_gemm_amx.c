@@ -215,17 +215,40 @@ static void store_outputs(const float acc[32][32], float *y, int m, int r, int r
         }
 }
 
+/* Row r's first packed byte: the kernel's row_start, or row r of a GGUF block layout. */
+static const void *row_start(const bb_amx_ops *ops, const void *w, int m, int k, int r)
+{
+    if (ops->row_start) return ops->row_start(w, m, k, r);
+    return (const char *)w + (size_t)r * (size_t)(k / ops->seg) * ops->block_bytes;
+}
+
+/* The fp16 scale at byte `at` of every block of rows [r, r + rows) of a GGUF block layout, as
+ * float (exact, F16C): dw[b * BB_AMX_STRIP + i] for row r + i, block b. */
+static void block_scales(const bb_amx_ops *ops, const void *w, int m, int k, int r, int rows, size_t at, float *dw)
+{
+    for (int i = 0; i < rows; i++) {
+        const char *row = row_start(ops, w, m, k, r + i);
+        for (int b = 0; b < k / ops->seg; b++) {
+            uint16_t h;
+            memcpy(&h, row + (size_t)b * ops->block_bytes + at, sizeof h);
+            dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(h);
+        }
+    }
+}
+
 /* Rows [r, r + rows) decoded into the strip (zero rows up to the tiles it fills) with their scales. */
 static void decode_strip(const bb_amx_ops *ops, const void *w, int m, int k, int r, int rows, gemm_scratch *s)
 {
     ops->weights_i8(w, m, k, r, rows, s->strip, (size_t)s->kp);
     int tiles_rows = rows > BB_AMX_ROWS ? BB_AMX_STRIP : BB_AMX_ROWS;
     if (rows < tiles_rows) memset(s->strip + (size_t)rows * s->kp, 0, (size_t)(tiles_rows - rows) * s->kp);
-    ops->weight_scales(w, m, k, r, rows, s->dw);
+    if (ops->weight_scales) ops->weight_scales(w, m, k, r, rows, s->dw);
+    else block_scales(ops, w, m, k, r, rows, ops->d_at, s->dw);
     if (s->mins) {
         ops->mins_i8(w, m, k, r, rows, s->mins, (size_t)s->kp);
         if (rows < tiles_rows) memset(s->mins + (size_t)rows * s->kp, 0, (size_t)(tiles_rows - rows) * s->kp);
-        ops->min_scales(w, m, k, r, rows, s->dm);
+        if (ops->min_scales) ops->min_scales(w, m, k, r, rows, s->dm);
+        else block_scales(ops, w, m, k, r, rows, ops->dm_at, s->dm);
     }
 }
 
@@ -246,8 +269,8 @@ void bb_amx_matmul(const bb_amx_ops *ops, const void *w, const void *act, float 
         decode_strip(ops, w, m, k, r, rows, &s);
         tile_pass p = {.a = s.strip, .kp = (size_t)s.kp, .kstep = s.kstep, .two_a = rows > BB_AMX_ROWS};
         int next = r + BB_AMX_STRIP < m1 ? r + BB_AMX_STRIP : m1, next_end = next + BB_AMX_STRIP < m1 ? next + BB_AMX_STRIP : m1;
-        p.pf = ops->row_start(w, m, k, next);
-        p.pf_end = ops->row_start(w, m, k, next_end);
+        p.pf = row_start(ops, w, m, k, next);
+        p.pf_end = row_start(ops, w, m, k, next_end);
         long steps = (long)((n + 31) / 32) * (k / s.kstep);
         p.pf_lines = (int)(((p.pf_end - p.pf) / 64 + steps - 1) / steps);
         for (int c0 = 0; c0 < n; c0 += 32) {

@@ -6,6 +6,8 @@
  * reaches the next byte), so the strip holds sc_j * q exactly; the mins strip holds m_j once per
  * weight, whose dot with the activations is summs = sum_j m_j * bsums_j.  The driver folds both
  * as the reference does: the reference's bits. */
+#include <stddef.h>
+
 #include "../common/amx.h"
 #include "q2_k.h"
 
@@ -60,38 +62,14 @@ static void q2_k_mins_i8(const void *w, int m, int k, int r, int rows, int8_t *d
     }
 }
 
-static const void *q2_k_row_start(const void *w, int m, int k, int r)
-{
-    (void)m;
-    return q2_k_row(w, k, r);
-}
-
-static void q2_k_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
-{
-    (void)m;
-    for (int i = 0; i < rows; i++) {
-        const bb_block_q2_K *blk = q2_k_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK_K; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
-    }
-}
-
-static void q2_k_min_scales(const void *w, int m, int k, int r, int rows, float *dm)
-{
-    (void)m;
-    for (int i = 0; i < rows; i++) {
-        const bb_block_q2_K *blk = q2_k_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK_K; b++) dm[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].dmin);
-    }
-}
-
 static const bb_amx_ops q2_k_amx = {
     .seg = BB_QK_K,
     .fold = BB_AMX_BLOCK_K_MINS,
     .weights_i8 = q2_k_weights_i8,
-    .row_start = q2_k_row_start,
-    .weight_scales = q2_k_weight_scales,
     .mins_i8 = q2_k_mins_i8,
-    .min_scales = q2_k_min_scales,
+    .block_bytes = sizeof(bb_block_q2_K),
+    .d_at = offsetof(bb_block_q2_K, d),
+    .dm_at = offsetof(bb_block_q2_K, dmin),
     .act_i8 = bb_gk_amx_act_i8,
     .act_scales = bb_gk_amx_act_scales,
     .small_n = bb_q2_k_matmul_avx512,

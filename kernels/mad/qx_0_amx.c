@@ -42,27 +42,11 @@ static void q8_0_weights_i8(const void *w, int m, int k, int r, int rows, int8_t
     }
 }
 
-static const void *q8_0_row_start(const void *w, int m, int k, int r)
-{
-    (void)m;
-    return q8_0_row(w, k, r);
-}
-
-static void q8_0_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
-{
-    (void)m;
-    for (int i = 0; i < rows; i++) {
-        const bb_block_q8_0 *blk = q8_0_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
-    }
-}
-
 static const bb_amx_ops q8_0_amx = {
     .seg = BB_QK,
     .fold = BB_AMX_BLOCK_QX,
     .weights_i8 = q8_0_weights_i8,
-    .row_start = q8_0_row_start,
-    .weight_scales = q8_0_weight_scales,
+    .block_bytes = sizeof(bb_block_q8_0), /* d at byte 0 */
     .act_i8 = bb_qx_amx_act_i8,
     .act_scales = bb_qx_amx_act_scales,
     .small_n = bb_q8_0_matmul_avx512,
@@ -95,27 +79,11 @@ static void q4_0_weights_i8(const void *w, int m, int k, int r, int rows, int8_t
     }
 }
 
-static const void *q4_0_row_start(const void *w, int m, int k, int r)
-{
-    (void)m;
-    return q4_0_row(w, k, r);
-}
-
-static void q4_0_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
-{
-    (void)m;
-    for (int i = 0; i < rows; i++) {
-        const bb_block_q4_0 *blk = q4_0_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
-    }
-}
-
 static const bb_amx_ops q4_0_amx = {
     .seg = BB_QK,
     .fold = BB_AMX_BLOCK_QX,
     .weights_i8 = q4_0_weights_i8,
-    .row_start = q4_0_row_start,
-    .weight_scales = q4_0_weight_scales,
+    .block_bytes = sizeof(bb_block_q4_0), /* d at byte 0 */
     .act_i8 = bb_qx_amx_act_i8,
     .act_scales = bb_qx_amx_act_scales,
     .small_n = bb_q4_0_matmul_avx512,

@@ -4,6 +4,7 @@
  * block, folded as the scalar reference does: sumf += (float)isum * (a.d * fp16(w.d)), blocks in
  * order, so this variant gives the reference's bits (the AVX-512 one, used below 16 activation
  * rows, rounds in its own order: tq2_0.h). */
+#include <stddef.h>
 #include <string.h>
 
 #include "../common/amx.h"
@@ -29,21 +30,6 @@ static void tq2_0_weights_i8(const void *w, int m, int k, int r, int rows, int8_
     }
 }
 
-static const void *tq2_0_row_start(const void *w, int m, int k, int r)
-{
-    (void)m;
-    return tq2_0_row(w, k, r);
-}
-
-static void tq2_0_weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
-{
-    (void)m;
-    for (int i = 0; i < rows; i++) {
-        const bb_block_tq2_0 *blk = tq2_0_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK_K; b++) dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(blk[b].d); /* exact, F16C */
-    }
-}
-
 const int8_t *bb_gk_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch)
 {
     (void)n;
@@ -64,8 +50,8 @@ static const bb_amx_ops tq2_0_amx = {
     .seg = BB_QK_K,
     .fold = BB_AMX_BLOCK_K,
     .weights_i8 = tq2_0_weights_i8,
-    .row_start = tq2_0_row_start,
-    .weight_scales = tq2_0_weight_scales,
+    .block_bytes = sizeof(bb_block_tq2_0),
+    .d_at = offsetof(bb_block_tq2_0, d),
     .act_i8 = bb_gk_amx_act_i8,
     .act_scales = bb_gk_amx_act_scales,
     .small_n = bb_tq2_0_matmul_avx512,
