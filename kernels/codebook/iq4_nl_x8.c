@@ -75,5 +75,9 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_x8_matmul_avx512, bb_qx_prepare_avx512},
         {"amx", BB_ISA_AMX, bb_iq4_nl_x8_matmul_amx, bb_qx_prepare_avx512},
 #endif
+#if defined(__aarch64__)
+        {"dotprod", BB_ISA_DOTPROD, bb_iq4_nl_x8_matmul_dotprod, bb_qx_prepare_neon},
+        {"i8mm", BB_ISA_I8MM, bb_iq4_nl_x8_matmul_i8mm, bb_qx_prepare_neon},
+#endif
     },
 };

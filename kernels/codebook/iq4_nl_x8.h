@@ -17,7 +17,8 @@
  * (float_accumulation = false): avx512 looks the indices up with one vpshufb per nibble plane
  * (kvalue + 128, unsigned) and runs q4_0x8's tile (mad/x8_tile_avx512.h) with the correction
  * -128 * sum(a) and this reference's float steps, one float lane per row; amx (N >= 16,
- * iq4_nl_amx.c) decodes the records to int8 kvalues for the shared AMX driver. */
+ * iq4_nl_amx.c) decodes the records to int8 kvalues for the shared AMX driver; dotprod and i8mm
+ * (Arm) run q4_0x8's SDOT / SMMLA loop (mad/q4_0_chunk8_neon.h) on TBL-decoded weights. */
 #ifndef BB_IQ4_NL_X8_H
 #define BB_IQ4_NL_X8_H
 
@@ -26,5 +27,7 @@
 
 void bb_iq4_nl_x8_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_iq4_nl_x8_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_iq4_nl_x8_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_iq4_nl_x8_matmul_i8mm(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

@@ -8,10 +8,10 @@
 
 void bb_q4_0x8_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    c8_matmul(w, act, y, m, k, n, m0, m1, BB_Q4_0X8_ROWS, 0);
+    c8_matmul(w, act, y, m, k, n, m0, m1, BB_Q4_0X8_ROWS, 0, NULL);
 }
 
 void bb_q4_0_4_8_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    c8_matmul(w, act, y, m, k, n, m0, m1, BB_Q4_0_4_8_ROWS, 0);
+    c8_matmul(w, act, y, m, k, n, m0, m1, BB_Q4_0_4_8_ROWS, 0, NULL);
 }

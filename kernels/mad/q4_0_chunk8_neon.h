@@ -16,7 +16,10 @@
  * turns it into isum exactly, FCVTL widens 4 fp16 scales, and ((float)isum * d_w) * d_a is added
  * per row lane with separate FMUL / FADD in block order: the scalar reference's bits.  Up to 4
  * activation rows share each decoded record; all activation tiles run while a group's records
- * are in L1. */
+ * are in L1.
+ * The same records holding IQ4_NL indices (iq4_nl_x8, codebook/iq4_nl_x8.h; a `table` of the 16
+ * kvalues given) are decoded by TBL from the register-resident table (seed 003 §6.3) into the
+ * signed weights themselves, and folded as iq4_nl's reference does, (d_w * d_a) * (float)isum. */
 #ifndef BB_Q4_0_CHUNK8_NEON_H
 #define BB_Q4_0_CHUNK8_NEON_H
 
@@ -74,19 +77,24 @@ BB_QX_INLINE void c8_mmla_pair(const int8x16_t *lo, const int8x16_t *hi, int row
 }
 #endif
 
-/* acc += ((float)isum * d_w) * d_a for the R/4 vectors of one activation row. */
-BB_QX_INLINE void c8_accumulate(const int32x4_t *sum, const float32x4_t *dw, float da, int rows, float32x4_t *acc)
+/* acc += ((float)isum * d_w) * d_a for the R/4 vectors of one activation row (sums of 16 isum);
+ * for a codebook (sums of isum) acc += (d_w * d_a) * (float)isum. */
+BB_QX_INLINE void c8_accumulate(const int32x4_t *sum, const float32x4_t *dw, float da, int rows, int codebook,
+                                float32x4_t *acc)
 {
     for (int j = 0; j < rows / 4; j++)
-        acc[j] = vaddq_f32(acc[j], vmulq_n_f32(vmulq_f32(vcvtq_n_f32_s32(sum[j], 4), dw[j]), da));
+        acc[j] = vaddq_f32(acc[j], codebook ? vmulq_f32(vmulq_n_f32(dw[j], da), vcvtq_f32_s32(sum[j]))
+                                            : vmulq_n_f32(vmulq_f32(vcvtq_n_f32_s32(sum[j], 4), dw[j]), da));
 }
 
 /* Output rows R*g .. R*g+R-1 for activation rows c0 .. c0+nb-1; pairs of them through SMMLA
- * when mmla is set (the i8mm file), the rest through SDOT. */
+ * when mmla is set (the i8mm files), the rest through SDOT; table: NULL for Q4_0, or the 16
+ * codebook values the nibbles index. */
 BB_QX_INLINE void c8_group_tile(const void *w, const void *act, float *y, int m, int k, int n, int rows, int g,
-                                int c0, int nb, int mmla)
+                                int c0, int nb, int mmla, const int8_t *table)
 {
-    const int8x16_t high = vdupq_n_s8((int8_t)0xF0);
+    const int8x16_t high = vdupq_n_s8((int8_t)0xF0), low = vdupq_n_s8(0x0F);
+    const int8x16_t book = table ? vld1q_s8(table) : high;
     const bb_block_q8_0 *a[C8_NB_MAX];
     bb_qx_aux aux[C8_NB_MAX];
     float32x4_t acc[C8_NB_MAX][C8_ROWS_MAX / 4];
@@ -105,22 +113,27 @@ BB_QX_INLINE void c8_group_tile(const void *w, const void *act, float *y, int m,
         int8x16_t lo[C8_ROWS_MAX], hi[C8_ROWS_MAX];
         for (int u = 0; u < rows; u++) {
             int8x16_t x = vld1q_s8((const int8_t *)rec + 2 * rows + 16 * u);
-            lo[u] = vshlq_n_s8(x, 4);
-            hi[u] = vandq_s8(x, high);
+            if (table) {
+                lo[u] = vqtbl1q_s8(book, vreinterpretq_u8_s8(vandq_s8(x, low)));
+                hi[u] = vqtbl1q_s8(book, vshrq_n_u8(vreinterpretq_u8_s8(x), 4));
+            } else {
+                lo[u] = vshlq_n_s8(x, 4);
+                hi[u] = vandq_s8(x, high);
+            }
         }
         int c = 0;
 #if defined(__ARM_FEATURE_MATMUL_INT8)
         for (; mmla && c + 2 <= nb; c += 2) {
             int32x4_t s0[C8_ROWS_MAX / 4], s1[C8_ROWS_MAX / 4];
             c8_mmla_pair(lo, hi, rows, a[c][b].qs, a[c + 1][b].qs, s0, s1);
-            c8_accumulate(s0, dw, aux[c].d[b], rows, acc[c]);
-            c8_accumulate(s1, dw, aux[c + 1].d[b], rows, acc[c + 1]);
+            c8_accumulate(s0, dw, aux[c].d[b], rows, table != NULL, acc[c]);
+            c8_accumulate(s1, dw, aux[c + 1].d[b], rows, table != NULL, acc[c + 1]);
         }
 #endif
         for (; c < nb; c++) {
             int32x4_t s[C8_ROWS_MAX / 4];
             c8_dot_row(lo, hi, rows, a[c][b].qs, s);
-            c8_accumulate(s, dw, aux[c].d[b], rows, acc[c]);
+            c8_accumulate(s, dw, aux[c].d[b], rows, table != NULL, acc[c]);
         }
     }
     for (int c = 0; c < nb; c++)
@@ -128,15 +141,15 @@ BB_QX_INLINE void c8_group_tile(const void *w, const void *act, float *y, int m,
 }
 
 BB_QX_INLINE void c8_matmul(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int rows,
-                            int mmla)
+                            int mmla, const int8_t *table)
 {
     for (int g = m0 / rows; g < m1 / rows; g++)
         for (int c0 = 0; c0 < n; c0 += C8_NB_MAX) {
             switch (n - c0 < C8_NB_MAX ? n - c0 : C8_NB_MAX) {
-            case 1: c8_group_tile(w, act, y, m, k, n, rows, g, c0, 1, mmla); break;
-            case 2: c8_group_tile(w, act, y, m, k, n, rows, g, c0, 2, mmla); break;
-            case 3: c8_group_tile(w, act, y, m, k, n, rows, g, c0, 3, mmla); break;
-            default: c8_group_tile(w, act, y, m, k, n, rows, g, c0, 4, mmla); break;
+            case 1: c8_group_tile(w, act, y, m, k, n, rows, g, c0, 1, mmla, table); break;
+            case 2: c8_group_tile(w, act, y, m, k, n, rows, g, c0, 2, mmla, table); break;
+            case 3: c8_group_tile(w, act, y, m, k, n, rows, g, c0, 3, mmla, table); break;
+            default: c8_group_tile(w, act, y, m, k, n, rows, g, c0, 4, mmla, table); break;
             }
         }
 }
