@@ -1,5 +1,6 @@
-/* iq4_nl and iq4_nl_x8 on AMX tiles (common/amx.h; layout and semantics: iq4_nl.h, iq4_nl_x8.h).  The driver's segment is
- * one 32-weight block: a block's 16 index bytes become its 32 int8 codebook values in one
+/* iq4_nl and iq4_nl_x8 on AMX tiles (common/amx.h; layout and semantics: iq4_nl.h,
+ * iq4_nl_x8.h).  The driver's segment is one 32-weight block: a block's 16 index bytes become its
+ * 32 int8 codebook values in one
  * 256-bit vector (the bytes in both halves, the upper half shifted right by 4, masked, then one
  * vpshufb from the table in each half: §6.3's register-resident lookup), the TDPBSSD block dots
  * are exact, and each is folded as isum * (d_a * d_w), the reference's product, block by block:

@@ -37,12 +37,12 @@ typedef enum {
     /* one segment (all of K), y = bb_i8_dequant(isum, da, dw) = (float)isum / da * dw, 0 when
      * da == 0 (common/act_quant.h): i2_s, up_i2 */
     BB_AMX_DEQUANT_ROW,
-    /* y = 0; per block in order: y = y + ((float)isum * dw) * da   (qx_0.h: q8_0, q4_0x8) */
+    /* y = 0; per block in order: y = y + ((float)isum * dw) * da   (qx_0.h: q8_0, q4_0, q4_0x8) */
     BB_AMX_BLOCK_QX,
     /* y = 0; per block in order: y = y + (float)isum * (da * dw)   (ggml_k.h: tq2_0, iq4_nl) */
     BB_AMX_BLOCK_K,
     /* y = 0; per block in order: y = y + ((da * dw) * (float)isum - (da * dm) * (float)msum),
-     * msum the block's dot of the `mins_i8` rows, dm their `min_scales`   (q2_k.h) */
+     * msum the block's dot of the `mins_i8` rows, dm the fp16 scale at dm_at   (q2_k.h) */
     BB_AMX_BLOCK_K_MINS,
 } bb_amx_fold;
 
@@ -62,13 +62,12 @@ typedef struct {
     void (*weight_scales)(const void *w, int m, int k, int r, int rows, float *dw);
     /* BB_AMX_BLOCK_K_MINS only (NULL otherwise): a second int8 matrix laid out as weights_i8's,
      * whose dots with the same activations the fold subtracts (q2_k: each weight's sub-block
-     * min), and its scales laid out as weight_scales' (q2_k: dmin).  Its dots run on the same
-     * tiles after the weights', so such a kernel does twice the TDPBSSDs. */
+     * min); its scales are the fp16 at dm_at of each block (GGUF block layouts only).  Its dots
+     * run on the same tiles after the weights', so such a kernel does twice the TDPBSSDs. */
     void (*mins_i8)(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride);
-    void (*min_scales)(const void *w, int m, int k, int r, int rows, float *dm);
     /* Or, for the GGUF block layouts - rows of K / seg blocks of block_bytes bytes, each holding
      * its fp16 scale at byte d_at (and BB_AMX_BLOCK_K_MINS's second scale at dm_at) - leave
-     * row_start, weight_scales and min_scales NULL and set these: the driver reads them itself. */
+     * row_start and weight_scales NULL and set these: the driver reads them itself. */
     size_t block_bytes, d_at, dm_at;
     /* Activation row c's K int8 values: a pointer into act where they are contiguous, else
      * copied to scratch (K bytes) and scratch returned. */
