@@ -1,10 +1,9 @@
 /* iq4_nl and iq4_nl_x8 on AMX tiles (common/amx.h; layout and semantics: iq4_nl.h,
  * iq4_nl_x8.h).  The driver's segment is one 32-weight block: a block's 16 index bytes become its
- * 32 int8 codebook values in one
- * 256-bit vector (the bytes in both halves, the upper half shifted right by 4, masked, then one
- * vpshufb from the table in each half: §6.3's register-resident lookup), the TDPBSSD block dots
- * are exact, and each is folded as isum * (d_a * d_w), the reference's product, block by block:
- * the reference's bits.  iq4_nl_x8's records are decoded by q4_0x8's record decode with the
+ * 32 int8 codebook values in one 256-bit vector (the bytes in both halves, the upper half shifted
+ * right by 4, masked, then one vpshufb from the table in each half: §6.3's register-resident
+ * lookup), the TDPBSSD block dots are exact, and each is folded as isum * (d_a * d_w), the
+ * reference's product, block by block: the reference's bits.  iq4_nl_x8's records are decoded by q4_0x8's record decode with the
  * table lookup (mad/x8_tile_avx512.h) and give the same bits.  The q8_0 activations are q4_0's
  * (mad/qx_0.h). */
 #include "../common/amx.h"
