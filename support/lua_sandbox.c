@@ -11,6 +11,11 @@
 /* VM instructions between two calls of the count hook: small enough that a stopped file stops
  * within microseconds of its bound, large enough that the hook costs nothing measurable. */
 #define HOOK_EVERY 10000
+/* What the C library does counts against the instruction bound too: string.rep, table.concat or
+ * string.format run no VM instruction however large a result they build, so a loop making 4 MB
+ * strings ran for minutes under a bound of a million instructions (found by fuzz_lua_experiment).
+ * Every this many bytes by which a state's allocations grow count as one instruction. */
+#define BYTES_PER_INSTRUCTION 64
 
 static uint64_t set_instructions;
 static size_t set_bytes;
@@ -64,9 +69,17 @@ static void *bounded_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         s->used -= old;
         return NULL;
     }
-    if (nsize > old && nsize - old > s->max_bytes - s->used) {
-        s->hit_memory = 1;
-        return NULL;
+    if (nsize > old) {
+        if (nsize - old > s->max_bytes - s->used) {
+            s->hit_memory = 1;
+            return NULL;
+        }
+        /* past the bound every growth fails, as every instruction does (count_hook) */
+        s->executed += (nsize - old) / BYTES_PER_INSTRUCTION;
+        if (s->executed >= s->max_instructions || s->hit_instructions) {
+            s->hit_instructions = 1;
+            return NULL;
+        }
     }
     void *p = realloc(ptr, nsize);
     if (p) s->used = s->used - old + nsize;

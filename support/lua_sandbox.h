@@ -14,9 +14,11 @@
  *     locals and the registry).
  * BB_LUA_UNSAFE gives every standard library instead (`bitbench run --unsafe-lua`).
  *
- * Bounds, in both modes: a count hook stops the file after a number of VM instructions and the
- * allocator refuses to grow the state past a number of bytes; the file is then stopped with an
- * error that names it and the setting that raises the bound.  Defaults (generous: the largest
+ * Bounds, in both modes: a count hook stops the file after a number of VM instructions (the
+ * allocator counts every 64 bytes a state grows by as one more, so the C library's work on large
+ * strings and tables is bounded too) and the allocator refuses to grow the state past a number of
+ * bytes; the file is then stopped with an error that names it and the setting that raises the
+ * bound.  Defaults (generous: the largest
  * shipped file uses far less) are BB_LUA_DEFAULT_INSTRUCTIONS and BB_LUA_DEFAULT_BYTES, changed by
  * the environment variables BITBENCH_LUA_MAX_INSTRUCTIONS and BITBENCH_LUA_MAX_MEMORY_MB or by
  * bb_lua_set_limits (`bitbench run --lua-max-instructions / --lua-max-memory`). */

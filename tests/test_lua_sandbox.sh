@@ -1,9 +1,10 @@
 #!/bin/sh
 # The Lua environment of experiment files and model configs (support/lua_sandbox.h, README
 # "Experiments in Lua"): what a file may use, what it may not (unless run --unsafe-lua, recorded
-# in run.json), the instruction and memory bounds (an endless loop in an experiment, a model
-# config, or one config of the models folder that `list models` reads), and the plan-size bound
-# (--max-points).  Each refusal is one line naming the file.  $1 is the bitbench binary.
+# in run.json), the instruction and memory bounds (an endless loop in an experiment, a loop of
+# large strings, a model config, or one config of the models folder that `list models` reads), and
+# the plan-size bound (--max-points).  Each refusal is one line naming the file.  $1 is the
+# bitbench binary.
 BB="$1"
 pass=0; fail=0
 T=$(mktemp -d /tmp/bb_lua_sandbox_XXXXXX)
@@ -72,6 +73,13 @@ exp grow 'local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 100) .. i end'
 bb run "$T/grow.lua" --dry-run --lua-max-memory 16
 check '[ "$rc" -eq 2 ] && one_line "grow.lua: stopped at 16 MiB of Lua memory, the bound; raise it with BITBENCH_LUA_MAX_MEMORY_MB=N or bitbench run --lua-max-memory N"' \
     "growing memory: rc=$rc $(cat "$T/err")"
+# work done in the C library counts too: a loop of 4 MB string.rep results (garbage at once, so
+# under the memory bound) runs few VM instructions; before allocations counted as work it ran for
+# minutes under a million-instruction bound (fuzz_lua_experiment); `timeout` only guards the test
+exp strings 'for i = 1, 1e9 do local s = string.rep("x", 4000000 + i) end'
+timeout 120 "$BB" run "$T/strings.lua" --dry-run --lua-max-instructions 1000000 >"$T/out" 2>"$T/err"; rc=$?
+check '[ "$rc" -eq 2 ] && one_line "strings.lua: stopped after 1000000 Lua instructions, the bound"' \
+    "a loop of large strings: rc=$rc $(cat "$T/err")"
 BITBENCH_LUA_MAX_INSTRUCTIONS=lots "$BB" run "$T/allowed.lua" --dry-run >"$T/out" 2>"$T/err"; rc=$?
 check '[ "$rc" -eq 2 ] && one_line "BITBENCH_LUA_MAX_INSTRUCTIONS=.lots. is not a whole number"' "bad bound: rc=$rc $(cat "$T/err")"
 bb run "$T/allowed.lua" --dry-run --lua-max-memory 0
