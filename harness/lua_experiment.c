@@ -214,7 +214,7 @@ static bool valid_name(const char *s)
     return true;
 }
 
-/* Runs under lua_pcall: the experiment table is argument 1. */
+/* Runs under bb_lua_sandbox_pcall: the experiment table is argument 1. */
 static int convert(lua_State *L)
 {
     load_ctx *c = lua_touserdata(L, 2);
@@ -303,7 +303,7 @@ int bb_experiment_load_sized(const char *file, const bb_machine *mach, const cha
         bb_lua_sandbox_error(L, err, errlen);
         goto done;
     }
-    if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    if (bb_lua_sandbox_pcall(L, 0, 1) != LUA_OK) {
         bb_lua_sandbox_error(L, err, errlen);
         goto done;
     }
@@ -321,7 +321,7 @@ int bb_experiment_load_sized(const char *file, const bb_machine *mach, const cha
     lua_pushcfunction(L, convert);
     lua_insert(L, -2);
     lua_pushlightuserdata(L, &c);
-    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+    if (bb_lua_sandbox_pcall(L, 2, 0) != LUA_OK) {
         if (c.err[0]) snprintf(err, errlen, "%s", c.err);
         else bb_lua_sandbox_error(L, err, errlen);
         goto done;

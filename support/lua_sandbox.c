@@ -4,9 +4,12 @@
 #include <errno.h>
 #include <lauxlib.h>
 #include <lualib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 /* VM instructions between two calls of the count hook: small enough that a stopped file stops
  * within microseconds of its bound, large enough that the hook costs nothing measurable. */
@@ -268,4 +271,48 @@ void bb_lua_sandbox_error(lua_State *L, char *err, size_t errlen)
         const char *m = lua_tostring(L, -1);
         snprintf(err, errlen, "%s", m ? m : "error in the Lua file (a non-string error value)");
     }
+}
+
+/* ---- the CPU-time watchdog (bb_lua_sandbox_pcall) ---- */
+static char watchdog_line[768];
+static size_t watchdog_len;
+
+/* Async-signal-safe: one write and _exit; the C library call that is running cannot be left
+ * safely any other way. */
+static void watchdog_fire(int sig)
+{
+    (void)sig;
+    ssize_t w = write(STDERR_FILENO, watchdog_line, watchdog_len);
+    (void)w;
+    _exit(2);
+}
+
+int bb_lua_sandbox_pcall(lua_State *L, int nargs, int nresults)
+{
+    unsigned long long seconds = BB_LUA_DEFAULT_SECONDS;
+    char why[256];
+    void *ud;
+    lua_getallocf(L, &ud);
+    const sandbox *s = ud;
+    if (env_number("BITBENCH_LUA_MAX_SECONDS", 1ULL << 30, &seconds, why, sizeof why)) {
+        lua_pushfstring(L, "%s: %s", s->file, why);
+        return LUA_ERRRUN;
+    }
+    int n = snprintf(watchdog_line, sizeof watchdog_line,
+                     "bitbench: %s: stopped after %llu s of CPU time, the bound (a call into Lua's library "
+                     "that does not end, such as a backtracking string pattern?); raise it with "
+                     "BITBENCH_LUA_MAX_SECONDS=N\n",
+                     s->file, seconds);
+    watchdog_len = n > 0 && (size_t)n < sizeof watchdog_line ? (size_t)n : sizeof watchdog_line - 1;
+    struct sigaction act, old_act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = watchdog_fire;
+    sigemptyset(&act.sa_mask);
+    struct itimerval arm = {{0, 0}, {(time_t)seconds, 0}}, old_timer;
+    sigaction(SIGPROF, &act, &old_act);
+    setitimer(ITIMER_PROF, &arm, &old_timer);
+    int rc = lua_pcall(L, nargs, nresults, 0);
+    setitimer(ITIMER_PROF, &old_timer, NULL);
+    sigaction(SIGPROF, &old_act, NULL);
+    return rc;
 }

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #define BB_LUA_DEFAULT_INSTRUCTIONS 1000000000ULL
+#define BB_LUA_DEFAULT_SECONDS 60
 #define BB_LUA_DEFAULT_BYTES ((size_t)1 << 30)
 
 enum { BB_LUA_READ_IO = 1, BB_LUA_UNSAFE = 2 };
@@ -44,6 +45,15 @@ int bb_lua_limits(uint64_t *instructions, size_t *bytes, char *err, size_t errle
  * NULL with one line naming the file.  Close it with bb_lua_sandbox_close. */
 lua_State *bb_lua_sandbox_new(const char *file, unsigned flags, char *err, size_t errlen);
 void bb_lua_sandbox_close(lua_State *L);
+/* lua_pcall (no message handler) under a bound of CPU time, the last resort for work that runs
+ * no VM instruction and allocates nothing: a backtracking pattern such as
+ * string.find(("a"):rep(22), ("a*"):rep(22) .. "b") runs for hours inside string.find, where
+ * neither the count hook nor the allocator is called.  Past BITBENCH_LUA_MAX_SECONDS (default
+ * BB_LUA_DEFAULT_SECONDS) of the process's CPU time a SIGPROF timer ends the process with one
+ * line naming the file and exit status 2: a C library call cannot be left safely and resumed.
+ * The timer and the SIGPROF handler in force before are restored after the call. */
+int bb_lua_sandbox_pcall(lua_State *L, int nargs, int nresults);
+
 /* After a failed load or call: the message for err, naming the file, with the bound that stopped
  * it when one did ("FILE: stopped after 2000000000 Lua instructions (...)"). */
 void bb_lua_sandbox_error(lua_State *L, char *err, size_t errlen);

@@ -80,6 +80,14 @@ exp strings 'for i = 1, 1e9 do local s = string.rep("x", 4000000 + i) end'
 timeout 120 "$BB" run "$T/strings.lua" --dry-run --lua-max-instructions 1000000 >"$T/out" 2>"$T/err"; rc=$?
 check '[ "$rc" -eq 2 ] && one_line "strings.lua: stopped after 1000000 Lua instructions, the bound"' \
     "a loop of large strings: rc=$rc $(cat "$T/err")"
+# and work that runs no VM instruction and allocates nothing (a backtracking pattern inside
+# string.find) is bounded by CPU time: the process ends with one line; it hung before
+exp pattern 'local s = string.find(string.rep("a", 22), string.rep("a*", 22) .. "b")'
+BITBENCH_LUA_MAX_SECONDS=1 timeout 120 "$BB" run "$T/pattern.lua" --dry-run >"$T/out" 2>"$T/err"; rc=$?
+check '[ "$rc" -eq 2 ] && one_line "pattern.lua: stopped after 1 s of CPU time, the bound" && grep -q BITBENCH_LUA_MAX_SECONDS "$T/err"' \
+    "a backtracking pattern: rc=$rc $(cat "$T/err")"
+BITBENCH_LUA_MAX_SECONDS=0 "$BB" run "$T/allowed.lua" --dry-run >"$T/out" 2>"$T/err"; rc=$?
+check '[ "$rc" -eq 2 ] && one_line "BITBENCH_LUA_MAX_SECONDS=.0. is not a whole number"' "BITBENCH_LUA_MAX_SECONDS=0: rc=$rc $(cat "$T/err")"
 BITBENCH_LUA_MAX_INSTRUCTIONS=lots "$BB" run "$T/allowed.lua" --dry-run >"$T/out" 2>"$T/err"; rc=$?
 check '[ "$rc" -eq 2 ] && one_line "BITBENCH_LUA_MAX_INSTRUCTIONS=.lots. is not a whole number"' "bad bound: rc=$rc $(cat "$T/err")"
 bb run "$T/allowed.lua" --dry-run --lua-max-memory 0
