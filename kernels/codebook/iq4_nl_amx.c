@@ -1,35 +1,23 @@
 /* iq4_nl and iq4_nl_x8 on AMX tiles (common/amx.h; layout and semantics: iq4_nl.h,
  * iq4_nl_x8.h).  The driver's segment is one 32-weight block: a block's 16 index bytes become its
- * 32 int8 codebook values in one 256-bit vector (the bytes in both halves, the upper half shifted
- * right by 4, masked, then one vpshufb from the table in each half: §6.3's register-resident
- * lookup), the TDPBSSD block dots are exact, and each is folded as isum * (d_a * d_w), the
- * reference's product, block by block: the reference's bits.  iq4_nl_x8's records are decoded by q4_0x8's record decode with the
- * table lookup (mad/x8_tile_avx512.h) and give the same bits.  The q8_0 activations are q4_0's
- * (mad/qx_0.h). */
+ * 32 int8 codebook values by vpshufb from the register-resident table (§6.3's lookup;
+ * bb_amx_nibble_rows_i8, shared with q4_0), the TDPBSSD block dots are exact, and each is folded
+ * as isum * (d_a * d_w), the reference's product, block by block: the reference's bits.
+ * iq4_nl_x8's records are decoded by q4_0x8's record decode with the table lookup
+ * (mad/x8_tile_avx512.h) and give the same bits.  The q8_0 activations are q4_0's (mad/qx_0.h). */
+#include <stddef.h>
+
 #include "../common/amx.h"
 #include "../mad/qx_0.h"
 #include "../mad/x8_tile_avx512.h"
 #include "iq4_nl.h"
 #include "iq4_nl_x8.h"
 
-static const bb_iq4_nl_block *iq4_nl_row(const void *w, int k, int r)
-{
-    return (const bb_iq4_nl_block *)w + (size_t)r * (k / BB_QK4_NL);
-}
-
 static void iq4_nl_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
 {
     (void)m;
-    const __m256i shifts = _mm256_setr_epi64x(0, 0, 4, 4), low = _mm256_set1_epi8(0x0f);
-    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)bb_iq4_nl_kvalues));
-    for (int i = 0; i < rows; i++) {
-        const bb_iq4_nl_block *blk = iq4_nl_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK4_NL; b++) {
-            __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)blk[b].qs));
-            v = _mm256_and_si256(_mm256_srlv_epi64(v, shifts), low);
-            _mm256_storeu_si256((__m256i *)(dst + i * stride + BB_QK4_NL * b), _mm256_shuffle_epi8(table, v));
-        }
-    }
+    bb_amx_nibble_rows_i8(w, k, r, rows, sizeof(bb_iq4_nl_block), offsetof(bb_iq4_nl_block, qs), bb_iq4_nl_kvalues,
+                          dst, stride);
 }
 
 static const bb_amx_ops iq4_nl_amx = {

@@ -101,6 +101,26 @@ static inline void bb_amx_ternary64(const uint8_t *src, __m512i shifts, int8_t *
     _mm512_storeu_si512(dst, _mm512_sub_epi8(c, _mm512_set1_epi8(1)));
 }
 
+/* Rows [r, r + rows) of a GGUF layout of 32-weight blocks of block_bytes bytes whose 16 bytes at
+ * qs_at hold 4-bit indices (byte j: weight j in the low nibble, weight j + 16 in the high one), as
+ * the int8 table[index] of each weight, row i at dst + i * stride: q4_0 (table -8..7) and iq4_nl
+ * (its codebook).  One block per 256-bit vector: its 16 bytes in both halves, the upper half
+ * shifted right by 4, masked, then one vpshufb from the table in each half. */
+static inline void bb_amx_nibble_rows_i8(const void *w, int k, int r, int rows, size_t block_bytes, size_t qs_at,
+                                         const int8_t table[16], int8_t *dst, size_t stride)
+{
+    const __m256i shifts = _mm256_setr_epi64x(0, 0, 4, 4), low = _mm256_set1_epi8(0x0f);
+    const __m256i book = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)table));
+    for (int i = 0; i < rows; i++) {
+        const uint8_t *row = (const uint8_t *)w + (size_t)(r + i) * (size_t)(k / 32) * block_bytes + qs_at;
+        for (int b = 0; b < k / 32; b++) {
+            __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(row + (size_t)b * block_bytes)));
+            v = _mm256_and_si256(_mm256_srlv_epi64(v, shifts), low);
+            _mm256_storeu_si256((__m256i *)(dst + i * stride + 32 * b), _mm256_shuffle_epi8(book, v));
+        }
+    }
+}
+
 /* r[j] = column j of the 16 x 16 dword matrix whose row i is r[i]. */
 static inline __attribute__((always_inline)) void bb_amx_transpose16(__m512i r[16])
 {

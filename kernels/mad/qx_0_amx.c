@@ -3,6 +3,7 @@
  * blocks in order, so all three give the reference's bits (the AVX-512 variants of q8_0 and q4_0,
  * used below 16 activation rows, round in their own order: q8_0.h, q4_0.h).  The q8_0 activation blocks are copied out
  * of their 34-byte blocks into one contiguous row per activation row. */
+#include <stddef.h>
 #include <string.h>
 
 #include "../common/amx.h"
@@ -58,25 +59,12 @@ void bb_q8_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
 }
 
 /* ---- q4_0: rows of 18-byte GGUF blocks (qx_0.h), weight j the low nibble of qs[j], weight
- * j + 16 its high nibble, value nibble - 8.  One block's 16 bytes become its 32 int8 weights in
- * one 256-bit vector: the bytes in both halves, shifted right by 4 in the upper one. ---- */
-static const bb_block_q4_0 *q4_0_row(const void *w, int k, int r)
-{
-    return (const bb_block_q4_0 *)w + (size_t)r * (k / BB_QK);
-}
-
+ * j + 16 its high nibble, value nibble - 8: a lookup in the table -8..7 ---- */
 static void q4_0_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
 {
     (void)m;
-    const __m256i shifts = _mm256_setr_epi64x(0, 0, 4, 4), low = _mm256_set1_epi8(0x0f), eight = _mm256_set1_epi8(8);
-    for (int i = 0; i < rows; i++) {
-        const bb_block_q4_0 *blk = q4_0_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK; b++) {
-            __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)blk[b].qs));
-            v = _mm256_and_si256(_mm256_srlv_epi64(v, shifts), low);
-            _mm256_storeu_si256((__m256i *)(dst + i * stride + BB_QK * b), _mm256_sub_epi8(v, eight));
-        }
-    }
+    static const int8_t minus8[16] = {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7};
+    bb_amx_nibble_rows_i8(w, k, r, rows, sizeof(bb_block_q4_0), offsetof(bb_block_q4_0, qs), minus8, dst, stride);
 }
 
 static const bb_amx_ops q4_0_amx = {
