@@ -1,44 +1,22 @@
 /* iq4_nl_x8: packing, the reference and the descriptor.  See iq4_nl_x8.h. */
 #include "iq4_nl_x8.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 static size_t iq4_nl_x8_packed_size(int m, int k) { return (size_t)m * (k / BB_QK4_NL) * sizeof(bb_iq4_nl_block); }
 
+_Static_assert(sizeof(bb_iq4_nl_block) == sizeof(bb_block_q4_0), "an IQ4_NL block is laid out as a Q4_0 block");
+
+static void quant_block(const float *x, void *dst) { bb_iq4_nl_quant_block(x, dst); }
+
+/* q4_0x8's records (mad/q4_0_interleaved.h) of IQ4_NL blocks, indices stored as they are. */
 static int iq4_nl_x8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
-    int nb = w->k / BB_QK4_NL;
-    bb_iq4_nl_block *blocks = malloc(sizeof(bb_iq4_nl_block) * (size_t)nb * BB_Q4_0X8_ROWS);
-    if (!blocks) {
-        snprintf(err, errlen, "out of memory packing iq4_nl_x8 (K=%d)", w->k);
-        return -1;
-    }
-    for (int g = 0; g < w->m / BB_Q4_0X8_ROWS; g++) {
-        for (int i = 0; i < BB_Q4_0X8_ROWS; i++)
-            for (int b = 0; b < nb; b++)
-                bb_iq4_nl_quant_block(w->f32 + (size_t)(BB_Q4_0X8_ROWS * g + i) * w->k + b * BB_QK4_NL, &blocks[i * nb + b]);
-        for (int b = 0; b < nb; b++) {
-            uint8_t *rec = (uint8_t *)bb_q4_0x8_record(dst, w->k, g, b);
-            for (int i = 0; i < BB_Q4_0X8_ROWS; i++) {
-                memcpy(rec + 2 * i, &blocks[i * nb + b].d, 2);
-                for (int j = 0; j < BB_QK4_NL / 2; j++)
-                    rec[bb_q4_0il_qs_offset(BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, i, j)] = blocks[i * nb + b].qs[j];
-            }
-        }
-    }
-    free(blocks);
-    return 0;
+    return bb_q4_0il_pack_with(w, dst, BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, quant_block, 0, "iq4_nl_x8", err, errlen);
 }
 
 /* Block b of row r, put back together from its record. */
 static void iq4_nl_x8_get(const void *w, int k, int r, int b, bb_iq4_nl_block *out)
 {
-    const uint8_t *rec = bb_q4_0x8_record(w, k, r / BB_Q4_0X8_ROWS, b);
-    int i = r % BB_Q4_0X8_ROWS;
-    memcpy(&out->d, rec + 2 * i, 2);
-    for (int j = 0; j < BB_QK4_NL / 2; j++) out->qs[j] = rec[bb_q4_0il_qs_offset(BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, i, j)];
+    bb_q4_0il_block(w, k, BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, 0, r, b, (bb_block_q4_0 *)(void *)out);
 }
 
 static void iq4_nl_x8_unpack(const void *src, int m, int k, float *dst)

@@ -33,6 +33,13 @@ static inline int bb_q4_0il_qs_offset(int rows, int chunk, int i, int j)
 
 /* pack: q4_0-quantize each row (bb_quant_q4_0_block) and interleave; M a multiple of rows. */
 int bb_q4_0il_pack(const bb_weights *w, void *dst, int rows, int chunk, const char *name, char *err, size_t errlen);
+/* The same records for any 18-byte block of 32 4-bit values laid out as block_q4_0 (fp16 d, then
+ * qs[16]; iq4_nl_x8's IQ4_NL blocks): `quant` makes each row's blocks, and each qs byte is
+ * stored XOR `flip` (0x88 for Q4_0, 0 for indices into a table). */
+int bb_q4_0il_pack_with(const bb_weights *w, void *dst, int rows, int chunk, void (*quant)(const float *, void *),
+                        uint8_t flip, const char *name, char *err, size_t errlen);
+/* Block b of row r as it was before interleaving (the XOR `flip` undone). */
+void bb_q4_0il_block(const void *w, int k, int rows, int chunk, uint8_t flip, int r, int b, bb_block_q4_0 *out);
 /* Block b of row r: its fp16 scale (returned) and its 32 signed weights (bb_qx_get_block). */
 uint16_t bb_q4_0il_get(const void *w, int k, int rows, int chunk, int r, int b, int8_t vals[BB_QK]);
 
