@@ -172,13 +172,6 @@ double bb_tmac_error_bound(const float *wdeq_row, const float *x, int k, tmac_mo
 float bb_tmac_float_tables(const float *x, float *tab);
 
 /* ---- SIMD variants (tmac_avx2.c, tmac_avx512.c, tmac_neon.c): matmul for any bit width and mode ---- */
-/* BB_PREFETCH_BYTES ahead of a weight stream (common/prefetch.h), as an always-inline function:
- * GCC 12 deems a non-inlined wrapper of __builtin_prefetch "const" and deletes its calls from
- * the big always-inline tiles of the SIMD files (bb_prefetch_stream left no prefetcht0 there). */
-static inline __attribute__((always_inline)) void tmac_prefetch(const void *p)
-{
-    __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 3);
-}
 /* bb_tmac_matmul_<isa> body: RUN(w, act, y, m, k, n, m0, m1, B, MODE) specialised for constant
  * bit width and mode.  A macro because each ISA file's always-inline RUN must be expanded twelve
  * times with constants, and C cannot pass a function to be inlined that way. */

@@ -100,7 +100,7 @@ AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *
                 __m256i l[4][2];
                 for (int cc = 0; cc < 4; cc++) {
                     const uint8_t *p = wg + (size_t)(4 * qd + cc) * cstride + 64 * u + 32 * hh;
-                    tmac_prefetch(p);
+                    bb_prefetch_stream(p);
                     __m256i v = _mm256_loadu_si256((const __m256i *)p);
                     const __m256i *t4 = tl + 4 * (4 * qd + cc);
                     l[cc][0] = lookup(b, u, _mm256_and_si256(v, m0f), t4);
@@ -116,7 +116,7 @@ AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *
         for (int ch = 0; ch < TMAC_QG / TMAC_CHUNK; ch++) {
             for (int u = 0; u < b; u++) {
                 const uint8_t *p = wg + (size_t)ch * cstride + 64 * u + 32 * hh;
-                tmac_prefetch(p);
+                bb_prefetch_stream(p);
                 __m256i v = _mm256_loadu_si256((const __m256i *)p);
                 __m256i ix[2] = {_mm256_and_si256(v, m0f), _mm256_and_si256(_mm256_srli_epi16(v, 4), m0f)};
                 for (int s = 0; s < 2; s++) {

@@ -120,7 +120,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
                     for (int u = 0; u < b; u++) {
                         __m512i l[4][2];
                         for (int cc = 0; cc < 4; cc++) {
-                            tmac_prefetch(p + cc * cstride + 64 * u);
+                            bb_prefetch_stream(p + cc * cstride + 64 * u);
                             indices(p + cc * cstride + 64 * u, cs->sel[u], &l[cc][0], &l[cc][1]);
                         }
                         for (int hh = 0; hh < 2; hh++) {
@@ -143,7 +143,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
                     const uint8_t *p = wb[i] + chunk * cstride;
                     for (int u = 0; u < b; u++) {
                         __m512i lo, hi;
-                        tmac_prefetch(p + 64 * u);
+                        bb_prefetch_stream(p + 64 * u);
                         indices(p + 64 * u, cs->sel[u], &lo, &hi);
                         if (mode == TMAC_EXACT) {
                             acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], _mm512_permutexvar_epi8(lo, t), cs->c[u]);

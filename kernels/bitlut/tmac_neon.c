@@ -115,7 +115,7 @@ AI void fa_quad(const uint8_t *p, size_t cstride, const int b, const int u, cons
     const uint8x16_t nib = vdupq_n_u8(0x0F);
     uint8x16x4_t v[4];
     for (int cc = 0; cc < 4; cc++) {
-        tmac_prefetch(p + cc * cstride);
+        bb_prefetch_stream(p + cc * cstride);
         v[cc] = vld4q_u8(p + cc * cstride);
     }
     for (int t = 0; t < 4; t++) {
@@ -138,7 +138,7 @@ AI void chunk_vector(const uint8_t *p, const int b, const int u, const tmac_mode
                      const uint8x16_t *th4, int16x8_t sacc[4], uint16x8_t uacc[4])
 {
     const uint8x16_t nib = vdupq_n_u8(0x0F);
-    tmac_prefetch(p);
+    bb_prefetch_stream(p);
     uint8x16x4_t v = vld4q_u8(p);
     for (int t = 0; t < 4; t++) {
         int sel, plane;

@@ -30,8 +30,8 @@ static inline __attribute__((always_inline)) void row_nc(const bb_cb2_block *row
                 continue;
             }
             const bb_cb2_block *blk = &row[b0 + j];
-            bb_cb_prefetch(blk);
-            bb_cb_prefetch((const char *)blk + 64);
+            bb_prefetch_stream(blk);
+            bb_prefetch_stream((const char *)blk + 64);
             __m128i meta = _mm_loadu_si128((const __m128i *)blk->meta);
             __m256i metab = _mm256_broadcastsi128_si256(meta);
             __m256i off = _mm256_sub_epi16(

@@ -38,8 +38,8 @@ static inline __attribute__((always_inline)) void row_nc(const bb_cb2_block *row
                 continue;
             }
             const bb_cb2_block *blk = &row[b0 + j];
-            bb_cb_prefetch(blk);
-            bb_cb_prefetch((const char *)blk + 64);
+            bb_prefetch_stream(blk);
+            bb_prefetch_stream((const char *)blk + 64);
             __m128i meta = _mm_loadu_si128((const __m128i *)blk->meta);
             __m128i lsb = _mm_and_si128(_mm_srli_epi16(meta, 3), _mm_set1_epi8(31));
             __m512i books = _mm512_broadcast_i32x4(_mm_slli_epi16(meta, 2)); /* codebook in bits 2-4 */

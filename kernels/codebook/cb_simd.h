@@ -12,14 +12,6 @@
 /* Up to this many activation columns share each decoded weight block (GEMM, N > 1). */
 #define BB_CB_NB_MAX 4
 
-/* common/prefetch.h's prefetch BB_PREFETCH_BYTES ahead of the weight stream, always inlined: a
- * call GCC does not inline to a function whose only statement is a prefetch is judged free of
- * side effects and deleted (it was, in these files: no prefetch instruction in the objects). */
-static inline __attribute__((always_inline)) void bb_cb_prefetch(const void *p)
-{
-    _mm_prefetch((const char *)p + BB_PREFETCH_BYTES, _MM_HINT_T0);
-}
-
 /* fp16 -> fp32 with F16C: exact, the same value as bb_fp16_to_fp32 for every finite input. */
 static inline float bb_cb_f16(uint16_t h) { return _cvtsh_ss(h); }
 

@@ -6,7 +6,7 @@
  * accumulator (even and odd blocks in two accumulators, to keep two FMA chains in flight).  The
  * weights' fp16 scales of 8 blocks are converted together (vcvtph2ps) and multiplied at once by
  * the prepared float activation scales.  Lanes are summed at the row's end.  Up to 4 activation
- * columns share each decoded block; every weight line is prefetched 4 KiB ahead (cb_simd.h). */
+ * columns share each decoded block; every weight line is prefetched ahead (common/prefetch.h). */
 #include <immintrin.h>
 
 #include "../common/act_quant.h"
@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) void row_nc(const bb_iq4_nl_block *
         __m256 wd = bb_cb_f16x8(&x[b0].d, sizeof(bb_iq4_nl_block), cnt);
         for (int c = 0; c < nc; c++)
             _mm256_storeu_ps(sc[c], _mm256_mul_ps(wd, _mm256_loadu_ps(ad[c] + b0)));
-        for (int o = 0; o < CHUNK * (int)sizeof(bb_iq4_nl_block); o += 64) bb_cb_prefetch((const char *)&x[b0] + o);
+        for (int o = 0; o < CHUNK * (int)sizeof(bb_iq4_nl_block); o += 64) bb_prefetch_stream((const char *)&x[b0] + o);
         for (int j = 0; j < cnt; j += 2) {
             for (int h = 0; h < 2 && j + h < cnt; h++) {
                 __m256i wv = decode(&x[b0 + j + h], table), aw = _mm256_sign_epi8(wv, wv);

@@ -8,7 +8,7 @@
  * [d0 x8 | d1 x8] times them into a float accumulator, summed at the row's end.  The weights'
  * fp16 scales of 8 blocks are gathered by one vpermt2w and converted together, then multiplied
  * by the prepared float activation scales.  Up to 4 activation columns share each decoded pair;
- * every weight line is prefetched 4 KiB ahead.  (One block per 256-bit vpdpbusd, as q4_0 does,
+ * every weight line is prefetched ahead (common/prefetch.h).  (One block per 256-bit vpdpbusd, as q4_0 does,
  * measured slower here.) */
 #include <immintrin.h>
 
@@ -43,7 +43,7 @@ static inline __attribute__((always_inline)) void row_nc(const bb_iq4_nl_block *
         __m256 wd = cnt == CHUNK ? weight_d8(&x[b0]) : bb_cb_f16x8(&x[b0].d, sizeof(bb_iq4_nl_block), cnt);
         for (int c = 0; c < nc; c++)
             _mm256_storeu_ps(sc[c], _mm256_mul_ps(wd, _mm256_loadu_ps(ad[c] + b0)));
-        for (int o = 0; o < CHUNK * (int)sizeof(bb_iq4_nl_block); o += 64) bb_cb_prefetch((const char *)&x[b0] + o);
+        for (int o = 0; o < CHUNK * (int)sizeof(bb_iq4_nl_block); o += 64) bb_prefetch_stream((const char *)&x[b0] + o);
         int j = 0;
         for (; j + 2 <= cnt; j += 2) {
             const bb_iq4_nl_block *x0 = &x[b0 + j];

@@ -1,19 +1,31 @@
 /* Software prefetch for weight streams.  A GEMV reads each weight byte once; the hardware
  * streamer stops at 4 KiB page boundaries and, on this class of CPU, does not keep enough lines
- * in flight for one core to reach DRAM bandwidth while it also computes.  Prefetching a fixed
- * distance ahead of the current load was measured with `bitbench gemm --cache dram` on i2_s at
- * 0 to 16 KiB; 4 KiB streamed fastest (figures in README.md, "End-to-end"), so kernels that
- * stream weights prefetch BB_PREFETCH_BYTES ahead. */
+ * in flight for one core to reach DRAM bandwidth while it also computes.  So kernels that stream
+ * weights prefetch each line twice ahead of the current load: BB_PREFETCH_BYTES ahead into L2
+ * (prefetcht1, PRFM PLDL2KEEP) and BB_PREFETCH_L1_BYTES ahead into L1.  A prefetch to L1 alone
+ * holds one of the core's few L1 miss buffers (16 on Golden Cove) for a whole DRAM round trip,
+ * which caps the lines in flight; the far one to L2 is tracked by L2's larger miss queue, and the
+ * near one then only moves the line from L2 to L1.  Distances and hints were measured with
+ * `bitbench gemm --cache dram --read` over the streaming kernels (figures in README.md,
+ * "Measured numbers"); the up-convert kernels use the same scheme with their own distances. */
 #ifndef BB_PREFETCH_H
 #define BB_PREFETCH_H
 
 #include <stddef.h>
 
+#ifndef BB_PREFETCH_BYTES
 #define BB_PREFETCH_BYTES 4096
+#endif
+#ifndef BB_PREFETCH_L1_BYTES
+#define BB_PREFETCH_L1_BYTES 2048
+#endif
 
+/* Always inlined: GCC 12 judges a call it does not inline to a function whose only statement is
+ * a prefetch free of side effects and deletes it (it did, in the always-inline kernel tiles). */
 static inline __attribute__((always_inline)) void bb_prefetch_stream(const void *p)
 {
-    __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 3);
+    __builtin_prefetch((const char *)p + BB_PREFETCH_L1_BYTES, 0, 3);
+    __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 2);
 }
 
 /* Every line of [p, p + bytes): the head of a stream about to be read. */

@@ -14,7 +14,7 @@
  * sign is the signed operand of vpdpbusd, +1 or -1 per byte (one masked blend): VNNI makes that
  * multiply free, where eq. (5) on the recombined int16 needs the int16 lanes this layout avoids.
  * LUT-centric tiling (T-MAC, kept by §3.1.2): eight row tiles (128 rows) share every table
- * register load; each tile's index and sign streams are prefetched 4 KiB ahead
+ * register load; each tile's index and sign streams are prefetched ahead (common/prefetch.h)
  * (common/prefetch.h). */
 #include <immintrin.h>
 #include <string.h>

@@ -22,6 +22,7 @@
 
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
+#include "../common/prefetch.h"
 
 /* ---- ggml block layouts (QK_K = 256 values per block) ---- */
 typedef struct {
@@ -45,19 +46,6 @@ _Static_assert(sizeof(bb_block_tq1_0) == 54, "block_tq1_0 is 54 bytes in ggml");
 _Static_assert(sizeof(bb_block_tq2_0) == 66, "block_tq2_0 is 66 bytes in ggml");
 _Static_assert(sizeof(bb_block_q2_K) == 84, "block_q2_K is 84 bytes in ggml");
 
-/* Software prefetch of the weight stream, this far ahead of the block being decoded (the
- * hardware streamer stops at page boundaries; see common/prefetch.h).  Measured with
- * `bitbench gemm --kernel tq2_0 --m 6912 --k 2560 --threads 2 --cache dram`, medians of 6 runs
- * on a shared machine: 2 KiB ~311 us, 4 KiB ~318, 6 KiB ~301, 8 KiB ~372, 12 KiB ~327, no
- * prefetch ~400. */
-#define BB_GK_PREFETCH_BYTES 6144
-
-/* __builtin_prefetch (prefetcht0), always inlined: GCC 12 silently drops an _mm_prefetch reached
- * through a plain static inline helper from an always_inline function (the kernels' decoders). */
-static inline __attribute__((always_inline)) void bb_gk_prefetch(const void *p)
-{
-    __builtin_prefetch((const char *)p + BB_GK_PREFETCH_BYTES, 0, 3);
-}
 
 /* Blocks whose integer sums are produced before they are folded into the float sum (a chunk);
  * activation rows sharing one decoded weight block; weight rows per tile (the tile stays in

@@ -61,8 +61,8 @@ static inline __attribute__((always_inline)) void bb_gk_tq_row_neon(const uint8_
                         continue;
                     }
                     const uint8_t *blk = wrow + (size_t)b * bsize;
-                    bb_gk_prefetch(blk);
-                    bb_gk_prefetch(blk + bsize - 1);
+                    bb_prefetch_stream(blk);
+                    bb_prefetch_stream(blk + bsize - 1);
                     uint16_t d;
                     memcpy(&d, blk + doff, 2);
                     wd[b - b0] = bb_fp16_to_fp32(d);

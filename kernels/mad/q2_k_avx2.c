@@ -52,8 +52,8 @@ static inline __attribute__((always_inline)) void q2_k_row_nb(const uint8_t *wro
                     continue;
                 }
                 const bb_block_q2_K *blk = &x[b0 + g + j];
-                bb_gk_prefetch(blk);
-                bb_gk_prefetch((const uint8_t *)blk + sizeof *blk - 1); /* 84 bytes: both ends */
+                bb_prefetch_stream(blk);
+                bb_prefetch_stream((const uint8_t *)blk + sizeof *blk - 1); /* 84 bytes: both ends */
                 wd[g + j] = _cvtsh_ss(blk->d);
                 wdmin[g + j] = _cvtsh_ss(blk->dmin);
                 __m128i sc = _mm_loadu_si128((const __m128i *)blk->scales);

@@ -63,8 +63,8 @@ static inline __attribute__((always_inline)) void q2_k_row_nb(const uint8_t *wro
                     continue;
                 }
                 const bb_block_q2_K *blk = &x[b0 + 4 * g + j];
-                bb_gk_prefetch(blk);
-                bb_gk_prefetch((const uint8_t *)blk + sizeof *blk - 1); /* 84 bytes: both ends */
+                bb_prefetch_stream(blk);
+                bb_prefetch_stream((const uint8_t *)blk + sizeof *blk - 1); /* 84 bytes: both ends */
                 __m128i sc = _mm_loadu_si128((const __m128i *)blk->scales);
                 __m512i scales = _mm512_castsi256_si512(_mm256_cvtepu8_epi16(_mm_and_si128(sc, nib)));
                 __m256i mins = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), nib));

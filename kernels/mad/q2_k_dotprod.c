@@ -91,8 +91,8 @@ static inline __attribute__((always_inline)) void q2_k_row_nb(const uint8_t *wro
                     for (int r = 0; r < nb; r++) si[j][r] = sm[j][r] = vdupq_n_s32(0);
                     continue;
                 }
-                bb_gk_prefetch(&x[b]);
-                bb_gk_prefetch((const uint8_t *)&x[b] + sizeof x[b] - 1); /* 84 bytes: both ends */
+                bb_prefetch_stream(&x[b]);
+                bb_prefetch_stream((const uint8_t *)&x[b] + sizeof x[b] - 1); /* 84 bytes: both ends */
                 wd[b - b0] = bb_fp16_to_fp32(x[b].d);
                 wdmin[b - b0] = bb_fp16_to_fp32(x[b].dmin);
                 const bb_block_q8_K *ab[BB_GK_NB];

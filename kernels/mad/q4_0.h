@@ -24,7 +24,7 @@
  * They compute identical lane partials and float operations, so they agree bit for bit.  The fp16
  * d_w of 4 blocks are converted together (one vcvtph2ps) and multiplied by the 4 d_a with one
  * vmulps per activation row; up to 4 activation rows share each decoded block; the weight
- * stream is prefetched 4 KiB ahead.  The Arm variant, dotprod (SDOT, qx_0_dotprod.c), gives the
+ * stream is prefetched ahead (common/prefetch.h).  The Arm variant, dotprod (SDOT, qx_0_dotprod.c), gives the
  * reference's bits instead: four weight rows side by side, one per float lane, each lane running
  * the reference's float sequence.  amx (qx_0_amx.c, N >= 16): each block's nibbles decoded to
  * int8 n - 8 once per strip of 32 rows, exact int32 block dots from TDPBSSD, folded in the

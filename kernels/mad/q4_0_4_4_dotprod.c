@@ -33,8 +33,8 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
     }
     for (int b = 0; b < k / BB_QK; b++) {
         const uint8_t *rec = bb_q4_0il_record(w, k, ROWS, g, b);
-        bb_qx_prefetch(rec);
-        bb_qx_prefetch(rec + 64);
+        bb_prefetch_stream(rec);
+        bb_prefetch_stream(rec + 64);
         float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)rec)));
         int8x16_t lo[4], hi[4];
         for (int v = 0; v < 4; v++) {

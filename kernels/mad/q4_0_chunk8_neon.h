@@ -106,7 +106,7 @@ BB_QX_INLINE void c8_group_tile(const void *w, const void *act, float *y, int m,
     size_t rbytes = bb_q4_0il_record_bytes(rows);
     for (int b = 0; b < k / BB_QK; b++) {
         const uint8_t *rec = bb_q4_0il_record(w, k, rows, g, b);
-        for (size_t l = 0; l < rbytes; l += 64) bb_qx_prefetch(rec + l);
+        for (size_t l = 0; l < rbytes; l += 64) bb_prefetch_stream(rec + l);
         float32x4_t dw[C8_ROWS_MAX / 4];
         for (int j = 0; j < rows / 4; j++)
             dw[j] = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(const void *)(rec + 8 * j))));

@@ -9,7 +9,7 @@
  * halves are added into one int32 per row.  Adding the activation's -8 * sum (qx_0.h aux o)
  * removes the nibble bias exactly; then ((float)isum * d_w) * d_a is added per row lane, the
  * reference's exact order.  Up to 4 activation rows share each decoded record; all activation
- * tiles run while a group's records are in L1; the weight stream is prefetched 4 KiB ahead. */
+ * tiles run while a group's records are in L1; the weight stream is prefetched ahead (common/prefetch.h). */
 #include <immintrin.h>
 
 #include "q4_0_4_4.h"
@@ -50,8 +50,8 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
     }
     for (int b = 0; b < k / BB_QK; b++) {
         const uint8_t *rec = bb_q4_0il_record(w, k, ROWS, g, b);
-        bb_qx_prefetch(rec);
-        bb_qx_prefetch(rec + 64);
+        bb_prefetch_stream(rec);
+        bb_prefetch_stream(rec + 64);
         __m128 dw = _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)rec));
         __m256i x0 = nibble_bytes(rec, 0, chunk), x1 = nibble_bytes(rec, 1, chunk);
         __m256i lo0 = _mm256_and_si256(x0, m4), hi0 = _mm256_and_si256(_mm256_srli_epi16(x0, 4), m4);

@@ -12,7 +12,7 @@
  * added to the 4 row lanes block after block: the reference's exact order, so the result is
  * bit-equal to it.  Each activation block's permuted planes serve two row groups and up to 4
  * activation rows share each decoded record; all activation tiles run while the two groups'
- * records are in L1; the weight stream is prefetched 4 KiB ahead. */
+ * records are in L1; the weight stream is prefetched ahead (common/prefetch.h). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -113,7 +113,7 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
         __m512 dw[GROUPS];
         for (int gi = 0; gi < ng; gi++) {
             const uint8_t *rec = bb_q4_0il_record(w, k, ROWS, g0 + gi, b);
-            for (size_t l = 0; l < STEP * rbytes; l += 64) bb_qx_prefetch(rec + l);
+            for (size_t l = 0; l < STEP * rbytes; l += 64) bb_prefetch_stream(rec + l);
             int64_t d[STEP];
             for (int j = 0; j < STEP; j++) {
                 memcpy(&d[j], rec + j * rbytes, 8);

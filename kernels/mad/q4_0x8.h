@@ -31,7 +31,7 @@
  *           weights; SDOT with 8 activation bytes in both halves + ADDP, or SMMLA on pairs of
  *           activation rows; SCVTF with 4 fraction bits restores isum exactly
  * Up to 4 (AVX2) / 8 (AVX-512) activation rows share each decoded record, all activation tiles
- * run while a group's records are in L1, and the weight stream is prefetched 4 KiB ahead.
+ * run while a group's records are in L1, and the weight stream is prefetched ahead (common/prefetch.h).
  */
 #ifndef BB_Q4_0X8_H
 #define BB_Q4_0X8_H

@@ -35,7 +35,7 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
     }
     for (int b = 0; b < k / BB_QK; b++) {
         const uint8_t *rec = bb_q4_0x8_record(w, k, g, b);
-        for (int l = 0; l < BB_Q4_0X8_BYTES; l += 64) bb_qx_prefetch(rec + l);
+        for (int l = 0; l < BB_Q4_0X8_BYTES; l += 64) bb_prefetch_stream(rec + l);
         /* 8 fp16 scales in lane order 0,1,4,5,2,3,6,7 (32-bit pairs 0,2,1,3) */
         __m256 dw = _mm256_cvtph_ps(_mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)rec), 0xd8));
         __m256i lo[4], hi[4];

@@ -20,7 +20,7 @@
  *   avx512: P = vpdpbusd(0, |w|, sign(a, w))
  * They compute identical lane partials and float operations, so they agree bit for bit.  Scales
  * of 4 blocks are converted together; up to 4 activation rows share each loaded block; the weight
- * stream is prefetched 4 KiB ahead.  The Arm variant, dotprod (SDOT, qx_0_dotprod.c), gives the
+ * stream is prefetched ahead (common/prefetch.h).  The Arm variant, dotprod (SDOT, qx_0_dotprod.c), gives the
  * reference's bits instead: four weight rows side by side, one per float lane, each lane running
  * the reference's float sequence.
  */

@@ -92,14 +92,6 @@ void bb_qx_matmul_ref(bb_qx_get_block get, const void *w, const void *act, float
                       int m0, int m1);
 void bb_qx_unpack(bb_qx_get_block get, const void *src, int m, int k, float *dst);
 
-/* common/prefetch.h's bb_prefetch_stream, but always inlined: GCC's IPA pure-const pass treats a
- * non-inlined call to a function whose only statement is a prefetch as dead and deletes it (it
- * did so in these files, leaving the kernels without software prefetch). */
-BB_QX_INLINE void bb_qx_prefetch(const void *p)
-{
-    __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 3);
-}
-
 /* SIMD variants of the three kernels (files <kernel>_avx2.c, <kernel>_avx512.c). */
 void bb_q8_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q8_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);

@@ -81,7 +81,7 @@ BB_QX_INLINE void rows4(const uint8_t *const *w, int fmt, const bb_block_q8_0 *c
     for (int b = 0; b < nblk; b++) {
         size_t off = (size_t)b * bbytes;
         if ((off & 63) < bbytes)
-            for (int i = 0; i < ROWS; i++) bb_qx_prefetch(w[i] + off);
+            for (int i = 0; i < ROWS; i++) bb_prefetch_stream(w[i] + off);
         int8x16_t alo[NB_MAX], ahi[NB_MAX];
         for (int c = 0; c < nb; c++) {
             alo[c] = vld1q_s8(a[c][b].qs);

@@ -30,7 +30,7 @@ static inline __m256i trit(__m256i t)
 static inline void decode(const uint8_t *b, __m256i c[8])
 {
     const bb_block_tq1_0 *blk = (const bb_block_tq1_0 *)b;
-    bb_gk_prefetch(blk);
+    bb_prefetch_stream(blk);
     __m256i v = _mm256_loadu_si256((const __m256i *)blk->qs);
     for (int n = 0; n < 5; n++, v = times3(v)) c[n] = trit(v);
     __m256i s = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(blk->qs + 32)));

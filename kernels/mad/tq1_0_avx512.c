@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) void tq1_0_row_nb(const uint8_t *wr
                     continue;
                 }
                 const bb_block_tq1_0 *blk = &x[b0 + 4 * g + j];
-                bb_gk_prefetch(blk);
+                bb_prefetch_stream(blk);
                 __m512i t[4];
                 /* values 0..127: qs[0..31] broadcast, times [1 | 3] and [9 | 27] by byte adds */
                 __m512i qs = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)blk->qs));

@@ -14,8 +14,8 @@ static inline void decode(const uint8_t *b, __m256i c[8])
 {
     const bb_block_tq2_0 *blk = (const bb_block_tq2_0 *)b;
     const __m256i mask = _mm256_set1_epi8(3);
-    bb_gk_prefetch(blk->qs);
-    bb_gk_prefetch(blk->qs + sizeof *blk - 1);
+    bb_prefetch_stream(blk->qs);
+    bb_prefetch_stream(blk->qs + sizeof *blk - 1);
     for (int h = 0; h < 2; h++) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(blk->qs + 32 * h));
         c[4 * h + 0] = _mm256_and_si256(v, mask);

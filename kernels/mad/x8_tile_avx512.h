@@ -87,7 +87,7 @@ BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *a
     int nblk = k / BB_QK, b = 0;
     for (; b + 2 <= nblk; b += 2) {
         const uint8_t *rec = bb_q4_0x8_record(w, k, g, b);
-        for (int l = 0; l < 2 * BB_Q4_0X8_BYTES; l += 64) bb_qx_prefetch(rec + l);
+        for (int l = 0; l < 2 * BB_Q4_0X8_BYTES; l += 64) bb_prefetch_stream(rec + l);
         __m256i d16 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)rec)),
                                               _mm_loadu_si128((const __m128i *)(rec + BB_Q4_0X8_BYTES)), 1);
         __m512 dw = _mm512_cvtph_ps(d16);
