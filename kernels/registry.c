@@ -18,6 +18,7 @@ extern const bb_kernel bb_kernel_q4_0_4_8;
 extern const bb_kernel bb_kernel_i2_s;
 extern const bb_kernel bb_kernel_tq2_0;
 extern const bb_kernel bb_kernel_q2_k;
+extern const bb_kernel bb_kernel_q2_k_x16;
 extern const bb_kernel bb_kernel_tq1_0;
 /* --- float baselines (baselines/) --- */
 extern const bb_kernel bb_kernel_f32;
@@ -52,6 +53,7 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_i2_s,
     &bb_kernel_tq2_0,
     &bb_kernel_q2_k,
+    &bb_kernel_q2_k_x16,
     &bb_kernel_tq1_0,
     /* float */
     &bb_kernel_f32,

@@ -122,17 +122,34 @@ static inline int q2_k_code(const bb_block_q2_K *blk, int i)
     return (blk->qs[32 * (i / 128) + i % 32] >> (2 * ((i % 128) / 32))) & 3;
 }
 
+void bb_q2_k_unpack_block(const bb_block_q2_K *blk, float *dst)
+{
+    double d = bb_fp16_to_fp32(blk->d), dmin = bb_fp16_to_fp32(blk->dmin);
+    for (int i = 0; i < BB_QK_K; i++) {
+        uint8_t sc = blk->scales[i / 16];
+        dst[i] = (float)(d * (sc & 0xf) * q2_k_code(blk, i) - dmin * (sc >> 4));
+    }
+}
+
 static void q2_k_unpack(const void *src, int m, int k, float *dst)
 {
     const bb_block_q2_K *blk = src;
     size_t nblk = (size_t)m * (k / BB_QK_K);
-    for (size_t b = 0; b < nblk; b++) {
-        double d = bb_fp16_to_fp32(blk[b].d), dmin = bb_fp16_to_fp32(blk[b].dmin);
-        for (int i = 0; i < BB_QK_K; i++) {
-            uint8_t sc = blk[b].scales[i / 16];
-            dst[b * BB_QK_K + i] = (float)(d * (sc & 0xf) * q2_k_code(&blk[b], i) - dmin * (sc >> 4));
-        }
+    for (size_t b = 0; b < nblk; b++) bb_q2_k_unpack_block(&blk[b], dst + b * BB_QK_K);
+}
+
+float bb_q2_k_block_term(const bb_block_q2_K *x, const bb_block_q8_K *a)
+{
+    int32_t isum = 0, summs = 0;
+    for (int j = 0; j < 16; j++) {
+        int32_t s = 0;
+        for (int i = 16 * j; i < 16 * j + 16; i++) s += q2_k_code(x, i) * a->qs[i];
+        isum += (x->scales[j] & 0xf) * s;
+        summs += (x->scales[j] >> 4) * a->bsums[j];
     }
+    float dall = a->d * bb_fp16_to_fp32(x->d), dmin = a->d * bb_fp16_to_fp32(x->dmin);
+    float p = dall * (float)isum, q = dmin * (float)summs;
+    return p - q;
 }
 
 static void q2_k_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
@@ -143,18 +160,7 @@ static void q2_k_matmul_ref(const void *w, const void *act, float *y, int m, int
         for (int r = m0; r < m1; r++) {
             const bb_block_q2_K *x = (const bb_block_q2_K *)w + (size_t)r * nblk;
             float sumf = 0.0f;
-            for (int b = 0; b < nblk; b++) {
-                int32_t isum = 0, summs = 0;
-                for (int j = 0; j < 16; j++) {
-                    int32_t s = 0;
-                    for (int i = 16 * j; i < 16 * j + 16; i++) s += q2_k_code(&x[b], i) * a[b].qs[i];
-                    isum += (x[b].scales[j] & 0xf) * s;
-                    summs += (x[b].scales[j] >> 4) * a[b].bsums[j];
-                }
-                float dall = a[b].d * bb_fp16_to_fp32(x[b].d), dmin = a[b].d * bb_fp16_to_fp32(x[b].dmin);
-                float p = dall * (float)isum, q = dmin * (float)summs;
-                sumf += p - q;
-            }
+            for (int b = 0; b < nblk; b++) sumf += bb_q2_k_block_term(&x[b], &a[b]);
             y[(size_t)c * m + r] = sumf;
         }
     }

@@ -43,5 +43,9 @@ static inline size_t bb_q2_k_row_bytes(int k) { return (size_t)(k / BB_QK_K) * s
 
 /* Quantize 256 floats into one block (quantize_row_q2_K_ref's algorithm). */
 void bb_q2_k_quantize_block(const float *x, bb_block_q2_K *y);
+/* The block's 256 weights as unpack gives them. */
+void bb_q2_k_unpack_block(const bb_block_q2_K *blk, float *dst);
+/* One block's term of the reference, p - q above: y is the sum of these in block order. */
+float bb_q2_k_block_term(const bb_block_q2_K *x, const bb_block_q8_K *a);
 
 #endif

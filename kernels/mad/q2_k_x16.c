@@ -1,0 +1,103 @@
+/* q2_k_x16: packing, the reference and the descriptor.  See q2_k_x16.h. */
+#include "q2_k_x16.h"
+
+#include <string.h>
+
+_Static_assert(sizeof(bb_block_q2_K) == 84, "a record holds 16 Q2_K blocks");
+
+static size_t q2_k_x16_packed_size(int m, int k) { return (size_t)m * bb_q2_k_row_bytes(k); }
+
+/* Row i's block into its record (the layout of q2_k_x16.h), and back. */
+static void put_block(uint8_t *rec, int i, const bb_block_q2_K *blk)
+{
+    for (int h = 0; h < 2; h++)
+        for (int q = 0; q < 8; q++) memcpy(rec + 64 * (8 * h + q) + 4 * i, blk->qs + 32 * h + 4 * q, 4);
+    for (int p = 0; p < 8; p++) memcpy(rec + BB_Q2_K_X16_SCALES + 32 * p + 2 * i, blk->scales + 2 * p, 2);
+    memcpy(rec + BB_Q2_K_X16_D + 2 * i, &blk->d, 2);
+    memcpy(rec + BB_Q2_K_X16_DMIN + 2 * i, &blk->dmin, 2);
+}
+
+static void get_block(const uint8_t *rec, int i, bb_block_q2_K *blk)
+{
+    for (int h = 0; h < 2; h++)
+        for (int q = 0; q < 8; q++) memcpy(blk->qs + 32 * h + 4 * q, rec + 64 * (8 * h + q) + 4 * i, 4);
+    for (int p = 0; p < 8; p++) memcpy(blk->scales + 2 * p, rec + BB_Q2_K_X16_SCALES + 32 * p + 2 * i, 2);
+    memcpy(&blk->d, rec + BB_Q2_K_X16_D + 2 * i, 2);
+    memcpy(&blk->dmin, rec + BB_Q2_K_X16_DMIN + 2 * i, 2);
+}
+
+/* Block b of row r, put back together from its record. */
+static void row_block(const void *w, int k, int r, int b, bb_block_q2_K *out)
+{
+    size_t nblk = (size_t)(k / BB_QK_K);
+    get_block((const uint8_t *)w + ((size_t)(r / BB_Q2_K_X16_ROWS) * nblk + b) * BB_Q2_K_X16_RECORD,
+              r % BB_Q2_K_X16_ROWS, out);
+}
+
+static int q2_k_x16_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    int nblk = w->k / BB_QK_K;
+    for (int r = 0; r < w->m; r++)
+        for (int b = 0; b < nblk; b++) {
+            bb_block_q2_K blk;
+            bb_q2_k_quantize_block(w->f32 + (size_t)r * w->k + (size_t)b * BB_QK_K, &blk);
+            put_block((uint8_t *)dst + ((size_t)(r / BB_Q2_K_X16_ROWS) * nblk + b) * BB_Q2_K_X16_RECORD,
+                      r % BB_Q2_K_X16_ROWS, &blk);
+        }
+    return 0;
+}
+
+static void q2_k_x16_unpack(const void *src, int m, int k, float *dst)
+{
+    for (int r = 0; r < m; r++)
+        for (int b = 0; b < k / BB_QK_K; b++) {
+            bb_block_q2_K blk;
+            row_block(src, k, r, b, &blk);
+            bb_q2_k_unpack_block(&blk, dst + (size_t)r * k + (size_t)b * BB_QK_K);
+        }
+}
+
+static void q2_k_x16_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    int nblk = k / BB_QK_K;
+    for (int c = 0; c < n; c++) {
+        const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * nblk;
+        for (int r = m0; r < m1; r++) {
+            float sumf = 0.0f;
+            for (int b = 0; b < nblk; b++) {
+                bb_block_q2_K blk;
+                row_block(w, k, r, b, &blk);
+                sumf += bb_q2_k_block_term(&blk, &a[b]);
+            }
+            y[(size_t)c * m + r] = sumf;
+        }
+    }
+}
+
+const bb_kernel bb_kernel_q2_k_x16 = {
+    .name = "q2_k_x16",
+    .family = "mad",
+    .description = "Q2_K with 16 rows interleaved (SIMD-aware packing), 16 outputs per pass",
+    .paper = "Arm §4.1 SIMD-aware packing (seed 003) of GGUF Q2_K; llama.cpp's Q2_K repack",
+    .bits_per_weight = 84 * 8 / 256.0,
+    .lossless = false,
+    .weights = BB_WEIGHTS_REAL,
+    .act = BB_ACT_I8_BLOCK256,
+    .plain_rows = false,
+    .float_accumulation = false,
+    .k_multiple = BB_QK_K,
+    .m_multiple = BB_Q2_K_X16_ROWS,
+    .shape_error = bb_gk_shape_error,
+    .packed_size = q2_k_x16_packed_size,
+    .pack = q2_k_x16_pack,
+    .unpack = q2_k_x16_unpack,
+    .act_size = bb_q8_K_rows_size,
+    .prepare = bb_quant_q8_K_rows,
+    .variants = {
+        {"scalar", 0, q2_k_x16_matmul_ref, NULL},
+#if defined(__x86_64__)
+        {"avx512", BB_ISA_AVX512, bb_q2_k_x16_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
+#endif
+    },
+};
