@@ -20,6 +20,7 @@ extern const bb_kernel bb_kernel_tq2_0;
 extern const bb_kernel bb_kernel_q2_k;
 extern const bb_kernel bb_kernel_q2_k_x16;
 extern const bb_kernel bb_kernel_tq1_0;
+extern const bb_kernel bb_kernel_tq1_0_x16;
 /* --- float baselines (baselines/) --- */
 extern const bb_kernel bb_kernel_f32;
 extern const bb_kernel bb_kernel_f32_blas;
@@ -55,6 +56,7 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_q2_k,
     &bb_kernel_q2_k_x16,
     &bb_kernel_tq1_0,
+    &bb_kernel_tq1_0_x16,
     /* float */
     &bb_kernel_f32,
     &bb_kernel_f32_blas,

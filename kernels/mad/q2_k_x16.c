@@ -1,50 +1,25 @@
 /* q2_k_x16: packing, the reference and the descriptor.  See q2_k_x16.h. */
 #include "q2_k_x16.h"
 
-#include <string.h>
+/* bb_block_q2_K's bytes in order: scales[16] in pairs, qs[64] in fours, d, dmin. */
+static const bb_il_layout layout = {
+    .rows = BB_Q2_K_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_q2_K), .nsections = 3,
+    .sections = {{2, 8}, {4, 16}, {2, 2}},
+};
 
 _Static_assert(sizeof(bb_block_q2_K) == 84, "a record holds 16 Q2_K blocks");
 
 static size_t q2_k_x16_packed_size(int m, int k) { return (size_t)m * bb_q2_k_row_bytes(k); }
 
-/* Row i's block into its record (the layout of q2_k_x16.h), and back. */
-static void put_block(uint8_t *rec, int i, const bb_block_q2_K *blk)
+static void quant_block(const bb_weights *w, int r, int b, void *blk)
 {
-    for (int h = 0; h < 2; h++)
-        for (int q = 0; q < 8; q++) memcpy(rec + 64 * (8 * h + q) + 4 * i, blk->qs + 32 * h + 4 * q, 4);
-    for (int p = 0; p < 8; p++) memcpy(rec + BB_Q2_K_X16_SCALES + 32 * p + 2 * i, blk->scales + 2 * p, 2);
-    memcpy(rec + BB_Q2_K_X16_D + 2 * i, &blk->d, 2);
-    memcpy(rec + BB_Q2_K_X16_DMIN + 2 * i, &blk->dmin, 2);
-}
-
-static void get_block(const uint8_t *rec, int i, bb_block_q2_K *blk)
-{
-    for (int h = 0; h < 2; h++)
-        for (int q = 0; q < 8; q++) memcpy(blk->qs + 32 * h + 4 * q, rec + 64 * (8 * h + q) + 4 * i, 4);
-    for (int p = 0; p < 8; p++) memcpy(blk->scales + 2 * p, rec + BB_Q2_K_X16_SCALES + 32 * p + 2 * i, 2);
-    memcpy(&blk->d, rec + BB_Q2_K_X16_D + 2 * i, 2);
-    memcpy(&blk->dmin, rec + BB_Q2_K_X16_DMIN + 2 * i, 2);
-}
-
-/* Block b of row r, put back together from its record. */
-static void row_block(const void *w, int k, int r, int b, bb_block_q2_K *out)
-{
-    size_t nblk = (size_t)(k / BB_QK_K);
-    get_block((const uint8_t *)w + ((size_t)(r / BB_Q2_K_X16_ROWS) * nblk + b) * BB_Q2_K_X16_RECORD,
-              r % BB_Q2_K_X16_ROWS, out);
+    bb_q2_k_quantize_block(w->f32 + (size_t)r * w->k + (size_t)b * BB_QK_K, blk);
 }
 
 static int q2_k_x16_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
     (void)err; (void)errlen;
-    int nblk = w->k / BB_QK_K;
-    for (int r = 0; r < w->m; r++)
-        for (int b = 0; b < nblk; b++) {
-            bb_block_q2_K blk;
-            bb_q2_k_quantize_block(w->f32 + (size_t)r * w->k + (size_t)b * BB_QK_K, &blk);
-            put_block((uint8_t *)dst + ((size_t)(r / BB_Q2_K_X16_ROWS) * nblk + b) * BB_Q2_K_X16_RECORD,
-                      r % BB_Q2_K_X16_ROWS, &blk);
-        }
+    bb_il_pack(&layout, w, dst, quant_block);
     return 0;
 }
 
@@ -53,7 +28,7 @@ static void q2_k_x16_unpack(const void *src, int m, int k, float *dst)
     for (int r = 0; r < m; r++)
         for (int b = 0; b < k / BB_QK_K; b++) {
             bb_block_q2_K blk;
-            row_block(src, k, r, b, &blk);
+            bb_il_block(&layout, src, k, r, b, &blk);
             bb_q2_k_unpack_block(&blk, dst + (size_t)r * k + (size_t)b * BB_QK_K);
         }
 }
@@ -67,7 +42,7 @@ static void q2_k_x16_matmul_ref(const void *w, const void *act, float *y, int m,
             float sumf = 0.0f;
             for (int b = 0; b < nblk; b++) {
                 bb_block_q2_K blk;
-                row_block(w, k, r, b, &blk);
+                bb_il_block(&layout, w, k, r, b, &blk);
                 sumf += bb_q2_k_block_term(&blk, &a[b]);
             }
             y[(size_t)c * m + r] = sumf;

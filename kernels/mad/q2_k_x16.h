@@ -4,10 +4,10 @@
  * 32-bit lane per row, and a pass produces 16 outputs with no horizontal sum.  `q2_k` keeps the
  * GGUF byte layout, so the two can be set side by side.
  *
- * Layout: M/16 row groups, group g K/256 records of 16 * 84 = 1344 bytes; record b holds block b
- * (bb_block_q2_K) of rows 16g .. 16g+15, row i of the group at lane i:
- *     qs      1024 bytes: byte 64*(8h + q) + 4i + t = row i's qs[32h + 4q + t]  (h < 2, q < 8, t < 4)
- *     scales   256 bytes: byte 1024 + 32p + 2i + s = row i's scales[2p + s]      (p < 8, s < 2)
+ * Layout (row_interleave.h, R = 16): M/16 row groups, group g K/256 records of 16 * 84 = 1344
+ * bytes; record b holds block b (bb_block_q2_K) of rows 16g .. 16g+15, row i of the group at lane i:
+ *     scales   256 bytes: byte 32p + 2i + s = row i's scales[2p + s]               (p < 8, s < 2)
+ *     qs      1024 bytes: byte 256 + 64*(8h + q) + 4i + t = row i's qs[32h + 4q + t] (h < 2, q < 8, t < 4)
  *     d, dmin   64 bytes: fp16 d of row i at 1280 + 2i, dmin at 1312 + 2i
  * The same bytes as q2_k's blocks, rearranged: 2.625 bits per weight, M a multiple of 16.
  *
@@ -20,10 +20,12 @@
 #define BB_Q2_K_X16_H
 
 #include "q2_k.h"
+#include "row_interleave.h"
 
 #define BB_Q2_K_X16_ROWS 16
 #define BB_Q2_K_X16_RECORD (BB_Q2_K_X16_ROWS * 84)
-#define BB_Q2_K_X16_SCALES 1024
+#define BB_Q2_K_X16_SCALES 0
+#define BB_Q2_K_X16_QS 256
 #define BB_Q2_K_X16_D 1280
 #define BB_Q2_K_X16_DMIN 1312
 

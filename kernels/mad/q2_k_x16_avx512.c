@@ -39,7 +39,7 @@ static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *
         for (int g = 0; g < 4; g++)
             for (int s = 0; s < 2; s++) {
                 int q = 4 * s + g;
-                __m512i v = _mm512_loadu_si512(rec + 64 * (8 * h + q)), v4 = _mm512_srli_epi16(v, 4);
+                __m512i v = _mm512_loadu_si512(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q)), v4 = _mm512_srli_epi16(v, 4);
                 const int8_t *qa = ab->qs + 128 * h + 4 * q;
                 acc[0][s] = _mm512_dpbusd_epi32(acc[0][s], _mm512_and_si512(v, m03), bcast4(qa));
                 acc[1][s] = _mm512_dpbusd_epi32(acc[1][s], _mm512_and_si512(v, m0c), bcast4(qa + 32));

@@ -6,24 +6,25 @@ static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
 
 static size_t tq1_0_packed_size(int m, int k) { return (size_t)m * bb_tq1_0_row_bytes(k); }
 
+void bb_tq1_0_pack_block(const int8_t *t, uint16_t d, bb_block_tq1_0 *out)
+{
+    uint8_t bytes[52];
+    /* base-3 number of each byte's trits, first trit most significant; qh bytes carry four
+     * trits and a fifth 0, as ggml does */
+    unsigned q[52] = {0};
+    for (int i = 0; i < BB_QK_K; i++) q[bb_tq1_0_byte(i)] += (unsigned)(t[i] + 1) * pow3[4 - bb_tq1_0_trit(i)];
+    for (int j = 0; j < 52; j++) bytes[j] = (uint8_t)((q[j] * 256 + 242) / 243); /* ceil(q * 256 / 243) */
+    memcpy(out->qs, bytes, 48);
+    memcpy(out->qh, bytes + 48, 4);
+    out->d = d;
+}
+
 static int tq1_0_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
     (void)err; (void)errlen;
     uint16_t d = bb_fp32_to_fp16(w->ternary_scale);
-    bb_block_tq1_0 *out = dst;
     size_t nblk = (size_t)w->m * (w->k / BB_QK_K);
-    for (size_t b = 0; b < nblk; b++) {
-        const int8_t *t = w->ternary + b * BB_QK_K;
-        uint8_t bytes[52];
-        /* base-3 number of each byte's trits, first trit most significant; qh bytes carry four
-         * trits and a fifth 0, as ggml does */
-        unsigned q[52] = {0};
-        for (int i = 0; i < BB_QK_K; i++) q[bb_tq1_0_byte(i)] += (unsigned)(t[i] + 1) * pow3[4 - bb_tq1_0_trit(i)];
-        for (int j = 0; j < 52; j++) bytes[j] = (uint8_t)((q[j] * 256 + 242) / 243); /* ceil(q * 256 / 243) */
-        memcpy(out[b].qs, bytes, 48);
-        memcpy(out[b].qh, bytes + 48, 4);
-        out[b].d = d;
-    }
+    for (size_t b = 0; b < nblk; b++) bb_tq1_0_pack_block(w->ternary + b * BB_QK_K, d, (bb_block_tq1_0 *)dst + b);
     return 0;
 }
 
@@ -35,14 +36,25 @@ static inline int tq1_0_code(const bb_block_tq1_0 *blk, int i)
     return (v * 3) >> 8;
 }
 
+void bb_tq1_0_unpack_block(const bb_block_tq1_0 *blk, float *dst)
+{
+    float d = bb_fp16_to_fp32(blk->d);
+    for (int i = 0; i < BB_QK_K; i++) dst[i] = (float)(tq1_0_code(blk, i) - 1) * d;
+}
+
 static void tq1_0_unpack(const void *src, int m, int k, float *dst)
 {
     const bb_block_tq1_0 *blk = src;
     size_t nblk = (size_t)m * (k / BB_QK_K);
-    for (size_t b = 0; b < nblk; b++) {
-        float d = bb_fp16_to_fp32(blk[b].d);
-        for (int i = 0; i < BB_QK_K; i++) dst[b * BB_QK_K + i] = (float)(tq1_0_code(&blk[b], i) - 1) * d;
-    }
+    for (size_t b = 0; b < nblk; b++) bb_tq1_0_unpack_block(&blk[b], dst + b * BB_QK_K);
+}
+
+float bb_tq1_0_block_term(const bb_block_tq1_0 *x, const bb_block_q8_K *a)
+{
+    int32_t isum = 0;
+    for (int i = 0; i < BB_QK_K; i++) isum += (tq1_0_code(x, i) - 1) * a->qs[i];
+    float d = a->d * bb_fp16_to_fp32(x->d);
+    return (float)isum * d;
 }
 
 static void tq1_0_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
@@ -53,12 +65,7 @@ static void tq1_0_matmul_ref(const void *w, const void *act, float *y, int m, in
         for (int r = m0; r < m1; r++) {
             const bb_block_tq1_0 *x = (const bb_block_tq1_0 *)w + (size_t)r * nblk;
             float sumf = 0.0f;
-            for (int b = 0; b < nblk; b++) {
-                int32_t isum = 0;
-                for (int i = 0; i < BB_QK_K; i++) isum += (tq1_0_code(&x[b], i) - 1) * a[b].qs[i];
-                float d = a[b].d * bb_fp16_to_fp32(x[b].d);
-                sumf += (float)isum * d;
-            }
+            for (int b = 0; b < nblk; b++) sumf += bb_tq1_0_block_term(&x[b], &a[b]);
             y[(size_t)c * m + r] = sumf;
         }
     }

@@ -1,0 +1,76 @@
+/* tq1_0_x16: packing, the reference and the descriptor.  See tq1_0_x16.h. */
+#include "tq1_0_x16.h"
+
+/* bb_block_tq1_0's bytes in order: qs[48] and qh[4] in fours, d. */
+static const bb_il_layout layout = {
+    .rows = BB_TQ1_0_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_tq1_0), .nsections = 2,
+    .sections = {{4, BB_TQ1_0_X16_RUNS}, {2, 1}},
+};
+
+static size_t tq1_0_x16_packed_size(int m, int k) { return (size_t)m * bb_tq1_0_row_bytes(k); }
+
+static void pack_block(const bb_weights *w, int r, int b, void *blk)
+{
+    bb_tq1_0_pack_block(w->ternary + (size_t)r * w->k + (size_t)b * BB_QK_K, bb_fp32_to_fp16(w->ternary_scale), blk);
+}
+
+static int tq1_0_x16_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    bb_il_pack(&layout, w, dst, pack_block);
+    return 0;
+}
+
+static void tq1_0_x16_unpack(const void *src, int m, int k, float *dst)
+{
+    for (int r = 0; r < m; r++)
+        for (int b = 0; b < k / BB_QK_K; b++) {
+            bb_block_tq1_0 blk;
+            bb_il_block(&layout, src, k, r, b, &blk);
+            bb_tq1_0_unpack_block(&blk, dst + (size_t)r * k + (size_t)b * BB_QK_K);
+        }
+}
+
+static void tq1_0_x16_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    int nblk = k / BB_QK_K;
+    for (int c = 0; c < n; c++) {
+        const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * nblk;
+        for (int r = m0; r < m1; r++) {
+            float sumf = 0.0f;
+            for (int b = 0; b < nblk; b++) {
+                bb_block_tq1_0 blk;
+                bb_il_block(&layout, w, k, r, b, &blk);
+                sumf += bb_tq1_0_block_term(&blk, &a[b]);
+            }
+            y[(size_t)c * m + r] = sumf;
+        }
+    }
+}
+
+const bb_kernel bb_kernel_tq1_0_x16 = {
+    .name = "tq1_0_x16",
+    .family = "mad",
+    .description = "TQ1_0 with 16 rows interleaved (SIMD-aware packing), trits by table lookup, 16 outputs per pass",
+    .paper = "Arm §4.1 SIMD-aware packing (seed 003) of GGUF TQ1_0 (bitnet.cpp §2, App. B.3, seed 000)",
+    .bits_per_weight = 54 * 8 / 256.0,
+    .lossless = false,
+    .weights = BB_WEIGHTS_TERNARY,
+    .act = BB_ACT_I8_BLOCK256,
+    .plain_rows = false,
+    .float_accumulation = false,
+    .k_multiple = BB_QK_K,
+    .m_multiple = BB_TQ1_0_X16_ROWS,
+    .shape_error = bb_gk_shape_error,
+    .packed_size = tq1_0_x16_packed_size,
+    .pack = tq1_0_x16_pack,
+    .unpack = tq1_0_x16_unpack,
+    .act_size = bb_q8_K_rows_size,
+    .prepare = bb_quant_q8_K_rows,
+    .variants = {
+        {"scalar", 0, tq1_0_x16_matmul_ref, NULL},
+#if defined(__x86_64__)
+        {"avx512", BB_ISA_AVX512, bb_tq1_0_x16_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
+#endif
+    },
+};
