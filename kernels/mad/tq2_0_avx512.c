@@ -26,8 +26,10 @@ static inline __attribute__((always_inline)) void decode(const bb_block_tq2_0 *b
 {
     const __m512i m01 = _mm512_inserti64x4(_mm512_set1_epi8(0x03), _mm256_set1_epi8(0x0c), 1);
     const __m512i m23 = _mm512_inserti64x4(_mm512_set1_epi8(0x30), _mm256_set1_epi8((char)0xc0), 1);
+    /* One prefetch per 66-byte block (its start) reaches 32 of every 33 lines; the hardware
+     * streamer has the 33rd, and from DRAM on 2 threads this streamed better than prefetching
+     * both ends of every block (`gemm --cache dram --read`, figures in README.md). */
     bb_prefetch_stream(blk->qs);
-    bb_prefetch_stream(blk->qs + sizeof *blk - 1); /* blocks are 66 bytes: both ends */
     __m512i lo = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)blk->qs));
     __m512i hi = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(blk->qs + 32)));
     c[0] = _mm512_and_si512(lo, m01);
