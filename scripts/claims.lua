@@ -82,7 +82,8 @@ print("| threads | kernel | µs | GB/s | of DRAM read | speed-up over q4_0 |")
 print("|---:|---|---:|---:|---:|---:|")
 for _, th in ipairs(thread_counts("mad")) do
   local base = find("mad", "q4_0", 6912, 2560, th, "dram")
-  for _, kn in ipairs({ "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0" }) do
+  for _, kn in ipairs({ "i2_s", "tq2_0", "up_i2", "tl2_0", "tmac_w2", "tq1_0", "tq1_0_x16", "q2_k", "q2_k_x16",
+                        "q4_0", "q4_0x8", "iq4_nl", "iq4_nl_x8", "q8_0", "f16" }) do
     local r = find("mad", kn, 6912, 2560, th, "dram")
     if r then
       local share = dram[th] and string.format("%.0f %%", 100 * r.gbps / dram[th]) or "—"

@@ -3,8 +3,8 @@
  * Trit n of a code byte b is T_n[b] = (((b * 3^n) mod 256) * 3) >> 8 (tq1_0.h), a function of
  * the byte alone: one 256-entry table per n, looked up for 64 bytes at once by two vpermi2b
  * (entries 0-127 and 128-255, each from two 64-byte registers) and a byte blend on the top bit.
- * That is 3 instructions per 64 codes where the multiply-and-shift extraction of tq1_0's
- * AVX-512 variant takes about 10.  Each trit vector (4 codes c in {0,1,2} of each row) meets its
+ * That is 3 instructions per 64 codes where the byte-multiply-and-compare extraction of tq1_0's
+ * AVX-512 variant takes 6 to 8.  Each trit vector (4 codes c in {0,1,2} of each row) meets its
  * 4 activations, broadcast from the q8_K block, in one vpdpbusd; the block's sum of c * q, exact
  * in int32 (|.| <= 256 * 2 * 128), less its sum of q is isum_b, and tq1_0's float steps follow
  * lane-wise: the reference's bits. */
