@@ -1,10 +1,10 @@
 /* tq1_0_x16, AVX-512 VBMI + VNNI: 16 rows at once, one int32 lane per row, no horizontal sums.
  *
  * Trit n of a code byte b is T_n[b] = (((b * 3^n) mod 256) * 3) >> 8 (tq1_0.h), a function of
- * the byte alone: one 256-entry table per n, looked up for 64 bytes at once by two vpermi2b
- * (entries 0-127 and 128-255, each from two 64-byte registers) and a byte blend on the top bit.
- * That is 3 instructions per 64 codes where the byte-multiply-and-compare extraction of tq1_0's
- * AVX-512 variant takes 6 to 8.  Each trit vector (4 codes c in {0,1,2} of each row) meets its
+ * the byte alone: one 256-entry table per n, looked up for 64 bytes at once by two masked
+ * vpermi2b (entries 128-255 for the bytes with the top bit set, then 0-127 for the others, each
+ * half from two 64-byte registers).  That is 2 instructions per 64 codes (and a register copy)
+ * where the byte-multiply-and-compare extraction of tq1_0's AVX-512 variant takes 6 to 8.  Each trit vector (4 codes c in {0,1,2} of each row) meets its
  * 4 activations, broadcast from the q8_K block, in one vpdpbusd; the block's sum of c * q, exact
  * in int32 (|.| <= 256 * 2 * 128), less its sum of q is isum_b, and tq1_0's float steps follow
  * lane-wise: the reference's bits. */
@@ -32,12 +32,14 @@ static inline __m512i bcast4(const int8_t *p)
     return _mm512_set1_epi32(v);
 }
 
-/* T[v] for the 64 bytes v, T in four registers; top: the bytes >= 128. */
+/* T[v] for the 64 bytes v, T in four registers; top: the bytes >= 128.  Two vpermi2b that
+ * write into their index register under a mask: the first replaces the top bytes by entries
+ * 128-255 and leaves the others as they were, indices, which the second then looks up in
+ * entries 0-127 (no blend). */
 static inline __attribute__((always_inline)) __m512i lookup(__m512i v, __mmask64 top, const __m512i t[4])
 {
-    __m512i lo = _mm512_permutex2var_epi8(t[0], v, t[1]);
-    __m512i hi = _mm512_permutex2var_epi8(t[2], v, t[3]);
-    return _mm512_mask_blend_epi8(top, lo, hi);
+    __m512i r = _mm512_mask2_permutex2var_epi8(t[2], v, top, t[3]);
+    return _mm512_mask2_permutex2var_epi8(t[0], r, (__mmask64)~top, t[1]);
 }
 
 /* First weight of trit n of run c (tq1_0_x16.h). */
