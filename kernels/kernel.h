@@ -90,6 +90,14 @@ typedef struct bb_kernel {
      * (the rest zero).  The engine then copies such a tensor as it is, without a dequantize and
      * requantize round trip.  NULL: no GGUF type is stored this way. */
     const char *gguf_type;
+    /* Or the ggml type whose GGUF tensor bytes this kernel's layout rearranges (an interleaved
+     * layout of that type's blocks: q2_k_x16 takes "Q2_K"), with repack_stored writing the packed
+     * bytes (packed_size(m, k)) from such a tensor's M x K row-major blocks: the engine then loads
+     * the tensor without a dequantize and requantize round trip, as llama.cpp's CPU_REPACK
+     * buffers do, and the numbers are those of the kernel that stores the type as it is.  NULL
+     * when there is none. */
+    const char *gguf_repack_type;
+    void (*repack_stored)(const void *src, int m, int k, void *dst);
     int k_multiple;          /* K must be a multiple of this */
     int m_multiple;          /* M, and every row-slice boundary, must be a multiple of this */
 

@@ -293,27 +293,36 @@ static void pad_matrix(void *w, size_t size, int m_real, int k_real, int mp, int
 }
 
 /* How one kind of tensor reached its kernel, for bb_tf_conversions. */
+typedef enum { CONV_PACKED = 0, CONV_AS_STORED, CONV_REARRANGED } conv_way;
+
 typedef struct {
     char type[16];  /* the source's stored type, or "f32" when the source has no stored form */
-    bool as_stored; /* its bytes were copied as they are */
+    conv_way way;   /* packed from floats, its bytes copied as they are, or its blocks rearranged */
     bool mixed;     /* another layer's tensor of this kind went another way */
     bool seen;
 } conversion;
 
-static void note_conversion(conversion *c, const char *type, bool as_stored)
+static void note_conversion(conversion *c, const char *type, conv_way way)
 {
-    if (c->seen && (strcmp(c->type, type) || c->as_stored != as_stored)) c->mixed = true;
+    if (c->seen && (strcmp(c->type, type) || c->way != way)) c->mixed = true;
     if (c->seen) return;
     snprintf(c->type, sizeof c->type, "%s", type);
-    c->as_stored = as_stored;
+    c->way = way;
     c->seen = true;
 }
 
-/* The tensor's stored bytes, when they are the kernel's packed bytes (kernel.h gguf_type). */
-static bool use_stored(const bb_linear *lin, const bb_stored_tensor *st)
+/* How the tensor's stored bytes can serve the kernel: as they are (they are its packed bytes,
+ * kernel.h gguf_type), rearranged (kernel.h gguf_repack_type: an interleaved layout of exactly
+ * those blocks, unpadded), or not at all. */
+static conv_way stored_way(const bb_linear *lin, const bb_stored_tensor *st)
 {
-    return lin->k == lin->k_real && lin->m == lin->m_real && lin->kern->gguf_type && !strcmp(lin->kern->gguf_type, st->type) &&
-           st->bytes <= lin->kern->packed_size(lin->m, lin->k);
+    if (lin->k != lin->k_real || lin->m != lin->m_real) return CONV_PACKED;
+    const bb_kernel *k = lin->kern;
+    if (k->gguf_type && !strcmp(k->gguf_type, st->type) && st->bytes <= k->packed_size(lin->m, lin->k))
+        return CONV_AS_STORED;
+    if (k->gguf_repack_type && !strcmp(k->gguf_repack_type, st->type) && st->bytes == k->packed_size(lin->m, lin->k))
+        return CONV_REARRANGED;
+    return CONV_PACKED;
 }
 
 /* Fill one linear layer at dst: the source's stored bytes copied when the kernel stores that
@@ -329,11 +338,17 @@ static int build_linear(bb_linear *lin, void *dst, const bb_weight_source *src, 
     lin->packed = dst;
     lin->out_scale = 1.0f;
     bb_stored_tensor st;
-    bool have = src->stored && src->stored(src->ctx, name, layer, &st) == 0, as_stored = have && use_stored(lin, &st);
-    note_conversion(how, have ? st.type : "f32", as_stored);
-    if (as_stored) {
+    bool have = src->stored && src->stored(src->ctx, name, layer, &st) == 0;
+    conv_way way = have ? stored_way(lin, &st) : CONV_PACKED;
+    note_conversion(how, have ? st.type : "f32", way);
+    if (way == CONV_AS_STORED) {
         memcpy(dst, st.data, st.bytes);
         memset((char *)dst + st.bytes, 0, lin->kern->packed_size(m, lin->k) - st.bytes);
+        lin->out_scale = st.out_scale;
+        return 0;
+    }
+    if (way == CONV_REARRANGED) {
+        lin->kern->repack_stored(st.data, m, lin->k, dst);
         lin->out_scale = st.out_scale;
         return 0;
     }
@@ -442,7 +457,10 @@ static void describe_conversions(bb_transformer *t, const conversion *how)
             continue;
         }
         o += (size_t)snprintf(t->conversions + o, cap - o, "%s: %s %s %s", kinds[i], c->type,
-                              c->as_stored ? "used as stored by" : strcmp(c->type, "f32") ? "dequantized to f32, packed into" : "packed into",
+                              c->way == CONV_AS_STORED     ? "used as stored by"
+                              : c->way == CONV_REARRANGED  ? "blocks rearranged (not requantized) for"
+                              : strcmp(c->type, "f32")     ? "dequantized to f32, packed into"
+                                                           : "packed into",
                               L->kern->name);
         if (o < cap && (L->k != L->k_real || L->m != L->m_real))
             o += (size_t)snprintf(t->conversions + o, cap - o, " (%d x %d padded to %d x %d)", L->m_real, L->k_real, L->m, L->k);

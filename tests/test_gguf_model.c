@@ -148,7 +148,8 @@ static void bin_equals_gguf(bb_pool *pool)
 
 /* TQ1_0 and TQ2_0 hold the same ternary weights: identical logits with their own kernels' scalar
  * references (the same integer block sums and block-ordered float products; the SIMD variants
- * order float sums their own way), and both say their bytes were used as stored. */
+ * order float sums their own way), and both say their bytes were used as stored; tq1_0_x16
+ * rearranges the TQ1_0 blocks and gives the same logits. */
 static void tq_files_agree(bb_pool *pool)
 {
     char p1[1200], p2[1200], err[1024], warn[256];
@@ -166,6 +167,19 @@ static void tq_files_agree(bb_pool *pool)
         CHECK(strstr(bb_tf_conversions(a), "wq: TQ1_0 used as stored by tq1_0") != NULL, "%s", bb_tf_conversions(a));
         CHECK(strstr(bb_tf_conversions(b), "w2: TQ2_0 used as stored by tq2_0") != NULL, "%s", bb_tf_conversions(b));
         CHECK(strstr(bb_tf_conversions(b), "classifier: F16 used as stored by f16") != NULL, "%s", bb_tf_conversions(b));
+        /* tq1_0_x16 takes the TQ1_0 blocks as they are, only rearranged (kernel.h
+         * gguf_repack_type), and computes tq1_0's numbers: the same logits, bit for bit */
+        bb_tf_options o3 = {.kernel = "tq1_0_x16", .out_kernel = "f16"};
+        bb_transformer *c = bb_model_load_engine(p1, 16, &o3, NULL, warn, sizeof warn, err, sizeof err);
+        CHECK(c != NULL, "%s", err);
+        if (c) {
+            float *lc = logits_of(pool, c, ids, 6);
+            CHECK(memcmp(la, lc, sizeof(float) * 512 * 6) == 0, "tq1_0_x16 gives other logits than tq1_0 on the TQ1_0 file");
+            CHECK(strstr(bb_tf_conversions(c), "wq: TQ1_0 blocks rearranged (not requantized) for tq1_0_x16") != NULL,
+                  "%s", bb_tf_conversions(c));
+            free(lc);
+            bb_tf_free(c);
+        }
         free(la);
         free(lb);
     }

@@ -1,8 +1,10 @@
 /* The 16-row interleaved kernels hold their plain kernels' numbers (mad/row_interleave.h):
  * q2_k_x16 q2_k's (q2_k_x16.h), tq1_0_x16 tq1_0's (tq1_0_x16.h).  From the same weights the
  * interleaved bytes are the plain kernel's blocks rearranged exactly as the header states, they
- * dequantize to identical floats, and every variant gives the plain scalar reference's result
- * bit for bit, at N = 1 (decode) and N > 1, and for row slices that start inside the matrix. */
+ * dequantize to identical floats, repacking the plain kernel's bytes (the engine's path for a GGUF
+ * tensor, kernel.h gguf_repack_type) gives the same bytes as packing, and every variant gives
+ * the plain scalar reference's result bit for bit, at N = 1 (decode) and N > 1, and for row
+ * slices that start inside the matrix. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,18 @@ static void run_case(const interleaved *il, int m, int k, int n, uint64_t seed)
                 if (rec[il->at(row % 16, j)] != blk[j]) bad = 1;
             CHECK(!bad, "%s M=%d K=%d: row %d block %d not where its header puts it", il->x16, m, k, row, b);
         }
+
+    /* the engine's load path for a GGUF tensor of the plain type: its blocks rearranged */
+    CHECK(qx->gguf_repack_type && !strcmp(qx->gguf_repack_type, q2->gguf_type) && qx->repack_stored,
+          "%s does not take %s tensors as stored", il->x16, q2->gguf_type ? q2->gguf_type : "(none)");
+    if (qx->repack_stored) {
+        uint8_t *pr = bb_alloc(psize);
+        memset(pr, 0xa5, psize);
+        qx->repack_stored(p2, m, k, pr);
+        CHECK(memcmp(pr, px, psize) == 0, "%s M=%d K=%d: repacking %s's bytes differs from packing", il->x16, m, k,
+              il->plain);
+        free(pr);
+    }
 
     q2->unpack(p2, m, k, w2);
     qx->unpack(px, m, k, wx);

@@ -50,6 +50,8 @@ static void q2_k_x16_matmul_ref(const void *w, const void *act, float *y, int m,
     }
 }
 
+static void q2_k_x16_repack(const void *src, int m, int k, void *dst) { bb_il_repack(&layout, src, m, k, dst); }
+
 const bb_kernel bb_kernel_q2_k_x16 = {
     .name = "q2_k_x16",
     .family = "mad",
@@ -62,6 +64,8 @@ const bb_kernel bb_kernel_q2_k_x16 = {
     .plain_rows = false,
     .float_accumulation = false,
     .k_multiple = BB_QK_K,
+    .gguf_repack_type = "Q2_K",
+    .repack_stored = q2_k_x16_repack,
     .m_multiple = BB_Q2_K_X16_ROWS,
     .shape_error = bb_gk_shape_error,
     .packed_size = q2_k_x16_packed_size,

@@ -33,6 +33,15 @@ void bb_il_block(const bb_il_layout *L, const void *w, int k, int r, int b, void
     bb_il_get(L, bb_il_record(L, w, k, r, b), r % L->rows, out);
 }
 
+void bb_il_repack(const bb_il_layout *L, const void *src, int m, int k, void *dst)
+{
+    int nblk = k / L->block_values;
+    for (int r = 0; r < m; r++)
+        for (int b = 0; b < nblk; b++)
+            bb_il_put(L, (uint8_t *)bb_il_record(L, dst, k, r, b), r % L->rows,
+                      (const uint8_t *)src + ((size_t)r * nblk + b) * L->block_bytes);
+}
+
 void bb_il_pack(const bb_il_layout *L, const bb_weights *w, void *dst,
                 void (*quant)(const bb_weights *w, int r, int b, void *blk))
 {

@@ -43,6 +43,10 @@ void bb_il_get(const bb_il_layout *L, const uint8_t *rec, int i, uint8_t *blk);
 /* Block b of row r of packed weights w, put back together. */
 void bb_il_block(const bb_il_layout *L, const void *w, int k, int r, int b, void *out);
 
+/* The records of an M x K tensor stored as row-major blocks (its GGUF bytes): every block put
+ * where it belongs, nothing else changed. */
+void bb_il_repack(const bb_il_layout *L, const void *src, int m, int k, void *dst);
+
 /* pack: `quant` makes block b of row r (row-major, as the plain kernel would store it), which is
  * put into its record; M a multiple of R (the kernel's m_multiple). */
 void bb_il_pack(const bb_il_layout *L, const bb_weights *w, void *dst,

@@ -48,6 +48,8 @@ static void tq1_0_x16_matmul_ref(const void *w, const void *act, float *y, int m
     }
 }
 
+static void tq1_0_x16_repack(const void *src, int m, int k, void *dst) { bb_il_repack(&layout, src, m, k, dst); }
+
 const bb_kernel bb_kernel_tq1_0_x16 = {
     .name = "tq1_0_x16",
     .family = "mad",
@@ -60,6 +62,8 @@ const bb_kernel bb_kernel_tq1_0_x16 = {
     .plain_rows = false,
     .float_accumulation = false,
     .k_multiple = BB_QK_K,
+    .gguf_repack_type = "TQ1_0",
+    .repack_stored = tq1_0_x16_repack,
     .m_multiple = BB_TQ1_0_X16_ROWS,
     .shape_error = bb_gk_shape_error,
     .packed_size = tq1_0_x16_packed_size,
