@@ -76,6 +76,7 @@ const bb_kernel bb_kernel_q2_k_x16 = {
     .variants = {
         {"scalar", 0, q2_k_x16_matmul_ref, NULL},
 #if defined(__x86_64__)
+        {"avx2", BB_ISA_AVX2, bb_q2_k_x16_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_q2_k_x16_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
 #endif
     },
