@@ -19,7 +19,8 @@
  * (bb_tq1_0_block_term).  Every variant gives its bits (float_accumulation = false): avx512
  * (tq1_0_x16_avx512.c) decodes trit n of every byte by table lookup, computes isum_b exactly for
  * 16 rows at once and runs the float steps lane-wise; avx2 (tq1_0_x16_avx2.c) does the same for
- * 8 rows at a time, the trits by byte adds and compares. */
+ * 8 rows at a time, the trits by byte adds and compares, and dotprod (Arm, tq1_0_x16_dotprod.c)
+ * for 4 with SDOT. */
 #ifndef BB_TQ1_0_X16_H
 #define BB_TQ1_0_X16_H
 
@@ -32,6 +33,7 @@
 #define BB_TQ1_0_X16_D 832
 
 void bb_tq1_0_x16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_tq1_0_x16_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq1_0_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif
