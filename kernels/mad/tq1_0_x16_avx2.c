@@ -34,10 +34,13 @@ static inline __attribute__((always_inline)) __m256 half_terms(const uint8_t *re
     const __m256i t86 = _mm256_set1_epi8((char)86), t171 = _mm256_set1_epi8((char)171);
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+#pragma GCC unroll 13
     for (int r = 0; r < BB_TQ1_0_X16_RUNS; r++) {
         __m256i b = _mm256_loadu_si256((const __m256i *)(rec + 64 * r + 32 * half));
         __m256i run = _mm256_setzero_si256();
-        for (int n = 0; n < (r < 12 ? 5 : 4); n++) {
+#pragma GCC unroll 5
+        for (int n = 0; n < 5; n++) {
+            if (r == 12 && n == 4) break; /* qh bytes hold 4 trits */
             if (n > 0) b = _mm256_add_epi8(b, _mm256_add_epi8(b, b));
             __m256i c = _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_add_epi8(ge_epu8(b, t86), ge_epu8(b, t171)));
             run = _mm256_add_epi16(run, _mm256_maddubs_epi16(c, bcast4(ab->qs + run_value(r, n))));

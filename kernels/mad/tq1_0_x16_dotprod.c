@@ -20,9 +20,12 @@ static inline __attribute__((always_inline)) float32x4_t quad_terms(const uint8_
 {
     const uint8x16_t t86 = vdupq_n_u8(86), t171 = vdupq_n_u8(171);
     int32x4_t acc0 = vdupq_n_s32(0), acc1 = vdupq_n_s32(0);
+#pragma GCC unroll 13
     for (int r = 0; r < BB_TQ1_0_X16_RUNS; r++) {
         uint8x16_t b = vld1q_u8(rec + 64 * r + 16 * quad);
-        for (int n = 0; n < (r < 12 ? 5 : 4); n++) {
+#pragma GCC unroll 5
+        for (int n = 0; n < 5; n++) {
+            if (r == 12 && n == 4) break; /* qh bytes hold 4 trits */
             if (n > 0) b = vaddq_u8(b, vaddq_u8(b, b));
             int8x16_t c = vnegq_s8(vreinterpretq_s8_u8(vaddq_u8(vcgeq_u8(b, t86), vcgeq_u8(b, t171))));
             int8x16_t q = vreinterpretq_s8_s32(vld1q_dup_s32((const int32_t *)(const void *)(ab->qs + run_value(r, n))));
