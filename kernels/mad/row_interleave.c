@@ -33,6 +33,35 @@ void bb_il_block(const bb_il_layout *L, const void *w, int k, int r, int b, void
     bb_il_get(L, bb_il_record(L, w, k, r, b), r % L->rows, out);
 }
 
+void bb_il_unpack(const bb_il_layout *L, const void *src, int m, int k, float *dst,
+                  void (*unpack_block)(const void *blk, float *dst))
+{
+    uint8_t blk[512];
+    for (int r = 0; r < m; r++)
+        for (int b = 0; b < k / L->block_values; b++) {
+            bb_il_block(L, src, k, r, b, blk);
+            unpack_block(blk, dst + (size_t)r * k + (size_t)b * L->block_values);
+        }
+}
+
+void bb_il_matmul_ref(const bb_il_layout *L, const void *w, const void *act, size_t act_row_bytes,
+                      size_t act_block_bytes, float (*term)(const void *blk, const void *act_block), float *y, int m,
+                      int k, int n, int m0, int m1)
+{
+    uint8_t blk[512];
+    for (int c = 0; c < n; c++) {
+        const uint8_t *a = (const uint8_t *)act + (size_t)c * act_row_bytes;
+        for (int r = m0; r < m1; r++) {
+            float sumf = 0.0f;
+            for (int b = 0; b < k / L->block_values; b++) {
+                bb_il_block(L, w, k, r, b, blk);
+                sumf += term(blk, a + (size_t)b * act_block_bytes);
+            }
+            y[(size_t)c * m + r] = sumf;
+        }
+    }
+}
+
 void bb_il_repack(const bb_il_layout *L, const void *src, int m, int k, void *dst)
 {
     int nblk = k / L->block_values;

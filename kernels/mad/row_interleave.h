@@ -43,6 +43,17 @@ void bb_il_get(const bb_il_layout *L, const uint8_t *rec, int i, uint8_t *blk);
 /* Block b of row r of packed weights w, put back together. */
 void bb_il_block(const bb_il_layout *L, const void *w, int k, int r, int b, void *out);
 
+/* unpack: every block put back together and dequantized by `unpack_block` (block_values floats). */
+void bb_il_unpack(const bb_il_layout *L, const void *src, int m, int k, float *dst,
+                  void (*unpack_block)(const void *blk, float *dst));
+
+/* The scalar reference of an interleaved kernel: y = the sum over blocks, in order, of
+ * `term`(block b of the row, activation block b), with the activation blocks of row c at
+ * act + c * act_row_bytes, act_block_bytes apart - the plain kernel's reference, block for block. */
+void bb_il_matmul_ref(const bb_il_layout *L, const void *w, const void *act, size_t act_row_bytes,
+                      size_t act_block_bytes, float (*term)(const void *blk, const void *act_block), float *y, int m,
+                      int k, int n, int m0, int m1);
+
 /* The records of an M x K tensor stored as row-major blocks (its GGUF bytes): every block put
  * where it belongs, nothing else changed. */
 void bb_il_repack(const bb_il_layout *L, const void *src, int m, int k, void *dst);

@@ -21,31 +21,19 @@ static int tq1_0_x16_pack(const bb_weights *w, void *dst, char *err, size_t errl
     return 0;
 }
 
+static void unpack_block(const void *blk, float *dst) { bb_tq1_0_unpack_block(blk, dst); }
+
 static void tq1_0_x16_unpack(const void *src, int m, int k, float *dst)
 {
-    for (int r = 0; r < m; r++)
-        for (int b = 0; b < k / BB_QK_K; b++) {
-            bb_block_tq1_0 blk;
-            bb_il_block(&layout, src, k, r, b, &blk);
-            bb_tq1_0_unpack_block(&blk, dst + (size_t)r * k + (size_t)b * BB_QK_K);
-        }
+    bb_il_unpack(&layout, src, m, k, dst, unpack_block);
 }
+
+static float block_term(const void *blk, const void *a) { return bb_tq1_0_block_term(blk, a); }
 
 static void tq1_0_x16_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    int nblk = k / BB_QK_K;
-    for (int c = 0; c < n; c++) {
-        const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * nblk;
-        for (int r = m0; r < m1; r++) {
-            float sumf = 0.0f;
-            for (int b = 0; b < nblk; b++) {
-                bb_block_tq1_0 blk;
-                bb_il_block(&layout, w, k, r, b, &blk);
-                sumf += bb_tq1_0_block_term(&blk, &a[b]);
-            }
-            y[(size_t)c * m + r] = sumf;
-        }
-    }
+    bb_il_matmul_ref(&layout, w, act, (size_t)(k / BB_QK_K) * sizeof(bb_block_q8_K), sizeof(bb_block_q8_K), block_term,
+                     y, m, k, n, m0, m1);
 }
 
 static void tq1_0_x16_repack(const void *src, int m, int k, void *dst) { bb_il_repack(&layout, src, m, k, dst); }
