@@ -36,7 +36,7 @@ void bb_il_block(const bb_il_layout *L, const void *w, int k, int r, int b, void
 void bb_il_unpack(const bb_il_layout *L, const void *src, int m, int k, float *dst,
                   void (*unpack_block)(const void *blk, float *dst))
 {
-    uint8_t blk[512];
+    uint8_t blk[BB_IL_MAX_BLOCK];
     for (int r = 0; r < m; r++)
         for (int b = 0; b < k / L->block_values; b++) {
             bb_il_block(L, src, k, r, b, blk);
@@ -48,7 +48,7 @@ void bb_il_matmul_ref(const bb_il_layout *L, const void *w, const void *act, siz
                       size_t act_block_bytes, float (*term)(const void *blk, const void *act_block), float *y, int m,
                       int k, int n, int m0, int m1)
 {
-    uint8_t blk[512];
+    uint8_t blk[BB_IL_MAX_BLOCK];
     for (int c = 0; c < n; c++) {
         const uint8_t *a = (const uint8_t *)act + (size_t)c * act_row_bytes;
         for (int r = m0; r < m1; r++) {
@@ -74,7 +74,7 @@ void bb_il_repack(const bb_il_layout *L, const void *src, int m, int k, void *ds
 void bb_il_pack(const bb_il_layout *L, const bb_weights *w, void *dst,
                 void (*quant)(const bb_weights *w, int r, int b, void *blk))
 {
-    uint8_t blk[512];
+    uint8_t blk[BB_IL_MAX_BLOCK];
     for (int r = 0; r < w->m; r++)
         for (int b = 0; b < w->k / L->block_values; b++) {
             quant(w, r, b, blk);

@@ -15,6 +15,7 @@
 #include "../kernel.h"
 
 #define BB_IL_MAX_SECTIONS 4
+#define BB_IL_MAX_BLOCK 512 /* bytes of one row's block, at most */
 
 typedef struct {
     int width, chunks;
@@ -23,7 +24,7 @@ typedef struct {
 typedef struct {
     int rows;          /* R */
     int block_values;  /* weights per block */
-    size_t block_bytes;
+    size_t block_bytes; /* <= BB_IL_MAX_BLOCK */
     int nsections;
     bb_il_section sections[BB_IL_MAX_SECTIONS]; /* widths * chunks add up to block_bytes */
 } bb_il_layout;
