@@ -46,6 +46,7 @@ const bb_kernel bb_kernel_f16 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_f16_matmul_avx2, bb_f16_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_f16_matmul_avx512, bb_f16_prepare_avx2},
+        {"amx", BB_ISA_AMX | BB_CPU_AMX_BF16 | BB_CPU_AVX512BF16, bb_f16_matmul_amx, bb_f16_prepare_avx2},
 #endif
 #if defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_f16_matmul_neon, bb_f16_prepare_neon},

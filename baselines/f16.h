@@ -16,7 +16,9 @@
  * each sum rounded to float.  AVX2 (vcvtph2ps + FMA, 4 rows x 2) and AVX-512 (vcvtph2ps zmm +
  * FMA, 4 rows x 4) keep 8 / 16 lane partial sums per output (float_accumulation), as NEON does
  * (FCVTL + FMLA, 4 rows x 4, 4 lanes; f16_neon.c); since the products are exact, the FMA changes
- * nothing but the order of the sums.  Any K, any M. */
+ * nothing but the order of the sums.  AMX (N >= 16; f16_amx.c) splits each binary16 exactly into
+ * two bfloat16 and sums the four exact partial products on TDPBF16PS tiles in an order of its own
+ * too.  Any K, any M. */
 #ifndef BB_F16_H
 #define BB_F16_H
 
@@ -26,6 +28,9 @@ void bb_f16_prepare_avx2(const float *x, int n, int k, void *act);
 
 void bb_f16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_f16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+
+/* AMX-BF16 (f16_amx.c): N >= 16 on TDPBF16PS tiles, each binary16 split exactly into two bfloat16 */
+void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 void bb_f16_prepare_neon(const float *x, int n, int k, void *act);
 void bb_f16_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);

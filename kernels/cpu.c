@@ -49,7 +49,8 @@ static int amx_request_tiles(void)
     return 1;
 }
 
-/* CPUID.(7,0):EDX bit 24 AMX-TILE, bit 25 AMX-INT8; XCR0 bits 17 (XTILECFG) and 18 (XTILEDATA). */
+/* CPUID.(7,0):EDX bit 24 AMX-TILE, bit 25 AMX-INT8, bit 22 AMX-BF16; XCR0 bits 17 (XTILECFG) and
+ * 18 (XTILEDATA). */
 static uint64_t detect_amx(unsigned edx7, uint64_t xcr0)
 {
     if (!(edx7 & (1u << 24)) || !(edx7 & (1u << 25))) {
@@ -65,7 +66,7 @@ static uint64_t detect_amx(unsigned edx7, uint64_t xcr0)
         return 0;
     }
     amx_missing = NULL;
-    return BB_CPU_AMX_INT8;
+    return BB_CPU_AMX_INT8 | (edx7 & (1u << 22) ? BB_CPU_AMX_BF16 : 0);
 }
 #endif
 
@@ -174,7 +175,7 @@ static const struct {
 #else
     {"avx2", BB_CPU_SSSE3 | BB_ISA_AVX2},          /* Haswell / Zen 2 class */
     {"avx512", BB_CPU_SSSE3 | BB_ISA_AVX512},      /* Ice Lake / Zen 4 without BF16 and FP16 */
-    {"amx", BB_CPU_SSSE3 | BB_ISA_AMX | BB_CPU_AVX512BF16 | BB_CPU_AVX512FP16 | BB_CPU_AVXVNNI},
+    {"amx", BB_CPU_SSSE3 | BB_ISA_AMX | BB_CPU_AMX_BF16 | BB_CPU_AVX512BF16 | BB_CPU_AVX512FP16 | BB_CPU_AVXVNNI},
                                                    /* Sapphire Rapids and later */
 #endif
 };
@@ -244,6 +245,7 @@ void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len)
         {BB_CPU_AVX512DQ, "avx512dq"}, {BB_CPU_AVX512VNNI, "avx512vnni"},
         {BB_CPU_AVX512VBMI, "avx512vbmi"}, {BB_CPU_AVX512BF16, "avx512bf16"},
         {BB_CPU_AVXVNNI, "avxvnni"}, {BB_CPU_AVX512FP16, "avx512fp16"}, {BB_CPU_AMX_INT8, "amx-int8"},
+        {BB_CPU_AMX_BF16, "amx-bf16"},
         {BB_CPU_NEON, "neon"}, {BB_CPU_DOTPROD, "dotprod"}, {BB_CPU_I8MM, "i8mm"},
         {BB_CPU_BF16, "bf16"}, {BB_CPU_FP16, "fp16"}, {BB_CPU_SVE, "sve"}, {BB_CPU_SVE2, "sve2"},
     };

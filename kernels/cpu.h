@@ -24,6 +24,8 @@ enum {
     /* AMX tiles with TDPBSSD & co.: set only when the CPU has AMX-TILE and AMX-INT8 and Linux
      * granted this process the tile data state (bb_cpu_amx_refusal says why not otherwise) */
     BB_CPU_AMX_INT8 = 1u << 14,
+    /* TDPBF16PS (AMX-BF16), on the same terms: the CPU has it and the tile state is granted */
+    BB_CPU_AMX_BF16 = 1u << 15,
     /* aarch64 (Linux HWCAP names in brackets) */
     BB_CPU_NEON = 1u << 16,    /* Advanced SIMD [asimd]: every aarch64 core */
     BB_CPU_DOTPROD = 1u << 17, /* SDOT/UDOT, FEAT_DotProd [asimddp] */

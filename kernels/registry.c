@@ -165,8 +165,10 @@ int bb_kernel_resolve(const char *spec, const bb_kernel **kernel, const bb_varia
             if (strcmp(k->variants[i].isa, at + 1) == 0) chosen = &k->variants[i];
         if (chosen && !bb_variant_usable(chosen)) {
             const char *amx = chosen->requires & BB_CPU_AMX_INT8 ? bb_cpu_amx_refusal() : NULL;
-            snprintf(err, errlen, "kernel %s: variant '%s' needs CPU features this machine lacks%s%s",
-                     k->name, chosen->isa, amx ? ": " : "", amx ? amx : "");
+            char missing[256];
+            bb_cpu_feature_string(chosen->requires & ~bb_cpu_features(), missing, sizeof missing);
+            snprintf(err, errlen, "kernel %s: variant '%s' needs CPU features this machine lacks (%s)%s%s",
+                     k->name, chosen->isa, missing, amx ? ": " : "", amx ? amx : "");
             return -1;
         }
     } else {

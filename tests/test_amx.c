@@ -4,7 +4,8 @@
  * or masked (BITBENCH_CPU_MASK=avx512), the variant is refused and bb_cpu_amx_refusal says why.
  * The conformance suite checks the float-accumulation kernels only within rounding; this checks
  * bit equality, which the tile driver promises for all of them (their small-N fallbacks only where
- * the kernel is not float_accumulation). */
+ * the kernel is not float_accumulation).  f16@amx, a float kernel on AMX-BF16, is checked against
+ * its own error bound and its fallbacks (check_f16_amx). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,97 @@ done:
     free(w); free(x); free(yref); free(y); free(packed); free(act);
 }
 
+/* f16@amx (TDPBF16PS on binary16 split exactly into two bfloat16, baselines/f16_amx.c): its error
+ * against the exact (double) sum stays within the bound its header derives, (K + 3K/128 + 1) u
+ * sum |w x| with u = 2^-24, far tighter than the conformance suite's float-accumulation check;
+ * a weight row holding an infinity, and a call whose activations hold one, give the AVX-512
+ * variant's bits there (the split of an infinity would make NaN). */
+static void check_f16_amx(void)
+{
+    const bb_kernel *kern = bb_kernel_by_name("f16");
+    const bb_variant *amx = kern ? variant_named(kern, "amx") : NULL, *avx512 = kern ? variant_named(kern, "avx512") : NULL;
+#if defined(__x86_64__)
+    CHECK(amx && avx512, "f16: no amx or avx512 variant");
+#endif
+    if (!amx || !avx512) return;
+    if (!bb_variant_usable(amx)) {
+        printf("f16@amx refused here (needs AMX-BF16 and AVX512-BF16)\n");
+        return;
+    }
+    const int m = 37, k = 1000, n = 33;
+    float *w = malloc(sizeof(float) * m * k), *x = malloc(sizeof(float) * n * k), *wd = malloc(sizeof(float) * m * k);
+    float *y = malloc(sizeof(float) * n * m), *yv = malloc(sizeof(float) * n * m);
+    void *packed = bb_alloc(kern->packed_size(m, k)), *act = bb_alloc(kern->act_size(n, k));
+    char err[256] = "";
+    if (!w || !x || !wd || !y || !yv || !packed || !act) {
+        CHECK(0, "f16@amx: out of memory");
+        goto done;
+    }
+    bb_rng r;
+    bb_rng_seed(&r, 77);
+    bb_fill_gauss(&r, w, (size_t)m * k, 1.0f);
+    bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
+    for (int i = 0; i < k; i += 7) w[5 * k + i] *= 1e-4f; /* binary16 subnormals in one row */
+    bb_weights bw = {.m = m, .k = k, .f32 = w};
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "f16: pack: %s", err);
+    kern->unpack(packed, m, k, wd);
+    amx->prepare(x, n, k, act);
+    amx->matmul(packed, act, y, m, k, n, 0, m);
+    const float *xa = act; /* the binary16-rounded activations, as float */
+    int bad = 0;
+    for (int c = 0; c < n; c++)
+        for (int row = 0; row < m; row++) {
+            double exact = 0, mag = 0;
+            for (int i = 0; i < k; i++) {
+                exact += (double)wd[(size_t)row * k + i] * xa[(size_t)c * k + i];
+                mag += fabs((double)wd[(size_t)row * k + i] * xa[(size_t)c * k + i]);
+            }
+            double bound = (k + 3.0 * k / 128 + 1) * 0x1p-24 * mag;
+            if (!(fabs(y[(size_t)c * m + row] - exact) <= bound) && bad++ < 3)
+                CHECK(0, "f16@amx y[%d][%d]=%.9g, exact %.9g: error %.3g over %.3g", c, row, y[(size_t)c * m + row],
+                      exact, fabs(y[(size_t)c * m + row] - exact), bound);
+        }
+    if (!bad) PASS();
+
+    /* K = 1: y = w x, exact in float, and exact here only if all four partial products are there */
+    amx->prepare(x, n, 1, act);
+    bw.k = 1;
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "f16: pack: %s", err);
+    kern->unpack(packed, m, 1, wd);
+    amx->matmul(packed, act, y, m, 1, n, 0, m);
+    bad = 0;
+    for (int c = 0; c < n; c++)
+        for (int row = 0; row < m; row++)
+            if (y[(size_t)c * m + row] != wd[row] * xa[c] && bad++ < 3)
+                CHECK(0, "f16@amx K=1: y[%d][%d]=%.9g, w x = %.9g", c, row, y[(size_t)c * m + row], wd[row] * xa[c]);
+    if (!bad) PASS();
+    bw.k = k;
+    amx->prepare(x, n, k, act);
+
+    /* an infinite weight in row 9: that row as @avx512 gives it, the others still from the tiles */
+    w[9 * k + 123] = INFINITY;
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "f16: pack: %s", err);
+    amx->matmul(packed, act, y, m, k, n, 0, m);
+    avx512->matmul(packed, act, yv, m, k, n, 0, m);
+    int same_row = 1, finite_rest = 1;
+    for (int c = 0; c < n; c++) {
+        same_row &= memcmp(&y[(size_t)c * m + 9], &yv[(size_t)c * m + 9], sizeof(float)) == 0;
+        for (int row = 0; row < m; row++) finite_rest &= row == 9 || isfinite(y[(size_t)c * m + row]);
+    }
+    CHECK(same_row && finite_rest, "f16@amx with an infinite weight: row 9 %s the avx512 bits, other rows %s",
+          same_row ? "has" : "lacks", finite_rest ? "finite" : "not finite");
+    /* an infinite activation: the whole call as @avx512 */
+    w[9 * k + 123] = 0.5f;
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "f16: pack: %s", err);
+    x[3 * k + 17] = -1e6f; /* beyond binary16: -inf once prepared */
+    amx->prepare(x, n, k, act);
+    amx->matmul(packed, act, y, m, k, n, 0, m);
+    avx512->matmul(packed, act, yv, m, k, n, 0, m);
+    CHECK(memcmp(y, yv, sizeof(float) * n * m) == 0, "f16@amx with an infinite activation differs from @avx512");
+done:
+    free(w); free(x); free(wd); free(y); free(yv); free(packed); free(act);
+}
+
 int main(void)
 {
     static const char *const names[] = {"i2_s", "tq2_0", "up_i2", "q8_0", "q4_0", "q4_0x8", "iq4_nl", "iq4_nl_x8", "q2_k"};
@@ -90,5 +182,6 @@ int main(void)
         /* below 16 activation rows the AVX-512 fallback runs: bit-equal where that one is */
         if (!kern->float_accumulation) check_equal(kern, amx, round_up(24, kern->m_multiple), k, 5, 41 + i);
     }
+    check_f16_amx();
     return check_summary("amx");
 }

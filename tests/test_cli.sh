@@ -51,7 +51,7 @@ BITBENCH_CPU_MASK=$older expect_error "needs CPU features this machine lacks" ge
 unset BITBENCH_CPU_MASK
 # x86-64: @amx without AMX-INT8 (absent, not granted by Linux, or masked as here) says why.
 if [ "$simd" = avx2 ]; then
-    BITBENCH_CPU_MASK=avx512 expect_error "variant 'amx' needs CPU features this machine lacks: ..*" gemm --kernel i2_s@amx --m 8 --k 128
+    BITBENCH_CPU_MASK=avx512 expect_error "variant 'amx' needs CPU features this machine lacks (amx-int8): ..*" gemm --kernel i2_s@amx --m 8 --k 128
     unset BITBENCH_CPU_MASK
 fi
 BITBENCH_CPU_MASK=pentium expect_error "BITBENCH_CPU_MASK='pentium': not a hex mask .* $levels" list kernels
