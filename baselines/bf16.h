@@ -23,7 +23,10 @@
  * issues once per 2 cycles (16 bf16 MACs/cycle, against 32 float MACs/cycle for two FMAs), so the
  * shift/mask FMA variant is as fast for N = 1 (memory-bound: 3.09 vs 3.11 ms, M=6912 K=2560 from
  * DRAM, one thread, cpu time) and faster for N = 16 (9.6 vs 11.3 ms); "avx512" is therefore
- * listed after "avx512bf16", which stays available as bf16@avx512bf16 for comparison. */
+ * listed after "avx512bf16", which stays available as bf16@avx512bf16 for comparison.  "amx"
+ * (bf16_amx.c, listed last) runs N >= 16 on AMX-BF16 tiles, which take the bfloat16 pairs as they
+ * are, and N < 16 (and rows or activations holding denormals, which TDPBF16PS flushes, or
+ * infinities or NaNs) as "avx512". */
 #ifndef BB_BF16_H
 #define BB_BF16_H
 
@@ -34,6 +37,9 @@ void bb_bf16_prepare_avx2(const float *x, int n, int k, void *act);
 void bb_bf16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_bf16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_bf16_matmul_avx512bf16(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+
+/* AMX-BF16 (bf16_amx.c): N >= 16 on TDPBF16PS tiles */
+void bb_bf16_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 void bb_bf16_prepare_neon(const float *x, int n, int k, void *act);
 void bb_bf16_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);

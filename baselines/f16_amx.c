@@ -30,33 +30,10 @@
 #include <string.h>
 
 #include "f16.h"
-#include "kernels/common/amx.h"
+#include "float_amx.h"
 
-#define STRIP 16    /* weight rows per strip: one A tile */
-#define KSTEP 32    /* k per tile step: 16 bfloat16 pairs */
-#define MIN_N 16    /* activation rows below which the AVX-512 variant runs */
-
-typedef struct {
-    uint8_t palette_id, start_row, reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} tile_config;
-
-/* ldtilecfg on the whole 64 bytes (see kernels/common/tile_gemm_amx.c for why not the intrinsic). */
-static void configure_tiles(void)
-{
-    tile_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.palette_id = 1;
-    for (int t = 0; t < 8; t++) {
-        cfg.rows[t] = 16;
-        cfg.colsb[t] = 64;
-    }
-    __asm__ volatile("ldtilecfg %0" : : "m"(cfg));
-}
-
-/* Infinities and NaNs (VFPCLASSPS: QNaN 0x01, +inf 0x08, -inf 0x10, SNaN 0x80). */
-static inline __mmask16 not_finite(__m512 v) { return _mm512_fpclass_ps_mask(v, 0x99); }
+#define STRIP 16 /* weight rows per strip: one A tile */
+#define KSTEP 32 /* k per tile step: 16 bfloat16 pairs */
 
 /* 32 floats a (k 0-15), b (k 16-31) as the bfloat16 of their hi and lo parts, in k order. */
 static inline void split32(__m512 a, __m512 b, __m512i *hi, __m512i *lo)
@@ -76,8 +53,7 @@ static int split_activations(const float *x, int n, int k, int kp, int8_t *bhi, 
     for (int nb = 0; nb < (n + 15) / 16; nb++) {
         int8_t *dh = bhi + (size_t)nb * kp * 32, *dl = blo + (size_t)nb * kp * 32;
         for (int k0 = 0; k0 < kp; k0 += KSTEP) {
-            int la = k - k0 < 16 ? (k - k0 > 0 ? k - k0 : 0) : 16, lb = k - k0 - 16 < 16 ? (k - k0 - 16 > 0 ? k - k0 - 16 : 0) : 16;
-            __mmask16 ma = (__mmask16)((1u << la) - 1), mb = (__mmask16)((1u << lb) - 1);
+            __mmask16 ma = bb_fl_amx_lanes(k - k0), mb = bb_fl_amx_lanes(k - k0 - 16);
             __m512i h[16], l[16];
             for (int j = 0; j < 16; j++) {
                 int c = 16 * nb + j;
@@ -85,7 +61,7 @@ static int split_activations(const float *x, int n, int k, int kp, int8_t *bhi, 
                 if (c < n) {
                     a = _mm512_maskz_loadu_ps(ma, x + (size_t)c * k + k0);
                     b = _mm512_maskz_loadu_ps(mb, x + (size_t)c * k + k0 + 16);
-                    bad |= not_finite(a) | not_finite(b);
+                    bad |= bb_fl_amx_unfit(a, 0) | bb_fl_amx_unfit(b, 0);
                 }
                 split32(a, b, &h[j], &l[j]);
             }
@@ -115,10 +91,9 @@ static void split_weights(const uint16_t *w, int k, int kp, int r, int rows, int
         const uint16_t *row = w + (size_t)(r + i) * k;
         __mmask16 bad = 0;
         for (int k0 = 0; k0 < kp; k0 += KSTEP) {
-            int la = k - k0 < 16 ? (k - k0 > 0 ? k - k0 : 0) : 16, lb = k - k0 - 16 < 16 ? (k - k0 - 16 > 0 ? k - k0 - 16 : 0) : 16;
-            __m512 a = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16((__mmask16)((1u << la) - 1), row + k0));
-            __m512 b = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16((__mmask16)((1u << lb) - 1), row + k0 + 16));
-            bad |= not_finite(a) | not_finite(b);
+            __m512 a = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(bb_fl_amx_lanes(k - k0), row + k0));
+            __m512 b = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(bb_fl_amx_lanes(k - k0 - 16), row + k0 + 16));
+            bad |= bb_fl_amx_unfit(a, 0) | bb_fl_amx_unfit(b, 0);
             __m512i h, l;
             split32(a, b, &h, &l);
             _mm512_store_si512(dh + 2 * (size_t)k0, h);
@@ -128,23 +103,11 @@ static void split_weights(const uint16_t *w, int k, int kp, int r, int rows, int
     }
 }
 
-/* y[c0 + j][r + i] = big[i][j] + small[i][j] for live rows i < rows and columns j < cols. */
-static void store_block(const float big[16][16], const float small[16][16], float *y, int m, int r, int rows,
-                        int c0, int cols)
-{
-    __m512i t[16];
-    for (int i = 0; i < 16; i++)
-        t[i] = _mm512_castps_si512(_mm512_add_ps(_mm512_load_ps(big[i]), _mm512_load_ps(small[i])));
-    bb_amx_transpose16(t);
-    __mmask16 keep = (__mmask16)((1u << rows) - 1);
-    for (int j = 0; j < cols; j++) _mm512_mask_storeu_ps(y + (size_t)(c0 + j) * m + r, keep, _mm512_castsi512_ps(t[j]));
-}
-
 void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
     int kp = (k + KSTEP - 1) / KSTEP * KSTEP, nblocks = (n + 15) / 16;
     size_t bbytes = (size_t)nblocks * kp * 32, abytes = (size_t)STRIP * kp * 2;
-    int8_t *mem = n >= MIN_N && m1 > m0 ? aligned_alloc(64, 2 * bbytes + 2 * abytes) : NULL;
+    int8_t *mem = n >= BB_FL_AMX_MIN_N && m1 > m0 ? aligned_alloc(64, 2 * bbytes + 2 * abytes) : NULL;
     if (!mem || !split_activations(act, n, k, kp, mem, mem + bbytes)) {
         free(mem);
         bb_f16_matmul_avx512(w, act, y, m, k, n, m0, m1);
@@ -153,7 +116,7 @@ void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, i
     const int8_t *bhi = mem, *blo = mem + bbytes;
     int8_t *ahi = mem + 2 * bbytes, *alo = ahi + abytes;
     size_t astride = (size_t)kp * 2;
-    configure_tiles();
+    bb_fl_amx_configure();
     _Alignas(64) float out[4][16][16];
     for (int r = m0; r < m1; r += STRIP) {
         int rows = m1 - r < STRIP ? m1 - r : STRIP, finite[STRIP];
@@ -194,11 +157,11 @@ void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, i
             _tile_stored(0, out[0], 64);
             _tile_stored(1, out[1], 64);
             int c0 = 16 * nb;
-            store_block(out[0], out[1], y, m, r, rows, c0, n - c0 < 16 ? n - c0 : 16);
+            bb_fl_amx_store(out[0], out[1], y, m, r, rows, c0, n - c0 < 16 ? n - c0 : 16);
             if (two) {
                 _tile_stored(2, out[2], 64);
                 _tile_stored(3, out[3], 64);
-                store_block(out[2], out[3], y, m, r, rows, c0 + 16, n - c0 - 16 < 16 ? n - c0 - 16 : 16);
+                bb_fl_amx_store(out[2], out[3], y, m, r, rows, c0 + 16, n - c0 - 16 < 16 ? n - c0 - 16 : 16);
             }
         }
         for (int i = 0; i < rows; i++)

@@ -5,7 +5,7 @@
  * The conformance suite checks the float-accumulation kernels only within rounding; this checks
  * bit equality, which the tile driver promises for all of them (their small-N fallbacks only where
  * the kernel is not float_accumulation).  f16@amx, a float kernel on AMX-BF16, is checked against
- * its own error bound and its fallbacks (check_f16_amx). */
+ * its own error bound and its fallbacks, and so is bf16@amx (check_float_amx). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,21 +65,34 @@ done:
     free(w); free(x); free(yref); free(y); free(packed); free(act);
 }
 
-/* f16@amx (TDPBF16PS on binary16 split exactly into two bfloat16, baselines/f16_amx.c): its error
- * against the exact (double) sum stays within the bound its header derives, (K + 3K/128 + 1) u
- * sum |w x| with u = 2^-24, far tighter than the conformance suite's float-accumulation check;
- * a weight row holding an infinity, and a call whose activations hold one, give the AVX-512
- * variant's bits there (the split of an infinity would make NaN). */
-static void check_f16_amx(void)
+/* The float kernels on AMX-BF16 (baselines/f16_amx.c: binary16 split exactly into two bfloat16;
+ * bf16_amx.c: bfloat16 as it is): the error against the exact (double) sum stays within the bound
+ * each header derives, (K + extra K + 1) u sum |w x| with u = 2^-24 (extra = 3/128 for f16's small
+ * products, 0 for bf16), far tighter than the conformance suite's float-accumulation check; at
+ * K = 1 the result must be the exact product (for f16 only if all four partial products are
+ * there); a weight row holding `bad_weight`, and a call whose activations hold `bad_act` (values
+ * the tiles would get wrong: an infinity for f16, whose split makes NaN; a float denormal for bf16,
+ * which TDPBF16PS flushes), give the AVX-512 variant's bits there. */
+/* Prepared activation i of a float kernel as float: binary16-rounded floats, or bfloat16. */
+static float act_value(const bb_kernel *kern, const void *act, size_t i)
 {
-    const bb_kernel *kern = bb_kernel_by_name("f16");
+    if (kern->act != BB_ACT_BF16) return ((const float *)act)[i];
+    uint32_t bits = (uint32_t)((const uint16_t *)act)[i] << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static void check_float_amx(const char *name, double extra, float bad_weight, float bad_act)
+{
+    const bb_kernel *kern = bb_kernel_by_name(name);
     const bb_variant *amx = kern ? variant_named(kern, "amx") : NULL, *avx512 = kern ? variant_named(kern, "avx512") : NULL;
 #if defined(__x86_64__)
-    CHECK(amx && avx512, "f16: no amx or avx512 variant");
+    CHECK(amx && avx512, "%s: no amx or avx512 variant", name);
 #endif
     if (!amx || !avx512) return;
     if (!bb_variant_usable(amx)) {
-        printf("f16@amx refused here (needs AMX-BF16 and AVX512-BF16)\n");
+        printf("%s@amx refused here (needs AMX-BF16 and AVX512-BF16)\n", name);
         return;
     }
     const int m = 37, k = 1000, n = 33;
@@ -88,7 +101,7 @@ static void check_f16_amx(void)
     void *packed = bb_alloc(kern->packed_size(m, k)), *act = bb_alloc(kern->act_size(n, k));
     char err[256] = "";
     if (!w || !x || !wd || !y || !yv || !packed || !act) {
-        CHECK(0, "f16@amx: out of memory");
+        CHECK(0, "%s@amx: out of memory", name);
         goto done;
     }
     bb_rng r;
@@ -97,22 +110,22 @@ static void check_f16_amx(void)
     bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
     for (int i = 0; i < k; i += 7) w[5 * k + i] *= 1e-4f; /* binary16 subnormals in one row */
     bb_weights bw = {.m = m, .k = k, .f32 = w};
-    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "f16: pack: %s", err);
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "%s: pack: %s", name, err);
     kern->unpack(packed, m, k, wd);
     amx->prepare(x, n, k, act);
     amx->matmul(packed, act, y, m, k, n, 0, m);
-    const float *xa = act; /* the binary16-rounded activations, as float */
     int bad = 0;
     for (int c = 0; c < n; c++)
         for (int row = 0; row < m; row++) {
             double exact = 0, mag = 0;
             for (int i = 0; i < k; i++) {
-                exact += (double)wd[(size_t)row * k + i] * xa[(size_t)c * k + i];
-                mag += fabs((double)wd[(size_t)row * k + i] * xa[(size_t)c * k + i]);
+                double t = (double)wd[(size_t)row * k + i] * act_value(kern, act, (size_t)c * k + i);
+                exact += t;
+                mag += fabs(t);
             }
-            double bound = (k + 3.0 * k / 128 + 1) * 0x1p-24 * mag;
+            double bound = (k + extra * k + 1) * 0x1p-24 * mag;
             if (!(fabs(y[(size_t)c * m + row] - exact) <= bound) && bad++ < 3)
-                CHECK(0, "f16@amx y[%d][%d]=%.9g, exact %.9g: error %.3g over %.3g", c, row, y[(size_t)c * m + row],
+                CHECK(0, "%s@amx y[%d][%d]=%.9g, exact %.9g: error %.3g over %.3g", name, c, row, y[(size_t)c * m + row],
                       exact, fabs(y[(size_t)c * m + row] - exact), bound);
         }
     if (!bad) PASS();
@@ -120,21 +133,22 @@ static void check_f16_amx(void)
     /* K = 1: y = w x, exact in float, and exact here only if all four partial products are there */
     amx->prepare(x, n, 1, act);
     bw.k = 1;
-    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "f16: pack: %s", err);
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "%s: pack: %s", name, err);
     kern->unpack(packed, m, 1, wd);
     amx->matmul(packed, act, y, m, 1, n, 0, m);
     bad = 0;
     for (int c = 0; c < n; c++)
         for (int row = 0; row < m; row++)
-            if (y[(size_t)c * m + row] != wd[row] * xa[c] && bad++ < 3)
-                CHECK(0, "f16@amx K=1: y[%d][%d]=%.9g, w x = %.9g", c, row, y[(size_t)c * m + row], wd[row] * xa[c]);
+            if (y[(size_t)c * m + row] != wd[row] * act_value(kern, act, c) && bad++ < 3)
+                CHECK(0, "%s@amx K=1: y[%d][%d]=%.9g, w x = %.9g", name, c, row, y[(size_t)c * m + row],
+                      wd[row] * act_value(kern, act, c));
     if (!bad) PASS();
     bw.k = k;
     amx->prepare(x, n, k, act);
 
-    /* an infinite weight in row 9: that row as @avx512 gives it, the others still from the tiles */
-    w[9 * k + 123] = INFINITY;
-    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "f16: pack: %s", err);
+    /* bad_weight in row 9: that row as @avx512 gives it, the others still from the tiles */
+    w[9 * k + 123] = bad_weight;
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "%s: pack: %s", name, err);
     amx->matmul(packed, act, y, m, k, n, 0, m);
     avx512->matmul(packed, act, yv, m, k, n, 0, m);
     int same_row = 1, finite_rest = 1;
@@ -142,16 +156,16 @@ static void check_f16_amx(void)
         same_row &= memcmp(&y[(size_t)c * m + 9], &yv[(size_t)c * m + 9], sizeof(float)) == 0;
         for (int row = 0; row < m; row++) finite_rest &= row == 9 || isfinite(y[(size_t)c * m + row]);
     }
-    CHECK(same_row && finite_rest, "f16@amx with an infinite weight: row 9 %s the avx512 bits, other rows %s",
-          same_row ? "has" : "lacks", finite_rest ? "finite" : "not finite");
-    /* an infinite activation: the whole call as @avx512 */
+    CHECK(same_row && finite_rest, "%s@amx with weight %g: row 9 %s the avx512 bits, other rows %s", name,
+          bad_weight, same_row ? "has" : "lacks", finite_rest ? "finite" : "not finite");
+    /* bad_act: the whole call as @avx512 */
     w[9 * k + 123] = 0.5f;
-    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "f16: pack: %s", err);
-    x[3 * k + 17] = -1e6f; /* beyond binary16: -inf once prepared */
+    CHECK(bb_kernel_pack(kern, &bw, packed, err, sizeof err) == 0, "%s: pack: %s", name, err);
+    x[3 * k + 17] = bad_act;
     amx->prepare(x, n, k, act);
     amx->matmul(packed, act, y, m, k, n, 0, m);
     avx512->matmul(packed, act, yv, m, k, n, 0, m);
-    CHECK(memcmp(y, yv, sizeof(float) * n * m) == 0, "f16@amx with an infinite activation differs from @avx512");
+    CHECK(memcmp(y, yv, sizeof(float) * n * m) == 0, "%s@amx with activation %g differs from @avx512", name, bad_act);
 done:
     free(w); free(x); free(wd); free(y); free(yv); free(packed); free(act);
 }
@@ -182,6 +196,7 @@ int main(void)
         /* below 16 activation rows the AVX-512 fallback runs: bit-equal where that one is */
         if (!kern->float_accumulation) check_equal(kern, amx, round_up(24, kern->m_multiple), k, 5, 41 + i);
     }
-    check_f16_amx();
+    check_float_amx("f16", 3.0 / 128, INFINITY, -1e6f /* beyond binary16: -inf once prepared */);
+    check_float_amx("bf16", 0.0, 1e-39f, -1e-39f /* float denormals, kept by bfloat16 */);
     return check_summary("amx");
 }
