@@ -53,6 +53,17 @@ check 'grep -q "peer point (garbage tiny llama.cpp:f32 pp4 tg2 t1) skipped: .*it
     "garbage peer: $(grep garbage "$T/err")"
 check 'grep -q "peer point (fails" "$(dirname "$csv")/run.json"' "skipped peers listed in run.json"
 
+# a kernel that rearranges a ggml type's blocks (q2_k_x16: Q2_K) brings that type's peer point
+cat > "$T/models/tiny256.lua" <<'LUA'
+return { name = "tiny256", style = "bitnet", dim = 256, ffn_dim = 512, n_layers = 1, n_heads = 4,
+         n_kv_heads = 4, vocab_size = 320, ffn_act = "relu2", tied_embedding = true, source = "test" }
+LUA
+printf 'bitbench.experiment { name = "peers_x16", out = "%s", sweeps = { bitbench.sweep { name = "x16", models = {"tiny256"}, kernels = {"q2_k_x16"}, threads = 1, prompt = 4, gen = 2, reps = 2, kv = "f16", peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "%s"}, peer_timeout = 5 } } }\n' "$T/res16" "$D/fake_llama_bench.sh" > "$T/x16.lua"
+PATH=/usr/bin:/bin "$BB" run "$T/x16.lua" > "$T/out16" 2> "$T/err16"; rc=$?
+csv16=$(ls "$T"/res16/*/e2e.csv 2>/dev/null)
+check '[ $rc -eq 0 ] && [ -n "$csv16" ] && cut -d, -f1-40 "$csv16" | grep -q "llama.cpp:q2_k" && [ -s "$(dirname "$csv16")/peers/tiny256-q2_k.gguf" ]' \
+    "q2_k_x16 sweep: rc $rc, $(cat "$T/err16" "$csv16" 2>/dev/null | head -5)"
+
 # bad fields: one line naming the field
 bad() { # fields, pattern
     printf 'bitbench.experiment { name = "b", out = "%s", sweeps = { bitbench.sweep { models = {"tiny"}, kernels = {"f32"}, %s } } }\n' "$T/res" "$1" > "$T/bad.lua"

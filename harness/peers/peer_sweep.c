@@ -44,6 +44,10 @@ static int add_entry(bb_sweep *sw, const char *peer, const char *type, char *err
     return 0;
 }
 
+/* The ggml type a kernel runs: the one it stores as it is, else the one its layout rearranges
+ * (q2_k_x16: Q2_K); NULL when neither. */
+static const char *kernel_ggml_type(const bb_kernel *k) { return k->gguf_type ? k->gguf_type : k->gguf_repack_type; }
+
 /* One entry: "peer" (the sweep's kernels' types it runs) or "peer:type". */
 static int read_entry(bb_sweep *sw, int i, const char *entry, char *err, size_t errlen)
 {
@@ -65,7 +69,7 @@ static int read_entry(bb_sweep *sw, int i, const char *entry, char *err, size_t 
     }
     int added = 0;
     for (int k = 0; k < sw->nkernels; k++) {
-        const char *g = sw->kernels[k].kernel->gguf_type;
+        const char *g = kernel_ggml_type(sw->kernels[k].kernel);
         char t[32];
         lower(g ? g : "", t, sizeof t);
         if (!t[0] || !bb_peer_runs_type(p, t)) continue;
@@ -177,7 +181,7 @@ int bb_peer_attached_kernel(const bb_sweep *sw, const char *entry)
 {
     const char *type = strchr(entry, ':') + 1;
     for (int k = 0; k < sw->nkernels; k++) {
-        const char *g = sw->kernels[k].kernel->gguf_type;
+        const char *g = kernel_ggml_type(sw->kernels[k].kernel);
         if (g && !strcasecmp(g, type)) return k;
     }
     return sw->nkernels - 1;

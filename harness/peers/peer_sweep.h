@@ -2,7 +2,8 @@
  * by side") and the peer points run beside bitbench's own.
  *
  * An entry of `peers` is "peer:type" (llama.cpp:q4_0) or just "peer", which stands for every type
- * among the sweep's kernels' GGUF types (kernel.h gguf_type) that the peer runs.  Each entry
+ * among the sweep's kernels' GGUF types (kernel.h gguf_type, or gguf_repack_type for a layout
+ * that rearranges a type's blocks: q2_k_x16 runs Q2_K) that the peer runs.  Each entry
  * becomes one peer point per (model, threads, prompt, gen) of the sweep: the model exported to
  * GGUF in that type (once per model and type, into RUN_DIR/peers/MODEL-TYPE.gguf, from the same
  * weights bitbench's points use: same seed and distinct_layers), then the peer's llama-bench on
@@ -10,8 +11,8 @@
  * "peer:type", peer, peer_commit and the samples.
  *
  * Order: a peer point runs just before the bitbench point of the same (model, threads, prompt,
- * gen) whose kernel stores its type (the last kernel of the sweep when none does), so bitbench's
- * and the peers' points alternate and see the same machine state (B A B A).  A resumed run runs
+ * gen) whose kernel stores or rearranges its type (the last kernel of the sweep when none does),
+ * so bitbench's and the peers' points alternate and see the same machine state (B A B A).  A resumed run runs
  * a peer point again only with its bitbench point. */
 #ifndef BB_PEER_SWEEP_H
 #define BB_PEER_SWEEP_H
