@@ -62,9 +62,11 @@ typedef struct {
     void (*weight_scales)(const void *w, int m, int k, int r, int rows, float *dw);
     /* BB_AMX_BLOCK_K_MINS only (NULL otherwise): a second int8 matrix laid out as weights_i8's,
      * whose dots with the same activations the fold subtracts (q2_k: each weight's sub-block
-     * min); its scales are the fp16 at dm_at of each block (GGUF block layouts only).  Its dots
-     * run on the same tiles after the weights', so such a kernel does twice the TDPBSSDs. */
+     * min); its scales come from min_scales (as weight_scales does), or for the GGUF block
+     * layouts the fp16 at dm_at of each block.  Its dots run on the same tiles after the
+     * weights', so such a kernel does twice the TDPBSSDs. */
     void (*mins_i8)(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride);
+    void (*min_scales)(const void *w, int m, int k, int r, int rows, float *dm);
     /* Or, for the GGUF block layouts - rows of K / seg blocks of block_bytes bytes, each holding
      * its fp16 scale at byte d_at (and BB_AMX_BLOCK_K_MINS's second scale at dm_at) - leave
      * row_start and weight_scales NULL and set these: the driver reads them itself. */

@@ -247,7 +247,8 @@ static void decode_strip(const bb_amx_ops *ops, const void *w, int m, int k, int
     if (s->mins) {
         ops->mins_i8(w, m, k, r, rows, s->mins, (size_t)s->kp);
         if (rows < tiles_rows) memset(s->mins + (size_t)rows * s->kp, 0, (size_t)(tiles_rows - rows) * s->kp);
-        block_scales(ops, w, m, k, r, rows, ops->dm_at, s->dm);
+        if (ops->min_scales) ops->min_scales(w, m, k, r, rows, s->dm);
+        else block_scales(ops, w, m, k, r, rows, ops->dm_at, s->dm);
     }
 }
 

@@ -47,5 +47,9 @@ void bb_q2_k_quantize_block(const float *x, bb_block_q2_K *y);
 void bb_q2_k_unpack_block(const bb_block_q2_K *blk, float *dst);
 /* One block's term of the reference, p - q above: y is the sum of these in block order. */
 float bb_q2_k_block_term(const bb_block_q2_K *x, const bb_block_q8_K *a);
+/* q2_k_amx.c (AMX builds only): a block's 256 weights as the int8 sc_j * q its tiles multiply,
+ * and its 256 sub-block mins m_j, one per weight. */
+void bb_q2_k_block_i8(const bb_block_q2_K *blk, int8_t *out);
+void bb_q2_k_block_mins_i8(const bb_block_q2_K *blk, int8_t *out);
 
 #endif

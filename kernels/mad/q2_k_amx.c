@@ -27,39 +27,39 @@ static inline __m512i sub_block_lanes(__m128i s, int t, int spread8)
     return _mm512_shuffle_epi8(_mm512_broadcast_i32x4(s), idx);
 }
 
+void bb_q2_k_block_i8(const bb_block_q2_K *blk, int8_t *out)
+{
+    const __m512i shifts[2] = {bb_amx_shift_pair(0, 2), bb_amx_shift_pair(4, 6)}, three = _mm512_set1_epi8(3);
+    __m128i sc = _mm_and_si128(_mm_loadu_si128((const __m128i *)blk->scales), _mm_set1_epi8(15));
+    for (int h = 0; h < 2; h++) {
+        __m512i v = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(blk->qs + 32 * h)));
+        for (int p = 0; p < 2; p++) {
+            int t = 2 * h + p; /* values 64t .. 64t + 63 */
+            __m512i q = _mm512_and_si512(_mm512_srlv_epi16(v, shifts[p]), three);
+            _mm512_storeu_si512(out + 64 * t, _mm512_mullo_epi16(q, sub_block_lanes(sc, t, 0)));
+        }
+    }
+}
+
+void bb_q2_k_block_mins_i8(const bb_block_q2_K *blk, int8_t *out)
+{
+    __m128i mins = _mm_and_si128(_mm_srli_epi16(_mm_loadu_si128((const __m128i *)blk->scales), 4), _mm_set1_epi8(15));
+    for (int t = 0; t < 4; t++) _mm512_storeu_si512(out + 64 * t, sub_block_lanes(mins, t, 1));
+}
+
 static void q2_k_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
 {
     (void)m;
-    const __m512i shifts[2] = {bb_amx_shift_pair(0, 2), bb_amx_shift_pair(4, 6)}, three = _mm512_set1_epi8(3);
-    for (int i = 0; i < rows; i++) {
-        const bb_block_q2_K *blk = q2_k_row(w, k, r + i);
-        int8_t *out = dst + i * stride;
-        for (int b = 0; b < k / BB_QK_K; b++) {
-            __m128i sc = _mm_and_si128(_mm_loadu_si128((const __m128i *)blk[b].scales), _mm_set1_epi8(15));
-            for (int h = 0; h < 2; h++) {
-                __m512i v = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(blk[b].qs + 32 * h)));
-                for (int p = 0; p < 2; p++) {
-                    int t = 2 * h + p; /* values 64t .. 64t + 63 */
-                    __m512i q = _mm512_and_si512(_mm512_srlv_epi16(v, shifts[p]), three);
-                    _mm512_storeu_si512(out + BB_QK_K * b + 64 * t, _mm512_mullo_epi16(q, sub_block_lanes(sc, t, 0)));
-                }
-            }
-        }
-    }
+    for (int i = 0; i < rows; i++)
+        for (int b = 0; b < k / BB_QK_K; b++) bb_q2_k_block_i8(q2_k_row(w, k, r + i) + b, dst + i * stride + BB_QK_K * b);
 }
 
 static void q2_k_mins_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
 {
     (void)m;
-    for (int i = 0; i < rows; i++) {
-        const bb_block_q2_K *blk = q2_k_row(w, k, r + i);
-        for (int b = 0; b < k / BB_QK_K; b++) {
-            __m128i mins = _mm_and_si128(_mm_srli_epi16(_mm_loadu_si128((const __m128i *)blk[b].scales), 4),
-                                         _mm_set1_epi8(15));
-            for (int t = 0; t < 4; t++)
-                _mm512_storeu_si512(dst + i * stride + BB_QK_K * b + 64 * t, sub_block_lanes(mins, t, 1));
-        }
-    }
+    for (int i = 0; i < rows; i++)
+        for (int b = 0; b < k / BB_QK_K; b++)
+            bb_q2_k_block_mins_i8(q2_k_row(w, k, r + i) + b, dst + i * stride + BB_QK_K * b);
 }
 
 static const bb_amx_ops q2_k_amx = {

@@ -2,10 +2,12 @@
 #include "q2_k_x16.h"
 
 /* bb_block_q2_K's bytes in order: scales[16] in pairs, qs[64] in fours, d, dmin. */
-static const bb_il_layout layout = {
+const bb_il_layout bb_q2_k_x16_layout = {
     .rows = BB_Q2_K_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_q2_K), .nsections = 3,
     .sections = {{2, 8}, {4, 16}, {2, 2}},
 };
+
+#define layout bb_q2_k_x16_layout
 
 _Static_assert(sizeof(bb_block_q2_K) == 84, "a record holds 16 Q2_K blocks");
 
@@ -66,6 +68,7 @@ const bb_kernel bb_kernel_q2_k_x16 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q2_k_x16_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_q2_k_x16_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_q2_k_x16_matmul_amx, bb_gk_quant_q8_K_rows_avx512},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q2_k_x16_matmul_dotprod, bb_gk_quant_q8_K_rows_neon},

@@ -16,7 +16,9 @@
  * (bb_q2_k_block_term: exact integer isum and summs, then (a.d*d)*isum - (a.d*dmin)*summs).
  * Every variant gives its bits (float_accumulation = false): avx512 (q2_k_x16_avx512.c) computes
  * the same integers for 16 rows at once and runs the float steps lane-wise, one lane per row;
- * avx2 (q2_k_x16_avx2.c) the same for 8 rows at a time, dotprod (Arm, q2_k_x16_dotprod.c) for 4. */
+ * avx2 (q2_k_x16_avx2.c) the same for 8 rows at a time, dotprod (Arm, q2_k_x16_dotprod.c) for 4;
+ * amx (q2_k_x16_amx.c) takes each row's blocks back out of the records and decodes them as
+ * q2_k@amx does, for N >= 16 (below, the avx512 variant). */
 #ifndef BB_Q2_K_X16_H
 #define BB_Q2_K_X16_H
 
@@ -30,6 +32,10 @@
 #define BB_Q2_K_X16_D 1280
 #define BB_Q2_K_X16_DMIN 1312
 
+/* The interleaving (q2_k_x16.c). */
+extern const bb_il_layout bb_q2_k_x16_layout;
+
+void bb_q2_k_x16_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q2_k_x16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q2_k_x16_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q2_k_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
