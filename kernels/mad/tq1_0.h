@@ -32,6 +32,7 @@
 
 void bb_tq1_0_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq1_0_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+void bb_tq1_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq1_0_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 static inline size_t bb_tq1_0_row_bytes(int k) { return (size_t)(k / BB_QK_K) * sizeof(bb_block_tq1_0); }
@@ -50,6 +51,10 @@ static inline int bb_tq1_0_byte(int i)
 {
     return i < 160 ? i % 32 : (i < 240 ? 32 + (i - 160) % 16 : 48 + (i - 240) % 4);
 }
+/* tq1_0_amx.c (AMX builds only): a block's 52 code bytes (qs then qh) as the int8 t of its 256
+ * weights in value order. */
+void bb_tq1_0_codes_i8(const uint8_t *codes, int8_t *out);
+
 static inline int bb_tq1_0_trit(int i) { return i < 160 ? i / 32 : (i < 240 ? (i - 160) / 16 : (i - 240) / 4); }
 
 #endif

@@ -2,10 +2,11 @@
 #include "tq1_0_x16.h"
 
 /* bb_block_tq1_0's bytes in order: qs[48] and qh[4] in fours, d. */
-static const bb_il_layout layout = {
+const bb_il_layout bb_tq1_0_x16_layout = {
     .rows = BB_TQ1_0_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_tq1_0), .nsections = 2,
     .sections = {{4, BB_TQ1_0_X16_RUNS}, {2, 1}},
 };
+#define layout bb_tq1_0_x16_layout
 
 static size_t tq1_0_x16_packed_size(int m, int k) { return (size_t)m * bb_tq1_0_row_bytes(k); }
 
@@ -64,6 +65,7 @@ const bb_kernel bb_kernel_tq1_0_x16 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_tq1_0_x16_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_tq1_0_x16_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_tq1_0_x16_matmul_amx, bb_gk_quant_q8_K_rows_avx512},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_tq1_0_x16_matmul_dotprod, bb_gk_quant_q8_K_rows_neon},

@@ -20,7 +20,8 @@
  * (tq1_0_x16_avx512.c) decodes trit n of every byte by table lookup, computes isum_b exactly for
  * 16 rows at once and runs the float steps lane-wise; avx2 (tq1_0_x16_avx2.c) does the same for
  * 8 rows at a time, the trits by byte adds and compares, and dotprod (Arm, tq1_0_x16_dotprod.c)
- * for 4 with SDOT. */
+ * for 4 with SDOT; amx (tq1_0_x16_amx.c) takes each row's code bytes back out of the records and
+ * decodes them as tq1_0@amx does, for N >= 16 (below, the avx512 variant). */
 #ifndef BB_TQ1_0_X16_H
 #define BB_TQ1_0_X16_H
 
@@ -32,6 +33,10 @@
 #define BB_TQ1_0_X16_RUNS 13
 #define BB_TQ1_0_X16_D 832
 
+/* The interleaving (tq1_0_x16.c). */
+extern const bb_il_layout bb_tq1_0_x16_layout;
+
+void bb_tq1_0_x16_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq1_0_x16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq1_0_x16_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq1_0_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
