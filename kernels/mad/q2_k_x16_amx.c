@@ -47,7 +47,11 @@ static void record_blocks(const uint8_t *rec, const scale_permutes *sp, bb_block
     for (int q = 0; q < 4; q++) { /* rows 4q .. 4q + 3: half q / 2, rows 4 (q % 2) .. within it */
         __m512i sel = _mm512_add_epi16(i2, _mm512_set1_epi16((short)(16 * (q % 2))));
         __m512i o = _mm512_permutex2var_epi16(t[0][q / 2], sel, t[1][q / 2]);
-        for (int l = 0; l < 4; l++) _mm_storeu_si128((__m128i *)blk[4 * q + l].scales, _mm512_extracti32x4_epi32(o, l));
+        /* the lane number must be an immediate (also at -O0) */
+        _mm_storeu_si128((__m128i *)blk[4 * q].scales, _mm512_castsi512_si128(o));
+        _mm_storeu_si128((__m128i *)blk[4 * q + 1].scales, _mm512_extracti32x4_epi32(o, 1));
+        _mm_storeu_si128((__m128i *)blk[4 * q + 2].scales, _mm512_extracti32x4_epi32(o, 2));
+        _mm_storeu_si128((__m128i *)blk[4 * q + 3].scales, _mm512_extracti32x4_epi32(o, 3));
     }
     __m512i r[16];
     for (int j = 0; j < 16; j++) r[j] = _mm512_loadu_si512(rec + BB_Q2_K_X16_QS + 64 * j);
