@@ -3,7 +3,6 @@
  * decoded to int8 by q2_k@amx's own block decoders (q2_k_amx.c); d and dmin are read in place.
  * The driver folds them as q2_k's reference does, so this gives q2_k_x16's (= q2_k's) bits. */
 #include <stddef.h>
-#include <string.h>
 
 #include "../common/amx.h"
 #include "q2_k_x16.h"
@@ -84,15 +83,12 @@ static void mins_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, s
     decode_rows(w, k, r, rows, dst, stride, bb_q2_k_block_mins_i8);
 }
 
-/* dw[b * BB_AMX_STRIP + i] = the fp16 at byte `at` of row r + i's lane in record b, as float. */
+/* dw[b * BB_AMX_STRIP + i] = the fp16 at lane r + i from byte `at` of record b, as float. */
 static void lane_scales(const void *w, int k, int r, int rows, size_t at, float *dw)
 {
     for (int i = 0; i < rows; i++)
-        for (int b = 0; b < k / BB_QK_K; b++) {
-            uint16_t h;
-            memcpy(&h, bb_il_record(&bb_q2_k_x16_layout, w, k, r + i, b) + at + 2 * ((r + i) % BB_Q2_K_X16_ROWS), 2);
-            dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(h);
-        }
+        for (int b = 0; b < k / BB_QK_K; b++)
+            dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(bb_il_lane_u16(&bb_q2_k_x16_layout, w, k, r + i, b, at));
 }
 
 static void weight_scales(const void *w, int m, int k, int r, int rows, float *dw)

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../kernel.h"
 
@@ -35,6 +36,15 @@ static inline size_t bb_il_record_bytes(const bb_il_layout *L) { return (size_t)
 static inline const uint8_t *bb_il_record(const bb_il_layout *L, const void *w, int k, int r, int b)
 {
     return (const uint8_t *)w + ((size_t)(r / L->rows) * (k / L->block_values) + b) * bb_il_record_bytes(L);
+}
+
+/* The 16-bit value a record keeps for each of its rows in 2-byte lanes from byte `at` (a block's
+ * fp16 scale): row r's, in the record of block b. */
+static inline uint16_t bb_il_lane_u16(const bb_il_layout *L, const void *w, int k, int r, int b, size_t at)
+{
+    uint16_t h;
+    memcpy(&h, bb_il_record(L, w, k, r, b) + at + 2 * (size_t)(r % L->rows), sizeof h);
+    return h;
 }
 
 /* Row i's block (block_bytes) into its record, and back. */

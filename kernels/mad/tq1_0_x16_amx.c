@@ -4,7 +4,6 @@
  * once per strip; tq1_0@amx's decoder (tq1_0_amx.c) makes them int8 and the driver folds as
  * tq1_0's reference does: tq1_0_x16's (= tq1_0's) bits. */
 #include <stddef.h>
-#include <string.h>
 
 #include "../common/amx.h"
 #include "tq1_0_x16.h"
@@ -32,11 +31,8 @@ static void weight_scales(const void *w, int m, int k, int r, int rows, float *d
 {
     (void)m;
     for (int i = 0; i < rows; i++)
-        for (int b = 0; b < k / BB_QK_K; b++) {
-            uint16_t h;
-            memcpy(&h, bb_il_record(&bb_tq1_0_x16_layout, w, k, r + i, b) + BB_TQ1_0_X16_D + 2 * ((r + i) % 16), 2);
-            dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(h);
-        }
+        for (int b = 0; b < k / BB_QK_K; b++)
+            dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(bb_il_lane_u16(&bb_tq1_0_x16_layout, w, k, r + i, b, BB_TQ1_0_X16_D));
 }
 
 /* The records of rows [r, r + 16) start row r's group (r a multiple of 16, or M: the end). */
