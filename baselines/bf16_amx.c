@@ -97,8 +97,9 @@ void bb_bf16_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
         int rows = m1 - r < STRIP ? m1 - r : STRIP, fit[STRIP];
         copy_weights(w, k, kp, r, rows, a, fit);
         /* the next strip's weights into L2 while the tiles work on this one */
-        const char *pf = (const char *)((const uint16_t *)w + (size_t)(r + STRIP) * k);
-        const char *pf_end = (const char *)((const uint16_t *)w + (size_t)(r + 2 * STRIP < m1 ? r + 2 * STRIP : m1) * k);
+        int next = r + STRIP < m1 ? r + STRIP : m1, next_end = next + STRIP < m1 ? next + STRIP : m1;
+        const char *pf = (const char *)((const uint16_t *)w + (size_t)next * k);
+        const char *pf_end = (const char *)((const uint16_t *)w + (size_t)next_end * k);
         long steps = (long)((nblocks + 1) / 2) * (kp / KSTEP);
         long pf_lines = pf_end > pf ? ((pf_end - pf) / 64 + steps - 1) / steps : 0;
         int two_a = rows > 16;

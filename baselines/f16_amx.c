@@ -123,8 +123,9 @@ void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, i
         split_weights(w, k, kp, r, rows, ahi, alo, finite);
         /* the next strip's weights into L2 while the tiles work on this one, so that reading them
          * from memory overlaps the multiplies instead of following them */
-        const char *pf = (const char *)((const uint16_t *)w + (size_t)(r + STRIP) * k);
-        const char *pf_end = (const char *)((const uint16_t *)w + (size_t)(r + 2 * STRIP < m1 ? r + 2 * STRIP : m1) * k);
+        int next = r + STRIP < m1 ? r + STRIP : m1, next_end = next + STRIP < m1 ? next + STRIP : m1;
+        const char *pf = (const char *)((const uint16_t *)w + (size_t)next * k);
+        const char *pf_end = (const char *)((const uint16_t *)w + (size_t)next_end * k);
         long steps = (long)((nblocks + 1) / 2) * (kp / KSTEP);
         long pf_lines = pf_end > pf ? ((pf_end - pf) / 64 + steps - 1) / steps : 0;
         for (int nb = 0; nb < nblocks; nb += 2) {
