@@ -96,12 +96,7 @@ void bb_bf16_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
     for (int r = m0; r < m1; r += STRIP) {
         int rows = m1 - r < STRIP ? m1 - r : STRIP, fit[STRIP];
         copy_weights(w, k, kp, r, rows, a, fit);
-        /* the next strip's weights into L2 while the tiles work on this one */
-        int next = r + STRIP < m1 ? r + STRIP : m1, next_end = next + STRIP < m1 ? next + STRIP : m1;
-        const char *pf = (const char *)((const uint16_t *)w + (size_t)next * k);
-        const char *pf_end = (const char *)((const uint16_t *)w + (size_t)next_end * k);
-        long steps = (long)((nblocks + 1) / 2) * (kp / KSTEP);
-        long pf_lines = pf_end > pf ? ((pf_end - pf) / 64 + steps - 1) / steps : 0;
+        bb_fl_amx_prefetch pf = bb_fl_amx_next_strip(w, k, r, STRIP, m1, (long)((nblocks + 1) / 2) * (kp / KSTEP));
         int two_a = rows > 16;
         for (int nb = 0; nb < nblocks; nb += 2) {
             int two_b = nb + 1 < nblocks;
@@ -123,7 +118,7 @@ void bb_bf16_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
                     _tile_dpbf16ps(2, 5, 6);
                     if (two_b) _tile_dpbf16ps(3, 5, 7);
                 }
-                for (long l = 0; l < pf_lines && pf < pf_end; l++, pf += 64) _mm_prefetch(pf, _MM_HINT_T1);
+                bb_fl_amx_prefetch_step(&pf);
             }
             int c0 = 16 * nb, cols0 = n - c0 < 16 ? n - c0 : 16, cols1 = n - c0 - 16 < 16 ? n - c0 - 16 : 16;
             int rows0 = rows < 16 ? rows : 16;

@@ -121,13 +121,7 @@ void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, i
     for (int r = m0; r < m1; r += STRIP) {
         int rows = m1 - r < STRIP ? m1 - r : STRIP, finite[STRIP];
         split_weights(w, k, kp, r, rows, ahi, alo, finite);
-        /* the next strip's weights into L2 while the tiles work on this one, so that reading them
-         * from memory overlaps the multiplies instead of following them */
-        int next = r + STRIP < m1 ? r + STRIP : m1, next_end = next + STRIP < m1 ? next + STRIP : m1;
-        const char *pf = (const char *)((const uint16_t *)w + (size_t)next * k);
-        const char *pf_end = (const char *)((const uint16_t *)w + (size_t)next_end * k);
-        long steps = (long)((nblocks + 1) / 2) * (kp / KSTEP);
-        long pf_lines = pf_end > pf ? ((pf_end - pf) / 64 + steps - 1) / steps : 0;
+        bb_fl_amx_prefetch pf = bb_fl_amx_next_strip(w, k, r, STRIP, m1, (long)((nblocks + 1) / 2) * (kp / KSTEP));
         for (int nb = 0; nb < nblocks; nb += 2) {
             int two = nb + 1 < nblocks;
             const int8_t *bh0 = bhi + (size_t)nb * kp * 32, *bl0 = blo + (size_t)nb * kp * 32;
@@ -153,7 +147,7 @@ void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, i
                     _tile_dpbf16ps(3, 4, 7);
                     _tile_dpbf16ps(3, 5, 7);
                 }
-                for (long l = 0; l < pf_lines && pf < pf_end; l++, pf += 64) _mm_prefetch(pf, _MM_HINT_T1);
+                bb_fl_amx_prefetch_step(&pf);
             }
             _tile_stored(0, out[0], 64);
             _tile_stored(1, out[1], 64);

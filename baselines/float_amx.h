@@ -42,6 +42,27 @@ static inline __mmask16 bb_fl_amx_unfit(__m512 v, int denormals)
     return denormals ? _mm512_fpclass_ps_mask(v, 0xb9) : _mm512_fpclass_ps_mask(v, 0x99);
 }
 
+/* The next strip's 16-bit weight rows [r + strip, r + 2 strip) of the call's [.., m1), prefetched
+ * into L2 a few lines per tile step while the tiles work on this strip, so that reading them from
+ * memory overlaps the multiplies instead of following them. */
+typedef struct {
+    const char *at, *end;
+    long lines; /* per step */
+} bb_fl_amx_prefetch;
+
+static inline bb_fl_amx_prefetch bb_fl_amx_next_strip(const uint16_t *w, int k, int r, int strip, int m1, long steps)
+{
+    int next = r + strip < m1 ? r + strip : m1, next_end = next + strip < m1 ? next + strip : m1;
+    bb_fl_amx_prefetch p = {(const char *)(w + (size_t)next * k), (const char *)(w + (size_t)next_end * k), 0};
+    if (p.end > p.at) p.lines = ((p.end - p.at) / 64 + steps - 1) / steps;
+    return p;
+}
+
+static inline __attribute__((always_inline)) void bb_fl_amx_prefetch_step(bb_fl_amx_prefetch *p)
+{
+    for (long l = 0; l < p->lines && p->at < p->end; l++, p->at += 64) _mm_prefetch(p->at, _MM_HINT_T1);
+}
+
 /* Lanes [0, count) of 16, count clamped to 0..16. */
 static inline __mmask16 bb_fl_amx_lanes(int count)
 {

@@ -28,6 +28,15 @@ static inline __attribute__((always_inline)) void bb_prefetch_stream(const void 
     __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 2);
 }
 
+/* bb_prefetch_stream for every 64 bytes of [p, p + bytes): a block or record about to be read
+ * whose size is not one line (the interleaved records of kernels/mad/row_interleave.h). */
+static inline __attribute__((always_inline)) void bb_prefetch_stream_range(const void *p, size_t bytes)
+{
+    /* bytes is a constant at every call: unrolled, the prefetches issue as a straight run */
+#pragma GCC unroll 32
+    for (size_t i = 0; i < bytes; i += 64) bb_prefetch_stream((const char *)p + i);
+}
+
 /* Every line of [p, p + bytes): the head of a stream about to be read. */
 static inline void bb_prefetch_lines(const void *p, size_t bytes)
 {

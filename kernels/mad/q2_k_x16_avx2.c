@@ -76,7 +76,7 @@ void bb_q2_k_x16_matmul_avx2(const void *w, const void *act, float *y, int m, in
             __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
             for (int b = 0; b < nblk; b++) {
                 const uint8_t *rec = grp + (size_t)b * BB_Q2_K_X16_RECORD;
-                for (int l = 0; l < 21; l++) bb_prefetch_stream(rec + 64 * l);
+                bb_prefetch_stream_range(rec, BB_Q2_K_X16_RECORD);
                 s0 = _mm256_add_ps(s0, half_terms(rec, 0, &a[b]));
                 s1 = _mm256_add_ps(s1, half_terms(rec, 1, &a[b]));
             }

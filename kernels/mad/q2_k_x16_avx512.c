@@ -31,7 +31,7 @@ static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *
     const __m512i m03 = _mm512_set1_epi8(0x03), m0c = _mm512_set1_epi8(0x0c);
     const __m512i lo4 = _mm512_set1_epi32(0x0f), x4 = _mm512_set1_epi32(0x3c);
     const __m512i mins_mask = _mm512_set1_epi32(0x000f000f);
-    for (int l = 0; l < 21; l++) bb_prefetch_stream(rec + 64 * l);
+    bb_prefetch_stream_range(rec, BB_Q2_K_X16_RECORD);
     __m512i isum4 = _mm512_setzero_si512(), summs = _mm512_setzero_si512();
     for (int h = 0; h < 2; h++) {
         __m512i acc[4][2]; /* [plane][sub-block of the plane's 32 weights] */

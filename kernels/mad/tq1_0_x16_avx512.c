@@ -58,8 +58,7 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
                                                                __m512 *sumf)
 {
     const int chains = nb == 1 ? 4 : 2;
-#pragma GCC unroll 14
-    for (int l = 0; l < 14; l++) bb_prefetch_stream(rec + 64 * l);
+    bb_prefetch_stream_range(rec, BB_TQ1_0_X16_RECORD);
     __m512i acc[NB_MAX][4];
     for (int c = 0; c < nb; c++)
         for (int j = 0; j < chains; j++) acc[c][j] = _mm512_setzero_si512();

@@ -51,7 +51,7 @@ void bb_tq1_0_x16_matmul_dotprod(const void *w, const void *act, float *y, int m
             float32x4_t s[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0)};
             for (int b = 0; b < nblk; b++) {
                 const uint8_t *rec = grp + (size_t)b * BB_TQ1_0_X16_RECORD;
-                for (int l = 0; l < 14; l++) bb_prefetch_stream(rec + 64 * l);
+                bb_prefetch_stream_range(rec, BB_TQ1_0_X16_RECORD);
                 for (int qd = 0; qd < 4; qd++) s[qd] = vaddq_f32(s[qd], quad_terms(rec, qd, &a[b]));
             }
             for (int qd = 0; qd < 4; qd++) vst1q_f32(y + (size_t)c * m + r + 4 * qd, s[qd]);
