@@ -112,7 +112,7 @@ local function render(run, util)
     .. "this VM has 2 cores of an Emerald-Rapids Xeon reading about 28 GB/s from DRAM (README, "
     .. "`bitbench roofline`), where f16 decode of the seed's sizes streams its weights from DRAM "
     .. "(the f16 column above), while i2_s and tl2_0 must also keep up with that stream on 2 cores "
-    .. "(their compute bound: README's γ table and intel_fig4). "
+    .. "(their compute bound: measurement.md's γ table and intel_fig4). "
     .. "Prefill (a 16-token GEMM) is part of the latency, as it is of "
     .. "any generation. The default run stops at 2.7B; `--full` adds 7B, 13B and 30B." .. unfit .. util.llc_note(run, rows))
   return table.concat(out, "\n")

@@ -105,7 +105,7 @@ local function render(run, util)
         .. "on 2 cores than on ARL's 24, so the Amdahl bound here is lower")
   end
   add("Why they differ. The paper's machines read 75-98 GB/s with 8-24 cores; this VM has 2 cores of an "
-    .. "Emerald-Rapids Xeon reading about 28 GB/s from DRAM (README, `bitbench roofline`; the column "
+    .. "Emerald-Rapids Xeon reading about 28 GB/s from DRAM (measurement.md, `bitbench roofline`; the column "
     .. "\"bf16 weight GB/s\" is the weight bytes per token times tokens/s), so BF16 decode is DRAM-bound "
     .. "here too, while the low-bit kernels meet the compute side of the roofline sooner (intel_fig4: γ "
     .. "and ebw), the 1-bit one first; the measured GEMV speed-up x, not the byte ratio, is then what "

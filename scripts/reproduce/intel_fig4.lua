@@ -109,7 +109,7 @@ local function render(run, util)
   add("Why they differ. γ here comes from the AVX-512 variants (64 weights per instruction, so per "
     .. "32 weights about half the instructions of the paper's 256-bit AVX2-VNNI sequence: 1 shift + "
     .. "2 AND + 4 shuffles + 4 VNNI per 128 2-bit weights), on an Emerald-Rapids core issuing about "
-    .. "two VNNI and one byte shuffle per cycle (README, `bitbench roofline`); the paper's P and E cores "
+    .. "two VNNI and one byte shuffle per cycle (measurement.md, `bitbench roofline`); the paper's P and E cores "
     .. "are those of Core Ultra client chips (ARL, ARLH, LNL). γ here is the whole GEMV matmul on cache-resident weights "
     .. "(loads, loop and reduction included), not the isolated up-convert sequence the paper times. "
     .. beta_text .. "Measured under whatever else shares the VM: the profile takes the fastest "
