@@ -125,7 +125,7 @@ static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int th
                r->t_min / r->read_t_min);
     if (spec->verify) {
         printf("  verify max|err| %.3g  rel %.3g  err/bound %.3g  %s\n", r->max_abs_err, r->rel_err, r->bound_ratio,
-               r->bound_ratio <= 1.0 ? "(within the format's bound)" : "(EXCEEDS the format's bound)");
+               bb_gemm_verify_passed(r) ? "(within the format's bound)" : "(EXCEEDS the format's bound)");
         printf("         rel rms: vs own dequantized weights %.3g, vs master weights %.3g; weights %.3g\n",
                r->err_rel_rms, r->err_master_rel_rms, r->weight_rel_rms);
     }
@@ -201,5 +201,5 @@ int bb_cmd_gemm(int argc, char **argv)
     int stored = db ? store(db, &run, argc, argv, &mach, &spec, &r, pool, threads) : 0;
     bb_pool_destroy(pool);
     free(r.samples);
-    return (spec.verify && r.bound_ratio > 1.0) || stored ? 1 : 0;
+    return (spec.verify && !bb_gemm_verify_passed(&r)) || stored ? 1 : 0;
 }

@@ -319,6 +319,23 @@ static void shard_settings(const run_args *a, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", a->only[i]);
 }
 
+/* The command line's part of the run's settings (run_settings.h): each option as given, "" when
+ * absent. */
+static void command_settings(const run_args *a, bb_run_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->size, sizeof s->size, "%s", a->size ? a->size : "");
+    snprintf(s->threads, sizeof s->threads, "%s", a->threads_arg ? a->threads_arg : "");
+    if (a->ov.reps) snprintf(s->reps, sizeof s->reps, "%d", a->ov.reps);
+    if (a->ov.min_seconds >= 0) snprintf(s->min_time, sizeof s->min_time, "%.17g", a->ov.min_seconds);
+    size_t used = 0;
+    for (int i = 0; i < a->nonly && used < sizeof s->only; i++) {
+        int w = snprintf(s->only + used, sizeof s->only - used, "%s%s", i ? "," : "", a->only[i]);
+        if (w > 0) used += (size_t)w;
+    }
+    snprintf(s->meters, sizeof s->meters, "%s", a->meters ? a->meters : "");
+}
+
 /* --shard: cut the plan down to this shard's share; with --dry-run, say what the share is. */
 static int apply_shard(run_args *a, const bb_experiment *ex, bb_plan *plan)
 {
@@ -354,7 +371,10 @@ int bb_cmd_run(int argc, char **argv)
         status = 0;
         goto out;
     }
-    bb_run_options ro = {.resume = a.resume, .quiet = a.quiet, .shard = a.shard.count ? &a.shard : NULL};
+    bb_run_settings settings;
+    command_settings(&a, &settings);
+    bb_run_options ro = {.resume = a.resume, .quiet = a.quiet, .shard = a.shard.count ? &a.shard : NULL,
+                         .settings = &settings};
     /* argv here starts at "run"; record the whole command line from the program name */
     ro.argc = argc + 1;
     ro.argv = argv - 1;

@@ -12,7 +12,6 @@
 #include "support/rng.h"
 #include "support/stats.h"
 #include "support/timer.h"
-#include "test_delay.h"
 
 const char *bb_cache_mode_name(bb_cache_mode c) { return c == BB_CACHE_DRAM ? "dram" : "resident"; }
 
@@ -165,7 +164,7 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
         bb_matmul_pool(pool, kern, v, ps->packed + (size_t)next * ps->psize, act, y, m, k, n);
         next = (next + 1) % ps->copies;
     }
-    double total = 0, test_delay = bb_test_delay_for(kern->name);
+    double total = 0;
     int reps = 0;
     double *mv = ms->meter_values;
     for (int i = 0; i < ms->nmeters; i++) bb_meter_begin(&ms->meters[i]);
@@ -174,7 +173,6 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
         double t0 = bb_now();
         prepare(x, n, k, act);
         bb_matmul_pool(pool, kern, v, wp, act, y, m, k, n);
-        if (test_delay > 0) bb_test_delay_spin(test_delay);
         double t = bb_now() - t0;
         times[reps++] = t;
         total += t;
@@ -321,6 +319,8 @@ done:
     free(sums);
     return rc;
 }
+
+bool bb_gemm_verify_passed(const bb_gemm_result *res) { return res->verified && res->bound_ratio <= 1.0; }
 
 int bb_gemm_read_alone(bb_pool *pool, const bb_packed_set *ps, int reps, bb_gemm_result *res, char *err,
                        size_t errlen)

@@ -113,6 +113,11 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
 int bb_gemm_verify(bb_pool *pool, const bb_packed_set *ps, const bb_variant *variant, int n, uint64_t seed,
                    bb_gemm_result *res, char *err, size_t errlen);
 
+/* Did a verified result stay within its format's bound (bb_error_bound, kernels/common/error_bound.h)
+ * at every output?  The one pass/fail decision of `bitbench gemm --verify` and of a sweep's
+ * `verify` (a NaN error fails). */
+bool bb_gemm_verify_passed(const bb_gemm_result *res);
+
 /* Fill res's read fields: reps plain reads (bb_read_buffers) of ps's copies in the order
  * bb_gemm_measure used them.  Returns 0 or -1 with err (out of memory). */
 int bb_gemm_read_alone(bb_pool *pool, const bb_packed_set *ps, int reps, bb_gemm_result *res, char *err,

@@ -37,6 +37,7 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
     row->err_rel_rms = r->verified ? r->err_rel_rms : NAN;
     row->err_master_rel_rms = r->verified ? r->err_master_rel_rms : NAN;
     row->weight_rel_rms = r->verified ? r->weight_rel_rms : NAN;
+    snprintf(row->verify, sizeof row->verify, "%s", !r->verified ? "" : bb_gemm_verify_passed(r) ? "passed" : "FAILED");
     row->attempts = 1;
 }
 

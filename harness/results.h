@@ -39,6 +39,7 @@ typedef struct {
     double err_max_abs, err_rel_rms, err_master_rel_rms, weight_rel_rms;
     int attempts;                    /* 1 + re-measurements of a point whose spread was too large */
     double t_q1_s, t_q3_s;           /* quartiles of the calls (the plots' error bars) */
+    char verify[8];                  /* "passed", "FAILED" (beyond its format's bound), "" not asked */
     bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

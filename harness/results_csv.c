@@ -48,6 +48,9 @@ const bb_column bb_result_columns[] = {
         "measurements of the point: 1, or more when its spread exceeded the bounds and the sweep's remeasure allowed"),
     COL("t_q1_s", BB_COL_NUM, t_q1_s, "first quartile of the calls, seconds"),
     COL("t_q3_s", BB_COL_NUM, t_q3_s, "third quartile of the calls, seconds (spread = (t_q3_s - t_q1_s) / t_median_s)"),
+    COL("verify", BB_COL_STR, verify,
+        "verify: passed, or FAILED when an output's error exceeds the format's bound (the point fails, the run "
+        "ends failed); empty when the sweep did not ask"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
 };
 const int bb_result_ncolumns = (int)(sizeof bb_result_columns / sizeof bb_result_columns[0]);

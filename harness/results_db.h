@@ -23,7 +23,8 @@
 
 #include "run_tables.h"
 
-#define BB_DB_SCHEMA_VERSION 1
+/* 2: the points table has results.csv's verify column (a version-1 file lacks it) */
+#define BB_DB_SCHEMA_VERSION 2
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

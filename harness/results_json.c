@@ -281,6 +281,7 @@ static void write_progress(bb_json *j, const bb_run_record *r)
     bb_json_int(j, "failed", r->points_failed);
     bb_json_int(j, "flagged", r->points_flagged);
     bb_json_int(j, "skipped", r->plan->nskipped);
+    bb_json_int(j, "verify_failed", r->verify_failed);
     bb_json_object_end(j);
     bb_json_object_begin(j, "e2e_points");
     bb_json_int(j, "total", r->plan->ne2e);
@@ -349,6 +350,8 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_string(&j, "sha256", r->sha256);
     bb_json_bool(&j, "unsafe_lua", ex->unsafe_lua); /* run --unsafe-lua: every Lua library */
     bb_json_object_end(&j);
+    if (r->settings) bb_run_settings_write_json(&j, r->settings);
+    else bb_json_null(&j, "run_settings");
     bb_shard_write_json(&j, r->shard);
     bb_json_string(&j, "status", r->status);
     bb_json_string(&j, "status_reason", r->status_reason[0] ? r->status_reason : NULL);

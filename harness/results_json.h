@@ -1,10 +1,12 @@
 /* The JSON sidecar of a run (run.json): what ran, where, with what, and how far it got.
  *
  *   schema_version, tool {name, version, git_commit}, build {compiler, c_flags, lua, hwloc, papi},
- *   command_line [argv...], experiment {name, description, file, sha256}, shard {index, count,
+ *   command_line [argv...], experiment {name, description, file, sha256}, run_settings {...}
+ *   (run_settings.h: what --resume must find the same), shard {index, count,
  *   group, settings, plan_sha256, ...} (shard.h; null unless --shard),
- *   status ("incomplete" | "complete"), status_reason, started_at, updated_at, ended_at,
- *   sessions (1 + the number of --resume runs), points {total, done, failed, flagged, skipped},
+ *   status ("incomplete" | "complete" | "failed": a point failed its verify), status_reason, started_at, updated_at, ended_at,
+ *   sessions (1 + the number of --resume runs), points {total, done, failed, flagged, skipped,
+ *   verify_failed},
  *   machine {cpu_model, vendor, family, model, stepping, flags, virtualized, hypervisor, sockets,
  *            cores, pus, caches [...], numa [...], mem_total, mem_available, os},
  *   placement {"<threads>": "t0:core0/pu0 ..."}, meters [{name, available, reason_code, reason,
@@ -24,6 +26,7 @@
 #include "json.h"
 #include "meter.h"
 #include "plan.h"
+#include "run_settings.h"
 #include "shard.h"
 #include "support/machine.h"
 
@@ -45,9 +48,10 @@ typedef struct {
     char sha256[65];
     char started_at[32], updated_at[32], ended_at[32]; /* ISO 8601 UTC; ended_at "" while running */
     int sessions;
-    const char *status;          /* "incomplete" or "complete" */
+    const char *status;          /* "incomplete", "complete" or "failed" */
     char status_reason[512];
     int points_done, points_failed, points_flagged;
+    int verify_failed;           /* rows whose verify FAILED: the run's status is then "failed" */
     bb_meter *meters;
     int nmeters;
     char **placement;            /* indexed by thread count; NULL where unused */
@@ -60,6 +64,7 @@ typedef struct {
     bb_run_conversion *conversions; /* model sweeps, in the order first built */
     int nconversions;
     const bb_shard *shard;       /* --shard: which share of the plan this run measures; NULL: all */
+    const bb_run_settings *settings; /* what --resume must find the same (run_settings.h) */
 } bb_run_record;
 
 /* Write the sidecar atomically.  Returns 0 or -1 with err. */

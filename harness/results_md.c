@@ -1,6 +1,7 @@
 /* The human-readable table printed at the end of a run, in the manner of llama-bench: fixed
  * columns for what identifies a point, optional columns only when they vary across the rows,
- * the time as median ± sd, and a note on points whose spread was flagged. */
+ * the time as median ± sd, whether each verified point passed (when any was verified), and a note
+ * on points whose spread was flagged. */
 #include <math.h>
 #include <string.h>
 
@@ -24,14 +25,15 @@ static bool varies(const bb_result_row *rows, int count, opt_col c)
 
 void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
 {
-    bool show[C_COUNT], flagged = false;
+    bool show[C_COUNT], flagged = false, verified = false;
     for (int c = 0; c < C_COUNT; c++) show[c] = varies(rows, count, (opt_col)c);
     for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0;
-    fprintf(f, "|%s kernel | bits/w |%s%s M | K | N | threads | time us (median ± sd) | GOP/s | GB/s |%s\n",
+    for (int i = 0; i < count; i++) verified |= rows[i].verify[0] != 0;
+    fprintf(f, "|%s kernel | bits/w |%s%s M | K | N | threads | time us (median ± sd) | GOP/s | GB/s |%s%s\n",
             show[C_SWEEP] ? " sweep |" : "", show[C_MODEL] ? " shape |" : "", show[C_CACHE] ? " cache |" : "",
-            flagged ? " note |" : "");
-    fprintf(f, "|%s---|---:|%s%s---:|---:|---:|---:|---:|---:|---:|%s\n", show[C_SWEEP] ? "---|" : "",
-            show[C_MODEL] ? "---|" : "", show[C_CACHE] ? "---|" : "", flagged ? "---|" : "");
+            verified ? " verify |" : "", flagged ? " note |" : "");
+    fprintf(f, "|%s---|---:|%s%s---:|---:|---:|---:|---:|---:|---:|%s%s\n", show[C_SWEEP] ? "---|" : "",
+            show[C_MODEL] ? "---|" : "", show[C_CACHE] ? "---|" : "", verified ? "---|" : "", flagged ? "---|" : "");
     for (int i = 0; i < count; i++) {
         const bb_result_row *r = &rows[i];
         fputc('|', f);
@@ -45,6 +47,8 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
         fprintf(f, " %d | %d | %d | %d | %.2f", r->m, r->k, r->n, r->threads, r->t_median_s * 1e6);
         if (isfinite(r->t_sd_s)) fprintf(f, " ± %.2f", r->t_sd_s * 1e6); /* a peer's row has no spread */
         fprintf(f, " | %.2f | %.2f |", r->gops, r->gbps);
+        /* a row that failed verify is marked where it is read: its time is that of a wrong result */
+        if (verified) fprintf(f, " %s |", !strcmp(r->verify, "FAILED") ? "**FAILED**" : r->verify);
         if (flagged) {
             if (r->spread_flag) fprintf(f, " spread %.0f%% |", r->spread * 100);
             else fprintf(f, " |");

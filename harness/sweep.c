@@ -135,6 +135,12 @@ static int new_run_dir(const bb_experiment *ex, char *dir, size_t len, char *err
 
 static int cmp_key(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 static void row_key(const bb_result_row *r, char *buf, size_t len)
 {
     bb_point_key(r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, buf, len);
@@ -203,6 +209,37 @@ static int open_meters(sweep_state *st)
     return 0;
 }
 
+int sweep_repeated_point(const int *ids, int count)
+{
+    int *sorted = malloc(sizeof *sorted * (size_t)(count ? count : 1)), repeated = 0;
+    if (!sorted) return 0;
+    memcpy(sorted, ids, sizeof *sorted * (size_t)count);
+    qsort(sorted, (size_t)count, sizeof *sorted, cmp_int);
+    for (int i = 1; i < count && !repeated; i++)
+        if (sorted[i] == sorted[i - 1]) repeated = sorted[i];
+    free(sorted);
+    return repeated;
+}
+
+/* The plan's rows of results.csv (peers' rows share their point's id): each point once, or the
+ * file is not one run's and is not extended. */
+static int duplicate_point(sweep_state *st, char *err, size_t errlen)
+{
+    int *ids = malloc(sizeof *ids * (size_t)(st->nrows ? st->nrows : 1)), n = 0;
+    if (!ids) {
+        snprintf(err, errlen, "out of memory reading %s", st->csv_path);
+        return -1;
+    }
+    for (int i = 0; i < st->nrows; i++)
+        if (strcmp(st->rows[i].family, "peer")) ids[n++] = st->rows[i].point;
+    int repeated = sweep_repeated_point(ids, n);
+    free(ids);
+    if (!repeated) return 0;
+    snprintf(err, errlen, "--resume: %s holds point %d more than once, so it is not the rows of one run; it is not "
+                          "extended (run without --resume for a new run)", st->csv_path, repeated);
+    return -1;
+}
+
 /* Earlier rows of a resumed run: read them, remember their keys. */
 static int load_previous(sweep_state *st, const char *header, char *err, size_t errlen)
 {
@@ -211,6 +248,7 @@ static int load_previous(sweep_state *st, const char *header, char *err, size_t 
     if (bb_csv_read(st->csv_path, header, st->nmeter_cols, &rows, &n, err, errlen)) return -1;
     st->rows = rows;
     st->nrows = st->rows_cap = n;
+    if (duplicate_point(st, err, errlen)) return -1;
     st->done_keys = calloc((size_t)n + 1, sizeof *st->done_keys);
     if (!st->done_keys) return -1;
     for (int i = 0; i < n; i++) {
@@ -223,16 +261,17 @@ static int load_previous(sweep_state *st, const char *header, char *err, size_t 
     return 0;
 }
 
-/* What the sidecar of the run being resumed says: a complete run is not resumed; its start time
- * and session count carry on; a changed experiment file is worth a note.  A missing or unreadable
- * sidecar (killed before its first write) starts the count afresh. */
-static int resume_record(sweep_state *st, char *err, size_t errlen)
+/* What the sidecar of the run being resumed says: a complete run is not resumed, nor one begun
+ * with other settings (run_settings.h); its start time and session count carry on.  A missing or
+ * unreadable sidecar (killed before its first write) starts the count afresh; *have_sidecar says
+ * whether there was one. */
+static int resume_record(sweep_state *st, bool *have_sidecar, char *err, size_t errlen)
 {
     char why[512];
     bb_jv *json = bb_json_load(st->json_path, why, sizeof why);
+    *have_sidecar = json != NULL;
     if (!json) return 0;
     const char *status = bb_jv_str(json, "status"), *started = bb_jv_str(json, "started_at");
-    const char *sha = bb_jv_str(bb_jv_get(json, "experiment"), "sha256");
     double sessions = bb_jv_num(json, "sessions");
     int rc = 0;
     if (status && !strcmp(status, "complete")) {
@@ -241,14 +280,12 @@ static int resume_record(sweep_state *st, char *err, size_t errlen)
         rc = -1;
     }
     if (rc == 0 && st->opt->shard && bb_shard_check_resume(json, st->opt->shard, err, errlen)) rc = -1;
+    if (rc == 0 && bb_run_settings_check_resume(json, &st->settings, st->dir, err, errlen)) rc = -1;
     if (started) snprintf(st->rec.started_at, sizeof st->rec.started_at, "%s", started);
     const char *run_id = bb_jv_str(json, "run_id"); /* absent in runs from before run ids */
     if (run_id) snprintf(st->rec.run_id, sizeof st->rec.run_id, "%s", run_id);
     if (sessions > 0) st->rec.sessions = (int)sessions + 1;
     sweep_resume_conversions(st, bb_jv_get(json, "conversions"));
-    if (rc == 0 && sha && strcmp(sha, st->rec.sha256))
-        sweep_note(st, "bitbench run: note: %s has changed since the run began; points are matched by sweep, "
-                 "kernel, variant, shape, N, threads and cache mode", st->ex->file);
     bb_jv_free(json);
     return rc;
 }
@@ -278,8 +315,15 @@ static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
         if (lock_dir(st, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
-        if (resume_record(st, err, errlen)) return -1;
+        bool have_sidecar;
+        if (resume_record(st, &have_sidecar, err, errlen)) return -1;
         if (load_previous(st, header, err, errlen)) return -1;
+        /* the sidecar is written before the first point: rows without one are no run's to continue */
+        if (!have_sidecar && st->nrows) {
+            snprintf(err, errlen, "--resume: %s has rows but no readable %s, so the settings it was run with are "
+                                  "unknown; run without --resume for a new run", st->csv_path, JSON_NAME);
+            return -1;
+        }
         *csv = fopen(st->csv_path, "a");
     } else {
         if (new_run_dir(ex, st->dir, sizeof st->dir, err, errlen) || lock_dir(st, err, errlen)) return -1;
@@ -324,6 +368,12 @@ static void finish_record(sweep_state *st, int write_failed)
         rec->status = "incomplete";
         snprintf(rec->status_reason, sizeof rec->status_reason, "results could not be written after %d of %d points",
                  finished, total);
+    } else if (rec->verify_failed) {
+        /* before the failed points: --resume measures those again but cannot make a wrong result right */
+        rec->status = "failed";
+        snprintf(rec->status_reason, sizeof rec->status_reason,
+                 "%d point%s failed verify: an output's error exceeds its format's bound (see \"failed\" and the "
+                 "verify column)", rec->verify_failed, rec->verify_failed == 1 ? "" : "s");
     } else if (rec->points_failed) {
         rec->status = "incomplete";
         snprintf(rec->status_reason, sizeof rec->status_reason,
@@ -368,14 +418,17 @@ static void write_markdown(sweep_state *st)
     fflush(stdout);
 }
 
-/* What earlier sessions of a resumed run already measured counts as done; their flagged rows are
- * counted again.  Returns the number of points done. */
+/* What earlier sessions of a resumed run already measured counts as done; their flagged rows and
+ * the rows that failed verify are counted again (a resumed run stays failed).  Returns the number
+ * of points done. */
 static int count_done(sweep_state *st)
 {
     const bb_experiment *ex = st->ex;
     int already = 0;
     for (int i = 0; i < st->plan->npoints; i++) already += sweep_point_done(st, &st->plan->points[i]);
     st->rec.points_done = already;
+    for (int i = 0; i < st->nrows; i++)
+        if (!strcmp(st->rows[i].verify, "FAILED")) sweep_verify_failed(st, &st->rows[i], NAN);
     for (int i = 0; i < st->nrows; i++)
         if (st->rows[i].spread_flag) {
             double limit = NAN;
@@ -450,11 +503,13 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     st.rec = (bb_run_record){.ex = ex, .mach = mach, .plan = plan, .argc = opt->argc, .argv = opt->argv,
                              .status = "incomplete", .placement = st.rec.placement, .max_threads = st.max_threads,
                              .csv_file = CSV_NAME, .md_file = MD_NAME, .e2e_file = E2E_NAME,
-                             .shard = opt->shard};
+                             .shard = opt->shard, .settings = &st.settings};
     snprintf(st.rec.status_reason, sizeof st.rec.status_reason, "running (or killed before it could finish)");
     bb_run_id_new(st.rec.run_id, sizeof st.rec.run_id);
     bb_host_name(st.rec.host, sizeof st.rec.host);
     if (bb_sha256_file(ex->file, st.rec.sha256)) snprintf(st.rec.sha256, sizeof st.rec.sha256, "unreadable");
+    if (opt->settings) st.settings = *opt->settings;
+    bb_run_settings_complete(&st.settings, ex, plan);
     if (open_meters(&st)) goto done;
     st.rec.meters = st.meters;
     st.rec.nmeters = st.nmeters;
@@ -483,7 +538,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
                     st.rec.points_flagged, st.rec.points_flagged == 1 ? "" : "s");
     }
     if (sig) exit_code = 128 + sig;
-    else exit_code = failed_write || st.rec.points_failed || st.rec.e2e_failed ? 1 : 0;
+    else exit_code = failed_write || st.rec.points_failed || st.rec.e2e_failed || st.rec.verify_failed ? 1 : 0;
 done:
     if (csv) fclose(csv);
     bb_run_dir_unlock(st.dir);

@@ -15,6 +15,7 @@
 
 #include "experiment.h"
 #include "plan.h"
+#include "run_settings.h"
 #include "shard.h"
 #include "support/machine.h"
 
@@ -26,10 +27,14 @@ typedef struct {
     char *run_dir;    /* if set, receives the run directory once it exists (run_dir_len bytes) */
     size_t run_dir_len;
     const bb_shard *shard; /* --shard: this run measures that share of the plan (NULL: all of it) */
+    /* the command line's part of the run's settings (NULL: no option given); the rest is filled
+     * in, all recorded in run.json, and --resume refuses a run begun with other settings */
+    const bb_run_settings *settings;
 } bb_run_options;
 
-/* Returns the process exit status: 0 complete, 1 when points failed or results could not be
- * written, 128 + signal number when interrupted. */
+/* Returns the process exit status: 0 complete, 1 when points failed (a measurement, or a
+ * verify: run.json's status "failed") or results could not be written, 128 + signal number when
+ * interrupted. */
 int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine *mach, const bb_run_options *opt);
 
 #endif

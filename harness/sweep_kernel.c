@@ -167,6 +167,22 @@ static void point_failed(sweep_state *st, const bb_point *p, const char *label, 
     bb_progress_step(&st->progress);
 }
 
+/* A row whose output exceeds its format's bound: it is written (its verify cell says FAILED), and
+ * the point counts as failed: a line on stderr even with --quiet (a wrong result is no note), a
+ * line in run.json's "failed", and the run ends "failed". */
+void sweep_verify_failed(sweep_state *st, const bb_result_row *r, double bound_ratio)
+{
+    char what[512], how_far[64] = "exceeds";
+    if (isfinite(bound_ratio)) snprintf(how_far, sizeof how_far, "is %.3g times", bound_ratio);
+    snprintf(what, sizeof what, "point %d (%s: %s@%s M=%d K=%d N=%d) FAILED verify: max |error| %.3g %s its format's "
+             "bound (err_rel_rms %.3g)", r->point, r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->err_max_abs,
+             how_far, r->err_rel_rms);
+    bb_progress_clear(&st->progress);
+    fprintf(stderr, "bitbench run: %s\n", what);
+    sweep_add_line(&st->rec.failures, &st->rec.nfailures, "%s", what);
+    st->rec.verify_failed++;
+}
+
 /* Build the packed weights of p unless the slot already holds them (or their failure). */
 static void weights_for(sweep_state *st, weights_slot *ws, const bb_point *p)
 {
@@ -289,6 +305,10 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         rc = r.samples ? sweep_write_samples(st, &row, r.samples, r.reps) : -1;
         free(r.samples);
         if (rc == 0) rc = record_row(st, csv, &row, sw->spread_limit);
+        if (rc == 0 && !strcmp(row.verify, "FAILED")) {
+            sweep_verify_failed(st, &row, r.bound_ratio);
+            rc = sweep_write_json(st);
+        }
         if (rc == 0) rc = bb_kernel_peer_rows_after(peers, &sink, p);
     }
     if (ws.valid) bb_packed_set_free(&ws.set);

@@ -43,6 +43,25 @@ static int e2e_add(sweep_state *st, const bb_e2e_row *r)
     return 0;
 }
 
+/* An earlier session's e2e.csv holds each end-to-end point once (peer rows, `peer` set, share
+ * their point's id), or it is not one run's and is not extended.  Returns 0, or -1 with err. */
+static int e2e_repeated_point(sweep_state *st, char *err, size_t errlen)
+{
+    int *ids = malloc(sizeof *ids * (size_t)(st->ne2e_rows ? st->ne2e_rows : 1)), n = 0;
+    if (!ids) {
+        snprintf(err, errlen, "out of memory reading %s", st->e2e_path);
+        return -1;
+    }
+    for (int i = 0; i < st->ne2e_rows; i++)
+        if (!st->e2e_rows[i].peer[0]) ids[n++] = st->e2e_rows[i].point;
+    int repeated = sweep_repeated_point(ids, n);
+    free(ids);
+    if (!repeated) return 0;
+    snprintf(err, errlen, "--resume: %s holds end-to-end point %d more than once, so it is not the rows of one run; "
+                          "it is not extended (run without --resume for a new run)", st->e2e_path, repeated);
+    return -1;
+}
+
 static FILE *e2e_open(sweep_state *st, char *err, size_t errlen)
 {
     snprintf(st->e2e_path, sizeof st->e2e_path, "%s/%s", st->dir, E2E_NAME);
@@ -50,7 +69,8 @@ static FILE *e2e_open(sweep_state *st, char *err, size_t errlen)
     FILE *f = NULL;
     if (st->opt->resume && (f = fopen(st->e2e_path, "r"))) {
         fclose(f);
-        if (bb_e2e_read(st->e2e_path, st->e2e_header, st->nmeter_cols, &st->e2e_rows, &st->ne2e_rows, err, errlen))
+        if (bb_e2e_read(st->e2e_path, st->e2e_header, st->nmeter_cols, &st->e2e_rows, &st->ne2e_rows, err, errlen) ||
+            e2e_repeated_point(st, err, errlen))
             return NULL;
         f = fopen(st->e2e_path, "a");
     } else {

@@ -60,6 +60,7 @@ typedef struct {
     int nrefs;
     FILE *samples, *e2e_samples; /* samples.h: every repetition of the kernel and end-to-end points */
     char samples_path[RUN_FILE_MAX], e2e_samples_path[RUN_FILE_MAX];
+    bb_run_settings settings;  /* the command line's, completed (run_settings.h) */
 } sweep_state;
 
 /* The logits of a model through a sweep's reference kernel, for every point that compares with it:
@@ -83,6 +84,9 @@ int sweep_write_json(sweep_state *st);
 bb_pool *sweep_pool_for(sweep_state *st, int threads, char *err, size_t errlen);
 /* Count a row whose spread exceeds its sweep's spread_limit, with a line in run.json's warnings. */
 void sweep_note_flagged(sweep_state *st, const bb_result_row *r, double limit);
+/* Count a row whose verify FAILED (its error beyond its format's bound; bound_ratio how far, NAN
+ * when an earlier session measured it): a line on stderr and in run.json's failed. */
+void sweep_verify_failed(sweep_state *st, const bb_result_row *r, double bound_ratio);
 /* Did an earlier session of a resumed run measure this kernel point? */
 bool sweep_point_done(const sweep_state *st, const bb_point *p);
 
@@ -95,6 +99,10 @@ int sweep_measure_e2e(sweep_state *st);
  * conversions; sweep_model.c), once per model, kernel and out_kernel.  Returns 0 or -1. */
 int sweep_note_conversions(sweep_state *st, const char *model, const char *kernel, const char *out_kernel,
                            const char *lines);
+/* A results file of a resumed run must hold each point once: the first point id `ids` repeats
+ * (count of them, points of the plan: kernel rows or end-to-end rows, not peers'), or 0 when none
+ * does. */
+int sweep_repeated_point(const int *ids, int count);
 /* The conversions an earlier session's run.json lists (its "conversions" array), for --resume. */
 void sweep_resume_conversions(sweep_state *st, const bb_jv *list);
 /* Open samples.csv beside results.csv (sweep_samples.c); on --resume keep the samples of the

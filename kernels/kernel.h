@@ -125,6 +125,10 @@ typedef struct bb_kernel {
 int bb_kernel_count(void);
 const bb_kernel *bb_kernel_at(int i);
 const bb_kernel *bb_kernel_by_name(const char *name);
+/* For test programs only (tests/hooks/): add a kernel after the registry's, e.g. one wrong on
+ * purpose, so that a test can show a check failing it.  Nothing in the bitbench program calls it.
+ * Returns 0, or -1 when the name is taken or the few test slots are full. */
+int bb_kernel_register_for_tests(const bb_kernel *k);
 /* The kernel families, each once, in the order the registry first lists them; NULL past the end. */
 int bb_family_count(void);
 const char *bb_family_at(int i);

@@ -81,14 +81,31 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_up_i1,
 };
 
-int bb_kernel_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+#define NREGISTRY ((int)(sizeof registry / sizeof registry[0]))
 
-const bb_kernel *bb_kernel_at(int i) { return i >= 0 && i < bb_kernel_count() ? registry[i] : NULL; }
+/* Kernels a test program adds (bb_kernel_register_for_tests); the bitbench program adds none. */
+static const bb_kernel *test_kernels[4];
+static int ntest_kernels;
+
+int bb_kernel_register_for_tests(const bb_kernel *k)
+{
+    if (ntest_kernels == (int)(sizeof test_kernels / sizeof test_kernels[0]) || bb_kernel_by_name(k->name)) return -1;
+    test_kernels[ntest_kernels++] = k;
+    return 0;
+}
+
+int bb_kernel_count(void) { return NREGISTRY + ntest_kernels; }
+
+const bb_kernel *bb_kernel_at(int i)
+{
+    if (i < 0 || i >= bb_kernel_count()) return NULL;
+    return i < NREGISTRY ? registry[i] : test_kernels[i - NREGISTRY];
+}
 
 const bb_kernel *bb_kernel_by_name(const char *name)
 {
     for (int i = 0; i < bb_kernel_count(); i++)
-        if (strcmp(registry[i]->name, name) == 0) return registry[i];
+        if (strcmp(bb_kernel_at(i)->name, name) == 0) return bb_kernel_at(i);
     return NULL;
 }
 
@@ -96,7 +113,7 @@ const bb_kernel *bb_kernel_by_name(const char *name)
 static bool family_listed_before(int i)
 {
     for (int j = 0; j < i; j++)
-        if (strcmp(registry[j]->family, registry[i]->family) == 0) return true;
+        if (strcmp(bb_kernel_at(j)->family, bb_kernel_at(i)->family) == 0) return true;
     return false;
 }
 
@@ -110,7 +127,7 @@ int bb_family_count(void)
 const char *bb_family_at(int f)
 {
     for (int i = 0, n = 0; i < bb_kernel_count(); i++)
-        if (!family_listed_before(i) && n++ == f) return registry[i]->family;
+        if (!family_listed_before(i) && n++ == f) return bb_kernel_at(i)->family;
     return NULL;
 }
 
@@ -131,7 +148,7 @@ static void list_names(char *buf, size_t len)
     size_t used = 0;
     buf[0] = 0;
     for (int i = 0; i < bb_kernel_count(); i++) {
-        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", registry[i]->name);
+        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", bb_kernel_at(i)->name);
         if (w < 0 || (size_t)w >= len - used) break;
         used += (size_t)w;
     }

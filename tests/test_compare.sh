@@ -1,12 +1,13 @@
 #!/bin/sh
 # bitbench compare and the results database: a run compared with itself shows no significant
-# change (exit 0 with --threshold); a run whose q8_0 was slowed on purpose (the test-only
-# BITBENCH_TEST_DELAY_KERNEL, harness/test_delay.h) shows q8_0 as a significant regression and
+# change (exit 0 with --threshold); a run whose test_slow was slowed on purpose (a kernel only the
+# test program bitbench_hooks has, tests/hooks/test_kernels.h) shows it as a significant regression and
 # exits 1 with --threshold, while i2_s is not slower beyond it; the database round-trips a run
 # exactly (db import, db export, byte-equal files) and compare reads it (FILE:RUN, FILE:COMMIT);
 # run --db stores a run; a corrupt file, a foreign SQLite file and a newer schema are refused with
-# one line.  $1 is the bitbench binary.
+# one line.  $1 is the bitbench binary; BITBENCH_HOOKS_BIN the test program with test_slow.
 BB="$1"
+BBH="${BITBENCH_HOOKS_BIN:?BITBENCH_HOOKS_BIN: the bitbench_hooks test program (ctest sets it)}"
 pass=0; fail=0
 T=$(mktemp -d /tmp/bb_compare_XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -19,12 +20,12 @@ fi
 
 cat > "$T/k.lua" <<'LUA'
 bitbench.experiment { name = "cmp", out = os.getenv("OUT"), sweeps = {
-  bitbench.sweep { name = "g", kernels = { "i2_s", "q8_0" }, shapes = { { m = 256, k = 512 } }, n = { 1 },
+  bitbench.sweep { name = "g", kernels = { "i2_s", "test_slow" }, shapes = { { m = 256, k = 512 } }, n = { 1 },
                    threads = { 1 }, warmup = 2, reps = 40, min_seconds = 0, max_reps = 40 } } }
 LUA
-OUT="$T/a" "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
-# q8_0 made 2 ms slower per call: far beyond any noise of a few-microsecond kernel
-BITBENCH_TEST_DELAY_KERNEL=q8_0:0.002 OUT="$T/b" "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" ||
+OUT="$T/a" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
+# test_slow made 2 ms slower per call: far beyond any noise of a few-microsecond kernel
+BITBENCH_TEST_SLOW=0.002 OUT="$T/b" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" ||
     echo "run b: $(cat "$T/err")"
 A=$(ls -d "$T"/a/cmp-*); B=$(ls -d "$T"/b/cmp-*)
 
@@ -35,11 +36,11 @@ check '[ -z "$(awk -F, "NR > 1 && (\$19 != 0 || \$14 != 1)" "$T/self/compare.csv
 
 # Two separate runs on a shared machine differ by more than 5 % on their own (i2_s came out 8 %
 # slower, significant, at load average 25), so the threshold between A and B is 100 %: the 2 ms
-# delay makes q8_0 hundreds of times slower, and only a real regression crosses it.
+# delay makes test_slow hundreds of times slower, and only a real regression crosses it.
 "$BB" compare "$A" "$B" --threshold 100% --csv >"$T/ab.csv" 2>"$T/ab.err"; rc=$?
 check '[ "$rc" -eq 1 ] && grep -q "significantly slower" "$T/ab.err"' "slowed: rc=$rc $(cat "$T/ab.err")"
-check 'grep -q "^\"\?q8_0@[a-z0-9]* M=256 K=512 N=1 threads=1 resident\"\?,kernel,,q8_0,.*,1,slower," "$T/ab.csv"' \
-    "q8_0 a significant regression: $(cat "$T/ab.csv")"
+check 'grep -q "^\"\?test_slow@scalar M=256 K=512 N=1 threads=1 resident\"\?,kernel,,test_slow,.*,1,slower," "$T/ab.csv"' \
+    "test_slow a significant regression: $(cat "$T/ab.csv")"
 check '! grep -q "^i2_s.*,slower," "$T/ab.csv"' "i2_s not slower: $(cat "$T/ab.csv")"
 "$BB" compare "$A" "$B" >/dev/null 2>&1; rc=$?
 check '[ "$rc" -eq 0 ]' "without --threshold the exit status stays 0: $rc"
@@ -61,14 +62,14 @@ if [ -z "$nodb" ]; then
     check '[ "$("$BB" db list --db "$DB" | wc -l)" -eq 3 ]' "importing again replaces: $("$BB" db list --db "$DB")"
     idb=$(sed -n 's/.*"run_id": "\([^"]*\)".*/\1/p' "$B/run.json")
     "$BB" compare "$DB:$ida" "$DB:$idb" --threshold 5% --csv >"$T/dbab.csv" 2>/dev/null; rc=$?
-    check '[ "$rc" -eq 1 ] && grep -q ",q8_0,.*,slower," "$T/dbab.csv"' "compare from the database: $rc $(cat "$T/dbab.csv")"
+    check '[ "$rc" -eq 1 ] && grep -q ",test_slow,.*,slower," "$T/dbab.csv"' "compare from the database: $rc $(cat "$T/dbab.csv")"
     commit=$(sed -n 's/.*"git_commit": "\([0-9a-f]*\).*/\1/p' "$A/run.json")
     "$BB" compare "$A" "$DB:$commit" --csv >"$T/dbc.csv" 2>"$T/dbc.err"; rc=$?
     check '[ "$rc" -eq 0 ] && awk -F, "NR == 2 { exit !(\$17 == 40 && \$18 == 80) }" "$T/dbc.csv"' \
         "a commit pools its runs (40 samples against 80): $rc $(cat "$T/dbc.csv" "$T/dbc.err")"
 
     # run --db stores the run when it ends
-    OUT="$T/c" "$BB" run --quiet --db "$DB" "$T/k.lua" >/dev/null 2>"$T/c.err"; rc=$?
+    OUT="$T/c" "$BBH" run --quiet --db "$DB" "$T/k.lua" >/dev/null 2>"$T/c.err"; rc=$?
     check '[ "$rc" -eq 0 ] && [ "$("$BB" db list --db "$DB" | wc -l)" -eq 4 ]' "run --db: $rc $(cat "$T/c.err")"
 
     # refused with one line, before any work
@@ -80,7 +81,7 @@ if [ -z "$nodb" ]; then
     fi
     for f in corrupt foreign newer; do
         [ -f "$T/$f.sqlite" ] || continue
-        OUT="$T/d" "$BB" run --quiet --db "$T/$f.sqlite" "$T/k.lua" >/dev/null 2>"$T/$f.err"; rc=$?
+        OUT="$T/d" "$BBH" run --quiet --db "$T/$f.sqlite" "$T/k.lua" >/dev/null 2>"$T/$f.err"; rc=$?
         check '[ "$rc" -ne 0 ] && [ "$(wc -l < "$T/$f.err")" -eq 1 ] && grep -q "$f.sqlite" "$T/$f.err" && [ ! -d "$T/d" ]' \
             "$f file: rc=$rc $(cat "$T/$f.err")"
     done
@@ -123,7 +124,7 @@ print("lua: " .. tostring(none) .. " " .. why)
 bitbench.experiment { name = "l", sweeps = { bitbench.sweep { kernels = { "i2_s" }, shapes = { { 128, 256 } } } } }
 LUA
 "$BB" run --dry-run "$T/lua.lua" >"$T/lua.out" 2>&1
-check 'grep -q "^lua: 2 rows, 1 regression: q8_0$" "$T/lua.out" && grep -q "^lua: nil .*neither a run directory" "$T/lua.out"' \
+check 'grep -q "^lua: 2 rows, 1 regression: test_slow$" "$T/lua.out" && grep -q "^lua: nil .*neither a run directory" "$T/lua.out"' \
     "bitbench.compare: $(cat "$T/lua.out")"
 lib="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/scripts/lib"
 if command -v lua5.4 >/dev/null 2>&1 && [ -f "$lib/report.lua" ]; then
@@ -133,7 +134,7 @@ local c = assert(require("report").compare("$A", "$B", 0.05))
 for _, r in ipairs(c.rows) do print(r.kernel, r.change, r.significant, type(r.ratio)) end
 LUA
     BITBENCH_BIN="$BB" lua5.4 "$T/report.lua" >"$T/report.out" 2>&1
-    check 'grep -q "^q8_0	slower	true	number$" "$T/report.out" && grep -q "^i2_s	" "$T/report.out"' "report.compare: $(cat "$T/report.out")"
+    check 'grep -q "^test_slow	slower	true	number$" "$T/report.out" && grep -q "^i2_s	" "$T/report.out"' "report.compare: $(cat "$T/report.out")"
 fi
 
 echo "test_compare: $pass passed, $fail failed"

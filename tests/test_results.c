@@ -133,7 +133,7 @@ static void test_csv(void)
     const char *mcols[] = {"x_a", "x_b"};
     char header[2048];
     bb_csv_header(mcols, 2, header, sizeof header);
-    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,", 38) && strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,attempts,t_q1_s,t_q3_s,"
+    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,", 38) && strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,attempts,t_q1_s,t_q3_s,verify,"
                                                                                "run_id,host,commit,load_before,load_after,"
                                                                                "other_cpu_share,busy,x_a,x_b"),
           "header: %s", header);

@@ -3,8 +3,10 @@
 # directory, a second --resume of it is refused at once with one line naming the holder's pid;
 # after two concurrent --resume of an interrupted run, results.csv has exactly the plan's rows
 # (before the lock it had 50 for a 30-point plan and run.json said complete).  merge -o refuses an
-# output directory another process holds.  $1 is the bitbench binary.
-BB="$1"
+# output directory another process holds.  $1 is the bitbench binary; the runs are made by
+# BITBENCH_HOOKS_BIN, the test program with test_slow (tests/hooks/test_kernels.h), to take seconds.
+BB="${BITBENCH_HOOKS_BIN:?BITBENCH_HOOKS_BIN: the bitbench_hooks test program (ctest sets it)}"
+BB_RELEASE="$1"
 pass=0; fail=0
 T=$(mktemp -d /tmp/bb_run_lock_XXXXXX)
 trap 'kill $pids 2>/dev/null; rm -rf "$T"' EXIT
@@ -17,10 +19,10 @@ rows() { [ -f "$1" ] && echo $(($(wc -l <"$1") - 1)) || echo 0; }
 cat >"$T/lock.lua" <<LUA
 local n = {} for i = 1, 30 do n[i] = i end
 bitbench.experiment { name = "lock", out = "$T/res", sweeps = {
-  { kernels = "f32", shapes = { {16, 16} }, n = n, threads = 1, warmup = 0, reps = 1, max_reps = 1, min_seconds = 0 } } }
+  { kernels = "test_slow", shapes = { {16, 16} }, n = n, threads = 1, warmup = 0, reps = 1, max_reps = 1, min_seconds = 0 } } }
 LUA
-# every timed call of f32 takes 40 ms longer: the 30 points take a few seconds
-export BITBENCH_TEST_DELAY_KERNEL=f32:0.04
+# every call of test_slow takes 40 ms longer: the 30 points take a few seconds
+export BITBENCH_TEST_SLOW=0.04
 
 # a run, and a --resume while it writes: refused, naming the run's pid
 "$BB" run "$T/lock.lua" --quiet >/dev/null 2>"$T/a.err" &
@@ -54,13 +56,13 @@ check '[ "$rc" -eq 1 ] && grep -q "is complete; nothing to resume" "$T/c.err"' "
 # merge -o into a directory another process holds (flock(1), which writes no pid)
 if command -v flock >/dev/null 2>&1; then
     sed 's/for i = 1, 30/for i = 1, 2/; s/name = "lock"/name = "shard"/' "$T/lock.lua" >"$T/shard.lua"
-    BITBENCH_TEST_DELAY_KERNEL= "$BB" run "$T/shard.lua" --shard 0/1 --quiet >/dev/null 2>&1
+    BITBENCH_TEST_SLOW=0 "$BB" run "$T/shard.lua" --shard 0/1 --quiet >/dev/null 2>&1
     dir=$(ls -d "$T"/res/shard-* | head -1)
     mkdir -p "$T/merged"
     flock "$T/merged/.lock" sleep 5 &
     f=$!; pids="$f"
     await '! flock -n "$T/merged/.lock" true'
-    "$BB" merge "$dir" -o "$T/merged" >/dev/null 2>"$T/m.err"; rc=$?
+    "$BB_RELEASE" merge "$dir" -o "$T/merged" >/dev/null 2>"$T/m.err"; rc=$?
     check '[ "$rc" -eq 2 ] && grep -q "bitbench merge: $T/merged is being written by another process" "$T/m.err"' \
         "merge into a held directory: rc=$rc $(cat "$T/m.err")"
     kill "$f" 2>/dev/null; wait "$f" 2>/dev/null
