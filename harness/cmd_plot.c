@@ -202,6 +202,15 @@ static int gnuplot(plot_ctx *c, const char *kind, const char *script, bb_gp_scri
     char rendered[2][128], name[24], err[600], path[PATH_MAX + 64], job[128];
     int rc = 0;
     snprintf(path, sizeof path, "%s/%s", c->scripts, script);
+    /* the places the images go, tested before gnuplot spends time on them */
+    for (int svg = 0; svg < 2 && !rc; svg++) {
+        char target[PATH_MAX + 32];
+        snprintf(target, sizeof target, "%s/%s.%s", c->out, kind, ext[svg]);
+        if (bb_output_check(target, err, sizeof err)) {
+            fprintf(stderr, "bitbench plot: %s\n", err);
+            rc = -1;
+        }
+    }
     for (int svg = 0; svg < 2 && !rc; svg++) {
         snprintf(name, sizeof name, "%s.%s", kind, ext[svg]);
         tmp_file(c, name, rendered[svg], sizeof rendered[svg]);
@@ -743,7 +752,7 @@ static bool load_profile(const char *dir, const char *prof_path, plot_inputs *in
 }
 
 /* The output folder: made when missing (its parent must exist), else one line saying what is
- * wrong.  Every plot file is then tested there before gnuplot runs. */
+ * wrong.  gnuplot() then tests each image's place before gnuplot runs. */
 static int prepare_out(const char *out)
 {
     struct stat st;

@@ -11,7 +11,8 @@
 #       (model, kernel) hold them.
 # No canary file may ever appear, and every plot is still drawn: none of these strings is more than
 # odd once it is data.  Also: a plot that fails leaves the previous plot as it was; `plot` of a
-# folder without results, and --out under a missing folder, say so in one line and exit non-zero.
+# folder without results, --out under a missing folder and an image place that is a folder say so
+# in one line and exit non-zero.
 bin=$1
 data="$BITBENCH_SOURCE_DIR/tests/data/plot_results"
 if ! command -v gnuplot >/dev/null 2>&1; then
@@ -193,5 +194,9 @@ mkdir "$tmp/empty"
     fail "--out under a missing folder exited 0"
 [ "$(wc -l < "$tmp/missing.err")" -eq 1 ] && grep -q "$tmp/missing" "$tmp/missing.err" ||
     fail "--out under a missing folder: not one line naming it: $(cat "$tmp/missing.err")"
+mkdir -p "$tmp/dirout/threads.svg"
+"$bin" plot "$data" --kind threads --out "$tmp/dirout" >/dev/null 2>"$tmp/dirout.err" && fail "an image place that is a folder exited 0"
+grep -q 'threads.svg: is a directory' "$tmp/dirout.err" && [ ! -e "$tmp/dirout/threads.png" ] ||
+    fail "an image place that is a folder: not refused before drawing: $(cat "$tmp/dirout.err")"
 canary "the end"
 echo "test_plot_hostile: passed"
