@@ -5,19 +5,29 @@
  * the ratio of two measured columns (gops / gbps = operations per weight byte).
  * Kinds: roofline, threads, gemv_bw, tokens, ebw; default all that the data allow. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "csv.h"
+#include "gnuplot_script.h"
 #include "json_read.h"
+#include "support/input_file.h"
+#include "support/output_file.h"
+
+extern char **environ;
 
 #define PL_MAX_KEYS 64
 
@@ -85,34 +95,150 @@ static int profile_read(const char *path, profile *pr)
 
 /* ---- running gnuplot ---- */
 
+/* What one `bitbench plot` works with.  Gnuplot only ever sees paths of ours: the scripts folder
+ * (made absolute) and the files in the temporary folder tmp (mkdtemp's, absolute); the rendered
+ * images are copied to out by bb_output_*, so a results folder's name never reaches gnuplot, and
+ * a failed plot leaves the previous files in out as they were. */
 typedef struct {
     char scripts[PATH_MAX], out[PATH_MAX], tmp[64], title_tail[256];
+    char made[32][24]; /* the names of the files made in tmp, removed at the end */
+    int nmade;
     int produced;
+    bool no_gnuplot; /* gnuplot could not be started: said once */
 } plot_ctx;
 
-static int gnuplot(plot_ctx *c, const char *kind, const char *script, const char *vars)
+/* tmp/name into out, remembered for the clean-up. */
+static void tmp_file(plot_ctx *c, const char *name, char *out, size_t len)
 {
-    for (int svg = 0; svg < 2; svg++) {
-        char cmd[16384], outfile[PATH_MAX + 32];
-        snprintf(outfile, sizeof outfile, "%s/%s.%s", c->out, kind, svg ? "svg" : "png");
-        snprintf(cmd, sizeof cmd, "gnuplot -e 'scriptdir=\"%s\"; term=\"%s\"; outfile=\"%s\"; %s' '%s/%s' 2>%s/gnuplot.err",
-                 c->scripts, svg ? "svg" : "png", outfile, vars, c->scripts, script, c->tmp);
-        int rc = system(cmd);
-        struct stat st;
-        if (rc != 0 || stat(outfile, &st) || st.st_size == 0) {
-            char errf[128], line[512] = "";
-            snprintf(errf, sizeof errf, "%s/gnuplot.err", c->tmp);
-            FILE *f = fopen(errf, "r");
-            if (f) {
-                size_t n = fread(line, 1, sizeof line - 1, f);
-                line[n] = 0;
-                fclose(f);
-            }
-            fprintf(stderr, "bitbench plot: gnuplot failed on %s (%s): %s\n", script, outfile, line);
+    snprintf(out, len, "%s/%s", c->tmp, name);
+    for (int i = 0; i < c->nmade; i++)
+        if (!strcmp(c->made[i], name)) return;
+    if (c->nmade < (int)(sizeof c->made / sizeof c->made[0])) snprintf(c->made[c->nmade++], sizeof c->made[0], "%s", name);
+}
+
+/* The temporary folder and the files bitbench made in it, with C calls (nothing else writes in a
+ * mkdtemp folder; one that is not empty is left, harmless). */
+static void remove_tmp(plot_ctx *c)
+{
+    char p[128];
+    for (int i = 0; i < c->nmade; i++) {
+        snprintf(p, sizeof p, "%s/%s", c->tmp, c->made[i]);
+        unlink(p);
+    }
+    rmdir(c->tmp);
+}
+
+/* gnuplot SCRIPT with an argument vector (no shell), stdin from /dev/null, its stdout onto our
+ * stderr (bitbench's stdout lists the files written), its stderr passed through.  0 when it
+ * exited with status 0; else -1 with one line on stderr. */
+static int run_gnuplot(plot_ctx *c, const char *kind, const char *script)
+{
+    if (c->no_gnuplot) return -1;
+    char *const argv[] = {"gnuplot", (char *)script, NULL};
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa)) return -1;
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc) {
+        fprintf(stderr, "bitbench plot: cannot run gnuplot: %s%s\n", strerror(rc),
+                rc == ENOENT ? " (install gnuplot, or put it on PATH)" : "");
+        c->no_gnuplot = true;
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "bitbench plot: %s: waiting for gnuplot: %s\n", kind, strerror(errno));
             return -1;
         }
-        printf("%s\n", outfile);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    if (WIFEXITED(st))
+        fprintf(stderr, "bitbench plot: %s: gnuplot exited with status %d (its message above); %s/%s.png and .svg "
+                        "left as they were\n", kind, WEXITSTATUS(st), c->out, kind);
+    else
+        fprintf(stderr, "bitbench plot: %s: gnuplot was ended by signal %d; %s/%s.png and .svg left as they were\n",
+                kind, WTERMSIG(st), c->out, kind);
+    return -1;
+}
+
+/* A rendered image from tmp to its place in out, through a temporary file beside it. */
+static int commit_image(plot_ctx *c, const char *from, const char *kind, const char *ext)
+{
+    char err[600], target[PATH_MAX + 32];
+    snprintf(target, sizeof target, "%s/%s.%s", c->out, kind, ext);
+    size_t n;
+    char *bytes = bb_input_read_all(from, "rendered plot", (uint64_t)1 << 30, &n, err, sizeof err);
+    if (!bytes) {
+        fprintf(stderr, "bitbench plot: %s\n", err);
+        return -1;
     }
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, target, err, sizeof err);
+    if (!f) {
+        free(bytes);
+        fprintf(stderr, "bitbench plot: %s\n", err);
+        return -1;
+    }
+    fwrite(bytes, 1, n, f);
+    free(bytes);
+    if (bb_output_commit(&o, err, sizeof err)) {
+        fprintf(stderr, "bitbench plot: %s\n", err);
+        return -1;
+    }
+    printf("%s\n", target);
+    return 0;
+}
+
+/* Draws kind with scripts/SCRIPT and the kind's variables vars (freed here), as PNG and SVG: both
+ * rendered into tmp first, then both put in place, so a failure leaves the previous pair. */
+static int gnuplot(plot_ctx *c, const char *kind, const char *script, bb_gp_script *vars)
+{
+    static const char *const ext[2] = {"png", "svg"};
+    char rendered[2][128], name[24], err[600], path[PATH_MAX + 64], job[128];
+    int rc = 0;
+    snprintf(path, sizeof path, "%s/%s", c->scripts, script);
+    /* the places the images go, tested before gnuplot spends time on them */
+    for (int svg = 0; svg < 2 && !rc; svg++) {
+        char target[PATH_MAX + 32];
+        snprintf(target, sizeof target, "%s/%s.%s", c->out, kind, ext[svg]);
+        if (bb_output_check(target, err, sizeof err)) {
+            fprintf(stderr, "bitbench plot: %s\n", err);
+            rc = -1;
+        }
+    }
+    for (int svg = 0; svg < 2 && !rc; svg++) {
+        snprintf(name, sizeof name, "%s.%s", kind, ext[svg]);
+        tmp_file(c, name, rendered[svg], sizeof rendered[svg]);
+        snprintf(name, sizeof name, "%s.gp", kind);
+        tmp_file(c, name, job, sizeof job);
+        bb_gp_script s;
+        bb_gp_script_init(&s);
+        bb_gp_set_text(&s, "term", ext[svg]);
+        bb_gp_append(&s, vars);
+        if (bb_gp_set_path(&s, "scriptdir", c->scripts, err, sizeof err) ||
+            bb_gp_set_path(&s, "outfile", rendered[svg], err, sizeof err) || bb_gp_load(&s, path, err, sizeof err) ||
+            bb_gp_script_write(&s, job, err, sizeof err)) {
+            fprintf(stderr, "bitbench plot: %s: %s\n", kind, err);
+            rc = -1;
+        } else if (run_gnuplot(c, kind, job)) {
+            rc = -1;
+        } else {
+            struct stat st;
+            if (stat(rendered[svg], &st) || st.st_size == 0) {
+                fprintf(stderr, "bitbench plot: %s: gnuplot wrote no %s file\n", kind, ext[svg]);
+                rc = -1;
+            }
+        }
+        bb_gp_script_free(&s);
+    }
+    bb_gp_script_free(vars);
+    for (int svg = 0; svg < 2 && !rc; svg++) rc = commit_image(c, rendered[svg], kind, ext[svg]);
+    if (rc) return -1;
     c->produced++;
     return 0;
 }
@@ -141,11 +267,44 @@ static void label_of(const bb_csv_table *t, int r, char *buf, size_t len)
 
 /* ---- kinds ---- */
 
+static int data_file_failed(const char *path)
+{
+    fprintf(stderr, "bitbench plot: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
+static int data_file_close(FILE *f, const char *path)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        fprintf(stderr, "bitbench plot: write error on %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The variables every kind has: its data file `points` (when there is one) and its title `ttl`,
+ * head then the machine and date. */
+static int kind_vars(const plot_ctx *c, bb_gp_script *vars, const char *points, const char *head)
+{
+    char err[600], ttl[512];
+    bb_gp_script_init(vars);
+    if (points && bb_gp_set_path(vars, "points", points, err, sizeof err)) {
+        fprintf(stderr, "bitbench plot: %s\n", err);
+        bb_gp_script_free(vars);
+        return -1;
+    }
+    snprintf(ttl, sizeof ttl, "%s%s", head, c->title_tail);
+    bb_gp_set_text(vars, "ttl", ttl);
+    return 0;
+}
+
 static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 {
     char path[128];
-    snprintf(path, sizeof path, "%s/roofline.dat", c->tmp);
+    tmp_file(c, "roofline.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
     keys ks = {0};
     int cg = bb_csv_col(g, "gops"), cb = bb_csv_col(g, "gbps");
     for (int r = 0; r < g->nrows; r++) {
@@ -161,20 +320,27 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
             label_of(g, r, l, sizeof l);
             double ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
             if (strcmp(l, ks.k[i]) || !(ops > 0) || !(bw > 0)) continue;
-            if (!any) fprintf(f, "%s\"%s\" 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
+            if (!any) {
+                fputs(blocks ? "\n\n" : "", f);
+                bb_gp_write_data_label(f, ks.k[i]);
+                fputs(" 0 0\n", f);
+            }
             any = 1;
             fprintf(f, "x %.6g %.6g\n", ops / bw, ops);
         }
         blocks += any;
     }
-    fclose(f);
+    if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
     int t = pr->maxthreads;
-    char vars[1024];
-    snprintf(vars, sizeof vars,
-             "points=\"%s\"; nblocks=%d; ttl=\"Roofline: %s\"; l1=%g; l2=%g; l3=%g; dram=%g; peak_i8=%g; peak_f32=%g", path,
-             blocks, c->title_tail, pr->bw[t][0], pr->bw[t][1], pr->bw[t][2], pr->bw[t][3], pr->peak_i8, pr->peak_f32);
-    return gnuplot(c, "roofline", "roofline.gp", vars);
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Roofline: ")) return -1;
+    bb_gp_set_int(&vars, "nblocks", blocks);
+    static const char *const ceiling[4] = {"l1", "l2", "l3", "dram"};
+    for (int l = 0; l < 4; l++) bb_gp_set_number(&vars, ceiling[l], pr->bw[t][l]);
+    bb_gp_set_number(&vars, "peak_i8", pr->peak_i8);
+    bb_gp_set_number(&vars, "peak_f32", pr->peak_f32);
+    return gnuplot(c, "roofline", "roofline.gp", &vars);
 }
 
 /* Against threads: one gnuplot data block per series (at most 12), named by series(), each line
@@ -218,7 +384,11 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
                 double y1, y2;
                 series(t, r, arg, name, sizeof name);
                 if (strcmp(name, ks.k[i]) || (int)bb_csv_cell_num(t, r, ct) != th || !values(t, r, arg, &y1, &y2)) continue;
-                if (!any) fprintf(f, "%s\"%s\" 0 0 0 0 0 0 0\n", blocks ? "\n\n" : "", ks.k[i]);
+                if (!any) {
+                    fputs(blocks ? "\n\n" : "", f);
+                    bb_gp_write_data_label(f, ks.k[i]);
+                    fputs(" 0 0 0 0 0 0 0\n", f);
+                }
                 any = 1;
                 double lo, hi;
                 int flag;
@@ -258,19 +428,20 @@ static int gemm_values(const bb_csv_table *g, int r, const void *arg, double *y1
 static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 {
     char path[128];
-    snprintf(path, sizeof path, "%s/threads.dat", c->tmp);
+    tmp_file(c, "threads.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
-    if (!f) return -1;
+    if (!f) return data_file_failed(path);
     gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps")};
     int flagged = 0, blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged);
-    fclose(f);
+    if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
-    char vars[1024];
-    snprintf(vars, sizeof vars,
-             "points=\"%s\"; nblocks=%d; flagged=%d; ttl=\"Throughput and bandwidth vs threads: %s\"; dram=%g; "
-             "bars=\"bars: interquartile range of the calls\"", path, blocks, flagged, c->title_tail,
-             pr ? pr->bw[pr->maxthreads][3] : 0.0);
-    return gnuplot(c, "threads", "threads.gp", vars);
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Throughput and bandwidth vs threads: ")) return -1;
+    bb_gp_set_int(&vars, "nblocks", blocks);
+    bb_gp_set_int(&vars, "flagged", flagged);
+    bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    bb_gp_set_text(&vars, "bars", "bars: interquartile range of the calls");
+    return gnuplot(c, "threads", "threads.gp", &vars);
 }
 
 static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
@@ -290,23 +461,28 @@ static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     }
     if (!shapes.n) return 1;
     char path[128];
-    snprintf(path, sizeof path, "%s/gemv_bw.dat", c->tmp);
+    tmp_file(c, "gemv_bw.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
     fprintf(f, "shape");
-    for (int k = 0; k < kern.n; k++) fprintf(f, " \"%s\"", kern.k[k]);
+    for (int k = 0; k < kern.n; k++) {
+        fputc(' ', f);
+        bb_gp_write_data_label(f, kern.k[k]);
+    }
     fputc('\n', f);
     for (int s = 0; s < shapes.n; s++) {
-        fprintf(f, "\"%s\"", shapes.k[s]);
+        bb_gp_write_data_label(f, shapes.k[s]);
         for (int k = 0; k < kern.n; k++)
             if (bestt[s][k] > 0) fprintf(f, " %.6g", best[s][k]);
             else fprintf(f, " NaN");
         fputc('\n', f);
     }
-    fclose(f);
-    char vars[1024];
-    snprintf(vars, sizeof vars, "points=\"%s\"; ncols=%d; ttl=\"GEMV (N=1) weight bandwidth, most threads: %s\"; dram=%g",
-             path, kern.n + 1, c->title_tail, pr ? pr->bw[pr->maxthreads][3] : 0.0);
-    return gnuplot(c, "gemv_bw", "gemv_bw.gp", vars);
+    if (data_file_close(f, path)) return -1;
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "GEMV (N=1) weight bandwidth, most threads: ")) return -1;
+    bb_gp_set_int(&vars, "ncols", kern.n + 1);
+    bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    return gnuplot(c, "gemv_bw", "gemv_bw.gp", &vars);
 }
 
 static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
@@ -337,15 +513,20 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
     for (int m = 0; m < models.n; m++)
         for (int k = 0; k < kern.n; k++) has_pp |= tt[m][k] > 0 && pp[m][k][0] > 0;
     char ptg[128], ppp[128];
-    snprintf(ptg, sizeof ptg, "%s/tg.dat", c->tmp);
-    snprintf(ppp, sizeof ppp, "%s/pp.dat", c->tmp);
+    tmp_file(c, "tg.dat", ptg, sizeof ptg);
+    tmp_file(c, "pp.dat", ppp, sizeof ppp);
     for (int which = 0; which < 2; which++) {
         FILE *f = fopen(which ? ppp : ptg, "w");
+        if (!f) return data_file_failed(which ? ppp : ptg);
         fprintf(f, "model");
-        for (int k = 0; k < kern.n; k++) fprintf(f, " \"%s\" low high", kern.k[k]);
+        for (int k = 0; k < kern.n; k++) {
+            fputc(' ', f);
+            bb_gp_write_data_label(f, kern.k[k]);
+            fputs(" low high", f);
+        }
         fputc('\n', f);
         for (int m = 0; m < models.n; m++) {
-            fprintf(f, "\"%s\"", models.k[m]);
+            bb_gp_write_data_label(f, models.k[m]);
             for (int k = 0; k < kern.n; k++) {
                 const double *v = which ? pp[m][k] : tg[m][k];
                 for (int j = 0; j < 3; j++)
@@ -354,13 +535,19 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
             }
             fputc('\n', f);
         }
-        fclose(f);
+        if (data_file_close(f, which ? ppp : ptg)) return -1;
     }
-    char vars[1024];
-    snprintf(vars, sizeof vars,
-             "tg=\"%s\"; pp=\"%s\"; nkernels=%d; has_pp=%d; ttl=\"Tokens/s by model and kernel, most threads: %s\"",
-             ptg, ppp, kern.n, has_pp, c->title_tail);
-    return gnuplot(c, "tokens", "tokens.gp", vars);
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, NULL, "Tokens/s by model and kernel, most threads: ")) return -1;
+    char err[600];
+    if (bb_gp_set_path(&vars, "tg", ptg, err, sizeof err) || bb_gp_set_path(&vars, "pp", ppp, err, sizeof err)) {
+        fprintf(stderr, "bitbench plot: tokens: %s\n", err);
+        bb_gp_script_free(&vars);
+        return -1;
+    }
+    bb_gp_set_int(&vars, "nkernels", kern.n);
+    bb_gp_set_int(&vars, "has_pp", has_pp);
+    return gnuplot(c, "tokens", "tokens.gp", &vars);
 }
 
 /* Model sweeps against threads (bitnet.cpp Figs. 8 and 10): generation tokens/s and the derived
@@ -391,19 +578,21 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
     int ct = bb_csv_col(e, "threads");
     if (ec.model < 0 || ct < 0 || ec.tg < 0) return 1;
     char path[128];
-    snprintf(path, sizeof path, "%s/e2e_threads.dat", c->tmp);
+    tmp_file(c, "e2e_threads.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
-    if (!f) return -1;
+    if (!f) return data_file_failed(path);
     int flagged = 0, blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged);
-    fclose(f);
+    if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
-    char vars[1024];
-    snprintf(vars, sizeof vars,
-             "points=\"%s\"; nblocks=%d; flagged=%d; ttl=\"Token generation vs threads: %s\"; dram=%g; "
-             "y1=\"generation throughput (tokens/s)\"; y2=\"weight bandwidth, derived (GB/s)\"; "
-             "bars=\"bars: slowest to fastest repetition\"",
-             path, blocks, flagged, c->title_tail, pr ? pr->bw[pr->maxthreads][3] : 0.0);
-    return gnuplot(c, "e2e_threads", "threads.gp", vars);
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Token generation vs threads: ")) return -1;
+    bb_gp_set_int(&vars, "nblocks", blocks);
+    bb_gp_set_int(&vars, "flagged", flagged);
+    bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    bb_gp_set_text(&vars, "y1", "generation throughput (tokens/s)");
+    bb_gp_set_text(&vars, "y2", "weight bandwidth, derived (GB/s)");
+    bb_gp_set_text(&vars, "bars", "bars: slowest to fastest repetition");
+    return gnuplot(c, "e2e_threads", "threads.gp", &vars);
 }
 
 static int plot_ebw(plot_ctx *c, const profile *pr)
@@ -412,36 +601,49 @@ static int plot_ebw(plot_ctx *c, const profile *pr)
     int t = pr->maxthreads;
     double dram = pr->bw[t][3];
     char path[128];
-    snprintf(path, sizeof path, "%s/ebw.dat", c->tmp);
+    tmp_file(c, "ebw.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
     for (int i = 0; i < pr->ngamma; i++) {
         double bound = pr->gbound[i] * t;
-        fprintf(f, "\"%s %.3g\" %.6g %.6g %.6g\n", pr->gk[i], pr->gbpw[i], pr->gbpw[i], bound,
-                bound < dram ? bound : dram);
+        char label[96];
+        snprintf(label, sizeof label, "%s %.3g", pr->gk[i], pr->gbpw[i]);
+        bb_gp_write_data_label(f, label);
+        fprintf(f, " %.6g %.6g %.6g\n", pr->gbpw[i], bound, bound < dram ? bound : dram);
     }
-    fclose(f);
-    char vars[1024];
-    snprintf(vars, sizeof vars, "points=\"%s\"; ttl=\"Effective bandwidth per kernel, %d threads: %s\"; dram=%g", path, t,
-             c->title_tail, dram);
-    return gnuplot(c, "ebw", "ebw.gp", vars);
+    if (data_file_close(f, path)) return -1;
+    char head[64];
+    snprintf(head, sizeof head, "Effective bandwidth per kernel, %d threads: ", t);
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, head)) return -1;
+    bb_gp_set_number(&vars, "dram", dram);
+    return gnuplot(c, "ebw", "ebw.gp", &vars);
 }
 
 /* ---- the command ---- */
 
-static void find_scripts(char *out, size_t len)
+/* The scripts folder, as an absolute path (gnuplot is given nothing else: a relative name could
+ * begin with '<' or '|'); -1 with a line on stderr when it is not there. */
+static int find_scripts(char *out)
 {
     const char *src = getenv("BITBENCH_SOURCE_DIR");
-    char exe[PATH_MAX];
+    char exe[PATH_MAX], dir[PATH_MAX + 16];
     ssize_t n;
-    if (src) snprintf(out, len, "%s/scripts", src);
-    else if (access("scripts/roofline.gp", R_OK) == 0) snprintf(out, len, "%s", "scripts");
+    if (src) snprintf(dir, sizeof dir, "%.4000s/scripts", src);
+    else if (access("scripts/roofline.gp", R_OK) == 0) snprintf(dir, sizeof dir, "%s", "scripts");
     else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
         exe[n] = 0;
         char *slash = strrchr(exe, '/');
         if (slash) *slash = 0;
-        snprintf(out, len, "%.4000s/../scripts", exe);
+        snprintf(dir, sizeof dir, "%.4000s/../scripts", exe);
     } else
-        snprintf(out, len, "scripts");
+        snprintf(dir, sizeof dir, "scripts");
+    if (!realpath(dir, out)) {
+        fprintf(stderr, "bitbench plot: the gnuplot scripts folder %s: %s (BITBENCH_SOURCE_DIR names the source tree)\n",
+                dir, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static void usage(FILE *f)
@@ -533,16 +735,47 @@ static int load_tables(const char *dir, plot_inputs *in)
     return 0;
 }
 
-/* --profile FILE, else DIR/machine-profile.json, else results/machine-profile.json. */
-static void load_profile(const char *dir, const char *prof_path, plot_inputs *in)
+/* --profile FILE, else DIR/machine-profile.json, else results/machine-profile.json.  True when the
+ * profile came from the folder or --profile (results the folder or the command line offers). */
+static bool load_profile(const char *dir, const char *prof_path, plot_inputs *in)
 {
     char pp[PATH_MAX];
-    if (prof_path) in->have_prof = profile_read(prof_path, &in->pr) == 0;
-    else {
-        snprintf(pp, sizeof pp, "%s/machine-profile.json", dir);
-        in->have_prof = profile_read(pp, &in->pr) == 0 || profile_read("results/machine-profile.json", &in->pr) == 0;
+    if (prof_path) {
+        in->have_prof = profile_read(prof_path, &in->pr) == 0;
+        if (!in->have_prof) fprintf(stderr, "bitbench plot: %s: not a machine profile\n", prof_path);
+        return in->have_prof;
     }
-    if (prof_path && !in->have_prof) fprintf(stderr, "bitbench plot: %s: not a machine profile\n", prof_path);
+    snprintf(pp, sizeof pp, "%s/machine-profile.json", dir);
+    if ((in->have_prof = profile_read(pp, &in->pr) == 0)) return true;
+    in->have_prof = profile_read("results/machine-profile.json", &in->pr) == 0;
+    return false;
+}
+
+/* The output folder: made when missing (its parent must exist), else one line saying what is
+ * wrong.  gnuplot() then tests each image's place before gnuplot runs. */
+static int prepare_out(const char *out)
+{
+    struct stat st;
+    if (stat(out, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return 0;
+        fprintf(stderr, "bitbench plot: the output folder %s is %s, not a folder\n", out, bb_file_kind((unsigned)st.st_mode));
+        return -1;
+    }
+    if (mkdir(out, 0777) == 0 || errno == EEXIST) return 0;
+    if (errno == ENOENT) {
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%s", out);
+        char *slash = strrchr(parent, '/');
+        while (slash && slash > parent && slash[1] == 0) { /* "a/b/" names a/b */
+            *slash = 0;
+            slash = strrchr(parent, '/');
+        }
+        if (slash && slash > parent) *slash = 0;
+        else snprintf(parent, sizeof parent, ".");
+        fprintf(stderr, "bitbench plot: cannot create the output folder %s: the folder %s does not exist\n", out, parent);
+    } else
+        fprintf(stderr, "bitbench plot: cannot create the output folder %s: %s\n", out, strerror(errno));
+    return -1;
 }
 
 /* Machine and date for the titles: the run's run.json, else the profile. */
@@ -559,9 +792,8 @@ static void run_title(const char *dir, const plot_inputs *in, char *out, size_t 
     if (!cpu[0] && in->have_prof) snprintf(cpu, sizeof cpu, "%s", in->pr.cpu);
     if (!date[0] && in->have_prof) snprintf(date, sizeof date, "%s", in->pr.date);
     if (date[10] == 'T') date[10] = 0; /* the day is enough in a title */
+    /* a gnuplot string literal whatever it holds (gnuplot_script.h) */
     snprintf(out, len, "%s, %s", cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated");
-    for (char *q = out; *q; q++)
-        if (*q == '"' || *q == '\'') *q = ' ';
 }
 
 /* Draw kind i of bb_plot_kinds: 0, 1 skipped (with *why when the data lack something), -1 failed. */
@@ -592,37 +824,41 @@ int bb_cmd_plot(int argc, char **argv)
     const char *dir = argv[optind];
     static plot_ctx c;
     memset(&c, 0, sizeof c);
-    find_scripts(c.scripts, sizeof c.scripts);
-    if (out) snprintf(c.out, sizeof c.out, "%s", out);
-    else snprintf(c.out, sizeof c.out, "%s/plots", dir);
-    mkdir(c.out, 0777);
-    snprintf(c.tmp, sizeof c.tmp, "/tmp/bitbench-plot-XXXXXX");
-    if (!mkdtemp(c.tmp)) {
-        fprintf(stderr, "bitbench plot: cannot create a temporary folder\n");
-        return 1;
-    }
     static plot_inputs in;
     memset(&in, 0, sizeof in);
     if (load_tables(dir, &in)) return 1;
-    load_profile(dir, prof_path, &in);
+    bool own_profile = load_profile(dir, prof_path, &in);
+    if (!in.have_gemm && !in.have_e2e && !own_profile) {
+        fprintf(stderr, "bitbench plot: %s: no results to plot (no kernel-sweep CSV with kernel, m, k, n, threads, "
+                        "gops, gbps, no model-sweep CSV with model, kernel, tg_tps, no machine-profile.json)\n", dir);
+        return 1;
+    }
+    if (out) snprintf(c.out, sizeof c.out, "%s", out);
+    else snprintf(c.out, sizeof c.out, "%s/plots", dir);
+    rc = 1;
+    if (find_scripts(c.scripts) || prepare_out(c.out)) goto done;
+    snprintf(c.tmp, sizeof c.tmp, "/tmp/bitbench-plot-XXXXXX");
+    if (!mkdtemp(c.tmp)) {
+        fprintf(stderr, "bitbench plot: cannot create a temporary folder in /tmp: %s\n", strerror(errno));
+        goto done;
+    }
     run_title(dir, &in, c.title_tail, sizeof c.title_tail);
 
     int failed = 0, skipped_wanted = 0;
     for (int i = 0; i < BB_PLOT_NKINDS; i++) {
         if (kind && strcmp(kind, bb_plot_kinds[i])) continue;
         const char *why;
-        rc = draw_kind(&c, i, &in, &why);
-        if (rc > 0) {
+        int drawn = draw_kind(&c, i, &in, &why);
+        if (drawn > 0) {
             fprintf(stderr, "bitbench plot: %s skipped: %s\n", bb_plot_kinds[i], why ? why : "no points in the data");
             skipped_wanted += kind != NULL;
         }
-        failed += rc < 0;
+        failed += drawn < 0;
     }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", c.tmp);
-    if (system(cmd)) { /* a leftover temporary folder is harmless */
-    }
+    remove_tmp(&c);
+    rc = failed ? 1 : skipped_wanted ? 1 : 0;
+done:
     if (in.have_gemm) bb_csv_table_free(&in.gemm);
     if (in.have_e2e) bb_csv_table_free(&in.e2e);
-    return failed ? 1 : skipped_wanted ? 1 : 0;
+    return rc;
 }

@@ -31,7 +31,7 @@ shared=${BITBENCH_SHARED_DIR:-$src/../shared}
 bin=$build/tests/fuzz
 work=$build/fuzz
 
-all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power"
+all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script"
 targets=${*:-$all}
 for t in $targets; do
   if [ ! -x "$bin/fuzz_$t" ]; then
@@ -93,6 +93,18 @@ make_seeds() { # target dir
                "$src"/tests/data/plot_results/*.json "$src"/tests/data/peers/*.json; do
         i=$((i + 1))
         seed "$d" "$i-$(basename "$f")" "" "$f" 16384
+      done ;;
+    gnuplot_script)
+      # Fields split at NUL bytes (fuzz_gnuplot_script.c): ttl, bars, y1, a path, a data label --
+      # here a title with a reference run's cpu_model and its first kernel name.
+      i=0
+      for f in "$src"/results/reference/*/run.json "$src"/tests/data/plot_results/run.json; do
+        [ -f "$f" ] || continue
+        i=$((i + 1))
+        cpu=$(sed -n 's/.*"cpu_model": "\(.*\)",*$/\1/p' "$f" | head -n 1)
+        kernel=$(awk -F, 'NR == 2 { print $4 }' "$(dirname "$f")/results.csv" 2>/dev/null)
+        printf 'Roofline: %s, 2026-01-01\000bars: interquartile range of the calls\000throughput (GOP/s)\000%s\000%s 1024x1024x1\000' \
+          "$cpu" "$src/scripts/roofline.gp" "$kernel" > "$d/run-$i"
       done ;;
     pcm_memory)
       seed "$d" pcm_memory_sample.csv "" "$src/tests/data/pcm_memory_sample.csv" 16384 ;;
