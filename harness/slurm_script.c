@@ -163,7 +163,7 @@ static void pin_function(FILE *f)
                "  actual=$(sha256sum < \"$1\") || exit 3\n"
                "  actual=${actual%%%% *}\n"
                "  if [ \"$actual\" != \"$2\" ]; then\n"
-               "    echo \"bitbench slurm: $1 has changed since the script was written (sha256 $actual, expected $2);"
+               "    printf '%%s\\n' \"bitbench slurm: $1 has changed since the script was written (sha256 $actual, expected $2);"
                " write the scripts again\" >&2\n"
                "    exit 3\n"
                "  fi\n"
@@ -217,7 +217,7 @@ void bb_slurm_render_array(const bb_slurm_job *job, int g, FILE *f)
                "  [ -e \"$sidecar\" ] || continue\n"
                "  resume=--resume\n"
                "  if grep -q '\"status\": \"complete\"' \"$sidecar\"; then\n"
-               "    echo \"bitbench slurm: shard $shard/%d is complete already: ${sidecar%%/run.json}\"\n"
+               "    printf '%%s\\n' \"bitbench slurm: shard $shard/%d is complete already: ${sidecar%%/run.json}\"\n"
                "    exit 0\n"
                "  fi\n"
                "done\n", job->shards);
@@ -271,7 +271,7 @@ void bb_slurm_render_merge(const bb_slurm_job *job, FILE *f)
                    "  \"$bitbench\" merge --quiet \"$dir/shards/$group\"-shard-* -o \"$dir/merged-$group\" || status=1\n"
                    "done\n");
     }
-    fprintf(f, "[ \"$status\" -eq 0 ] || echo \"bitbench slurm: each array task's output is in $dir/logs/\" >&2\n"
+    fprintf(f, "[ \"$status\" -eq 0 ] || printf '%%s\\n' \"bitbench slurm: each array task's output is in $dir/logs/\" >&2\n"
                "exit \"$status\"\n");
 }
 
@@ -293,11 +293,11 @@ void bb_slurm_render_submit(const bb_slurm_job *job, FILE *f)
                "  id=$(sbatch --parsable \"$array\")\n"
                "  id=${id%%%%;*}\n"
                "  after=\"$after:$id\"\n"
-               "  echo \"array job $id: $array, shards 0-%d\"\n"
+               "  printf '%%s\\n' \"array job $id: $array, shards 0-%d\"\n"
                "done\n", job->shards - 1);
     fprintf(f, "id=$(sbatch --parsable \"--dependency=%s$after\" merge.sbatch)\nid=${id%%%%;*}\n",
             job->merge_after_ok ? "afterok" : "afterany");
-    fprintf(f, "echo \"merge job $id: merge.sbatch, into $dir/merged\"\n");
+    fprintf(f, "printf '%%s\\n' \"merge job $id: merge.sbatch, into $dir/merged\"\n");
 }
 
 /* One script: written whole through a temporary file, then made executable. */
