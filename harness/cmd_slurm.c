@@ -56,6 +56,9 @@ static int pin_paths(bb_slurm_job *job, const char *file, char *err, size_t errl
         return -1;
     }
     memcpy(job->experiment, real, strlen(real) + 1);
+    if (bb_slurm_check_value("the experiment path", job->experiment, false, err, errlen) ||
+        bb_slurm_check_value("the bitbench binary's path", job->bitbench, false, err, errlen))
+        return -1;
     if (bb_sha256_file(job->bitbench, job->bitbench_sha256) || bb_sha256_file(job->experiment, job->experiment_sha256)) {
         snprintf(err, errlen, "cannot read %s or %s to pin it", job->bitbench, job->experiment);
         return -1;
@@ -90,7 +93,8 @@ static int check_experiment(const bb_slurm_job *job)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
 }
 
-/* The scripts' directory: made, absolute, free of characters #SBATCH lines cannot carry. */
+/* The scripts' directory: made, absolute, free of characters #SBATCH lines cannot carry (out itself
+ * was checked before anything was made). */
 static int make_dir(bb_slurm_job *job, const char *out, char *err, size_t errlen)
 {
     char buf[1024];
@@ -112,17 +116,27 @@ static int make_dir(bb_slurm_job *job, const char *out, char *err, size_t errlen
         return -1;
     }
     memcpy(job->dir, real, strlen(real) + 1);
-    if (strpbrk(job->dir, " \t\n'\"\\%") || strpbrk(job->workdir, " \t\n'\"\\%")) {
-        snprintf(err, errlen, "%s or %s holds a space, quote, backslash or '%%', which #SBATCH lines cannot carry; "
-                 "use another --out or working directory", job->dir, job->workdir);
-        return -1;
-    }
-    return 0;
+    /* Both go into #SBATCH lines (--output, --chdir); the writer checks them again with the rest. */
+    return bb_slurm_check_value("--out", job->dir, true, err, errlen) ||
+                   bb_slurm_check_value("the working directory", job->workdir, true, err, errlen)
+               ? -1
+               : 0;
+}
+
+/* 0 when value can go into the scripts as option's value (slurm_script.h), else -1 after one error
+ * line: checked as the options are read, before any directory is made. */
+static int script_value(const char *option, const char *value, bool sbatch_line)
+{
+    char err[512];
+    if (!bb_slurm_check_value(option, value, sbatch_line, err, sizeof err)) return 0;
+    fprintf(stderr, "bitbench slurm: %s\n", err);
+    return -1;
 }
 
 /* A run option passed on to every shard (and to the check). */
 static int add_run_arg(bb_slurm_job *job, const char *opt, const char *value)
 {
+    if (value && script_value(opt, value, false)) return -1;
     if (job->nrun_args + 2 > BB_SLURM_MAX_ARGS) {
         fprintf(stderr, "bitbench slurm: too many run options (at most %d)\n", BB_SLURM_MAX_ARGS / 2);
         return -1;
@@ -134,6 +148,7 @@ static int add_run_arg(bb_slurm_job *job, const char *opt, const char *value)
 
 static int add_constraint(bb_slurm_job *job, const char *c)
 {
+    if (script_value("--constraint", c, true)) return -1;
     if (job->ngroups == BB_SLURM_MAX_GROUPS || !*c) {
         fprintf(stderr, "bitbench slurm: --constraint: %s\n", *c ? "too many node types (at most 16)" : "empty");
         return -1;
@@ -155,12 +170,12 @@ static int parse_option(int c, char **argv, bb_slurm_job *job, const char **out,
 {
     switch (c) {
     case 'n': return bb_parse_int("--shards", optarg, 1, BB_SHARD_MAX, &job->shards) ? 2 : -1;
-    case 'p': job->partition = optarg; return -1;
-    case 't': job->time = optarg; return -1;
-    case 'a': job->account = optarg; return -1;
+    case 'p': job->partition = optarg; return script_value("--partition", optarg, true) ? 2 : -1;
+    case 't': job->time = optarg; return script_value("--time", optarg, true) ? 2 : -1;
+    case 'a': job->account = optarg; return script_value("--account", optarg, true) ? 2 : -1;
     case 'c': return add_constraint(job, optarg) ? 2 : -1;
     case 'C': return bb_parse_int("--cpus-per-task", optarg, 1, 1 << 20, &job->cpus_per_task) ? 2 : -1;
-    case 'o': *out = optarg; return -1;
+    case 'o': *out = optarg; return script_value("--out", optarg, true) ? 2 : -1;
     case 'm':
         if (strcmp(optarg, "any") && strcmp(optarg, "ok")) {
             fprintf(stderr, "bitbench slurm: --merge-after: expected any or ok, got '%s'\n", optarg);
@@ -184,6 +199,71 @@ static int parse_option(int c, char **argv, bb_slurm_job *job, const char **out,
         usage(stderr);
         return 2;
     }
+}
+
+/* `sbatch --parsable [dependency] script` in dir, as submit.sh runs it but from an argument vector
+ * (no shell), and the job id it prints ("ID" or "ID;CLUSTER") in id.  0, or -1 after an error line. */
+static int sbatch(const char *dir, const char *dependency, const char *script, char *id, size_t idlen)
+{
+    int fd[2];
+    if (pipe(fd)) {
+        fprintf(stderr, "bitbench slurm: cannot start sbatch: %s\n", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        const char *argv[] = {"sbatch", "--parsable", dependency ? dependency : script, dependency ? script : NULL,
+                              NULL};
+        close(fd[0]);
+        if (dup2(fd[1], STDOUT_FILENO) < 0 || chdir(dir)) _exit(127);
+        execvp("sbatch", (char *const *)argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    char out[256], chunk[256];
+    size_t n = 0;
+    for (;;) { /* the first bytes kept, the rest read to the end so that sbatch never blocks */
+        ssize_t got = read(fd[0], chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        size_t keep = (size_t)got < sizeof out - 1 - n ? (size_t)got : sizeof out - 1 - n;
+        memcpy(out + n, chunk, keep);
+        n += keep;
+    }
+    out[n] = 0;
+    close(fd[0]);
+    int st = 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    size_t digits = strspn(out, "0123456789");
+    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || digits == 0 || digits >= idlen ||
+        !strchr(";\r\n", out[digits])) {
+        fprintf(stderr, "bitbench slurm: sbatch %s in %s failed (%s %d): is sbatch on PATH and the cluster up?\n",
+                script, dir, pid < 0 ? "fork" : WIFEXITED(st) ? "exit" : "signal",
+                pid < 0 ? errno : WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        return -1;
+    }
+    memcpy(id, out, digits);
+    id[digits] = 0;
+    return 0;
+}
+
+/* --submit: what submit.sh does, the arrays and then the merge job after them; the job ids printed. */
+static int submit_all(const bb_slurm_job *job)
+{
+    char dependency[64 + BB_SLURM_MAX_GROUPS * 24], id[24], name[128];
+    size_t n = (size_t)snprintf(dependency, sizeof dependency, "--dependency=%s",
+                                job->merge_after_ok ? "afterok" : "afterany");
+    for (int g = 0; g < job->ngroups; g++) {
+        bb_slurm_array_name(job, g, name, sizeof name);
+        if (sbatch(job->dir, NULL, name, id, sizeof id)) return 1;
+        n += (size_t)snprintf(dependency + n, sizeof dependency - n, ":%s", id);
+        printf("array job %s: %s, shards 0-%d\n", id, name, job->shards - 1);
+        fflush(stdout);
+    }
+    if (sbatch(job->dir, dependency, "merge.sbatch", id, sizeof id)) return 1;
+    printf("merge job %s: merge.sbatch, into %s/merged\n", id, job->dir);
+    return 0;
 }
 
 static void join_args(int argc, char **argv, char *buf, size_t len)
@@ -264,14 +344,5 @@ int bb_cmd_slurm(int argc, char **argv)
         printf("submit with: %s/submit.sh\n", job.dir);
         return 0;
     }
-    fflush(stdout);
-    char command[1200];
-    snprintf(command, sizeof command, "'%s/submit.sh'", job.dir);
-    int st = system(command);
-    if (st != 0) {
-        fprintf(stderr, "bitbench slurm: %s/submit.sh failed (exit %d): is sbatch on PATH and the cluster up?\n",
-                job.dir, WIFEXITED(st) ? WEXITSTATUS(st) : st);
-        return 1;
-    }
-    return 0;
+    return submit_all(&job);
 }

@@ -8,12 +8,22 @@
  * start (exit 3) when either changed after the scripts were written, so a rebuilt binary cannot
  * slip into half of the shards.  A task whose shard directory already holds a run resumes it
  * (--resume), so a requeued or resubmitted array continues where it stopped; a complete shard is
- * left alone. */
+ * left alone.
+ *
+ * The scripts are shared and run on other machines, so they are safe by construction (issue 29):
+ * every value (paths, options, run options) is checked first (bb_slurm_check_job: no control
+ * character, so no value can start a line of its own), and in the bash code each value is one
+ * single-quoted word (a quote inside as '\''), assigned once at the top of the script and used
+ * only as "$name" after that: nothing evaluates a value.  The #SBATCH lines are read by sbatch,
+ * which splits on blanks and takes quotes, backslashes and '#' as syntax, so the values written
+ * there (--partition, --account, --time, --constraint, --out, the working directory) must be free
+ * of those characters; the job name is a label made of the experiment's file name. */
 #ifndef BB_SLURM_SCRIPT_H
 #define BB_SLURM_SCRIPT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define BB_SLURM_MAX_GROUPS 16
 #define BB_SLURM_MAX_ARGS 64
@@ -37,8 +47,26 @@ typedef struct {
 /* A group label from a constraint: its letters, digits, '.', '_' and '-', the rest as '_'. */
 void bb_slurm_group_label(const char *constraint, char *buf, size_t len);
 
-/* Write array[-GROUP].sbatch, merge.sbatch and submit.sh into job->dir (and make logs/).  Returns
- * 0, or -1 with err. */
+/* 0 when value can go into a script as the value of option (a name for the error: "--partition",
+ * "the experiment path"): it holds no control character (bytes below 0x20, and 0x7f), and when
+ * sbatch_line is set also no blank, quote, backslash, '#' or '%'.  Else -1 with one line in err
+ * naming the option and the value (its control characters written as \n, \xNN). */
+int bb_slurm_check_value(const char *option, const char *value, bool sbatch_line, char *err, size_t errlen);
+
+/* Every value of job checked as bb_slurm_check_value does, the hashes as 64 hex digits, the counts
+ * in range.  0, or -1 with err. */
+int bb_slurm_check_job(const bb_slurm_job *job, char *err, size_t errlen);
+
+/* The file name of group g's array script: array.sbatch, or array-GROUP.sbatch. */
+void bb_slurm_array_name(const bb_slurm_job *job, int g, char *buf, size_t len);
+
+/* The scripts' text, for a job bb_slurm_check_job accepted (the writer below checks first). */
+void bb_slurm_render_array(const bb_slurm_job *job, int g, FILE *f);
+void bb_slurm_render_merge(const bb_slurm_job *job, FILE *f);
+void bb_slurm_render_submit(const bb_slurm_job *job, FILE *f);
+
+/* Check the job, then write array[-GROUP].sbatch, merge.sbatch and submit.sh into job->dir (and
+ * make logs/).  Returns 0, or -1 with err. */
 int bb_slurm_write_scripts(const bb_slurm_job *job, char *err, size_t errlen);
 
 #endif

@@ -146,9 +146,9 @@ for line in "--array=0-1" "--nodes=1" "--exclusive" "--cpus-per-task=3" "--hint=
             "--account=acc" "--time=10" "--output=$T/sl/logs/shard-%a.out"; do
     check 'grep -qx -- "#SBATCH $line" "$T/sl/array.sbatch"' "array.sbatch has #SBATCH $line"
 done
-check 'grep -q "pin \"\$bitbench\" $(sha256sum "$BB" | cut -d" " -f1)" "$T/sl/array.sbatch"' "the binary is pinned"
-check 'grep -q "pin \"\$experiment\" $(sha256sum "$T/cl.lua" | cut -d" " -f1)" "$T/sl/array.sbatch"' "the file is pinned"
-check 'grep -q -- "--dependency=afterany\$after merge.sbatch" "$T/sl/submit.sh"' "the merge job runs after any end"
+check 'grep -q "pin \"\$bitbench\" '"'"'$(sha256sum "$BB" | cut -d" " -f1)'"'"'" "$T/sl/array.sbatch"' "the binary is pinned"
+check 'grep -q "pin \"\$experiment\" '"'"'$(sha256sum "$T/cl.lua" | cut -d" " -f1)'"'"'" "$T/sl/array.sbatch"' "the file is pinned"
+check 'grep -q -- "\"--dependency=afterany\$after\" merge.sbatch" "$T/sl/submit.sh"' "the merge job runs after any end"
 for i in 0 1; do SLURM_ARRAY_TASK_ID=$i bash "$T/sl/array.sbatch" > /dev/null 2>&1 || echo "FAIL: array task $i by hand"; done
 check 'bash "$T/sl/merge.sbatch" 2>&1 | grep -q "2 shards, .* complete"' "the array and merge scripts run as Slurm would"
 check '[ "$(keys "$T/sl/merged/results.csv")" = "$(keys "$T/full"/*/results.csv)" ]' "their merge has the plan's points"
@@ -161,7 +161,7 @@ check '[ $rc -eq 3 ] && grep -q "cl.lua has changed since the script was written
 "$BB" slurm "$E" --shards 2 --out "$T/sl2" --constraint 'a&b' --constraint c --merge-after ok > /dev/null 2>&1
 check '[ -f "$T/sl2/array-a_b.sbatch" ] && grep -qx "#SBATCH --constraint=a&b" "$T/sl2/array-a_b.sbatch"' \
     "one array per node type, with its constraint"
-check 'grep -q -- "--shard-group c " "$T/sl2/array-c.sbatch" && grep -q -- "--groups a_b,c" "$T/sl2/merge.sbatch"' \
+check 'grep -qx "group='"'c'"'" "$T/sl2/array-c.sbatch" && grep -q -- "--shard-group \"\$group\" " "$T/sl2/array-c.sbatch" && grep -qx "groups='"'a_b,c'"'" "$T/sl2/merge.sbatch"' \
     "the group of each array, all groups in the merge"
 check 'grep -q -- "--dependency=afterok" "$T/sl2/submit.sh"' "--merge-after ok"
 

@@ -11,6 +11,7 @@
  * /sys/class/powercap and the power PMU lists energy-psys only), no_permission (energy_uj not
  * readable: it is root-only since Linux 5.10), perf_paranoid (perf's power events are
  * system-wide and need perf_event_paranoid <= 0 or CAP_PERFMON). */
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <math.h>
@@ -42,6 +43,31 @@ static int read_text(const char *path, char *buf, size_t len)
     fclose(f);
     buf[n] = 0;
     return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The power PMU's event names for the reason line: the entries of its events/ folder without a
+ * '.' (energy-pkg, not energy-pkg.scale or .unit), sorted, separated by spaces, cut at len. */
+static void list_events(char *buf, size_t len)
+{
+    char *names[64];
+    int n = 0;
+    buf[0] = 0;
+    DIR *d = opendir(POWER_PMU "/events");
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d)) && n < 64;)
+        if (!strchr(e->d_name, '.') && (names[n] = strdup(e->d_name))) n++;
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], compare_names);
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        if (used < len) used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", names[i]);
+        free(names[i]);
+    }
 }
 
 static double powercap_joules(void)
@@ -93,12 +119,8 @@ static int rapl_open(bb_meter *m)
         return 0;
     }
     if (read_text(POWER_PMU "/events/energy-pkg", event, sizeof event)) {
-        char have[256] = "";
-        FILE *p = popen("ls " POWER_PMU "/events 2>/dev/null | grep -v '\\.' | tr '\\n' ' '", "r");
-        if (p) {
-            if (!fgets(have, sizeof have, p)) have[0] = 0;
-            pclose(p);
-        }
+        char have[256];
+        list_events(have, sizeof have);
         free(s);
         unavailable(m, "no_powercap",
                     "no /sys/class/powercap, and perf's power PMU has no energy-pkg event (it lists: %s)",

@@ -10,7 +10,8 @@
 #   BUILD_DIR/fuzz/seeds/<target>     made here from the real files of the tree and ../shared
 #                                     (models, tokenizers, GGUF goldens, experiments, model configs,
 #                                     the reference runs' results.csv/e2e.csv/run.json, the recorded
-#                                     PCM outputs), cut or wrapped as the target's input layout says;
+#                                     PCM outputs, a Slurm job's values), cut or wrapped as the
+#                                     target's input layout says;
 #   tests/fuzz/regressions/<target>   small inputs kept in the tree (crashes found once, refusals);
 #   BUILD_DIR/fuzz/corpus/<target>    what earlier runs found, kept between runs.
 # A crash, leak, timeout (10 s per input) or out-of-memory (2 GiB) fails the script and prints
@@ -31,7 +32,7 @@ shared=${BITBENCH_SHARED_DIR:-$src/../shared}
 bin=$build/tests/fuzz
 work=$build/fuzz
 
-all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script"
+all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script"
 targets=${*:-$all}
 for t in $targets; do
   if [ ! -x "$bin/fuzz_$t" ]; then
@@ -115,6 +116,14 @@ make_seeds() { # target dir
         awk '{ printf "%d.%09d\t%s\n", 1763750000 + int(NR / 10), (NR % 10) * 100000000, $0 }' \
             "$src/tests/data/pcm_power_sample.txt" > "$d/pcm_power_stamped.txt"
       fi ;;
+    slurm_script)
+      # The layout of fuzz_slurm_script.c: flags (partition, account, time, 2 constraints), 1 run
+      # option, 3 shards, 8 cpus; then the fields at NUL bytes: the values of a real cluster job.
+      sha=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+      printf '\047\001\002\007%s\000%s\000%s\000%s\000%s\000%s\000%s\000%s\000%s\000%s\000%s\000%s\000%s' \
+        /opt/bitbench/build/bitbench /home/me/bitbench/experiments/kernels.lua /home/me/slurm/kernels \
+        /home/me/bitbench kernels batch proj 2:00:00 "bitbench slurm kernels.lua --shards 3" "$sha" \
+        'icelake&avx512' 'zen4|zen5' --smoke > "$d/cluster-job" ;;
   esac
 }
 
