@@ -1,5 +1,17 @@
 #include "e2e_bench.h"
 
+#include <math.h>
+
+/* The data-dependent next token of a timed decode: a logit scaled and reduced modulo the vocabulary.
+ * Through a 64-bit integer, so a negative, huge or non-finite logit gives a defined token
+ * (converting a negative float straight to unsigned is undefined behaviour). */
+static int next_token(float logit, int vocab_size)
+{
+    float v = logit * 1000.0f;
+    long long i = (isfinite(v) && fabsf(v) < 1e18f) ? (long long)v : 0;
+    return (int)((unsigned long long)i % (unsigned long long)vocab_size);
+}
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +152,7 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
         double mm = 0, a = bb_now();
         for (int g = 0; g < s->gen_len; g++) {
             const float *l = bb_tf_forward(tf, pool, &tok, 1, pos + g, &mm);
-            tok = l ? (int)((unsigned)(l[g % d.vocab_size] * 1000.0f) % (unsigned)d.vocab_size) : 1;
+            tok = l ? next_token(l[g % d.vocab_size], d.vocab_size) : 1;
         }
         double dt = bb_now() - a;
         if (s->gen_len > 0 && s->gen_end) s->gen_end(s->hook_ctx, rep, s->gen_len);
