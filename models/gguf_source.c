@@ -55,8 +55,11 @@ static int meta_float(const bb_gguf *g, const char *arch, const char *what, floa
     int rc = bb_gguf_get_f32(g, key, out, err, errlen);
     if (rc == BB_GGUF_MISSING) *out = dflt;
     else if (rc) return -1;
-    if (!(*out > 0)) {
-        snprintf(err, errlen, "%s: metadata key '%s' = %g: must be positive", bb_gguf_path(g), key, *out);
+    /* an f64 beyond FLT_MAX arrives here as inf; an infinite RoPE base or epsilon is as
+     * meaningless as NaN (transformer_build.c, bb_tf_dims_check) */
+    if (!(*out > 0 && isfinite(*out))) {
+        snprintf(err, errlen, "%s: metadata key '%s' = %g: must be a finite positive number", bb_gguf_path(g), key,
+                 (double)*out);
         return -1;
     }
     return 0;
@@ -79,6 +82,23 @@ static int read_activation(bb_gguf_model *m, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* The file's own vocabulary (when it has one) against the model's: token_embd.weight's rows and
+ * the classifier's are vocab_size (check_tensors), so the token list must have as many entries.
+ * Fewer, and the model can emit ids the tokenizer cannot print; more, and the tokenizer hands
+ * the engine ids past the embedding.  llama.cpp sizes token_embd from the token list and
+ * refuses any other shape ("wrong shape"), so such a file does not run there either. */
+static int check_vocab_rows(const bb_gguf *g, const char *arch, int vocab_size, char *err, size_t errlen)
+{
+    bb_gguf_array tokens;
+    char e[256];
+    if (bb_gguf_get_array(g, "tokenizer.ggml.tokens", BB_GGUF_STRING, &tokens, e, sizeof e)) return 0;
+    if (tokens.count == (uint64_t)vocab_size) return 0;
+    snprintf(err, errlen, "%s: tokenizer.ggml.tokens has %llu entries, but the model's vocabulary (%s.vocab_size or "
+             "token_embd.weight's rows) is %d; they must be equal, one embedding row per token", bb_gguf_path(g),
+             (unsigned long long)tokens.count, arch, vocab_size);
+    return -1;
 }
 
 static int read_dims(bb_gguf_model *m, char *err, size_t errlen)
@@ -114,6 +134,7 @@ static int read_dims(bb_gguf_model *m, char *err, size_t errlen)
                             bb_gguf_path(g), a);
         return -1;
     }
+    if (check_vocab_rows(g, a, d->vocab_size, err, errlen)) return -1;
     d->style = strcmp(a, "bitnet") ? BB_STYLE_LLAMA : BB_STYLE_BITNET;
     m->neox = bb_gguf_arch_neox(d->style);
     d->sub_norms = d->style == BB_STYLE_BITNET;
@@ -153,6 +174,51 @@ static int check_tensor(const bb_gguf_model *m, const bb_gguf_role *r, int layer
     return 0;
 }
 
+/* The block number of a tensor named "blk.N.*", or -1 for other names (and -2 for a "blk."
+ * name without a number: no block at all). */
+static long block_of(const char *name)
+{
+    if (strncmp(name, "blk.", 4)) return -1;
+    long n = 0;
+    const char *p = name + 4;
+    if (*p < '0' || *p > '9') return -2;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((n = n * 10 + (*p - '0')) > (1L << 24)) return (1L << 24) + 1;
+    return *p == '.' ? n : -2;
+}
+
+/* ARCH.block_count against the blocks the tensors belong to.  llama.cpp refuses both ways: it
+ * asks for every tensor of blocks 0 .. block_count-1 ("missing tensor"), and a tensor it never
+ * asked for fails its count ("wrong number of tensors").  A file with more blocks than it
+ * declares would otherwise run as a shallower model than the one shared, silently. */
+static int check_blocks(const bb_gguf_model *m, char *err, size_t errlen)
+{
+    long last = -1;
+    for (uint64_t i = 0; i < bb_gguf_tensor_count(m->g); i++) {
+        const char *name = bb_gguf_tensor_at(m->g, i)->name;
+        long b = block_of(name);
+        if (b == -2) {
+            snprintf(err, errlen, "%s: tensor '%.80s' starts with 'blk.' but names no block (valid: blk.N.<name>)",
+                     bb_gguf_path(m->g), name);
+            return -1;
+        }
+        if (b >= m->d.n_layers) {
+            snprintf(err, errlen, "%s: tensor '%.80s' belongs to block %ld, but %s.block_count = %d (valid blocks: 0 .. %d)",
+                     bb_gguf_path(m->g), name, b, m->arch, m->d.n_layers, m->d.n_layers - 1);
+            return -1;
+        }
+        if (b > last) last = b;
+    }
+    if (last + 1 < m->d.n_layers) {
+        char have[48] = "no block tensors";
+        if (last >= 0) snprintf(have, sizeof have, "tensors up to block %ld", last);
+        snprintf(err, errlen, "%s: %s.block_count = %d, but the file has %s (blk.%ld.* is missing); the two must agree",
+                 bb_gguf_path(m->g), m->arch, m->d.n_layers, have, last + 1);
+        return -1;
+    }
+    return 0;
+}
+
 static int check_tensors(const bb_gguf_model *m, char *err, size_t errlen)
 {
     for (int layer = -1; layer < m->d.n_layers; layer++)
@@ -180,7 +246,7 @@ bb_gguf_model *bb_gguf_model_open(const char *path, char *err, size_t errlen)
         goto fail;
     }
     memcpy(m->arch, a.ptr, a.len);
-    if (read_dims(m, err, errlen) || check_tensors(m, err, errlen)) goto fail;
+    if (read_dims(m, err, errlen) || check_blocks(m, err, errlen) || check_tensors(m, err, errlen)) goto fail;
     if (m->neox) { /* wq is the larger of wq and wk, the same in every layer */
         const bb_gguf_tensor *q = bb_gguf_find_tensor(m->g, "blk.0.attn_q.weight");
         size_t bytes = sizeof(float) * q->n_elements > q->n_bytes ? sizeof(float) * q->n_elements : q->n_bytes;

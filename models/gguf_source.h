@@ -35,7 +35,11 @@
  * Names, shapes and the NEOX row order come from gguf_names.h, which the exporter shares.
  *
  * Every tensor the model needs is checked at open, with its shape against the metadata and its
- * type against what can be decoded; the first problem is the one error line. */
+ * type against what can be decoded; the first problem is the one error line.  The metadata is
+ * checked against itself as llama.cpp's loader checks it: block_count against the blocks the
+ * tensors belong to (none missing, none past it), the token list (when the file has one) against
+ * vocab_size, the embedding's rows; and rope.freq_base and layer_norm_rms_epsilon must be finite
+ * and positive (llama.cpp takes any value, and computes NaN or meaningless angles from them). */
 #ifndef BB_GGUF_SOURCE_H
 #define BB_GGUF_SOURCE_H
 

@@ -69,11 +69,39 @@ static int by_length_desc(const void *a, const void *b, void *ctx)
     return la != lb ? (la < lb ? 1 : -1) : *(const int *)a - *(const int *)b;
 }
 
+void bb_tok_quote(const char *s, size_t n, size_t max, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && i < max && o + 8 < outlen; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7F || c == '\'' || c == '\\') o += (size_t)snprintf(out + o, outlen - o, "\\x%02X", c);
+        else out[o++] = (char)c;
+    }
+    if (n > max && o + 4 < outlen) memcpy(out + o, "...", 3), o += 3;
+    out[o < outlen ? o : outlen - 1] = 0;
+}
+
+void bb_tok_note(bb_tokenizer *t, const char *line)
+{
+    size_t used = strlen(t->notes);
+    snprintf(t->notes + used, sizeof t->notes - used, "%s%s", used ? "\n" : "", line);
+    fprintf(stderr, "note: %s\n", line);
+}
+
+const char *bb_tokenizer_notes(const bb_tokenizer *t) { return t->notes; }
+
 int bb_tok_index(bb_tokenizer *t)
 {
     if (bb_strmap_init(&t->vocab, (size_t)t->n_vocab)) return -1;
-    for (int i = 0; i < t->n_vocab; i++)
-        if (t->text_len[i]) bb_strmap_put(&t->vocab, t->text[i], t->text_len[i], i);
+    /* a repeated text keeps the later id in the map, as llama.cpp's token_to_id does just before
+     * it stops on the repeat (GGML_ASSERT: as many texts as ids); the loaders refuse it */
+    t->dup_first = t->dup_second = -1;
+    for (int i = 0; i < t->n_vocab; i++) {
+        if (!t->text_len[i]) continue;
+        int before = bb_strmap_get(&t->vocab, t->text[i], t->text_len[i]);
+        if (before >= 0 && t->dup_second < 0) t->dup_first = before, t->dup_second = i;
+        bb_strmap_put(&t->vocab, t->text[i], t->text_len[i], i);
+    }
     for (int b = 0; b < 256; b++) {
         char hex[8];
         snprintf(hex, sizeof hex, "<0x%02X>", b);
@@ -182,6 +210,14 @@ bb_tokenizer *bb_tokenizer_load(const char *path, int vocab_size, char *err, siz
         int bad = parse_llama2c(t, path, buf, len, err, errlen);
         if (!bad && bb_tok_index(t)) {
             snprintf(err, errlen, "%s: out of memory", path);
+            bad = 1;
+        } else if (!bad && t->dup_second >= 0) {
+            /* run.c's binary search over the sorted texts would find either id; llama.cpp, given
+             * the GGUF that convert-llama2c-to-ggml makes of this file, stops on the repeat */
+            char q[160];
+            bb_tok_quote(t->text[t->dup_second], t->text_len[t->dup_second], 40, q, sizeof q);
+            snprintf(err, errlen, "%s: token %d '%s' repeats token %d; every token's text must be unique", path,
+                     t->dup_second, q, t->dup_first);
             bad = 1;
         }
         if (bad) {

@@ -28,7 +28,8 @@
 typedef struct bb_tokenizer bb_tokenizer;
 typedef struct bb_gguf bb_gguf;
 
-/* NULL with one line naming the file and what is wrong (missing, truncated, implausible). */
+/* NULL with one line naming the file and what is wrong (missing, truncated, implausible, a token
+ * text twice: llama.cpp stops on that in a GGUF vocabulary, so both readers refuse it). */
 bb_tokenizer *bb_tokenizer_load(const char *path, int vocab_size, char *err, size_t errlen);
 /* From an open GGUF file's metadata; the tokenizer does not refer to the file afterwards.
  * NULL with one line naming the file, the key and what is valid. */
@@ -62,5 +63,9 @@ int bb_tokenizer_eos(const bb_tokenizer *t);
 bool bb_tokenizer_is_eog(const bb_tokenizer *t, int tok);
 /* "llama2.c", "llama (SentencePiece)", "gpt2 (byte-level BPE, pre gpt-2)" ... */
 const char *bb_tokenizer_describe(const bb_tokenizer *t);
+/* What loading accepted that llama.cpp accepts but a reader should know of (a byte-level
+ * vocabulary missing byte tokens, merges that are empty or not pairs): one line each, joined by
+ * '\n', each also printed on stderr when the tokenizer was read; "" when none. */
+const char *bb_tokenizer_notes(const bb_tokenizer *t);
 
 #endif

@@ -144,16 +144,63 @@ static void find_eog(bb_tokenizer *t)
     }
 }
 
+/* Merge rules: "left right", left not empty.  llama.cpp splits each at the first space after the
+ * first byte; a rule without one (an empty string among them) becomes the pair ("", ""), which
+ * never matches, and no list at all fails its load but an empty list does not (every text is
+ * then left one byte-level character per token).  bitbench does the same: such a rule is kept
+ * under its own text, which no "left right" key of two non-empty symbols equals, and an empty
+ * list merges nothing.  Both are noted, since a converter that wrote them lost the merges. */
 static int read_merges(const bb_gguf *g, bb_tokenizer *t, const bb_gguf_array *m)
 {
     if (m->count > INT32_MAX || bb_strmap_init(&t->merges, (size_t)m->count)) return -1;
+    uint64_t not_pairs = 0, first = 0;
     for (uint64_t i = 0; i < m->count; i++) {
         bb_gguf_str s = bb_gguf_array_str(m, i);
         const char *key = bb_tok_arena_copy(t, s.ptr, s.len);
         /* the first of duplicate rules keeps its rank, as llama.cpp's bpe_ranks.emplace does */
         if (bb_strmap_get(&t->merges, key, s.len) < 0) bb_strmap_put(&t->merges, key, s.len, (int)i);
+        if (s.len < 2 || !memchr(s.ptr + 1, ' ', s.len - 1)) {
+            if (!not_pairs) first = i;
+            not_pairs++;
+        }
+    }
+    char line[400];
+    if (m->count == 0) {
+        snprintf(line, sizeof line, "%s: tokenizer.ggml.merges has no entries: bitbench, as llama.cpp, encodes text "
+                 "one byte-level character per token", bb_gguf_path(g));
+        bb_tok_note(t, line);
+    } else if (not_pairs) {
+        char q[160];
+        bb_gguf_str s = bb_gguf_array_str(m, first);
+        bb_tok_quote(s.ptr, s.len, 40, q, sizeof q);
+        snprintf(line, sizeof line, "%s: tokenizer.ggml.merges has %llu of %llu entries that are not 'left right' "
+                 "pairs (the first: [%llu] = '%s'): bitbench, as llama.cpp, never applies them", bb_gguf_path(g),
+                 (unsigned long long)not_pairs, (unsigned long long)m->count, (unsigned long long)first, q);
+        bb_tok_note(t, line);
     }
     return 0;
+}
+
+/* A byte-level vocabulary has a token for each of the 256 byte characters, the start of every
+ * merge.  Without one, a piece left with that character cannot be encoded and the byte is
+ * dropped from the text: llama.cpp loads such a vocabulary and drops the byte the same way
+ * (its BPE fallback looks up each byte alone and skips what it does not find), so bitbench
+ * loads it too, with a note. */
+static void check_byte_tokens(const bb_gguf *g, bb_tokenizer *t)
+{
+    int missing = 0, first = -1;
+    for (int b = 0; b < 256; b++)
+        if (bb_tok_lookup(t, t->byte_utf8[b], t->byte_utf8_len[b]) < 0) {
+            if (!missing) first = b;
+            missing++;
+        }
+    if (!missing) return;
+    char line[400], q[16];
+    bb_tok_quote(t->byte_utf8[first], t->byte_utf8_len[first], 4, q, sizeof q);
+    snprintf(line, sizeof line, "%s: tokenizer.ggml.tokens lacks %d of the 256 byte-level tokens (the first: '%s' for "
+             "byte 0x%02X): bitbench, as llama.cpp, drops such a byte from the text when no merge covers it",
+             bb_gguf_path(g), missing, q, first);
+    bb_tok_note(t, line);
 }
 
 static uint64_t strings_bytes(const bb_gguf_array *a)
@@ -197,12 +244,26 @@ bb_tokenizer *bb_tokenizer_from_gguf(const bb_gguf *g, char *err, size_t errlen)
         flag(g, KEY("add_eos_token"), &t->add_eos, err, errlen) ||
         flag(g, KEY("add_space_prefix"), &t->add_space_prefix, err, errlen))
         goto fail;
-    if (bb_tok_index(t) || (t->kind == BB_TOK_BPE && read_merges(g, t, &merges))) {
+    if (bb_tok_index(t)) {
         snprintf(err, errlen, "%s: out of memory indexing the vocabulary", bb_gguf_path(g));
+        goto fail;
+    }
+    if (t->dup_second >= 0) {
+        /* llama.cpp stops on this (GGML_ASSERT that there are as many texts as ids): one text
+         * with two ids leaves one of them unreachable by encoding */
+        char q[160];
+        bb_tok_quote(t->text[t->dup_second], t->text_len[t->dup_second], 40, q, sizeof q);
+        snprintf(err, errlen, "%s: tokenizer.ggml.tokens[%d] = '%s' repeats tokenizer.ggml.tokens[%d]; every token's "
+                 "text must be unique", bb_gguf_path(g), t->dup_second, q, t->dup_first);
+        goto fail;
+    }
+    if (t->kind == BB_TOK_BPE && read_merges(g, t, &merges)) {
+        snprintf(err, errlen, "%s: out of memory indexing the merges", bb_gguf_path(g));
         goto fail;
     }
     if (t->kind == BB_TOK_BPE) {
         bb_bpe_byte_map(t);
+        check_byte_tokens(g, t);
         if (bb_bpe_make_pieces(t)) {
             snprintf(err, errlen, "%s: the decoded tokens do not fit the space reserved for them", bb_gguf_path(g));
             goto fail;

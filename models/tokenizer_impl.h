@@ -52,6 +52,8 @@ struct bb_tokenizer {
     int n_eog;
     int *specials;       /* control, unknown and user-defined ids, longest text first */
     int n_specials;
+    int dup_first, dup_second; /* bb_tok_index: the first token whose text repeats an earlier one's, -1 if none */
+    char notes[640];           /* bb_tokenizer_notes */
 };
 
 /* Allocation of the shared parts: the arrays for n tokens and an arena of arena_bytes. */
@@ -63,6 +65,11 @@ int bb_tok_index(bb_tokenizer *t);
 /* The byte of a "<0xHH>" token text (upper-case hex, as SentencePiece writes it), or -1. */
 int bb_tok_parse_byte(const char *s, size_t n);
 int bb_tok_lookup(const bb_tokenizer *t, const char *s, size_t n);
+/* A token's text for an error line: at most max bytes, control bytes, quotes and backslashes as
+ * \xHH (never a newline), "..." after a cut. */
+void bb_tok_quote(const char *s, size_t n, size_t max, char *out, size_t outlen);
+/* Adds a line to t->notes and prints it on stderr ("note: " first). */
+void bb_tok_note(bb_tokenizer *t, const char *line);
 
 /* The merge loop of both encoders (tokenizer_merge.c).  text[0, n) is split into UTF-8
  * characters, sym (room for n) gets the symbols, heap (room for 3n: n - 1 pairs at first, at most

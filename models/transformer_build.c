@@ -34,6 +34,14 @@ int bb_tf_dims_check(const bb_tf_dims *d, char *err, size_t errlen)
         snprintf(err, errlen, "head dimension %d must be even for RoPE", bb_tf_head_dim(d));
         return -1;
     }
+    /* 0 means the llama2.c default (10000).  An infinite base leaves only the first pair of each
+     * head rotating, NaN, zero or a negative base give NaN angles (llama.cpp loads such a file and
+     * computes them): no position information either way, so refused whatever the source. */
+    if (!(d->rope_theta == 0 || (d->rope_theta > 0 && isfinite(d->rope_theta)))) {
+        snprintf(err, errlen, "rope_theta = %g: the RoPE base must be a finite positive number (0 = 10000)",
+                 (double)d->rope_theta);
+        return -1;
+    }
     return 0;
 }
 
