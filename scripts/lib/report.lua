@@ -327,8 +327,8 @@ function M.any_flagged(rows)
 end
 
 -- The sentence describing the run's machine, from run.json's machine section and the machine
--- profile (`bitbench roofline`'s read bandwidths): "2 cores of an Intel(R) Xeon(R) Processor (a
--- KVMKVMKVM guest) reading 27.5 GB/s from DRAM with 2 threads".  A figure the files lack is said
+-- profile (`bitbench roofline`'s read bandwidths): "2 cores of Intel(R) Xeon(R) Processor (a
+-- virtual machine), reading 27.5 GB/s from DRAM with 2 threads".  A figure the files lack is said
 -- to be not measured, never filled in from another machine.
 function M.dram_gbps(profile, threads)
   local best
@@ -344,8 +344,7 @@ function M.machine_sentence(run)
   local m = ((run or {}).json or {}).machine or ((run or {}).profile or {}).machine or {}
   local cores = m.cores and (m.cores .. " core" .. (m.cores == 1 and "" or "s")) or "an unknown number of cores"
   local cpu = (m.cpu_model and m.cpu_model ~= "") and m.cpu_model or "an unrecorded CPU model"
-  local guest = m.virtualized and (" (a " .. ((m.hypervisor and m.hypervisor ~= "") and m.hypervisor or "virtual")
-    .. " guest)") or ""
+  local guest = m.virtualized and " (a virtual machine)" or ""
   local gbps, t = M.dram_gbps(run and run.profile)
   local bw = gbps and string.format("reading %s GB/s from DRAM with %d thread%s (its machine profile)", M.fmt(gbps, 3),
     t or 0, t == 1 and "" or "s") or "whose DRAM bandwidth was not measured (no machine profile in the run)"
