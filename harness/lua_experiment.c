@@ -303,7 +303,7 @@ int bb_experiment_load_sized(const char *file, const bb_machine *mach, const cha
     load_open_bitbench(L, &c);
     int rc = -1;
     /* Text only: Lua does not verify a precompiled (binary) chunk, and a damaged one crashes it. */
-    if (bb_lua_load_file(L, file, "experiment", BB_EXPERIMENT_MAX_BYTES) != LUA_OK) {
+    if (bb_lua_load_file(L, file, "Lua experiment", BB_EXPERIMENT_MAX_BYTES) != LUA_OK) {
         /* syntax errors already read "FILE:LINE: message near 'token'"; a missing file does not */
         bb_lua_sandbox_error(L, err, errlen);
         goto done;

@@ -249,7 +249,7 @@ static void read_perplexity(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
                                               i ? BB_INPUT_ANY_SIZE : BB_PPL_DEFAULT_MAX_TEXT_BYTES, NULL, err,
                                               sizeof err)
                               : NULL;
-        if (files[i][0] && !f) load_fail(L, c, sw, "field 'perplexity', '%s': %s", i ? "model" : "file", err);
+        if (files[i][0] && !f) load_fail(L, c, sw, "field 'perplexity', %s: %s", i ? "model" : "file", err);
         if (f) fclose(f);
     }
     lua_pop(L, 1);
