@@ -8,7 +8,6 @@
 #include "models/model_fit.h"
 #include "models/model_load.h"
 #include "models/synthetic.h"
-#include "support/machine.h"
 #include "support/memory.h"
 #include "support/stats.h"
 #include "support/timer.h"
@@ -52,7 +51,6 @@ static bb_transformer *build_model(const bb_e2e_spec *s, char *err, size_t errle
     bb_tf_options opt = {.kernel = s->kernel, .out_kernel = s->out_kernel ? s->out_kernel : "f16", .kv_f16 = s->kv_f16,
                          .max_batch = s->prompt_len > 0 ? (s->prompt_len < 512 ? s->prompt_len : 512) : 1};
     if (bb_model_check_fits(s->model->name, &d, &opt, err, errlen)) return NULL;
-    char e[1024];
     if (s->model->path[0]) { /* a model file's own weights */
         char warn[512];
         bb_transformer *tf = bb_model_load_engine(s->model->path, seq, &opt, NULL, warn, sizeof warn, err, errlen);
@@ -61,6 +59,7 @@ static bb_transformer *build_model(const bb_e2e_spec *s, char *err, size_t errle
     }
     bb_synthetic syn = {.dims = d, .seed = s->seed, .distinct_layers = s->distinct_layers};
     bb_weight_source src = bb_synthetic_source(&syn);
+    char e[1024];
     bb_transformer *tf = bb_tf_create(&d, &src, &opt, e, sizeof e);
     if (!tf) snprintf(err, errlen, "model %s: %s", s->model->name, e);
     return tf;
