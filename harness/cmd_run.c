@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
@@ -103,9 +104,7 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     char path[1400], err[256];
     if (ex->profile) {
         snprintf(path, sizeof path, "%s/machine-profile.json", dir);
-        FILE *f = fopen(path, "r");
-        if (f) fclose(f);
-        else {
+        if (access(path, F_OK) != 0) { /* whether it is there, not opened: a FIFO would block an open */
             static bb_roofline r;
             int threads = ex->profile_threads ? ex->profile_threads : (mach->cores > 0 ? mach->cores : 1);
             if (threads > BB_ROOF_MAX_THREADS) threads = BB_ROOF_MAX_THREADS;
