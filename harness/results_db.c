@@ -99,7 +99,29 @@ static int query_int(bb_db *db, const char *sql, long long *v, char *err, size_t
     return rc == SQLITE_ROW ? 0 : fail(db, "cannot read it", err, errlen);
 }
 
-/* Is this file ours, of a schema this build knows?  Creates the schema in an empty file. */
+/* Version 1 to 2: e2e_points gains "cpus" (the CPU of each thread), empty in the rows stored before.
+ * Inside one write transaction, with the version read again there: two processes opening the same
+ * old file migrate it once. */
+static int migrate_v1(bb_db *db, char *err, size_t errlen)
+{
+    long long version;
+    if (exec(db, "BEGIN IMMEDIATE", err, errlen)) return -1;
+    if (query_int(db, "SELECT max(version) FROM schema_version", &version, err, errlen)) goto fail;
+    if (version == 1) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "ALTER TABLE e2e_points ADD COLUMN \"cpus\" TEXT; UPDATE schema_version SET version = %d;",
+                 BB_DB_SCHEMA_VERSION);
+        if (exec(db, sql, err, errlen)) goto fail;
+    }
+    return exec(db, "COMMIT", err, errlen);
+fail:;
+    char e2[1400];
+    exec(db, "ROLLBACK", e2, sizeof e2);
+    return -1;
+}
+
+/* Is this file ours, of a schema this build knows?  Creates the schema in an empty file; brings a
+ * file of an older schema up to this one. */
 static int check_schema(bb_db *db, char *err, size_t errlen)
 {
     long long app, ntables, version;
@@ -113,6 +135,10 @@ static int check_schema(bb_db *db, char *err, size_t errlen)
         return -1;
     }
     if (query_int(db, "SELECT max(version) FROM schema_version", &version, err, errlen)) return -1;
+    if (version == 1) {
+        if (migrate_v1(db, err, errlen)) return -1;
+        version = BB_DB_SCHEMA_VERSION;
+    }
     if (version != BB_DB_SCHEMA_VERSION) {
         snprintf(err, errlen, "%s has results-database schema version %lld; this bitbench reads version %d",
                  db->path, version, BB_DB_SCHEMA_VERSION);

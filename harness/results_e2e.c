@@ -19,6 +19,7 @@ const bb_column bb_e2e_columns[] = {
     COLF("bits_per_weight", bits_per_weight, "%.4f", "bits per weight of the kernel as stored, scales included"),
     COL("out_kernel", BB_COL_STR, out_kernel, "kernel of the classifier (output projection)"),
     COL("threads", BB_COL_INT, threads, "threads of the pool"),
+    COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated (empty for a peer)"),
     COL("prompt", BB_COL_INT, prompt, "prompt tokens (prefill); 0 = none"),
     COL("gen", BB_COL_INT, gen, "generated tokens (decode); 0 = none"),
     COL("reps", BB_COL_INT, reps, "repetitions of prefill + generation"),
