@@ -107,14 +107,14 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
 
 static void print_csv(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads)
 {
-    printf("model,kernel,threads,cpus,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,"
+    printf("model,kernel,threads,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,"
            "weight_bytes_per_token,weight_pad_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
-           "tg_of_read,footprint_bytes\n");
-    printf("%s,%s,%d,%s,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu\n",
-           spec->model->name, spec->kernel, threads, r->cpus, spec->prompt_len, spec->gen_len, spec->reps, r->pp_tps_median, r->tg_tps_median,
+           "tg_of_read,footprint_bytes,cpus\n");
+    printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%s\n",
+           spec->model->name, spec->kernel, threads, spec->prompt_len, spec->gen_len, spec->reps, r->pp_tps_median, r->tg_tps_median,
            r->tg_tps_min, r->tg_tps_max, r->tg_ms_per_token, r->matmul_share, r->weight_bytes_per_token,
            r->weight_pad_bytes_per_token, r->tg_gbps, r->read_tps_median, r->read_tps_max, r->read_gbps,
-           r->tg_of_read, r->footprint);
+           r->tg_of_read, r->footprint, r->cpus);
 }
 
 static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads, const bb_machine *mach)

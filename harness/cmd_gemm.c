@@ -112,17 +112,17 @@ static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int thr
 {
     char cpus[128];
     bb_pool_cpus(pool, cpus, sizeof cpus);
-    printf("kernel,variant,m,k,n,threads,cpus,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s\n",
+    printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s,cpus\n",
            spec->read_alone ? ",read_t_median_s,read_t_min_s,read_gbps" : "",
            spec->verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
-    printf("%s,%s,%d,%d,%d,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa,
-           spec->m, spec->k, spec->n, threads, cpus, bb_cache_mode_name(spec->cache), r->reps, r->t_median, r->t_min,
-           r->t_max, r->t_sd, r->gops, r->gbps);
+    printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa, spec->m,
+           spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), r->reps, r->t_median, r->t_min, r->t_max,
+           r->t_sd, r->gops, r->gbps);
     if (spec->read_alone) printf(",%.9g,%.9g,%.6g", r->read_t_median, r->read_t_min, r->read_gbps);
     if (spec->verify)
         printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r->max_abs_err, r->rel_err, r->bound_ratio, r->err_rel_rms,
                r->err_master_rel_rms, r->weight_rel_rms);
-    printf("\n");
+    printf(",%s\n", cpus); /* last: the columns before it keep their places */
 }
 
 static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_machine *mach,

@@ -19,7 +19,6 @@ const bb_column bb_e2e_columns[] = {
     COLF("bits_per_weight", bits_per_weight, "%.4f", "bits per weight of the kernel as stored, scales included"),
     COL("out_kernel", BB_COL_STR, out_kernel, "kernel of the classifier (output projection)"),
     COL("threads", BB_COL_INT, threads, "threads of the pool"),
-    COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated (empty for a peer)"),
     COL("prompt", BB_COL_INT, prompt, "prompt tokens (prefill); 0 = none"),
     COL("gen", BB_COL_INT, gen, "generated tokens (decode); 0 = none"),
     COL("reps", BB_COL_INT, reps, "repetitions of prefill + generation"),
@@ -56,6 +55,8 @@ const bb_column bb_e2e_columns[] = {
     COL("tg_samples", BB_COL_STR, tg_samples, "peers: generation tokens/s of each repetition, ';'-separated"),
     COLF("energy_per_token_j", energy_per_token_j, NULL,
          "measured energy of the median generation repetition / gen (empty without an energy meter)"),
+    /* last of the fixed columns, added after the others: the columns before it keep their places */
+    COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated (empty for a peer)"),
     BB_PROVENANCE_COLUMNS(bb_e2e_row),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);

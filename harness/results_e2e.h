@@ -20,9 +20,7 @@ typedef struct {
     char model[64], kernel[64], variant[16], family[16];
     double bits_per_weight;
     char out_kernel[64];
-    int threads;
-    char cpus[128];                  /* OS CPU of each thread, "0;1" (bb_pool_cpus); "" for a peer's row */
-    int prompt, gen, reps;
+    int threads, prompt, gen, reps;
     double pp_tps, pp_tps_min, pp_tps_max, tg_tps, tg_tps_min, tg_tps_max;
     double ms_per_token, matmul_share, weight_bytes_per_token, tg_gbps_derived;
     double read_tps, read_tps_max, read_gbps, tg_of_read, footprint_bytes;
@@ -36,6 +34,7 @@ typedef struct {
     char peer[16], peer_commit[48];
     char pp_samples[640], tg_samples[640]; /* tokens/s of each repetition, ';'-separated */
     double energy_per_token_j;
+    char cpus[128];                  /* OS CPU of each thread, "0;1" (bb_pool_cpus); "" for a peer's row */
     bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];
