@@ -13,6 +13,8 @@
 
 #include "csv_append.h"
 #include "json_read.h"
+#include "samples.h"
+#include "support/output_dir.h"
 #include "support/output_file.h"
 #include "meter.h"
 #include "progress.h"
@@ -278,6 +280,9 @@ static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
         if (find_latest_run(ex, st->opt->shard, st->dir, sizeof st->dir, err, errlen)) return -1;
         /* locked before its rows are read: a second --resume would measure the same points again */
         if (lock_dir(st, err, errlen)) return -1;
+        /* the files a resumed run replaces, checked before it measures anything */
+        static const char *const replaced[] = {JSON_NAME, MD_NAME, BB_SAMPLES_NAME, BB_E2E_SAMPLES_NAME, NULL};
+        if (bb_output_dir_check(st->dir, false, replaced, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
         if (resume_record(st, err, errlen)) return -1;

@@ -81,5 +81,17 @@ sed -i 's/"status": "complete"/"status": "incomplete"/' "$dir/run.json"
 check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$dir/results.csv")" -eq 5 ]' \
     "resume of a header cut short: rc=$rc, $(wc -l < "$dir/results.csv") lines: $(cat "$T/err4")"
 
+# A resumed run checks the files it replaces before measuring: a FIFO in results.md's place is one
+# line, at once (it blocked the run at its end); --db that is not a regular file likewise.
+sed -i 's/"status": "complete"/"status": "incomplete"/' "$dir/run.json"
+rm -f "$dir/results.md"; mkfifo "$dir/results.md"
+timeout 10 "$BB" run --quiet --resume "$T/k.lua" >/dev/null 2>"$T/err5"; rc=$?
+check '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(wc -l < "$T/err5")" -eq 1 ] && grep -q "results.md: is a FIFO" "$T/err5" && [ -p "$dir/results.md" ]' \
+    "resume with a FIFO as results.md: rc=$rc $(cat "$T/err5")"
+rm -f "$dir/results.md"
+timeout 10 "$BB" run --quiet --db /dev/null "$T/k.lua" >/dev/null 2>"$T/err6"; rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/err6")" -eq 1 ] && grep -q "^bitbench run: --db: /dev/null: is a character device" "$T/err6" &&
+       [ -c /dev/null ]' "run --db /dev/null: rc=$rc $(cat "$T/err6")"
+
 echo "test_samples: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
