@@ -69,7 +69,7 @@ typedef struct bb_kernel {
     const char *name;        /* unique, lower case: used on the command line, in Lua, in results */
     const char *family;      /* its folder: kernels/<family>, or "float" for baselines/ (bb_family_at) */
     const char *description; /* one line */
-    const char *paper;       /* where it comes from: "bitnet.cpp §2 (seed 000)" */
+    const char *paper;       /* where it comes from: "bitnet.cpp §2" */
     double bits_per_weight;  /* as stored, scales included, for large K */
     bool lossless;           /* exact w.r.t. its reference semantics for its weight kind */
     bb_weight_kind weights;

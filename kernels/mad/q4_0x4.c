@@ -1,4 +1,4 @@
-/* The two kernels on llama.cpp's 4-row record block_q4_0x4 (seed 003 §4.1.1, Table 2):
+/* The two kernels on llama.cpp's 4-row record block_q4_0x4 (Arm paper §4.1.1, Table 2):
  * q4_0_4_4 (4-byte chunks, q4_0_4_4.h) and q4_0_4_8 (8-byte chunks, q4_0_4_8.h).  Both pack and
  * read through q4_0_interleaved.c and compute q4_0's scalar reference (qx_0.c). */
 #include "q4_0_4_4.h"
@@ -46,7 +46,7 @@ const bb_kernel bb_kernel_q4_0_4_4 = {
     .name = "q4_0_4_4",
     .family = "mad",
     .description = "Q4_0 with 4 rows interleaved in 4-byte chunks (for SDOT by element), 4 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing, Q4_0_4_4 of Table 2 (seed 003)",
+    .paper = "Arm §4.1 SIMD-aware packing, Q4_0_4_4 of Table 2",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -76,7 +76,7 @@ const bb_kernel bb_kernel_q4_0_4_8 = {
     .name = "q4_0_4_8",
     .family = "mad",
     .description = "Q4_0 with 4 rows interleaved in 8-byte chunks (for SMMLA), 4 outputs per pass",
-    .paper = "Arm §4.1-4.2 SIMD-aware packing and MMLA, Q4_0_4_8 of Table 2 (seed 003)",
+    .paper = "Arm §4.1-4.2 SIMD-aware packing and MMLA, Q4_0_4_8 of Table 2 (Arm paper)",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
