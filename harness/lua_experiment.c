@@ -298,8 +298,8 @@ int bb_experiment_load_sized(const char *file, const bb_machine *mach, const cha
     load_open_bitbench(L, &c);
     int rc = -1;
     /* Text only: Lua does not verify a precompiled (binary) chunk, and a damaged one crashes it. */
-    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
-        /* syntax errors already read "FILE:LINE: message near 'token'"; a missing file does not */
+    if (bb_lua_sandbox_load(L, file) != LUA_OK) {
+        /* "FILE:LINE: message near 'token'", or "FILE: cannot open it: ..." */
         bb_lua_sandbox_error(L, err, errlen);
         goto done;
     }

@@ -161,7 +161,7 @@ static int load_path(const char *path, const char *expect_name, bb_model_config 
     if (!L) return -1;
     int rc = -1;
     /* Text only: Lua does not verify a precompiled (binary) chunk, and a damaged one crashes it. */
-    if (luaL_loadfilex(L, path, "t") != LUA_OK || bb_lua_sandbox_pcall(L, 0, 1) != LUA_OK) {
+    if (bb_lua_sandbox_load(L, path) != LUA_OK || bb_lua_sandbox_pcall(L, 0, 1) != LUA_OK) {
         bb_lua_sandbox_error(L, err, errlen);
     } else if (lua_type(L, -1) != LUA_TTABLE) {
         char what[96];

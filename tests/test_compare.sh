@@ -19,13 +19,13 @@ if ! "$BB" db list --db "$T/probe.sqlite" >/dev/null 2>"$T/probe.err" && grep -q
 fi
 
 cat > "$T/k.lua" <<'LUA'
-bitbench.experiment { name = "cmp", out = os.getenv("OUT"), sweeps = {
+bitbench.experiment { name = "cmp", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
   bitbench.sweep { name = "g", kernels = { "i2_s", "test_slow" }, shapes = { { m = 256, k = 512 } }, n = { 1 },
                    threads = { 1 }, warmup = 2, reps = 40, min_seconds = 0, max_reps = 40 } } }
 LUA
-OUT="$T/a" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
+BITBENCH_TEST_OUT="$T/a" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
 # test_slow made 2 ms slower per call: far beyond any noise of a few-microsecond kernel
-BITBENCH_TEST_SLOW=0.002 OUT="$T/b" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" ||
+BITBENCH_TEST_SLOW=0.002 BITBENCH_TEST_OUT="$T/b" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" ||
     echo "run b: $(cat "$T/err")"
 A=$(ls -d "$T"/a/cmp-*); B=$(ls -d "$T"/b/cmp-*)
 
@@ -69,7 +69,7 @@ if [ -z "$nodb" ]; then
         "a commit pools its runs (40 samples against 80): $rc $(cat "$T/dbc.csv" "$T/dbc.err")"
 
     # run --db stores the run when it ends
-    OUT="$T/c" "$BBH" run --quiet --db "$DB" "$T/k.lua" >/dev/null 2>"$T/c.err"; rc=$?
+    BITBENCH_TEST_OUT="$T/c" "$BBH" run --quiet --db "$DB" "$T/k.lua" >/dev/null 2>"$T/c.err"; rc=$?
     check '[ "$rc" -eq 0 ] && [ "$("$BB" db list --db "$DB" | wc -l)" -eq 4 ]' "run --db: $rc $(cat "$T/c.err")"
 
     # refused with one line, before any work
@@ -81,7 +81,7 @@ if [ -z "$nodb" ]; then
     fi
     for f in corrupt foreign newer; do
         [ -f "$T/$f.sqlite" ] || continue
-        OUT="$T/d" "$BBH" run --quiet --db "$T/$f.sqlite" "$T/k.lua" >/dev/null 2>"$T/$f.err"; rc=$?
+        BITBENCH_TEST_OUT="$T/d" "$BBH" run --quiet --db "$T/$f.sqlite" "$T/k.lua" >/dev/null 2>"$T/$f.err"; rc=$?
         check '[ "$rc" -ne 0 ] && [ "$(wc -l < "$T/$f.err")" -eq 1 ] && grep -q "$f.sqlite" "$T/$f.err" && [ ! -d "$T/d" ]' \
             "$f file: rc=$rc $(cat "$T/$f.err")"
     done
@@ -96,10 +96,10 @@ return { name = "tiny", style = "bitnet", dim = 128, ffn_dim = 256, n_layers = 2
          n_kv_heads = 4, vocab_size = 256, ffn_act = "relu2", tied_embedding = true, source = "test" }
 LUA
 cat > "$T/e.lua" <<'LUA'
-bitbench.experiment { name = "cmpe", out = os.getenv("OUT"), sweeps = {
+bitbench.experiment { name = "cmpe", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
   bitbench.sweep { models = { "tiny" }, kernels = { "i2_s" }, threads = { 1 }, prompt = { 8 }, gen = { 4 }, reps = 3 } } }
 LUA
-BITBENCH_MODELS="$T/models" OUT="$T/e" "$BB" run --quiet "$T/e.lua" >/dev/null 2>"$T/e.err" || echo "e2e run: $(cat "$T/e.err")"
+BITBENCH_MODELS="$T/models" BITBENCH_TEST_OUT="$T/e" "$BB" run --quiet "$T/e.lua" >/dev/null 2>"$T/e.err" || echo "e2e run: $(cat "$T/e.err")"
 E=$(ls -d "$T"/e/cmpe-*)
 "$BB" compare "$E" "$E" --csv >"$T/e.csv" 2>&1; rc=$?
 check '[ "$rc" -eq 0 ] && [ "$(cut -d, -f2 "$T/e.csv" | sed 1d | tr "\n" " ")" = "pp tg " ] && [ -z "$(awk -F, "NR > 1 && (\$19 != 0 || \$17 != 3)" "$T/e.csv")" ]' \

@@ -11,12 +11,12 @@ trap 'rm -rf "$T"' EXIT
 check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
 
 cat > "$T/k.lua" <<'LUA'
-bitbench.experiment { name = "cmpv", out = os.getenv("OUT"), sweeps = {
+bitbench.experiment { name = "cmpv", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
   bitbench.sweep { name = "g", kernels = { "i2_s" }, shapes = { { m = 128, k = 256 }, { m = 256, k = 256 } },
                    n = { 1, 2 }, threads = { 1 }, warmup = 1, reps = 5, min_seconds = 0, max_reps = 5 } } }
 LUA
-BITBENCH_CPU_MASK=scalar OUT="$T/a" "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
-OUT="$T/b" "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run b: $(cat "$T/err")"
+BITBENCH_CPU_MASK=scalar BITBENCH_TEST_OUT="$T/a" "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
+BITBENCH_TEST_OUT="$T/b" "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run b: $(cat "$T/err")"
 A=$(ls -d "$T"/a/cmpv-*); B=$(ls -d "$T"/b/cmpv-*)
 va=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "variant") c = i } NR == 2 { print $c }' "$A/results.csv")
 vb=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "variant") c = i } NR == 2 { print $c }' "$B/results.csv")
@@ -47,11 +47,11 @@ fi
 
 # a run that swept two variants against one with a single variant: only its own variant meets it
 cat > "$T/two.lua" <<'LUA'
-bitbench.experiment { name = "cmp2", out = os.getenv("OUT"), sweeps = {
+bitbench.experiment { name = "cmp2", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
   bitbench.sweep { name = "g", kernels = { "i2_s@scalar", "i2_s" }, shapes = { { m = 128, k = 256 } },
                    n = { 1 }, threads = { 1 }, warmup = 1, reps = 5, min_seconds = 0, max_reps = 5 } } }
 LUA
-OUT="$T/c" "$BB" run --quiet "$T/two.lua" >/dev/null 2>"$T/err" || echo "run c: $(cat "$T/err")"
+BITBENCH_TEST_OUT="$T/c" "$BB" run --quiet "$T/two.lua" >/dev/null 2>"$T/err" || echo "run c: $(cat "$T/err")"
 C=$(ls -d "$T"/c/cmp2-* 2>/dev/null)
 if [ -n "$C" ] && [ "$vb" != scalar ]; then
     "$BB" compare "$C" "$A" --csv >"$T/ca.csv" 2>"$T/ca.err"; rc=$?

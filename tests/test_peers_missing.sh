@@ -21,7 +21,7 @@ return { name = "tiny", style = "bitnet", dim = 128, ffn_dim = 256, n_layers = 2
 LUA
 BITBENCH_MODELS="$T/models"; export BITBENCH_MODELS
 cat > "$T/exp.lua" <<'LUA'
-bitbench.experiment { name = "pm", out = os.getenv("OUT"), sweeps = {
+bitbench.experiment { name = "pm", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
   bitbench.sweep { models = {"tiny"}, kernels = {"f32"}, threads = {1, 2}, prompt = 4, gen = 2, reps = 2, kv = "f16",
                    peers = {"llama.cpp"}, peer_timeout = 5 } } }
 LUA
@@ -36,7 +36,7 @@ status_of() { sed -n 's/.*"status": "\([^"]*\)".*/\1/p' "$1"/run.json | head -1;
 reason_of() { sed -n 's/.*"status_reason": "\([^"]*\)".*/\1/p' "$1"/run.json | head -1; }
 
 # no peer program anywhere
-PATH=/usr/bin:/bin OUT="$T/none" "$BB" run --quiet "$T/exp.lua" >/dev/null 2>"$T/none.err"; rc=$?
+PATH=/usr/bin:/bin BITBENCH_TEST_OUT="$T/none" "$BB" run --quiet "$T/exp.lua" >/dev/null 2>"$T/none.err"; rc=$?
 R=$(ls -d "$T"/none/pm-* 2>/dev/null)
 check '[ "$rc" -eq 3 ]' "no peer: exit 3, got $rc: $(cat "$T/none.err")"
 check '[ "$(tail -n 1 "$T/none.err")" = "bitbench run: 0 of 2 peer points ran (see run.json'"'"'s \"failed\")" ]' \
@@ -46,19 +46,19 @@ check '[ "$(status_of "$R")" = incomplete ] && reason_of "$R" | grep -q "^0 of 2
 check '[ "$(awk -F, "NR > 1" "$R/e2e.csv" | wc -l)" -eq 2 ]' \
     "no peer: bitbench's own rows stand: $(cat "$R/e2e.csv" 2>&1 | head -3)"
 
-PATH=/usr/bin:/bin OUT="$T/allowed" "$BB" run --quiet --allow-missing-peers "$T/exp.lua" >/dev/null 2>"$T/al.err"; rc=$?
+PATH=/usr/bin:/bin BITBENCH_TEST_OUT="$T/allowed" "$BB" run --quiet --allow-missing-peers "$T/exp.lua" >/dev/null 2>"$T/al.err"; rc=$?
 R=$(ls -d "$T"/allowed/pm-* 2>/dev/null)
 check '[ "$rc" -eq 0 ] && [ "$(status_of "$R")" = complete ] && tail -n 1 "$T/al.err" | grep -q "0 of 2 peer points ran (allowed by --allow-missing-peers)"' \
     "--allow-missing-peers: rc=$rc $(status_of "$R"): $(cat "$T/al.err")"
 
 # one of two peer points ran
-BITBENCH_LLAMA_BENCH="$T/half_bench.sh" OUT="$T/half" "$BB" run --quiet "$T/exp.lua" >/dev/null 2>"$T/half.err"; rc=$?
+BITBENCH_LLAMA_BENCH="$T/half_bench.sh" BITBENCH_TEST_OUT="$T/half" "$BB" run --quiet "$T/exp.lua" >/dev/null 2>"$T/half.err"; rc=$?
 R=$(ls -d "$T"/half/pm-* 2>/dev/null)
 check '[ "$rc" -eq 3 ] && tail -n 1 "$T/half.err" | grep -q "^bitbench run: 1 of 2 peer points ran" && [ "$(status_of "$R")" = incomplete ]' \
     "partial: rc=$rc $(status_of "$R"): $(cat "$T/half.err")"
 
 # every peer point ran: complete, no peer line; the peer row has its load columns
-BITBENCH_LLAMA_BENCH="$D/fake_llama_bench.sh" OUT="$T/ok" "$BB" run --quiet "$T/exp.lua" >/dev/null 2>"$T/ok.err"; rc=$?
+BITBENCH_LLAMA_BENCH="$D/fake_llama_bench.sh" BITBENCH_TEST_OUT="$T/ok" "$BB" run --quiet "$T/exp.lua" >/dev/null 2>"$T/ok.err"; rc=$?
 R=$(ls -d "$T"/ok/pm-* 2>/dev/null)
 check '[ "$rc" -eq 0 ] && [ "$(status_of "$R")" = complete ] && ! grep -q "peer points ran" "$T/ok.err"' \
     "all peers ran: rc=$rc $(status_of "$R"): $(cat "$T/ok.err")"

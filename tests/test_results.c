@@ -419,6 +419,25 @@ static void test_timer_meter(void)
     CHECK(isnan(v[0]) && isnan(v[1]) && isnan(v[2]), "unavailable -> NaN");
 }
 
+/* results.md's note on a flagged row gives both measures the flag is decided on: a row flagged for
+ * an sd of 18000 % of its median must not read "spread 11%". */
+static void test_markdown_flag_note(void)
+{
+    bb_result_row rows[2] = {sample_row(1), sample_row(2)};
+    rows[1].spread_flag = 1;
+    rows[1].spread = 0.11;
+    rows[1].t_median_s = 1e-3;
+    rows[1].t_sd_s = 0.18;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bb_markdown_table(f, rows, 2);
+    fclose(f);
+    CHECK(strstr(buf, "| note |") != NULL, "a note column when a row is flagged: %s", buf);
+    CHECK(strstr(buf, "flagged: IQR/median 11%, sd/median 18000% |") != NULL, "the note states both measures: %s", buf);
+    free(buf);
+}
+
 int main(void)
 {
     test_json();
@@ -430,5 +449,6 @@ int main(void)
     test_stats();
     test_args_and_names();
     test_timer_meter();
+    test_markdown_flag_note();
     return check_summary("test_results");
 }
