@@ -15,6 +15,8 @@ typedef struct {
     double *v;
     int n;
     bool noisy;
+    int n_bad;                       /* samples that are not a time: NaN, infinite, zero or negative */
+    double first_bad;
     bool paired;                     /* matched with a point of the other side */
 } side_point;
 
@@ -47,9 +49,16 @@ static side_point *point_for(side *s, const bb_compare_row *meta, const char *me
     return p;
 }
 
+/* A sample that is not a time (NaN, infinite, zero, negative: a damaged or edited file) is kept
+ * out of the point but counted, so that comparing the point is refused rather than its ratio
+ * coming out NaN or infinite and read as "no significant change". */
 static int add_sample(side_point *p, double v)
 {
-    if (!p || !isfinite(v) || v <= 0) return 0;
+    if (!p) return 0;
+    if (!isfinite(v) || v <= 0) {
+        if (!p->n_bad++) p->first_bad = v;
+        return 0;
+    }
     double *slot = bb_run_tables_grow((void **)&p->v, &p->n, sizeof *p->v);
     if (!slot) return -1;
     *slot = v;
@@ -244,10 +253,34 @@ static int lone_unpaired(const side *s, const char *measured)
     return found;
 }
 
-static int add_pair(side_point *pa, side_point *pb, double threshold, bool by_variant, bb_comparison *out)
+/* A matched point whose samples or ratio are not finite times: one line naming it. */
+static int check_point(const side_point *pa, const side_point *pb, const bb_compare_row *r, const char *name_a,
+                       const char *name_b, char *err, size_t errlen)
+{
+    const side_point *bad = pa->n_bad ? pa : pb->n_bad ? pb : NULL;
+    if (bad) {
+        snprintf(err, errlen, "point '%s': %s has %d sample%s that %s not a time (the first: %g s); a time must be "
+                 "finite and positive (a damaged or edited results file?)", r->key, bad == pa ? name_a : name_b,
+                 bad->n_bad, bad->n_bad == 1 ? "" : "s", bad->n_bad == 1 ? "is" : "are", bad->first_bad);
+        return -1;
+    }
+    if (!isfinite(r->ci.ratio) || r->ci.ratio <= 0) {
+        snprintf(err, errlen, "point '%s': the ratio of medians B/A is %g (median A %g s, median B %g s); it must be "
+                 "finite and positive to compare", r->key, r->ci.ratio, r->ci.median_a, r->ci.median_b);
+        return -1;
+    }
+    return 0;
+}
+
+/* Returns 0, or -1 with err (a point that cannot be compared, out of memory). */
+static int add_pair(side_point *pa, side_point *pb, double threshold, bool by_variant, bb_comparison *out, char *err,
+                    size_t errlen)
 {
     bb_compare_row *r = bb_run_tables_grow((void **)&out->rows, &out->n, sizeof *out->rows);
-    if (!r) return -1;
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     *r = pa->meta;
     pa->paired = pb->paired = true;
     if (!by_variant) snprintf(r->key, sizeof r->key, "%s", pa->measured);
@@ -257,6 +290,7 @@ static int add_pair(side_point *pa, side_point *pb, double threshold, bool by_va
     r->noisy_b = pb->noisy;
     if (bb_median_ratio_ci(pa->v, pa->n, pb->v, pb->n, BB_BOOT_ITERATIONS, BB_BOOT_SEED, &r->ci))
         r->ci.ratio = r->ci.lo = r->ci.hi = NAN;
+    if (check_point(pa, pb, r, out->name_a, out->name_b, err, errlen)) return -1;
     r->significant = isfinite(r->ci.lo) && (r->ci.lo > 1 || r->ci.hi < 1);
     if (r->significant && r->ci.ratio > 1 + threshold) r->change = BB_CHANGE_SLOWER, out->regressions++;
     if (r->significant && r->ci.ratio < 1 / (1 + threshold)) r->change = BB_CHANGE_FASTER, out->improvements++;
@@ -264,11 +298,15 @@ static int add_pair(side_point *pa, side_point *pb, double threshold, bool by_va
 }
 
 /* Same variant first; then (unless by_variant) what is left, across variants, where each side
- * has a single candidate.  Rows in A's order. */
-static int compare_sides(side *a, side *b, double threshold, bool by_variant, bb_comparison *out)
+ * has a single candidate.  Rows in A's order.  Returns 0, or -1 with err. */
+static int compare_sides(side *a, side *b, double threshold, bool by_variant, bb_comparison *out, char *err,
+                         size_t errlen)
 {
     int *partner = malloc(sizeof *partner * (size_t)(a->n ? a->n : 1));
-    if (!partner) return -1;
+    if (!partner) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     for (int i = 0; i < a->n; i++) {
         partner[i] = find_point(b, a->p[i].meta.key);
         if (partner[i] >= 0) a->p[i].paired = b->p[partner[i]].paired = true;
@@ -284,7 +322,7 @@ static int compare_sides(side *a, side *b, double threshold, bool by_variant, bb
     int rc = 0;
     for (int i = 0; i < a->n && rc == 0; i++) {
         if (partner[i] < 0) out->only_a++;
-        else rc = add_pair(&a->p[i], &b->p[partner[i]], threshold, by_variant, out);
+        else rc = add_pair(&a->p[i], &b->p[partner[i]], threshold, by_variant, out, err, errlen);
     }
     for (int j = 0; j < b->n; j++) out->only_b += !b->p[j].paired;
     free(partner);
@@ -301,10 +339,7 @@ int bb_compare(const char *a, const char *b, double threshold, bool by_variant, 
     side sa = {0}, sb = {0};
     int rc = load_side(a, &sa, err, errlen);
     if (rc == 0) rc = load_side(b, &sb, err, errlen);
-    if (rc == 0 && compare_sides(&sa, &sb, threshold, by_variant, out)) {
-        snprintf(err, errlen, "out of memory");
-        rc = -1;
-    }
+    if (rc == 0 && compare_sides(&sa, &sb, threshold, by_variant, out, err, errlen)) rc = -1;
     if (rc == 0 && out->n == 0) {
         snprintf(err, errlen, "%s and %s have no point in common (%d and %d points; points match by kernel, shape, N, "
                  "threads and cache mode, or model, kernel, threads and pp/tg length%s)", a, b, sa.n, sb.n,

@@ -5,7 +5,8 @@
 # exits 1 with --threshold, while i2_s is not slower beyond it; the database round-trips a run
 # exactly (db import, db export, byte-equal files) and compare reads it (FILE:RUN, FILE:COMMIT);
 # run --db stores a run; a corrupt file, a foreign SQLite file and a newer schema are refused with
-# one line.  $1 is the bitbench binary; BITBENCH_HOOKS_BIN the test program with test_slow.
+# one line; samples that are not times, and a results.csv that is a FIFO or past its bound, are
+# refused with one line.  $1 is the bitbench binary; BITBENCH_HOOKS_BIN the test program with test_slow.
 BB="$1"
 BBH="${BITBENCH_HOOKS_BIN:?BITBENCH_HOOKS_BIN: the bitbench_hooks test program (ctest sets it)}"
 pass=0; fail=0
@@ -48,6 +49,35 @@ check '[ "$rc" -eq 0 ]' "without --threshold the exit status stays 0: $rc"
 check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/thr.err")" -eq 1 ]' "bad threshold: $rc $(cat "$T/thr.err")"
 "$BB" compare "$A" "$T/nowhere" >/dev/null 2>"$T/nw.err"; rc=$?
 check '[ "$rc" -eq 2 ] && grep -q "neither a run directory" "$T/nw.err"' "missing source: $rc $(cat "$T/nw.err")"
+
+# samples that are not times (a damaged or edited samples.csv) refuse the comparison with one line
+# naming the point, where the ratio used to come out NaN or infinite as "no significant change";
+# so does a ratio of medians that overflows (a side's times of 1e-320 s)
+for v in nan inf 0 1e-320; do
+    rm -rf "$T/bad"; cp -r "$A" "$T/bad"
+    awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i }
+                                NR > 1 && $5 == "i2_s" { $c = v } 1' "$A/samples.csv" > "$T/bad/samples.csv"
+    timeout 20 "$BB" compare "$T/bad" "$A" >/dev/null 2>"$T/bad.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/bad.err")" -eq 1 ] && grep -q "point .i2_s M=256 K=512 N=1 threads=1 resident." "$T/bad.err"' \
+        "samples of $v s: rc=$rc $(cat "$T/bad.err")"
+done
+# a results table that is a FIFO, or past the 1 GiB bound (a sparse file), is refused at once
+rm -rf "$T/big"; cp -r "$A" "$T/big"; truncate -s 1100M "$T/big/results.csv"
+rm -rf "$T/fifo"; cp -r "$A" "$T/fifo"; rm "$T/fifo/results.csv"; mkfifo "$T/fifo/results.csv"
+for d in big fifo; do
+    timeout 20 "$BB" compare "$A" "$T/$d" >/dev/null 2>"$T/$d.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/$d.err")" -eq 1 ] && grep -q "$d/results.csv: " "$T/$d.err"' \
+        "compare of a $d results.csv: rc=$rc $(cat "$T/$d.err")"
+    timeout 20 "$BB" plot "$T/$d" >/dev/null 2>"$T/$d.plot.err"; rc=$?
+    check '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "$d/results.csv: " "$T/$d.plot.err"' \
+        "plot of a $d results.csv: rc=$rc $(cat "$T/$d.plot.err")"
+    if [ -z "$nodb" ]; then
+        timeout 20 "$BB" db import --db "$T/$d.sqlite" "$T/$d" >/dev/null 2>"$T/$d.db.err"; rc=$?
+        check '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(wc -l < "$T/$d.db.err")" -eq 1 ] && grep -q "$d/results.csv: " "$T/$d.db.err"' \
+            "db import of a $d results.csv: rc=$rc $(cat "$T/$d.db.err")"
+    fi
+done
+rm -rf "$T/big" "$T/fifo"
 
 if [ -z "$nodb" ]; then
     DB="$T/r.sqlite"

@@ -68,4 +68,40 @@ assert(u.flagged({ spread_flag = "0", busy = "1", other_cpu_share = "0.4" }) == 
 assert(u.mark("1.00×", nil, { spread_flag = "1", spread = "0.5" }) == "1.00×†")
 assert(u.mark("1.00×", { spread_flag = "0" }) == "1.00×")
 ' || fail "report.lua's flagged/mark"
+# scripts/claims.lua (the kernel_claims tables): q4_0 at 2 threads flagged (busy), i2_s not; the
+# flagged time, its bandwidth share and the speed-up over it carry †, the legend follows the table;
+# a profile of another machine is not used for the DRAM shares
+claims="$tmp/kernel_claims-20990101-000000"
+mkdir -p "$claims"
+kref=$(ls -d "$src"/results/reference/kernel_claims-* | tail -1)
+awk -F, 'BEGIN { OFS = "," }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    $c["sweep"] == "mad" && $c["threads"] == 2 && ($c["kernel"] == "i2_s" || $c["kernel"] == "q4_0") {
+        $c["spread_flag"] = 0; $c["spread"] = 0.01; $c["t_sd_s"] = 0.01 * $c["t_median_s"]
+        $c["busy"] = ($c["kernel"] == "q4_0") ? 1 : 0; $c["other_cpu_share"] = ($c["kernel"] == "q4_0") ? 0.4 : 0
+        print }' "$kref/results.csv" >"$claims/results.csv"
+[ "$(wc -l <"$claims/results.csv")" -eq 3 ] || fail "the claims test's rows were not found in $kref/results.csv"
+cat >"$claims/machine-profile.json" <<'JSON'
+{"machine": {"cpu_model": "Zorblax Test CPU 9000", "cores": 2},
+ "read_bandwidth": [{"level": "DRAM", "threads": 2, "gbps": 1000}]}
+JSON
+lua5.4 "$src/scripts/claims.lua" "$claims/results.csv" "$claims/machine-profile.json" >"$tmp/claims.md" 2>"$tmp/err" ||
+    fail "claims.lua: $(cat "$tmp/err")"
+q4_line=$(grep '^| 2 | q4_0@' "$tmp/claims.md")
+i2_line=$(grep '^| 2 | i2_s@' "$tmp/claims.md")
+echo "$q4_line" | awk -F'|' '{ exit !($4 ~ /†/ && $5 ~ /†/ && $7 ~ /†/) }' ||
+    fail "claims.lua: the flagged q4_0 time, GB/s and ratio should carry †: $q4_line"
+# i2_s is not flagged, but its speed-up over q4_0 is built from the flagged q4_0
+echo "$i2_line" | awk -F'|' '{ exit !($4 !~ /†/ && $5 !~ /†/ && $7 ~ /†/) }' ||
+    fail "claims.lua: i2_s's own figures unmarked, its speed-up over the flagged q4_0 marked: $i2_line"
+grep -q '^† a point the harness flagged' "$tmp/claims.md" || fail "claims.lua: no legend under the marked table"
+# with the run.json of another machine beside the CSV, the profile (1000 GB/s) is not used
+cat >"$claims/run.json" <<'JSON'
+{"machine": {"cpu_model": "Another CPU", "cores": 2}}
+JSON
+lua5.4 "$src/scripts/claims.lua" "$claims/results.csv" "$claims/machine-profile.json" >"$tmp/claims.md" 2>"$tmp/err" ||
+    fail "claims.lua: $(cat "$tmp/err")"
+grep -q '1000' "$tmp/claims.md" && fail "claims.lua used another machine's profile: $(grep 1000 "$tmp/claims.md")"
+grep -q 'not the run' "$tmp/claims.md" || fail "claims.lua: no note that the profile is another machine's"
+
 echo "reports: flagged points marked with the legend; the machine sentence is the run's"

@@ -373,6 +373,35 @@ function M.machine_sentence(run)
   return string.format("%s of %s%s, %s", cores, cpu, guest, bw)
 end
 
+-- The DRAM read bandwidth of the machine profile at each thread count it measured, as text
+-- ("13.8 GB/s with 1 thread, 27.1 GB/s with 2, by the run's machine profile"), or that it was not
+-- measured; written to stand inside parentheses.
+function M.dram_text(profile)
+  local per = {}
+  for _, b in ipairs((profile or {}).read_bandwidth or {}) do
+    if b.level == "DRAM" and b.gbps and b.threads then per[#per + 1] = b end
+  end
+  if #per == 0 then return "DRAM bandwidth not measured: no machine profile in the run" end
+  table.sort(per, function(a, b) return a.threads < b.threads end)
+  local parts = {}
+  for i, b in ipairs(per) do
+    parts[i] = string.format("%s GB/s with %d%s", M.fmt(b.gbps, 3), b.threads,
+      i == 1 and (b.threads == 1 and " thread" or " threads") or "")
+  end
+  return table.concat(parts, ", ") .. ", by the run's machine profile"
+end
+
+-- The run's last-level cache from run.json's cache list, as "260 MiB L3", or nil when run.json
+-- lists no caches; and its size in bytes.
+function M.llc_text(run)
+  local llc
+  for _, c in ipairs((((run or {}).json or {}).machine or {}).caches or {}) do
+    if c.size and (not llc or (c.level or 0) > llc.level) then llc = { level = c.level or 0, size = c.size } end
+  end
+  if not llc then return nil end
+  return string.format("%.0f MiB L%d", llc.size / 1048576, llc.level), llc.size
+end
+
 -- A markdown table: header is a list of strings, rows a list of lists (nil cells print "–").
 -- A header entry ending in ":" right-aligns its column (the colon is dropped).  A table with a
 -- cell marked by M.mark gets the legend line under it.

@@ -162,9 +162,10 @@ local function render(run, util)
     .. single_core(run, util) .. ", so per core the up-convert sequence "
     .. "must keep up with several bytes per cycle (intel_fig4 measures where it does). The kernels here "
     .. "are the AVX-512 variants (64 weights per instruction; the paper's are 256-bit AVX2-VNNI; "
-    .. "`--full` adds the `@avxvnni` variants). The last-level cache of this machine is large "
-    .. "(260 MiB), which is why the sweep rotates packed copies exceeding twice its size; with only "
-    .. "two threads the pool's fork/join cost (about 0.5 µs, results.md, \"Harness overhead\") weighs on the "
+    .. "`--full` adds the `@avxvnni` variants). The sweep rotates packed copies exceeding twice the "
+    .. "last-level cache (" .. (util.llc_text(run) or "its size not recorded in run.json") .. " here) so that "
+    .. "every call reads its weights from DRAM; with " .. tmax .. " thread" .. (tmax == "1" and "" or "s")
+    .. " the pool's fork/join cost (about 0.5 µs, results.md, \"Harness overhead\") weighs on the "
     .. "small shapes (MobileLLM's 320×1600 k+v is 128 KB in 2-bit) as OpenMP's 1 µs does in the paper. "
     .. "The paper's text names only its smallest shape (1600×1600); the shapes here are each model's "
     .. "distinct projection shapes (models/, roles as in `bitbench list models`). "
