@@ -252,12 +252,20 @@ static int peer_emit(void *ctx, const bb_e2e_row *peer_row)
 {
     peer_ctx *pc = ctx;
     bb_e2e_row r = *peer_row, *row = &r;
-    sweep_provenance_run(pc->st, &r.prov);
+    char label[256];
+    snprintf(label, sizeof label, "peer %s %s pp%d tg%d t%d", r.model, r.kernel, r.prompt, r.gen, r.threads);
+    sweep_provenance_keep_load(pc->st, label, &r.prov);
     if (bb_e2e_write_row(pc->f, row)) {
         fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", pc->st->e2e_path, strerror(errno));
         return -1;
     }
+    pc->st->peer_rows++;
     return e2e_add(pc->st, row) || sweep_write_json(pc->st) ? -1 : 0;
+}
+
+static void peer_tried(void *ctx)
+{
+    ((peer_ctx *)ctx)->st->peer_points++;
 }
 
 static void peer_fail(void *ctx, const char *label, const char *why)
@@ -273,7 +281,8 @@ static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p)
     if (!sw->npeers) return 0;
     peer_ctx pc = {.st = st, .f = f, .p = p};
     bb_peer_sink sink = {.run_dir = st->dir, .experiment = st->ex->name, .nmeter = st->nmeter_cols,
-                         .quiet = st->opt->quiet, .emit = peer_emit, .fail = peer_fail, .ctx = &pc};
+                         .quiet = st->opt->quiet, .emit = peer_emit, .fail = peer_fail, .tried = peer_tried,
+                         .ctx = &pc};
     return bb_peer_points_for(&sink, sw, p);
 }
 

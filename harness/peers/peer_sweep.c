@@ -262,6 +262,7 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
 {
     const bb_model_config *cfg = &sw->models[p->model];
     char label[256], tool[1024], model[1200], why[2048];
+    if (s->tried) s->tried(s->ctx);
     snprintf(label, sizeof label, "%s %s %s pp%d tg%d t%d", sw->name, cfg->name, entry, p->prompt, p->gen,
              p->threads);
     char name[BB_NAME_MAX];
@@ -279,12 +280,22 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
     bb_llama_bench_spec spec = {.model = model, .threads = p->threads, .prompt = p->prompt, .gen = p->gen,
                                 .reps = sw->min_reps};
     bb_llama_bench_result r;
+    bb_load_reading before, after;
+    bb_load_read(&before);
     if (bb_peer_bench(tool, &spec, sw->peer_timeout, &r, why, sizeof why)) {
         s->fail(s->ctx, label, why);
         return 0;
     }
+    bb_load_read(&after);
     bb_e2e_row row;
     fill_row(s, sw, p, entry, &r, &row);
+    /* the load while the peer ran, as bitbench's own rows have it (the sink adds the run's part) */
+    bb_load_around load;
+    bb_load_between(&before, &after, &load);
+    row.prov.load_before = load.load_before;
+    row.prov.load_after = load.load_after;
+    row.prov.other_cpu_share = load.other_cpu_share;
+    row.prov.busy = load.busy;
     return s->emit(s->ctx, &row);
 }
 
