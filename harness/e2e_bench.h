@@ -15,7 +15,9 @@
 
 typedef struct {
     const bb_model_config *model;
-    const char *kernel, *out_kernel; /* out_kernel NULL = "f16" */
+    /* NULL: not given; models/kernel_choice.h's rule then decides (a model file's tensors and
+     * classifier as stored; a config needs a kernel, its classifier f16) */
+    const char *kernel, *out_kernel;
     int prompt_len, gen_len;         /* either may be 0 */
     int reps;                        /* repetitions of (prefill + generation) */
     int distinct_layers;             /* synthetic layers actually generated; 0 = all */
@@ -47,6 +49,8 @@ typedef struct {
     size_t weight_bytes_per_token; /* packed linear + classifier bytes read per generated token */
     size_t weight_pad_bytes_per_token; /* of which zeros added to pad M and K to the kernel's blocks */
     char conversions[1024];   /* bb_tf_conversions: what became of each kind of weight */
+    char out_kernel[64];      /* the classifier's kernel */
+    char kernel_note[1024];   /* "" or what the kernel requantizes (kernel_choice.h), for stderr */
     double tg_gbps;           /* weight_bytes_per_token * tg tokens/s (derived) */
     /* The bound of token generation measured in the same run: the same packed weight buffers read
      * once per "token" by the same pool with plain loads and no arithmetic (bb_read_buffers),

@@ -56,7 +56,9 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     } else {
         snprintf(row->kernel, sizeof row->kernel, "%s", spec->kernel);
     }
-    snprintf(row->out_kernel, sizeof row->out_kernel, "%s", spec->out_kernel ? spec->out_kernel : "f16");
+    /* the classifier's kernel as the run chose it (models/kernel_choice.h) */
+    snprintf(row->out_kernel, sizeof row->out_kernel, "%s", r->out_kernel[0] ? r->out_kernel
+                                                            : spec->out_kernel ? spec->out_kernel : "f16");
     row->threads = threads;
     snprintf(row->cpus, sizeof row->cpus, "%s", r->cpus);
     row->prompt = spec->prompt_len;
