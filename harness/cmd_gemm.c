@@ -96,12 +96,14 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spe
 
 static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads)
 {
-    printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s\n",
+    printf("kernel,variant,variant_ran,fallback_calls,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,"
+           "gbps%s%s\n",
            spec->read_alone ? ",read_t_median_s,read_t_min_s,read_gbps" : "",
            spec->verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
-    printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa, spec->m,
-           spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), r->reps, r->t_median, r->t_min, r->t_max,
-           r->t_sd, r->gops, r->gbps);
+    printf("%s,%s,%s,%llu,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa,
+           bb_variant_ran(spec->variant, spec->n), (unsigned long long)r->fallback_calls, spec->m, spec->k, spec->n,
+           threads, bb_cache_mode_name(spec->cache), r->reps, r->t_median, r->t_min, r->t_max, r->t_sd, r->gops,
+           r->gbps);
     if (spec->read_alone) printf(",%.9g,%.9g,%.6g", r->read_t_median, r->read_t_min, r->read_gbps);
     if (spec->verify)
         printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r->max_abs_err, r->rel_err, r->bound_ratio, r->err_rel_rms,
@@ -115,6 +117,13 @@ static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int th
     bb_cache_describe(spec->cache, r->packed_bytes, r->copies, mach, rotation, sizeof rotation);
     printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%s)\n", spec->kernel->name, spec->variant->isa, spec->m,
            spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), rotation);
+    const char *ran = bb_variant_ran(spec->variant, spec->n);
+    if (strcmp(ran, spec->variant->isa))
+        printf("  ran    %s@%s: @%s runs it below N=%d\n", spec->kernel->name, ran, spec->variant->isa,
+               spec->variant->min_n);
+    if (r->fallback_calls)
+        printf("  ran    %llu of the timed calls' thread slices fell back to other code (denormal/inf/NaN or no "
+               "scratch memory)\n", (unsigned long long)r->fallback_calls);
     printf("  time   median %.3f us  (min %.3f, max %.3f, sd %.3f; %d reps)\n", r->t_median * 1e6, r->t_min * 1e6,
            r->t_max * 1e6, r->t_sd * 1e6, r->reps);
     printf("  speed  %.2f GOP/s   weights %.2f GB/s\n", r->gops, r->gbps);

@@ -23,8 +23,10 @@
 
 #include "run_tables.h"
 
-/* 2: the points table has results.csv's verify column (a version-1 file lacks it) */
-#define BB_DB_SCHEMA_VERSION 2
+/* 2: the points table has results.csv's verify column (a version-1 file lacks it)
+ * 3: points has variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and
+ *    fallback_calls (the code that ran, kernel.h's bb_variant); a version-2 file lacks them */
+#define BB_DB_SCHEMA_VERSION 3
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

@@ -1,7 +1,9 @@
 /* The human-readable table printed at the end of a run, in the manner of llama-bench: fixed
  * columns for what identifies a point, optional columns only when they vary across the rows,
  * the time as median ± sd, whether each verified point passed (when any was verified), and a note
- * on points whose spread was flagged. */
+ * on points whose spread was flagged or whose calls fell back to other code.  The kernel column
+ * names the variant asked for and, when its dispatch rule ran another's code at this N, that one:
+ * "i2_s@amx (ran avx512)". */
 #include <math.h>
 #include <string.h>
 
@@ -27,7 +29,7 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
 {
     bool show[C_COUNT], flagged = false, verified = false;
     for (int c = 0; c < C_COUNT; c++) show[c] = varies(rows, count, (opt_col)c);
-    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0;
+    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0 || rows[i].fallback_calls > 0;
     for (int i = 0; i < count; i++) verified |= rows[i].verify[0] != 0;
     fprintf(f, "|%s kernel | bits/w |%s%s M | K | N | threads | time us (median ± sd) | GOP/s | GB/s |%s%s\n",
             show[C_SWEEP] ? " sweep |" : "", show[C_MODEL] ? " shape |" : "", show[C_CACHE] ? " cache |" : "",
@@ -38,7 +40,10 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
         const bb_result_row *r = &rows[i];
         fputc('|', f);
         if (show[C_SWEEP]) fprintf(f, " %s |", r->sweep);
-        fprintf(f, " %s@%s | %.3g |", r->kernel, r->variant, r->bits_per_weight);
+        if (r->variant_ran[0] && strcmp(r->variant_ran, r->variant))
+            fprintf(f, " %s@%s (ran %s) | %.3g |", r->kernel, r->variant, r->variant_ran, r->bits_per_weight);
+        else
+            fprintf(f, " %s@%s | %.3g |", r->kernel, r->variant, r->bits_per_weight);
         if (show[C_MODEL]) {
             if (r->model[0]) fprintf(f, " %s %s |", r->model, r->roles);
             else fprintf(f, " |");
@@ -50,8 +55,10 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
         /* a row that failed verify is marked where it is read: its time is that of a wrong result */
         if (verified) fprintf(f, " %s |", !strcmp(r->verify, "FAILED") ? "**FAILED**" : r->verify);
         if (flagged) {
-            if (r->spread_flag) fprintf(f, " spread %.0f%% |", r->spread * 100);
-            else fprintf(f, " |");
+            fputc(' ', f);
+            if (r->spread_flag) fprintf(f, "spread %.0f%%%s", r->spread * 100, r->fallback_calls > 0 ? "; " : "");
+            if (r->fallback_calls > 0) fprintf(f, "%.0f fallback calls", r->fallback_calls);
+            fprintf(f, " |");
         }
         fputc('\n', f);
     }
