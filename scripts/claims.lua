@@ -28,7 +28,8 @@ for _, path in ipairs(csvs) do
   end
   for _, v in ipairs(csv) do
     local r = {
-      sweep = v.sweep, kernel = v.kernel, variant = v.variant, m = tonumber(v.m), k = tonumber(v.k),
+      sweep = v.sweep, kernel = v.kernel, variant = v.variant, variant_ran = v.variant_ran,
+      m = tonumber(v.m), k = tonumber(v.k),
       threads = tonumber(v.threads), cache = v.cache, t = tonumber(v.t_median_s), gbps = tonumber(v.gbps),
       model = v.model or "",
     }
@@ -67,6 +68,19 @@ local function thread_counts(sweep)
   return out
 end
 
+-- The code that ran (results.csv's variant_ran): "i2_s@avx512 (asked amx)" when the asked variant's
+-- dispatch rule ran another's code at this N; a results.csv from before that column says only
+-- what was asked, and the table says so under it.
+local unrecorded = false
+local function label(kn, r)
+  if not r.variant_ran or r.variant_ran == "" then
+    unrecorded = true
+    return string.format("%s@%s (asked; code that ran not recorded)", kn, r.variant)
+  end
+  if r.variant_ran ~= r.variant then return string.format("%s@%s (asked %s)", kn, r.variant_ran, r.variant) end
+  return kn .. "@" .. r.variant
+end
+
 local function us(r) return r and string.format("%.1f", r.t * 1e6) or "—" end
 -- speed-up of a over b: t(b) / t(a)
 local function ratio(a, b) return (a and b) and string.format("%.2f×", b.t / a.t) or "—" end
@@ -87,9 +101,13 @@ for _, th in ipairs(thread_counts("mad")) do
     local r = find("mad", kn, 6912, 2560, th, "dram")
     if r then
       local share = dram[th] and string.format("%.0f %%", 100 * r.gbps / dram[th]) or "—"
-      print(string.format("| %d | %s@%s | %s | %.1f | %s | %s |", th, kn, r.variant, us(r), r.gbps, share, ratio(r, base)))
+      print(string.format("| %d | %s | %s | %.1f | %s | %s |", th, label(kn, r), us(r), r.gbps, share, ratio(r, base)))
     end
   end
+end
+if unrecorded then
+  print()
+  print("Rows marked \"asked\" come from a results.csv without variant_ran: the variant asked for, not the code that ran.")
 end
 if next(dram) then
   local parts = {}
