@@ -19,12 +19,14 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench perplexity --model FILE.bin|NAME --file TEXT --ctx C [--chunks N] [--kernel K]\n"
                "                           [--out-kernel K] [--kv f32|f16] [--threads T] [--batch B]\n"
-               "                           [--tokenizer T] [--seed S] [--csv FILE.csv]\n"
+               "                           [--tokenizer T] [--seed S] [--csv FILE.csv] [--max-text-bytes N]\n"
                "  FILE.bin: a llama2.c checkpoint (tokenizer tok<vocab>.bin or tokenizer.bin beside it, or --tokenizer);\n"
                "  NAME: a model config (bitbench list models) with synthetic weights, the text fed as bytes (speed only).\n"
                "  Chunks of C tokens, BOS first, second half scored, as llama-perplexity; --chunks N runs the first N.\n"
                "  --kernel defaults to f32, --out-kernel to the kernel, --kv to f32, --batch (prefill piece) to C.\n"
-               "  --csv writes chunk,ppl,chunk_nll,scored,seconds rows and FILE.json beside it.\n");
+               "  --csv writes chunk,ppl,chunk_nll,scored,seconds rows and FILE.json beside it.\n"
+               "  --max-text-bytes N: the largest TEXT read (default %llu, 256 MiB); TEXT must be a regular file.\n",
+            (unsigned long long)BB_PPL_DEFAULT_MAX_TEXT_BYTES);
 }
 
 typedef struct {
@@ -93,6 +95,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         {"out-kernel", required_argument, 0, 'O'}, {"kv", required_argument, 0, 'v'},
         {"threads", required_argument, 0, 't'}, {"batch", required_argument, 0, 'b'},
         {"seed", required_argument, 0, 's'}, {"csv", required_argument, 0, 'C'},
+        {"max-text-bytes", required_argument, 0, 'X'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     bb_machine mach;
     bb_machine_detect(&mach);
@@ -112,6 +115,13 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         case 'b': if (bb_parse_int("--batch", optarg, 1, 1 << 20, &job->batch)) return 2; break;
         case 's': if (bb_parse_u64("--seed", optarg, &job->seed)) return 2; break;
         case 'C': *csv = optarg; break;
+        case 'X':
+            if (bb_parse_u64("--max-text-bytes", optarg, &job->max_text_bytes)) return 2;
+            if (!job->max_text_bytes) {
+                fprintf(stderr, "bitbench perplexity: --max-text-bytes 0: give a positive number of bytes\n");
+                return 2;
+            }
+            break;
         case 'v':
             if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
                 fprintf(stderr, "bitbench perplexity: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);

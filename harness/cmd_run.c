@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
 #include "experiment.h"
 #include "meter.h"
+#include "peers/peer.h"
 #include "plan.h"
 #include "roofline.h"
 #include "shard.h"
@@ -36,6 +38,10 @@ static void usage(FILE *f)
             "  --shard i/n      measure shard i (0-based) of n: a share of the points balanced by their\n"
             "                   estimated time; `bitbench merge` joins the n run directories into one\n"
             "  --shard-group G  the node type this shard runs on (`bitbench slurm --constraint`)\n"
+            "  --peer NAME=PATH the program of a peer the file names (NAME: llama.cpp or bitnet.cpp, their\n"
+            "                   llama-bench; test-backend-ops for kernel sweeps); repeatable.  Else\n"
+            "                   $BITBENCH_LLAMA_BENCH, $BITBENCH_BITNET_BENCH, $BITBENCH_TEST_BACKEND_OPS,\n"
+            "                   else the program on PATH; an experiment file never names a program\n"
             "  --max-points N   allow a plan of up to N points (default 100000; larger plans are refused)\n"
             "  --unsafe-lua     run the file with every Lua library (os.execute, io writes, ...); recorded\n"
             "                   in run.json.  Without it the file gets the sandbox (README, Experiments in Lua)\n"
@@ -98,9 +104,7 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     char path[1400], err[256];
     if (ex->profile) {
         snprintf(path, sizeof path, "%s/machine-profile.json", dir);
-        FILE *f = fopen(path, "r");
-        if (f) fclose(f);
-        else {
+        if (access(path, F_OK) != 0) { /* whether it is there, not opened: a FIFO would block an open */
             static bb_roofline r;
             int threads = ex->profile_threads ? ex->profile_threads : (mach->cores > 0 ? mach->cores : 1);
             if (threads > BB_ROOF_MAX_THREADS) threads = BB_ROOF_MAX_THREADS;
@@ -191,6 +195,14 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
     case 'B': a->db = optarg; return -1;
     case 'P': return bb_parse_u64("--max-points", optarg, &a->max_points) ? 2 : -1;
     case 'U': bb_experiment_set_unsafe_lua(true); return -1;
+    case 'p': {
+        char err[1400];
+        if (bb_peer_set_program(optarg, err, sizeof err)) {
+            fprintf(stderr, "bitbench run: %s\n", err);
+            return 2;
+        }
+        return -1;
+    }
     case 'I':
     case 'm': {
         uint64_t v;
@@ -225,6 +237,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
         {"smoke", no_argument, 0, 'S'},         {"full", no_argument, 0, 'F'},
         {"shard", required_argument, 0, 'H'},   {"shard-group", required_argument, 0, 'G'},
         {"max-points", required_argument, 0, 'P'}, {"unsafe-lua", no_argument, 0, 'U'},
+        {"peer", required_argument, 0, 'p'},
         {"lua-max-instructions", required_argument, 0, 'I'}, {"lua-max-memory", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
     optind = 1;

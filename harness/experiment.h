@@ -78,12 +78,11 @@ typedef struct {
     int ppl_ctx, ppl_chunks;
     /* `peers = {"llama.cpp", "bitnet.cpp:i2_s"}`: other implementations run on the point's model
      * exported to GGUF (harness/peers/peer_sweep.h), each entry expanded to "peer:type"; their
-     * programs from `peer_paths = {["llama.cpp"] = PATH}` (else environment, PATH), each run
-     * ended after peer_timeout seconds.  In a kernel sweep: llama.cpp's test-backend-ops on the
+     * programs from the command line (`bitbench run --peer llama.cpp=PATH`), else the environment,
+     * else PATH, never from the file; each run ended after peer_timeout seconds.  In a kernel sweep: llama.cpp's test-backend-ops on the
      * sweep's types and shapes (harness/peers/peer_kernels.h). */
     char (*peers)[BB_NAME_MAX];
     int npeers;
-    char peer_paths[2][512];    /* in bb_peer_at order */
     double peer_timeout;
 } bb_sweep;
 

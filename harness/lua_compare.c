@@ -5,12 +5,18 @@
  *               median_b, ratio, ci_lo, ci_hi, samples_a, samples_b, significant, change}, ... },
  *     regressions, improvements, only_a, only_b, threshold }
  * (change: "slower", "faster" or "none"; ci_lo/ci_hi nil without an interval), or nil and the
- * reason. */
+ * reason.  Each side must be one the file may read (bb_lua_sandbox_check_read): a run directory,
+ * or the database of FILE.sqlite:RUN, in the file's folder or $BITBENCH_SHARED_DIR. */
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "compare.h"
+#include "support/lua_sandbox.h"
 
 static void set_num(lua_State *L, const char *k, double v)
 {
@@ -57,9 +63,27 @@ static void push_row(lua_State *L, const bb_compare_row *r)
     set_str(L, "change", r->change == BB_CHANGE_SLOWER ? "slower" : r->change == BB_CHANGE_FASTER ? "faster" : "none");
 }
 
+/* Raises the sandbox's refusal of side src (a directory, else FILE.sqlite:ID's file); a side that
+ * names nothing that exists is left to bb_compare to describe. */
+static void check_side(lua_State *L, const char *src)
+{
+    char path[PATH_MAX], resolved[PATH_MAX], why[PATH_MAX * 2 + 256];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s", src);
+    if (stat(path, &sb) != 0) {
+        char *colon = strrchr(path, ':');
+        if (!colon) return;
+        *colon = 0;
+    }
+    if (bb_lua_sandbox_check_read(L, path, resolved, why, sizeof why) < 0)
+        luaL_error(L, "bitbench.compare: %s", why);
+}
+
 int bb_lua_compare(lua_State *L)
 {
     const char *a = luaL_checkstring(L, 1), *b = luaL_checkstring(L, 2);
+    check_side(L, a);
+    check_side(L, b);
     double threshold = luaL_optnumber(L, 3, 0);
     if (threshold < 0 || threshold >= 10) return luaL_error(L, "bitbench.compare: threshold %f is not a fraction "
                                                                "(0.05 for 5 %%)", threshold);

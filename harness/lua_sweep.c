@@ -12,6 +12,8 @@
 #include "models/model_config.h"
 #include "models/model_load.h"
 #include "peers/peer_sweep.h"
+#include "perplexity_job.h"
+#include "support/input_file.h"
 #include "support/lua_fields.h"
 #include "support/sizes.h"
 
@@ -241,9 +243,13 @@ static void read_perplexity(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
         load_fail(L, c, sw, "field 'perplexity': %s", err);
     const char *files[2] = {sw->ppl_file, sw->ppl_model};
     for (int i = 0; i < 2; i++) {
-        FILE *f = files[i][0] ? fopen(files[i], "rb") : NULL;
-        if (files[i][0] && !f)
-            load_fail(L, c, sw, "field 'perplexity': %s '%s' cannot be opened", i ? "model" : "file", files[i]);
+        /* opened through input_file.h: a FIFO or a device is refused here rather than blocking the
+         * run, and a text past the bound before the sweep starts */
+        FILE *f = files[i][0] ? bb_input_open(files[i], i ? "model" : "perplexity text",
+                                              i ? BB_INPUT_ANY_SIZE : BB_PPL_DEFAULT_MAX_TEXT_BYTES, NULL, err,
+                                              sizeof err)
+                              : NULL;
+        if (files[i][0] && !f) load_fail(L, c, sw, "field 'perplexity', %s: %s", i ? "model" : "file", err);
         if (f) fclose(f);
     }
     lua_pop(L, 1);

@@ -8,6 +8,7 @@
 
 #include "json_read.h"
 #include "results_json.h"
+#include "support/input_file.h"
 
 #ifdef BB_HAVE_SQLITE
 #include <sqlite3.h>
@@ -130,8 +131,10 @@ bb_db *bb_db_open(const char *path, char *err, size_t errlen)
     }
     snprintf(db->path, sizeof db->path, "%s", path);
     struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        snprintf(err, errlen, "%s is a directory, not a results database file", path);
+    /* a FIFO or a device would block SQLite's first read (or be written into): only a regular file */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        snprintf(err, errlen, "%s is %s, not a results database file (a regular file)", path,
+                 bb_file_kind((unsigned)sb.st_mode));
         free(db);
         return NULL;
     }

@@ -1,9 +1,9 @@
 /* The human-readable table printed at the end of a run, in the manner of llama-bench: fixed
  * columns for what identifies a point, optional columns only when they vary across the rows,
  * the time as median ± sd, whether each verified point passed (when any was verified), and a note
- * on points whose spread was flagged or whose calls fell back to other code.  The kernel column
- * names the variant asked for and, when its dispatch rule ran another's code at this N, that one:
- * "i2_s@amx (ran avx512)". */
+ * on flagged points giving both measures of their spread, and on points whose calls fell back to
+ * other code.  The kernel column names the variant asked for and, when its dispatch rule ran
+ * another's code at this N, that one: "i2_s@amx (ran avx512)". */
 #include <math.h>
 #include <string.h>
 
@@ -55,9 +55,13 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
         /* a row that failed verify is marked where it is read: its time is that of a wrong result */
         if (verified) fprintf(f, " %s |", !strcmp(r->verify, "FAILED") ? "**FAILED**" : r->verify);
         if (flagged) {
+            /* both measures the flag is decided on (the sweep's limits are not in the row): an IQR
+             * of 11 % beside an sd of 18000 % must not read as a mild spread */
             fputc(' ', f);
-            if (r->spread_flag) fprintf(f, "spread %.0f%%%s", r->spread * 100, r->fallback_calls > 0 ? "; " : "");
-            if (r->fallback_calls > 0) fprintf(f, "%.0f fallback calls", r->fallback_calls);
+            if (r->spread_flag && r->t_median_s > 0 && isfinite(r->t_sd_s))
+                fprintf(f, "flagged: IQR/median %.0f%%, sd/median %.0f%%", r->spread * 100, 100 * r->t_sd_s / r->t_median_s);
+            else if (r->spread_flag) fprintf(f, "flagged: IQR/median %.0f%%", r->spread * 100);
+            if (r->fallback_calls > 0) fprintf(f, "%s%.0f fallback calls", r->spread_flag ? "; " : "", r->fallback_calls);
             fprintf(f, " |");
         }
         fputc('\n', f);

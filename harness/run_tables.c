@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "json_read.h"
+#include "support/input_file.h"
 
 /* One of a run's four tables: its file, row struct and where the struct keeps meter values. */
 typedef struct {
@@ -85,32 +87,16 @@ static int read_table(const char *dir, const table_kind *k, void **rows, int *n,
     return rc;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 4096 + 1 > cap) {
-            char *nb = realloc(buf, cap = 2 * cap + 8192);
-            if (!nb) break;
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    if (buf) buf[len] = 0;
-    return buf;
-}
-
 int bb_run_tables_read(const char *dir, bb_run_tables *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     char path[4200];
     snprintf(path, sizeof path, "%s/run.json", dir);
-    t->run_json = read_text(path);
+    /* absent is allowed (a run killed before it wrote one); present, it must be a regular file
+     * within the JSON bound (support/input_file.h) */
+    if (access(path, F_OK) == 0 && !(t->run_json = bb_input_read_all(path, "run.json", BB_JSON_MAX_BYTES, NULL, err,
+                                                                     errlen)))
+        return -1;
     table_kind k[4] = {kind_of(0), kind_of(1), kind_of(2), kind_of(3)};
     if (read_table(dir, &k[0], (void **)&t->rows, &t->nrows, &t->row_meters, &t->has_results, err, errlen) ||
         read_table(dir, &k[1], (void **)&t->e2e, &t->ne2e, &t->e2e_meters, &t->has_e2e, err, errlen) ||

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <lualib.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,8 @@
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
+
+#include "input_file.h"
 
 /* VM instructions between two calls of the count hook: small enough that a stopped file stops
  * within microseconds of its bound, large enough that the hook costs nothing measurable. */
@@ -29,6 +32,10 @@ typedef struct {
     uint64_t max_instructions, executed;
     size_t max_bytes, used;
     int hit_instructions, hit_memory;
+    unsigned flags;
+    /* The folders a file may read under (bb_lua_sandbox_check_read), as real paths: the file's
+     * own folder and $BITBENCH_SHARED_DIR; an empty one is absent. */
+    char roots[2][PATH_MAX];
 } sandbox;
 
 void bb_lua_set_limits(uint64_t instructions, size_t bytes)
@@ -118,19 +125,135 @@ static int text_load(lua_State *L)
     return lua_gettop(L);
 }
 
-/* io.open for reading only. */
+static sandbox *sandbox_of(lua_State *L)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+/* Whether real path `path` is `dir` or under it. */
+static int is_under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/') return 1;
+    return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == 0);
+}
+
+int bb_lua_sandbox_check_read(lua_State *L, const char *path, char *resolved, char *why, size_t whylen)
+{
+    const sandbox *s = sandbox_of(L);
+    if (s->flags & BB_LUA_UNSAFE) {
+        snprintf(resolved, PATH_MAX, "%s", path);
+        return 0;
+    }
+    if (!realpath(path, resolved)) {
+        int e = errno;
+        snprintf(why, whylen, "%s: %s", path, strerror(e));
+        errno = e;
+        return 1;
+    }
+    /* Kernel and device files are never data: /proc/self/environ holds the environment,
+     * /dev/zero never ends, a terminal or FIFO blocks. */
+    static const char *const system_dirs[] = {"/proc", "/sys", "/dev"};
+    for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
+        if (is_under(resolved, system_dirs[i])) {
+            snprintf(why, whylen, "%s is %s, under %s; an experiment reads only its own folder's files "
+                                  "(bitbench's Lua sandbox)", path, resolved, system_dirs[i]);
+            return -1;
+        }
+    const char *root = NULL;
+    for (int i = 0; i < 2 && !root; i++)
+        if (s->roots[i][0] && is_under(resolved, s->roots[i])) root = s->roots[i];
+    if (!root) {
+        snprintf(why, whylen, "%s%s%s is outside the folders an experiment may read: its own (%s)%s%s "
+                              "(bitbench's Lua sandbox)", path, strcmp(path, resolved) ? " -> " : "",
+                 strcmp(path, resolved) ? resolved : "", s->roots[0][0] ? s->roots[0] : "none",
+                 s->roots[1][0] ? " and $BITBENCH_SHARED_DIR " : "", s->roots[1]);
+        return -1;
+    }
+    /* Inside the folder, hidden names stay out: an experiment beside one's home folder must not
+     * reach ~/.ssh or ~/.netrc, nor a repository's .git. */
+    for (const char *c = resolved + (strcmp(root, "/") ? strlen(root) : 0); *c; c++)
+        if (c[0] == '/' && c[1] == '.') {
+            snprintf(why, whylen, "%s is %s, a hidden file or folder ('%.*s'); an experiment reads none "
+                                  "(bitbench's Lua sandbox)", path, resolved, (int)strcspn(c + 1, "/"), c + 1);
+            return -1;
+        }
+    return 0;
+}
+
+static int stream_close(lua_State *L)
+{
+    luaL_Stream *p = luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    int ok = fclose(p->f) == 0;
+    return luaL_fileresult(L, ok, NULL);
+}
+
+/* Opens path for reading as an io file handle on the stack, or raises the refusal.  Returns 1
+ * with the handle, or 3 (nil, message, errno) when the file does not exist, as io.open does. */
+static int open_checked(lua_State *L, const char *fn, const char *path)
+{
+    char resolved[PATH_MAX], why[PATH_MAX * 2 + 256];
+    int rc = bb_lua_sandbox_check_read(L, path, resolved, why, sizeof why);
+    if (rc > 0) {
+        int e = errno;
+        lua_pushnil(L);
+        lua_pushstring(L, why);
+        lua_pushinteger(L, e);
+        return 3;
+    }
+    if (rc < 0) return luaL_error(L, "%s: %s", fn, why);
+    luaL_Stream *p = lua_newuserdatauv(L, sizeof *p, 0);
+    p->closef = NULL; /* a handle not yet open is never closed */
+    luaL_setmetatable(L, LUA_FILEHANDLE);
+    p->f = bb_input_open(resolved, "file an experiment reads", BB_LUA_MAX_READ_BYTES, NULL, why, sizeof why);
+    if (!p->f) return luaL_error(L, "%s: %s (bitbench's Lua sandbox)", fn, why);
+    p->closef = stream_close;
+    return 1;
+}
+
+/* io.open for reading only, of the files bb_lua_sandbox_check_read allows. */
 static int read_open(lua_State *L)
 {
-    luaL_checkstring(L, 1);
+    const char *path = luaL_checkstring(L, 1);
     const char *mode = luaL_optstring(L, 2, "r");
     if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0)
         return luaL_error(L, "io.open mode '%s' is not allowed: experiment files may only read (\"r\" or \"rb\"); "
                              "bitbench run --unsafe-lua allows writing", mode);
-    lua_settop(L, 2);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, 2, LUA_MULTRET);
-    return lua_gettop(L);
+    return open_checked(L, "io.open", path);
+}
+
+/* io.lines(path, ...): the file's lines (or what the formats read), closed when the loop ends.
+ * Without a path io.lines would read standard input, which is not the file's to read. */
+static int read_lines(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int nformats = lua_gettop(L) - 1;
+    if (open_checked(L, "io.lines", path) != 1) return luaL_error(L, "io.lines: %s", lua_tostring(L, -2));
+    int handle = lua_gettop(L);
+    lua_getfield(L, handle, "lines");
+    lua_pushvalue(L, handle);
+    for (int i = 0; i < nformats; i++) lua_pushvalue(L, 2 + i);
+    lua_call(L, 1 + nformats, 1);
+    /* iterator, nil, nil, handle: a generic for closes the handle (to-be-closed) when it ends */
+    lua_pushnil(L);
+    lua_pushnil(L);
+    lua_pushvalue(L, handle);
+    return 4;
+}
+
+/* os.getenv of the variables meant for experiments only: an experiment from elsewhere must not
+ * read tokens, keys or paths from the person's environment into its fields (and so into results
+ * the person shares). */
+static int prefixed_getenv(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    if (strncmp(name, BB_LUA_ENV_PREFIX, strlen(BB_LUA_ENV_PREFIX)) != 0)
+        return luaL_error(L, "os.getenv('%s'): an experiment reads only " BB_LUA_ENV_PREFIX "* variables "
+                             "(bitbench's Lua sandbox)", name);
+    lua_pushstring(L, getenv(name));
+    return 1;
 }
 
 /* __index of a sandboxed table: a name the sandbox took out is an error that says so (a plain
@@ -202,18 +325,37 @@ static void open_safe(lua_State *L, unsigned flags)
     static const char *const os_keep[] = {"clock", "date", "difftime", "getenv", "time", NULL};
     static const char *const os_removed[] = {"execute", "exit", "remove", "rename", "tmpname", "setlocale", NULL};
     open_subset(L, LUA_OSLIBNAME, luaopen_os, os_keep, os_removed, hint);
+    lua_getglobal(L, LUA_OSLIBNAME);
+    lua_pushcfunction(L, prefixed_getenv);
+    lua_setfield(L, -2, "getenv");
+    lua_pop(L, 1);
     if (flags & BB_LUA_READ_IO) {
-        static const char *const io_keep[] = {"lines", "type", NULL};
+        /* io.open and io.lines are bitbench's own (read_open, read_lines); the library is opened
+         * only for its file handles' metatable and io.type */
+        static const char *const io_keep[] = {"type", NULL};
         static const char *const io_removed[] = {"popen", "write", "output", "input", "read", "close", "tmpfile",
                                                  "stdout", "stderr", "stdin", NULL};
         open_subset(L, LUA_IOLIBNAME, luaopen_io, io_keep, io_removed, hint);
         lua_getglobal(L, LUA_IOLIBNAME);
-        luaL_requiref(L, LUA_IOLIBNAME, luaopen_io, 0);
-        lua_getfield(L, -1, "open");
-        lua_pushcclosure(L, read_open, 1);
-        lua_setfield(L, -3, "open");
-        lua_pop(L, 2);
+        lua_pushcfunction(L, read_open);
+        lua_setfield(L, -2, "open");
+        lua_pushcfunction(L, read_lines);
+        lua_setfield(L, -2, "lines");
+        lua_pop(L, 1);
     }
+}
+
+/* The file's folder and $BITBENCH_SHARED_DIR, as real paths (a folder that does not resolve is
+ * left out: nothing is under it). */
+static void set_roots(sandbox *s, const char *file)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(file, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash == file ? 1 : slash - file), file);
+    if (!realpath(dir, s->roots[0])) s->roots[0][0] = 0;
+    const char *shared = getenv("BITBENCH_SHARED_DIR");
+    if (!shared || !*shared || !realpath(shared, s->roots[1])) s->roots[1][0] = 0;
 }
 
 lua_State *bb_lua_sandbox_new(const char *file, unsigned flags, char *err, size_t errlen)
@@ -230,6 +372,8 @@ lua_State *bb_lua_sandbox_new(const char *file, unsigned flags, char *err, size_
         return NULL;
     }
     snprintf(s->file, sizeof s->file, "%s", file);
+    s->flags = flags;
+    set_roots(s, file);
     lua_State *L = lua_newstate(bounded_alloc, s);
     if (!L) {
         snprintf(err, errlen, "%s: cannot create a Lua state (out of memory)", file);

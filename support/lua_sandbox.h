@@ -7,9 +7,11 @@
  *     `load(s, name, mode, env)` keeps its env argument (it only reaches what the file already has);
  *   - coroutine, math, string, table, utf8;
  *   - os with only clock, date, difftime, getenv and time (nothing that runs, removes, renames or
- *     ends anything);
+ *     ends anything), getenv only of BB_LUA_ENV_PREFIX* variables (the rest of the environment,
+ *     tokens and keys among it, is the person's, not the file's);
  *   - with BB_LUA_READ_IO (experiments, not model configs): io with only open (modes "r" and "rb";
- *     a file opened so cannot be written), lines and type;
+ *     a file opened so cannot be written), lines and type, and open and lines only of the files
+ *     bb_lua_sandbox_check_read allows;
  *   - no require/package (nothing loads C libraries) and no debug (it reaches other functions'
  *     locals and the registry).
  * BB_LUA_UNSAFE gives every standard library instead (`bitbench run --unsafe-lua`).
@@ -32,6 +34,12 @@
 #define BB_LUA_DEFAULT_INSTRUCTIONS 1000000000ULL
 #define BB_LUA_DEFAULT_SECONDS 60
 #define BB_LUA_DEFAULT_BYTES ((size_t)1 << 30)
+/* The largest file a sandboxed file may read (io.open, io.lines), and the largest Lua file
+ * loaded: far above any data an experiment reads beside it, far below what would exhaust memory. */
+#define BB_LUA_MAX_READ_BYTES ((uint64_t)64 << 20)
+/* The environment variables os.getenv gives a sandboxed file (BITBENCH_SHARED_DIR,
+ * BITBENCH_PPL_TEXT, ...); any other name is an error. */
+#define BB_LUA_ENV_PREFIX "BITBENCH_"
 
 enum { BB_LUA_READ_IO = 1, BB_LUA_UNSAFE = 2 };
 
@@ -45,6 +53,15 @@ int bb_lua_limits(uint64_t *instructions, size_t *bytes, char *err, size_t errle
  * NULL with one line naming the file.  Close it with bb_lua_sandbox_close. */
 lua_State *bb_lua_sandbox_new(const char *file, unsigned flags, char *err, size_t errlen);
 void bb_lua_sandbox_close(lua_State *L);
+
+/* Whether the file running in L may read `path` (io.open, io.lines, bitbench.compare): its real
+ * path (symbolic links resolved, so a link out of the folder is out) must lie under the folder of
+ * the file L was made for or under $BITBENCH_SHARED_DIR, not under /proc, /sys or /dev, with no
+ * hidden name ('.x') below that folder.  Under BB_LUA_UNSAFE everything is allowed.  resolved
+ * (PATH_MAX bytes) gets the real path.  Returns 0; 1 when path does not resolve (why says so,
+ * errno is kept: "no such file" is an answer a file may act on); -1 when the rule refuses it,
+ * with why naming path and the rule. */
+int bb_lua_sandbox_check_read(lua_State *L, const char *path, char *resolved, char *why, size_t whylen);
 /* lua_pcall (no message handler) under a bound of CPU time, the last resort for work that runs
  * no VM instruction and allocates nothing: a backtracking pattern such as
  * string.find(("a"):rep(22), ("a*"):rep(22) .. "b") runs for hours inside string.find, where

@@ -49,7 +49,7 @@ printf 'bitbench.experiment {\n sweeps = { bitbench.sweep { kernels = "i2_s", sh
 expect_error "shape.lua:2: sweep 'sweep1': i2_s cannot run shape M=256 K=200: kernel i2_s needs K to be a multiple of 128, got K=200" run "$T/shape.lua"
 printf 'bitbench.experiment { sweeps = { { kernels = "i2_s", shapes = { {256, 200} } } } }\n' > "$T/allskip.lua"
 expect_error "nothing to run: every kernel/shape combination was skipped" run "$T/allskip.lua"
-expect_error "cannot open $T/missing.lua" run "$T/missing.lua"
+expect_error "$T/missing.lua: cannot open it" run "$T/missing.lua"
 expect_error "which experiment? give a FILE.lua" run
 expect_error "unexpected argument 'extra'" run "$good" extra
 expect_error "unknown or incomplete option '--bogus'" run "$good" --bogus

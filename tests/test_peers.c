@@ -133,8 +133,9 @@ static void test_locate(const char *tmp)
     data_path(fake, sizeof fake, "fake_llama_bench.sh");
     unsetenv("BITBENCH_LLAMA_BENCH");
     setenv("PATH", "/nonexistent", 1);
-    CHECK(bb_peer_locate(l, NULL, path, sizeof path, why, sizeof why) == -1 &&
-              !strcmp(why, "llama.cpp: llama-bench is not on PATH and BITBENCH_LLAMA_BENCH is not set"),
+    CHECK(bb_peer_locate(l, path, sizeof path, why, sizeof why) == -1 &&
+              !strcmp(why, "llama.cpp: llama-bench is not on PATH, BITBENCH_LLAMA_BENCH is not set and no --peer "
+                          "llama.cpp=PATH was given"),
           "%s", why);
     CHECK(!bb_peer_available("llama.cpp", why, sizeof why) && strstr(why, "not on PATH"), "%s", why);
     CHECK(!bb_peer_available("llama", why, sizeof why) && strstr(why, "unknown peer 'llama' (peers: llama.cpp"),
@@ -147,19 +148,37 @@ static void test_locate(const char *tmp)
     char pathvar[2400];
     snprintf(pathvar, sizeof pathvar, "/nonexistent::%s", dir);
     setenv("PATH", pathvar, 1);
-    CHECK(bb_peer_locate(l, NULL, path, sizeof path, why, sizeof why) == 0 && strstr(path, "/bin/llama-bench"), "%s",
+    CHECK(bb_peer_locate(l, path, sizeof path, why, sizeof why) == 0 && strstr(path, "/bin/llama-bench"), "%s",
           why);
     CHECK(bb_peer_available("llama.cpp", why, sizeof why), "%s", why);
     /* the environment variable comes before PATH and must name an executable file */
     setenv("BITBENCH_LLAMA_BENCH", tmp, 1);
-    CHECK(bb_peer_locate(l, NULL, path, sizeof path, why, sizeof why) == -1 && strstr(why, "BITBENCH_LLAMA_BENCH=") &&
+    CHECK(bb_peer_locate(l, path, sizeof path, why, sizeof why) == -1 && strstr(why, "BITBENCH_LLAMA_BENCH=") &&
               strstr(why, "not an executable file"),
           "%s", why);
-    /* the sweep's path comes before both */
-    CHECK(bb_peer_locate(l, fake, path, sizeof path, why, sizeof why) == 0 && !strcmp(path, fake), "%s", why);
-    CHECK(bb_peer_locate(l, "/nonexistent/llama-bench", path, sizeof path, why, sizeof why) == -1 &&
-              strstr(why, "peer_paths gives /nonexistent/llama-bench"),
+    /* the command line (--peer NAME=PATH) comes before both; a later one replaces an earlier */
+    char arg[1300];
+    snprintf(arg, sizeof arg, "llama.cpp=%s", fake);
+    CHECK(bb_peer_set_program("llama.cpp=/nonexistent/llama-bench", why, sizeof why) == 0, "%s", why);
+    CHECK(bb_peer_locate(l, path, sizeof path, why, sizeof why) == -1 &&
+              strstr(why, "llama.cpp: --peer llama.cpp=/nonexistent/llama-bench is not an executable file"),
           "%s", why);
+    CHECK(bb_peer_set_program(arg, why, sizeof why) == 0, "%s", why);
+    CHECK(bb_peer_locate(l, path, sizeof path, why, sizeof why) == 0 && !strcmp(path, fake), "%s", why);
+    /* test-backend-ops is llama.cpp's kernel-level program: its own --peer name, its own path */
+    const bb_peer *ops = bb_peer_kernel_tool(l);
+    unsetenv("BITBENCH_TEST_BACKEND_OPS");
+    CHECK(bb_peer_locate(ops, path, sizeof path, why, sizeof why) == -1 &&
+              strstr(why, "no --peer test-backend-ops=PATH was given"), "%s", why);
+    snprintf(arg, sizeof arg, "test-backend-ops=%s", fake);
+    CHECK(bb_peer_set_program(arg, why, sizeof why) == 0 && bb_peer_locate(ops, path, sizeof path, why, sizeof why) == 0 &&
+              !strcmp(path, fake), "%s", why);
+    /* bad arguments: one line with what is valid */
+    const char *bad[] = {"llama.cpp", "llama=/x", "llama.cpp=", "=/x", "bitnet.cpp:i2_s=/x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(bb_peer_set_program(bad[i], why, sizeof why) == -1 && strstr(why, bad[i]) &&
+                  strstr(why, "expected NAME=PATH with NAME one of llama.cpp, bitnet.cpp, test-backend-ops"),
+              "%s: %s", bad[i], why);
     unsetenv("BITBENCH_LLAMA_BENCH");
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Peers in kernel sweeps (harness/peers/peer_kernels.h), with a fake test-backend-ops that prints a
-# recorded real output (tests/data/peers/README.md; CI has no peer installed): its cases of the
-# sweep's types and shapes become rows of results.csv beside bitbench's (kernel llama.cpp:q4_0,
+# Peers in kernel sweeps (harness/peers/peer_kernels.h), with a fake test-backend-ops (given as
+# --peer test-backend-ops=PATH; the file names only the peer) that prints a recorded real output
+# (tests/data/peers/README.md; CI has no peer installed): its cases of the sweep's types and
+# shapes become rows of results.csv beside bitbench's (kernel llama.cpp:q4_0,
 # variant peer, its time per run and runs), a (type, shape, N) it has no case for is one note; a
 # program that fails, hangs (peer_timeout) or prints garbage is one clear line and every bitbench
 # point still runs; bad fields are one error line.  $1 is the bitbench binary.
@@ -15,20 +16,14 @@ check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "
 unset BITBENCH_TEST_BACKEND_OPS
 BB_FAKE_M=256 BB_FAKE_K=512; export BB_FAKE_M BB_FAKE_K
 
-sweep() { # name, fake program, n list
-    printf '    bitbench.sweep { name = "%s", kernels = {"q4_0", "f32"}, shapes = {{m = 256, k = 512}}, n = %s, threads = 1, reps = 2, max_reps = 2, min_seconds = 0, peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "%s"}, peer_timeout = 1 },\n' "$1" "$3" "$D/$2"
+# one sweep with a llama.cpp peer; its test-backend-ops comes from the command line (--peer)
+exp() { # name, n list
+    printf 'bitbench.experiment { name = "peers_k", out = "%s", sweeps = { bitbench.sweep { name = "%s", kernels = {"q4_0", "f32"}, shapes = {{m = 256, k = 512}}, n = %s, threads = 1, reps = 2, max_reps = 2, min_seconds = 0, peers = {"llama.cpp"}, peer_timeout = 1 } } }\n' "$T/res_$1" "$1" "$2" > "$T/$1.lua"
 }
-{
-    printf 'bitbench.experiment {\n  name = "peers_k", out = "%s",\n  sweeps = {\n' "$T/res"
-    sweep ok fake_backend_ops.sh '{1, 512, 16}'
-    sweep fails fake_peer_fail.sh 1
-    sweep hangs fake_peer_hang.sh 1
-    sweep garbage fake_peer_garbage.sh 1
-    printf '  },\n}\n'
-} > "$T/exp.lua"
-PATH=/usr/bin:/bin "$BB" run "$T/exp.lua" > "$T/out" 2> "$T/err"; rc=$?
+exp ok '{1, 512, 16}'
+PATH=/usr/bin:/bin "$BB" run "$T/ok.lua" --peer "test-backend-ops=$D/fake_backend_ops.sh" > "$T/out" 2> "$T/err"; rc=$?
 check '[ $rc -eq 0 ]' "run exit code $rc: $(cat "$T/err")"
-csv=$(ls "$T"/res/*/results.csv)
+csv=$(ls "$T"/res_ok/*/results.csv)
 row() { grep "^peers_k,$1," "$csv"; } # sweep
 col() { # name, row text
     printf '%s\n' "$2" | awk -F, -v name="$1" -v hdr="$(head -1 "$csv")" \
@@ -47,17 +42,25 @@ prev=$(printf '%s\n' "$ok" | grep -B1 ',llama.cpp:q4_0,' | head -1)
 check '[ "$(col kernel "$prev")" = q4_0 ]' "a peer row follows its bitbench point: $prev"
 check 'grep -q "peer row (ok: llama.cpp:q4_0 M=256 K=512 N=16) skipped: .*fake_backend_ops.sh ran no MUL_MAT case of this type and shape (it has no option for shapes; its cases: m=256 k=512 n=1,2,3,4,5,8,512)" "$T/err"' \
     "missing shape: $(grep 'N=16' "$T/err")"
-for s in fails hangs garbage; do
-    check '[ "$(row $s | wc -l)" -eq 2 ]' "bitbench rows of sweep $s: $(row $s)"
+# --peer llama.cpp=PATH names llama-bench (model sweeps), not the kernel-level program
+PATH=/usr/bin:/bin "$BB" run "$T/ok.lua" --peer "llama.cpp=$D/fake_backend_ops.sh" > "$T/out" 2> "$T/err"; rc=$?
+check '[ $rc -eq 0 ] && grep -q "peer row (ok: llama.cpp:q4_0 M=256 K=512 N=1) skipped: llama.cpp: test-backend-ops is not on PATH, BITBENCH_TEST_BACKEND_OPS is not set and no --peer test-backend-ops=PATH was given" "$T/err"' \
+    "--peer llama.cpp in a kernel sweep: rc $rc, $(cat "$T/err")"
+for s in fails:fail hangs:hang garbage:garbage; do
+    prog=${s#*:} s=${s%:*}
+    exp $s 1
+    PATH=/usr/bin:/bin "$BB" run "$T/$s.lua" --peer "test-backend-ops=$D/fake_peer_$prog.sh" > "$T/out" 2> "$T/err_$s"; rc=$?
+    scsv=$(ls "$T"/res_$s/*/results.csv)
+    check '[ $rc -eq 0 ] && [ "$(grep -c "^peers_k,$s," "$scsv")" -eq 2 ]' "bitbench rows of sweep $s: rc $rc, $(cat "$scsv" "$T/err_$s")"
 done
-check 'grep -q "peer row (fails: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*fake_peer_fail.sh exited with status 1" "$T/err"' \
-    "failing peer: $(grep fails "$T/err")"
-check 'grep -q "peer row (hangs: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*fake_peer_hang.sh timed out after 1 s" "$T/err"' \
-    "hanging peer: $(grep hangs "$T/err")"
-check 'grep -q "peer row (garbage: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*no timed MUL_MAT line" "$T/err"' \
-    "garbage peer: $(grep garbage "$T/err")"
-check '[ "$(grep -c "peer row (fails" "$T/err")" -eq 1 ]' "a failed program is noted once per sweep"
-check 'grep -q "peer row (hangs" "$(dirname "$csv")/run.json"' "skipped peer rows listed in run.json"
+check 'grep -q "peer row (fails: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*fake_peer_fail.sh exited with status 1" "$T/err_fails"' \
+    "failing peer: $(cat "$T/err_fails")"
+check 'grep -q "peer row (hangs: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*fake_peer_hang.sh timed out after 1 s" "$T/err_hangs"' \
+    "hanging peer: $(cat "$T/err_hangs")"
+check 'grep -q "peer row (garbage: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*no timed MUL_MAT line" "$T/err_garbage"' \
+    "garbage peer: $(cat "$T/err_garbage")"
+check '[ "$(grep -c "peer row (fails" "$T/err_fails")" -eq 1 ]' "a failed program is noted once per sweep"
+check 'grep -q "peer row (hangs" "$(dirname "$(ls "$T"/res_hangs/*/results.csv)")/run.json"' "skipped peer rows listed in run.json"
 
 bad() { # fields, pattern
     printf 'bitbench.experiment { name = "b", out = "%s", sweeps = { bitbench.sweep { kernels = {"q4_0"}, shapes = {{m = 256, k = 512}}, %s } } }\n' "$T/res" "$1" > "$T/bad.lua"
@@ -68,6 +71,7 @@ bad 'peers = {"bitnet.cpp:q4_0"}' "field 'peers': bitnet.cpp has no kernel-level
 bad 'peers = {"llama"}' "field 'peers', entry 1: unknown peer 'llama'"
 bad 'peers = {"llama.cpp"}, kernels = {"i2_s"}' "llama.cpp runs none of the sweep's kernels' GGUF types"
 bad 'peers = {"llama.cpp"}, peer_timeout = -1' "peer_timeout"
+bad 'peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "/x"}' "field 'peer_paths': an experiment names peers, not their programs; give the program on the command line: bitbench run --peer NAME=PATH"
 
 echo "test_peers_kernels: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

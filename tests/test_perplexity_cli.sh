@@ -36,7 +36,7 @@ check '[ $rc -eq 0 ] && printf "%s" "$out" | grep -q "warning: stories260K.bin: 
 expect_error "--batch 200 exceeds --ctx 128" $P --ctx 128 --batch 200
 expect_error "--kv: unknown cache type 'q8'; valid: f32, f16" $P --ctx 128 --kv q8
 expect_error "unknown kernel 'nosuch'" $P --ctx 128 --kernel nosuch
-expect_error "/nonexistent: cannot open the text" perplexity --model "$MODEL" --file /nonexistent --ctx 128
+expect_error "/nonexistent: cannot open it" perplexity --model "$MODEL" --file /nonexistent --ctx 128
 expect_error "--model nosuch: unknown model 'nosuch'; valid models: " \
     perplexity --model nosuch --file "$TEXT" --ctx 128
 printf 'short text' > "$T/short.txt"
@@ -75,9 +75,9 @@ expect_error "field 'perplexity': 'file' (the text) is required" run "$T/s.lua"
 sweep "{ file = \"$TEXT\", ctx = 128, chunk = 2 }"
 expect_error "field 'perplexity': unknown field 'chunk' (did you mean 'chunks'?)" run "$T/s.lua"
 sweep "{ file = \"$T/none.txt\", ctx = 128 }"
-expect_error "field 'perplexity': file '$T/none.txt' cannot be opened" run "$T/s.lua"
+expect_error "field 'perplexity', file: $T/none.txt: cannot open it" run "$T/s.lua"
 sweep "{ file = \"$TEXT\", ctx = 128, model = \"$T/none.bin\" }"
-expect_error "field 'perplexity': model '$T/none.bin' cannot be opened" run "$T/s.lua"
+expect_error "field 'perplexity', model: $T/none.bin: cannot open it" run "$T/s.lua"
 sweep "{ file = \"$TEXT\", ctx = 128, chunks = 2, model = \"$MODEL\" }"
 "$BB" run "$T/s.lua" --quiet >/dev/null 2>"$T/run.err"; rc=$?
 csv=$(ls "$T"/res/pplsweep-*/e2e.csv 2>/dev/null | head -1)

@@ -79,7 +79,6 @@ static bb_result_row sample_row(int point)
     snprintf(r.kernel, sizeof r.kernel, "i2_s");
     snprintf(r.variant, sizeof r.variant, "amx");
     snprintf(r.variant_ran, sizeof r.variant_ran, "%s", point < 16 ? "avx512" : "amx");
-    r.fallback_calls = point;
     snprintf(r.family, sizeof r.family, "mad");
     r.bits_per_weight = 2;
     r.lossless = 1;
@@ -143,6 +142,7 @@ static void test_csv(void)
     f = fopen(path, "w");
     fprintf(f, "%s\n", header);
     bb_result_row a = sample_row(1), b = sample_row(2);
+    b.fallback_calls = 2;
     CHECK(bb_csv_write_row(f, &a) == 0 && bb_csv_write_row(f, &b) == 0, "write rows");
     fputs("exp,s,3,i2_s,av", f); /* a row cut short by a kill */
     fclose(f);
@@ -187,7 +187,7 @@ static void test_csv(void)
 static void test_markdown_ran(void)
 {
     bb_result_row rows[2] = {sample_row(1), sample_row(16)};
-    rows[1].fallback_calls = 0;
+    rows[0].fallback_calls = 1;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -327,7 +327,7 @@ static void test_csv_reader(void)
     CHECK(rc == -1 && strstr(err, ":2: not a well-formed CSV record"), "unbalanced quote: %s", err);
     unlink(path);
     rc = bb_csv_load(path, 0, &t, err, sizeof err);
-    CHECK(rc == -1 && strstr(err, "cannot read"), "missing file: %s", err);
+    CHECK(rc == -1 && strstr(err, path) && strstr(err, "cannot open it"), "missing file: %s", err);
 }
 
 /* The one JSON reader: what the emitter writes reads back by member name; malformed documents are
@@ -457,6 +457,25 @@ static void test_timer_meter(void)
     CHECK(isnan(v[0]) && isnan(v[1]) && isnan(v[2]), "unavailable -> NaN");
 }
 
+/* results.md's note on a flagged row gives both measures the flag is decided on: a row flagged for
+ * an sd of 18000 % of its median must not read "spread 11%". */
+static void test_markdown_flag_note(void)
+{
+    bb_result_row rows[2] = {sample_row(1), sample_row(2)};
+    rows[1].spread_flag = 1;
+    rows[1].spread = 0.11;
+    rows[1].t_median_s = 1e-3;
+    rows[1].t_sd_s = 0.18;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bb_markdown_table(f, rows, 2);
+    fclose(f);
+    CHECK(strstr(buf, "| note |") != NULL, "a note column when a row is flagged: %s", buf);
+    CHECK(strstr(buf, "flagged: IQR/median 11%, sd/median 18000% |") != NULL, "the note states both measures: %s", buf);
+    free(buf);
+}
+
 int main(void)
 {
     test_json();
@@ -469,5 +488,6 @@ int main(void)
     test_stats();
     test_args_and_names();
     test_timer_meter();
+    test_markdown_flag_note();
     return check_summary("test_results");
 }

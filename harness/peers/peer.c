@@ -85,21 +85,76 @@ static int on_path(const char *program, char *path, size_t len)
     return -1;
 }
 
-int bb_peer_locate(const bb_peer *p, const char *given, char *path, size_t len, char *why, size_t whylen)
+/* The --peer programs, by the bb_peer entry they are for (peers[] or kernel_tools[]). */
+static struct {
+    const bb_peer *p;
+    char path[1024];
+} given[NPEERS + sizeof kernel_tools / sizeof kernel_tools[0]];
+static int ngiven;
+
+/* The name --peer knows p by: a peer's own, a kernel tool's program. */
+static const char *option_name(const bb_peer *p)
 {
+    return p >= kernel_tools && p < kernel_tools + sizeof kernel_tools / sizeof kernel_tools[0] ? p->program : p->name;
+}
+
+const char *bb_peer_program_names(void)
+{
+    static char names[160];
+    if (!names[0]) {
+        snprintf(names, sizeof names, "%s", bb_peer_names());
+        for (size_t i = 0; i < sizeof kernel_tools / sizeof kernel_tools[0]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", option_name(&kernel_tools[i]));
+    }
+    return names;
+}
+
+int bb_peer_set_program(const char *arg, char *err, size_t errlen)
+{
+    const char *eq = strchr(arg, '=');
+    const bb_peer *p = NULL;
+    size_t n = eq ? (size_t)(eq - arg) : 0;
+    for (int i = 0; eq && !p && i < NPEERS; i++)
+        if (strlen(peers[i].name) == n && !strncmp(peers[i].name, arg, n)) p = &peers[i];
+    for (size_t i = 0; eq && !p && i < sizeof kernel_tools / sizeof kernel_tools[0]; i++)
+        if (strlen(option_name(&kernel_tools[i])) == n && !strncmp(option_name(&kernel_tools[i]), arg, n))
+            p = &kernel_tools[i];
+    if (!eq || !p || !eq[1]) {
+        snprintf(err, errlen, "--peer '%s': expected NAME=PATH with NAME one of %s (e.g. --peer "
+                 "llama.cpp=/opt/llama.cpp/build/bin/llama-bench)", arg, bb_peer_program_names());
+        return -1;
+    }
+    if (strlen(eq + 1) >= sizeof given[0].path) {
+        snprintf(err, errlen, "--peer '%.*s': the path is longer than %zu bytes", (int)n, arg, sizeof given[0].path - 1);
+        return -1;
+    }
+    int at = 0;
+    while (at < ngiven && given[at].p != p) at++;
+    if (at == ngiven) ngiven++;
+    given[at].p = p;
+    snprintf(given[at].path, sizeof given[at].path, "%s", eq + 1);
+    return 0;
+}
+
+int bb_peer_locate(const bb_peer *p, char *path, size_t len, char *why, size_t whylen)
+{
+    const char *option = NULL;
+    for (int i = 0; i < ngiven && !option; i++)
+        if (given[i].p == p) option = given[i].path;
     const char *env = getenv(p->env);
-    const char *named = given && given[0] ? given : env && env[0] ? env : NULL;
+    const char *named = option ? option : env && env[0] ? env : NULL;
     if (named) {
         snprintf(path, len, "%s", named);
         if (executable_file(path)) return 0;
-        if (named == given)
-            snprintf(why, whylen, "%s: peer_paths gives %s, not an executable file", p->name, named);
+        if (named == option)
+            snprintf(why, whylen, "%s: --peer %s=%s is not an executable file", p->name, option_name(p), named);
         else
             snprintf(why, whylen, "%s: %s=%s is not an executable file", p->name, p->env, named);
         return -1;
     }
     if (on_path(p->program, path, len) == 0) return 0;
-    snprintf(why, whylen, "%s: %s is not on PATH and %s is not set", p->name, p->program, p->env);
+    snprintf(why, whylen, "%s: %s is not on PATH, %s is not set and no --peer %s=PATH was given", p->name,
+             p->program, p->env, option_name(p));
     return -1;
 }
 
@@ -111,7 +166,7 @@ bool bb_peer_available(const char *name, char *why, size_t whylen)
         return false;
     }
     char path[1024];
-    return bb_peer_locate(p, NULL, path, sizeof path, why, whylen) == 0;
+    return bb_peer_locate(p, path, sizeof path, why, whylen) == 0;
 }
 
 int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, bb_llama_bench_result *r,

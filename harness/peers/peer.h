@@ -6,8 +6,11 @@
  *   bitnet.cpp   llama-bench of microsoft/BitNet        $BITBENCH_BITNET_BENCH
  *                (its llama.cpp fork, which adds I2_S)
  *
- * Where the program is found, first that applies: the path a sweep gives (field peer_paths), the
- * environment variable, then the program's name on PATH.  A peer that is not found, fails, hangs
+ * Where the program is found, first that applies: the command line (`bitbench run --peer
+ * llama.cpp=PATH`, bb_peer_set_program), the environment variable, then the program's name on
+ * PATH.  Never the experiment file: a file from elsewhere names a peer, the person running it
+ * chooses what runs (a sweep's old field peer_paths is refused, harness/peers/peer_sweep.c).
+ * A peer that is not found, fails, hangs
  * past its time limit or prints something that is not its JSON is a reason (one line), never an
  * error that ends the run: bitbench measures itself either way. */
 #ifndef BB_PEER_H
@@ -39,10 +42,19 @@ const char *bb_peer_names(void);
 /* Whether the peer runs weights of this GGUF type ("tq2_0", lower case). */
 bool bb_peer_runs_type(const bb_peer *p, const char *type);
 
-/* Find the peer's program: `given` (a sweep's path; NULL or "" = none), else $env, else program
+/* --peer NAME=PATH: the program for NAME, a peer's name (llama.cpp, bitnet.cpp: its
+ * llama-bench, for model sweeps) or a kernel-level program's (test-backend-ops, for kernel
+ * sweeps), for the rest of the process; a later one for the same NAME replaces it.  Returns 0,
+ * or -1 with one line naming the argument and what is valid.  Whether PATH is an executable is
+ * checked where it is used (bb_peer_locate), so a run whose sweeps use no peer is not refused. */
+int bb_peer_set_program(const char *arg, char *err, size_t errlen);
+/* The --peer names, comma separated (for messages): "llama.cpp, bitnet.cpp, test-backend-ops". */
+const char *bb_peer_program_names(void);
+
+/* Find the peer's program: the --peer given for p (bb_peer_set_program), else $env, else program
  * on PATH.  Returns 0 with path, or -1 with why ("BITBENCH_LLAMA_BENCH=/x: not an executable
  * file", "llama-bench is not on PATH and BITBENCH_LLAMA_BENCH is not set"). */
-int bb_peer_locate(const bb_peer *p, const char *given, char *path, size_t len, char *why, size_t whylen);
+int bb_peer_locate(const bb_peer *p, char *path, size_t len, char *why, size_t whylen);
 
 /* bitbench.peer_available(name): the peer is known and its program is found (not run). */
 bool bb_peer_available(const char *name, char *why, size_t whylen);

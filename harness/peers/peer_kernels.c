@@ -65,9 +65,7 @@ static int run_program(const bb_sweep *sw, const char *peer_name, sweep_peers *s
 {
     const bb_peer *peer = bb_peer_find(peer_name);
     const bb_peer *tool = bb_peer_kernel_tool(peer);
-    int at = 0;
-    while (bb_peer_at(at) != peer) at++;
-    if (bb_peer_locate(tool, sw->peer_paths[at], sp->path, sizeof sp->path, why, whylen)) return -1;
+    if (bb_peer_locate(tool, sp->path, sizeof sp->path, why, whylen)) return -1;
     char *argv[8] = {sp->path};
     for (int i = 0; bb_backend_ops_args[i]; i++) argv[i + 1] = (char *)bb_backend_ops_args[i];
     bb_exec_result x;

@@ -4,7 +4,7 @@
  * (README.md, "Peers side by side").
  *
  * An entry is "llama.cpp:type" or "llama.cpp" (every GGUF type among the sweep's kernels that
- * llama.cpp runs), as in model sweeps; `peer_paths = {["llama.cpp"] = PATH}` names the
+ * llama.cpp runs), as in model sweeps; `bitbench run --peer test-backend-ops=PATH` names the
  * test-backend-ops program (else $BITBENCH_TEST_BACKEND_OPS, else test-backend-ops on PATH);
  * peer_timeout bounds its run (all its MUL_MAT cases, each timed for at least 1 s: minutes).
  *

@@ -84,43 +84,25 @@ static int read_entry(bb_sweep *sw, int i, const char *entry, char *err, size_t 
     return 0;
 }
 
-static int read_paths(lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen)
+/* peer_paths, which once let a file name the programs to run, is refused: a file from elsewhere
+ * could name a script shipped beside it, and bitbench would run it.  The person running the
+ * file chooses the programs (--peer NAME=PATH, the environment, PATH). */
+static int refuse_paths(lua_State *L, int t, char *err, size_t errlen)
 {
-    lua_getfield(L, t, "peer_paths");
-    int idx = lua_gettop(L), rc = 0;
-    if (!lua_isnil(L, idx) && !lua_istable(L, idx)) {
-        snprintf(err, errlen, "field 'peer_paths' must be a table {[\"llama.cpp\"] = PATH, ...}");
-        rc = -1;
-    }
-    for (int i = 0; !rc && lua_istable(L, idx) && i < bb_peer_count(); i++) {
-        const bb_peer *p = bb_peer_at(i);
-        if (bb_lua_get_string(L, idx, p->name, NULL, 0, sw->peer_paths[i], sizeof sw->peer_paths[i], err, errlen) < 0)
-            rc = -1;
-    }
-    if (!rc && lua_istable(L, idx)) {
-        lua_pushnil(L);
-        while (!rc && lua_next(L, idx)) {
-            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-            if (!k || !bb_peer_find(k)) {
-                snprintf(err, errlen, "field 'peer_paths': unknown peer %s%s%s (peers: %s)", k ? "'" : "",
-                         k ? k : "(not a name)", k ? "'" : "", bb_peer_names());
-                rc = -1;
-                lua_pop(L, 1);
-            }
-            if (!rc) lua_pop(L, 1);
-        }
-        if (rc) lua_pop(L, 1);
-    }
+    int given = lua_getfield(L, t, "peer_paths") != LUA_TNIL;
     lua_pop(L, 1);
-    return rc;
+    if (!given) return 0;
+    snprintf(err, errlen, "field 'peer_paths': an experiment names peers, not their programs; give the program "
+                          "on the command line: bitbench run --peer NAME=PATH (NAME: %s)", bb_peer_program_names());
+    return -1;
 }
 
-/* peers, peer_paths, peer_timeout: what model and kernel sweeps share. */
+/* peers, peer_timeout: what model and kernel sweeps share. */
 static int read_common(lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen)
 {
     sw->peer_timeout = BB_DEFAULT_PEER_TIMEOUT;
     if (bb_lua_get_number(L, t, "peer_timeout", 0.001, 1e7, &sw->peer_timeout, err, errlen) < 0) return -1;
-    if (read_paths(L, t, sw, err, errlen)) return -1;
+    if (refuse_paths(L, t, err, errlen)) return -1;
     lua_getfield(L, t, "peers");
     int idx = lua_gettop(L), rc = 0;
     if (lua_type(L, idx) == LUA_TSTRING) {
@@ -289,9 +271,7 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
     char name[BB_NAME_MAX];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(entry, ":"), entry);
     const bb_peer *peer = bb_peer_find(name);
-    int pi = 0;
-    while (bb_peer_at(pi) != peer) pi++;
-    if (bb_peer_locate(peer, sw->peer_paths[pi], tool, sizeof tool, why, sizeof why)) {
+    if (bb_peer_locate(peer, tool, sizeof tool, why, sizeof why)) {
         s->fail(s->ctx, label, why);
         return 0;
     }

@@ -1,4 +1,4 @@
-/* Peers in model sweeps: the fields `peers`, `peer_paths`, `peer_timeout` (README.md, "Peers side
+/* Peers in model sweeps: the fields `peers`, `peer_timeout` (README.md, "Peers side
  * by side") and the peer points run beside bitbench's own.
  *
  * An entry of `peers` is "peer:type" (llama.cpp:q4_0) or just "peer", which stands for every type
@@ -33,7 +33,7 @@ struct lua_State;
 int bb_peer_read_fields(struct lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen);
 
 /* The same fields in a kernel sweep (harness/peers/peer_kernels.h): peers must have a kernel-level
- * program (llama.cpp), peer_paths name that program (test-backend-ops); no kv. */
+ * program (llama.cpp), `--peer test-backend-ops=PATH` names that program; no kv. */
 int bb_peer_read_kernel_fields(struct lua_State *L, int t, bb_sweep *sw, char *err, size_t errlen);
 
 /* The kernel a peer entry ("peer:type") goes with: the sweep's first kernel whose GGUF type is the

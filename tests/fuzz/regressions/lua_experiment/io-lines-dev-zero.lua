@@ -1,0 +1,1 @@
+for l in io.lines("/dev/zero") do end

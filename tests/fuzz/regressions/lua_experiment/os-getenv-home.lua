@@ -1,0 +1,1 @@
+bitbench.experiment { name = os.getenv("HOME"), sweeps = { { kernels = "f32", shapes = { {16, 16} } } } }

@@ -1,0 +1,1 @@
+return { name = os.getenv("HOME") }
