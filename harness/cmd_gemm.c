@@ -96,19 +96,19 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spe
 
 static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads)
 {
-    printf("kernel,variant,variant_ran,fallback_calls,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,"
-           "gbps%s%s\n",
+    /* variant_ran and fallback_calls last, so that the columns before keep their places */
+    printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s,variant_ran,"
+           "fallback_calls\n",
            spec->read_alone ? ",read_t_median_s,read_t_min_s,read_gbps" : "",
            spec->verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
-    printf("%s,%s,%s,%llu,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa,
-           bb_variant_ran(spec->variant, spec->n), (unsigned long long)r->fallback_calls, spec->m, spec->k, spec->n,
-           threads, bb_cache_mode_name(spec->cache), r->reps, r->t_median, r->t_min, r->t_max, r->t_sd, r->gops,
-           r->gbps);
+    printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa, spec->m,
+           spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), r->reps, r->t_median, r->t_min, r->t_max,
+           r->t_sd, r->gops, r->gbps);
     if (spec->read_alone) printf(",%.9g,%.9g,%.6g", r->read_t_median, r->read_t_min, r->read_gbps);
     if (spec->verify)
         printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r->max_abs_err, r->rel_err, r->bound_ratio, r->err_rel_rms,
                r->err_master_rel_rms, r->weight_rel_rms);
-    printf("\n");
+    printf(",%s,%llu\n", bb_variant_ran(spec->variant, spec->n), (unsigned long long)r->fallback_calls);
 }
 
 static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_machine *mach)
