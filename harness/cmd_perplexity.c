@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench perplexity --model FILE.bin|NAME --file TEXT --ctx C [--chunks N] [--kernel K]\n"
-               "                           [--out-kernel K] [--kv f32|f16] [--threads T] [--batch B]\n"
+               "                           [--out-kernel K] [--kv f32|f16] [--threads T] [--cpus LIST] [--batch B]\n"
                "                           [--tokenizer T] [--seed S] [--csv FILE.csv] [--max-text-bytes N]\n"
                "  FILE.bin: a llama2.c checkpoint (tokenizer tok<vocab>.bin or tokenizer.bin beside it, or --tokenizer);\n"
                "  NAME: a model config (bitbench list models) with synthetic weights, the text fed as bytes (speed only).\n"
@@ -95,7 +95,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         {"out-kernel", required_argument, 0, 'O'}, {"kv", required_argument, 0, 'v'},
         {"threads", required_argument, 0, 't'}, {"batch", required_argument, 0, 'b'},
         {"seed", required_argument, 0, 's'}, {"csv", required_argument, 0, 'C'},
-        {"max-text-bytes", required_argument, 0, 'X'},
+        {"max-text-bytes", required_argument, 0, 'X'}, {"cpus", required_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     bb_machine mach;
     bb_machine_detect(&mach);
@@ -111,7 +111,14 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         case 'n': if (bb_parse_int("--chunks", optarg, 1, 1 << 30, &job->max_chunks)) return 2; break;
         case 'K': job->kernel = optarg; break;
         case 'O': job->out_kernel = optarg; break;
-        case 't': if (bb_parse_int("--threads", optarg, 1, mach.pus, threads)) return 2; break;
+        case 't': if (bb_parse_int("--threads", optarg, 1, 1 << 16, threads)) return 2; break;
+        case 'P': {
+            int *cpus = NULL, ncpus = 0;
+            int rc = bb_parse_cpus(optarg, &cpus, &ncpus); /* the pool places its threads on them */
+            free(cpus);
+            if (rc) return 2;
+            break;
+        }
         case 'b': if (bb_parse_int("--batch", optarg, 1, 1 << 20, &job->batch)) return 2; break;
         case 's': if (bb_parse_u64("--seed", optarg, &job->seed)) return 2; break;
         case 'C': *csv = optarg; break;
@@ -140,6 +147,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         fprintf(stderr, "bitbench perplexity: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    if (bb_check_threads("--threads", *threads)) return 2;
     if (!job->model || !job->text_file || !job->ctx) {
         fprintf(stderr, "bitbench perplexity: --model, --file and --ctx are required (bitbench perplexity --help)\n");
         return 2;

@@ -116,6 +116,8 @@ static void variants_ran(const bb_e2e_spec *s, int max_batch, bb_e2e_result *r)
 int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
+    bb_pool_cpus(pool, r->cpus, sizeof r->cpus);
+    snprintf(r->placement, sizeof r->placement, "%s", bb_pool_placement(pool));
     double t0 = bb_now();
     bb_transformer *tf = build_model(s, err, errlen);
     if (!tf) return -1;

@@ -65,6 +65,8 @@ typedef struct {
     /* matmul calls of any kernel (linear layers and classifier) in the timed prefills and
      * generations that ran other code for a reason outside the dispatch rule (kernel.h) */
     uint64_t fallback_calls;
+    char cpus[128];           /* bb_pool_cpus of the pool it ran on: the CPU of each thread, "0;1" */
+    char placement[1024];     /* bb_pool_placement of that pool */
 } bb_e2e_result;
 
 #define BB_E2E_READ_PASSES 3

@@ -13,6 +13,7 @@
 #include "models/model_load.h"
 #include "peers/peer_sweep.h"
 #include "perplexity_job.h"
+#include "support/affinity.h"
 #include "support/input_file.h"
 #include "support/lua_fields.h"
 #include "support/sizes.h"
@@ -21,12 +22,12 @@ static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      
                                            "warmup", "reps",     "max_reps",    "min_seconds",
                                            "cache",  "on_unsupported", "spread_limit", "seed",
                                            "verify", "peers",  "peer_paths",  "peer_timeout",
-                                           "sd_limit", "remeasure", "delay"};
+                                           "sd_limit", "remeasure", "delay", "cpus"};
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
                                                  "compare_logits", "compare_tokens", "perplexity",
-                                                 "peers",   "peer_paths", "peer_timeout", "delay"};
+                                                 "peers",   "peer_paths", "peer_timeout", "delay", "cpus"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -264,15 +265,17 @@ static void int_list_default(lua_State *L, int **v, int *n, int value)
     *n = 1;
 }
 
-/* threads: default all cores, each at most the machine's processing units. */
+/* cpus: the CPUs of the threads, in order (no default: the pool's placement); then threads:
+ * default one per CPU of cpus, else the physical cores this process may use.  Both are checked
+ * against the affinity mask when the run is planned (plan.c), after --threads and --cpus. */
 static void read_threads(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
-    int_list_default(L, &sw->threads, &sw->nthreads, c->mach->cores > 0 ? c->mach->cores : 1);
+    read_ints(L, c, t, sw, "cpus", 0, BB_AFFINITY_MAX_CPU, &sw->cpus, &sw->ncpus);
+    int_list_default(L, &sw->threads, &sw->nthreads,
+                     sw->ncpus ? sw->ncpus : c->mach->allowed_cores > 0 ? c->mach->allowed_cores : 1);
+    int *given = sw->threads;
     read_ints(L, c, t, sw, "threads", 1, 1 << 16, &sw->threads, &sw->nthreads);
-    for (int i = 0; i < sw->nthreads; i++)
-        if (sw->threads[i] > c->mach->pus)
-            load_fail(L, c, sw, "field 'threads': %d threads, but this machine has %d processing units (valid: 1..%d)",
-                      sw->threads[i], c->mach->pus, c->mach->pus);
+    sw->threads_default = sw->threads == given;
 }
 
 static void read_seed(lua_State *L, load_ctx *c, int t, bb_sweep *sw)

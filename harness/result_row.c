@@ -63,6 +63,7 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     snprintf(row->variant_ran_tg, sizeof row->variant_ran_tg, "%s", r->tg_variant_ran);
     row->fallback_calls = (double)r->fallback_calls;
     row->threads = threads;
+    snprintf(row->cpus, sizeof row->cpus, "%s", r->cpus);
     row->prompt = spec->prompt_len;
     row->gen = spec->gen_len;
     row->reps = spec->reps;

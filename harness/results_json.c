@@ -48,6 +48,10 @@ static void write_machine(bb_json *j, const bb_machine *m)
     bb_json_int(j, "sockets", m->sockets);
     bb_json_int(j, "cores", m->cores);
     bb_json_int(j, "pus", m->pus);
+    /* where this process could run (affinity mask at start-up): threads were placed only there */
+    bb_json_string(j, "allowed_cpus", m->allowed_cpus);
+    bb_json_int(j, "allowed_cpu_count", m->nallowed);
+    bb_json_int(j, "allowed_cores", m->allowed_cores);
     bb_json_array_begin(j, "caches");
     for (int i = 0; i < m->ncaches; i++) {
         const bb_cache_info *c = &m->caches[i];

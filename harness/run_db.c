@@ -39,6 +39,8 @@ void bb_single_run_begin(bb_single_run *s)
     bb_host_name(s->host, sizeof s->host);
     bb_iso_time(s->started_at);
     bb_load_read(&s->load);
+    s->threads = 0;
+    s->placement[0] = 0;
 }
 
 void bb_single_run_provenance(const bb_single_run *s, bb_row_provenance *p)
@@ -56,7 +58,8 @@ void bb_single_run_provenance(const bb_single_run *s, bb_row_provenance *p)
     p->busy = around.busy;
 }
 
-/* The sidecar of a single measurement: run.json's identity, command line, tool, build and machine. */
+/* The sidecar of a single measurement: run.json's identity, command line, tool, build, machine and
+ * placement. */
 static char *single_json(const bb_single_run *s, const char *experiment, int argc, char **argv,
                          const bb_machine *mach)
 {
@@ -78,6 +81,13 @@ static char *single_json(const bb_single_run *s, const char *experiment, int arg
     bb_json_object_begin(&j, "experiment");
     bb_json_string(&j, "name", experiment);
     bb_json_object_end(&j);
+    if (s->placement[0]) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", s->threads);
+        bb_json_object_begin(&j, "placement");
+        bb_json_string(&j, key, s->placement);
+        bb_json_object_end(&j);
+    }
     bb_json_string(&j, "status", "complete");
     bb_json_string(&j, "started_at", s->started_at);
     bb_json_string(&j, "ended_at", now);

@@ -343,13 +343,31 @@ static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
     return 0;
 }
 
-bb_pool *sweep_pool_for(sweep_state *st, int threads, char *err, size_t errlen)
+/* run.json's placement of a thread count: the first pool's, and any other the sweeps' cpus gave
+ * the same count, joined by " | ". */
+static void sweep_record_placement(char **slot, const char *placement)
 {
+    size_t plen = strlen(placement);
+    for (const char *seg = *slot; seg; seg = strstr(seg, " | ") ? strstr(seg, " | ") + 3 : NULL)
+        if (!strncmp(seg, placement, plen) && (seg[plen] == 0 || seg[plen] == ' ')) return;
+    size_t len = (*slot ? strlen(*slot) + 3 : 0) + strlen(placement) + 1;
+    char *joined = malloc(len);
+    if (!joined) return;
+    snprintf(joined, len, "%s%s%s", *slot ? *slot : "", *slot ? " | " : "", placement);
+    free(*slot);
+    *slot = joined;
+}
+
+bb_pool *sweep_pool_for(sweep_state *st, const bb_sweep *sw, int threads, char *err, size_t errlen)
+{
+    if (st->pools[threads] && !bb_pool_placed_on(st->pools[threads], sw->cpus, sw->ncpus)) {
+        bb_pool_destroy(st->pools[threads]);
+        st->pools[threads] = NULL;
+    }
     if (!st->pools[threads]) {
-        st->pools[threads] = bb_pool_create(threads, err, (unsigned)errlen);
+        st->pools[threads] = bb_pool_create_on(threads, sw->cpus, sw->ncpus, err, (unsigned)errlen);
         if (!st->pools[threads]) return NULL;
-        free(st->rec.placement[threads]);
-        st->rec.placement[threads] = strdup(bb_pool_placement(st->pools[threads]));
+        sweep_record_placement(&st->rec.placement[threads], bb_pool_placement(st->pools[threads]));
     }
     return st->pools[threads];
 }

@@ -271,7 +271,7 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         bb_progress_show(&st->progress, label);
         weights_for(st, &ws, p);
         if (sweep_stop) break;
-        bb_pool *pool = ws.failed ? NULL : sweep_pool_for(st, p->threads, err, sizeof err);
+        bb_pool *pool = ws.failed ? NULL : sweep_pool_for(st, sw, p->threads, err, sizeof err);
         if (!pool) {
             point_failed(st, p, label, "", ws.failed ? ws.why : err);
             continue;

@@ -383,7 +383,7 @@ int sweep_measure_e2e(sweep_state *st)
         snprintf(label, sizeof label, "%s %s %s pp%d tg%d t%d", sw->name, sw->models[p->model].name,
                  sw->kernels[p->kernel].spec, p->prompt, p->gen, p->threads);
         if (!st->opt->quiet) fprintf(stderr, "bitbench run: e2e %d/%d: %s\n", p->index, plan->ne2e, label);
-        bb_pool *pool = sweep_pool_for(st, p->threads, err, sizeof err);
+        bb_pool *pool = sweep_pool_for(st, sw, p->threads, err, sizeof err);
         bb_e2e_row row;
         int reps = sw->min_reps > 0 ? sw->min_reps : 1;
         double *seconds = calloc(2 * (size_t)reps, sizeof *seconds); /* prefill, then generation */
