@@ -14,6 +14,7 @@
 #include "perplexity_job.h"
 #include "results_json.h"
 #include "support/machine.h"
+#include "support/output_file.h"
 
 static void usage(FILE *f)
 {
@@ -169,10 +170,15 @@ int bb_cmd_perplexity(int argc, char **argv)
     if (prc) return prc == 1 ? 0 : prc;
     chunk_out out = {0};
     char err[2048], side[1200];
+    bb_output_file csv_file;
     if (csv_path) {
-        if (!(out.csv = fopen(csv_path, "w"))) {
-            fprintf(stderr, "bitbench perplexity: cannot write %s: %s\n", csv_path, strerror(errno));
-            return 1;
+        /* both files checked before the model is read and measured; the CSV is written beside its
+         * place and renamed there at the end, so a failed or killed run leaves the previous one */
+        sidecar_path(csv_path, side, sizeof side);
+        if (bb_output_check(csv_path, err, sizeof err) || bb_output_check(side, err, sizeof err) ||
+            !(out.csv = bb_output_begin(&csv_file, csv_path, err, sizeof err))) {
+            fprintf(stderr, "bitbench perplexity: --csv %s\n", err);
+            return 2;
         }
         fprintf(out.csv, "chunk,ppl,chunk_nll,scored,seconds\n");
     }
@@ -185,7 +191,7 @@ int bb_cmd_perplexity(int argc, char **argv)
     if (out.printed) printf("\n");
     if (rc) {
         fprintf(stderr, "bitbench perplexity: %s\n", err);
-        if (out.csv) fclose(out.csv);
+        if (out.csv) bb_output_abort(&csv_file);
         return 1;
     }
     if (r.warning[0]) fprintf(stderr, "bitbench perplexity: warning: %s\n", r.warning);
@@ -196,21 +202,19 @@ int bb_cmd_perplexity(int argc, char **argv)
             job.kv_f16 ? "f16" : "f32", threads, job.batch > 0 ? job.batch : job.ctx, r.tokens_per_second,
             r.sums.seconds);
     if (out.csv) {
-        if (fclose(out.csv)) {
-            fprintf(stderr, "bitbench perplexity: writing %s failed\n", csv_path);
+        if (bb_output_commit(&csv_file, err, sizeof err)) {
+            fprintf(stderr, "bitbench perplexity: %s\n", err);
             return 1;
         }
-        sidecar_path(csv_path, side, sizeof side);
-        FILE *f = fopen(side, "w");
-        if (!f) {
-            fprintf(stderr, "bitbench perplexity: cannot write %s: %s\n", side, strerror(errno));
-            return 1;
+        bb_output_file side_file;
+        FILE *f = bb_output_begin(&side_file, side, err, sizeof err);
+        if (f) {
+            bb_machine mach;
+            bb_machine_detect(&mach);
+            write_sidecar(f, &mach, argc, argv, &job, threads, &r);
         }
-        bb_machine mach;
-        bb_machine_detect(&mach);
-        write_sidecar(f, &mach, argc, argv, &job, threads, &r);
-        if (fclose(f)) {
-            fprintf(stderr, "bitbench perplexity: writing %s failed\n", side);
+        if (!f || bb_output_commit(&side_file, err, sizeof err)) {
+            fprintf(stderr, "bitbench perplexity: %s\n", err);
             return 1;
         }
     }

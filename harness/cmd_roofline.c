@@ -10,6 +10,8 @@
 #include "kernels/kernel.h"
 #include "roofline.h"
 #include "support/machine.h"
+#include "support/output_file.h"
+#include "support/sizes.h"
 
 static void usage(FILE *f)
 {
@@ -87,8 +89,13 @@ int bb_cmd_roofline(int argc, char **argv)
         *slash = 0;
         if (dir[0]) mkdir(dir, 0777);
     }
+    char err[BB_ERR_MAX];
+    /* before the measurement, which takes minutes: a profile that cannot be written is said now */
+    if (bb_output_check(out, err, sizeof err)) {
+        fprintf(stderr, "bitbench roofline: --out %s\n", err);
+        return 2;
+    }
     static bb_roofline r;
-    char err[256];
     if (bb_roofline_measure(&r, &mach, threads, quick, kernels, stderr, err, sizeof err)) {
         fprintf(stderr, "bitbench roofline: %s\n", err);
         return 1;

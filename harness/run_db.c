@@ -7,13 +7,16 @@
 #include "json.h"
 #include "results_db.h"
 #include "results_json.h"
+#include "support/output_file.h"
 
 #include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
 
 int bb_run_db_check(const char *who, const char *path)
 {
     char err[2048];
-    bb_db *db = bb_db_open(path, err, sizeof err);
+    /* before the measurement: the database must be a regular file (or absent) in a folder that
+     * takes new files (SQLite's journal goes beside it) */
+    bb_db *db = bb_output_check(path, err, sizeof err) ? NULL : bb_db_open(path, err, sizeof err);
     if (!db) {
         fprintf(stderr, "%s: --db: %s\n", who, err);
         return -1;

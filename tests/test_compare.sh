@@ -78,6 +78,15 @@ for d in big fifo; do
     fi
 done
 rm -rf "$T/big" "$T/fifo"
+# --out is checked before the runs are read: not a folder, or a FIFO in compare.md's place, is one
+# line and exit 2, and nothing is written (the FIFO blocked compare; issue 29)
+"$BB" compare "$A" "$B" --out /dev/null >/dev/null 2>"$T/o.err"; rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/o.err")" -eq 1 ] && grep -q "^bitbench compare: --out /dev/null: is not a folder" "$T/o.err" && [ -c /dev/null ]' \
+    "compare --out /dev/null: $rc $(cat "$T/o.err")"
+mkdir "$T/cmpout"; mkfifo "$T/cmpout/compare.md"
+timeout 10 "$BB" compare "$A" "$B" --out "$T/cmpout" >"$T/o.out" 2>"$T/o.err"; rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/o.err")" -eq 1 ] && grep -q "compare.md: is a FIFO" "$T/o.err" && [ ! -s "$T/o.out" ] &&
+       [ ! -e "$T/cmpout/compare.csv" ]' "compare --out with a FIFO: $rc $(cat "$T/o.err")"
 
 if [ -z "$nodb" ]; then
     DB="$T/r.sqlite"
@@ -88,6 +97,15 @@ if [ -z "$nodb" ]; then
     for f in results.csv samples.csv run.json; do
         check 'cmp -s "$A/$f" "$T/exp/$f"' "db round trip of $f: rc=$rc $(cat "$T/exp.err"); $(diff "$A/$f" "$T/exp/$f" | head -5)"
     done
+    # a FIFO in run.json's place is refused in one line before any file is written (it blocked the
+    # export after results.csv had been rewritten); so is a folder under a file (issue 29)
+    echo "earlier" >"$T/exp/results.csv"; rm "$T/exp/run.json"; mkfifo "$T/exp/run.json"
+    timeout 10 "$BB" db export --db "$DB" "$ida" "$T/exp" 2>"$T/exp.err"; rc=$?
+    check '[ "$rc" -eq 1 ] && [ "$(wc -l <"$T/exp.err")" -eq 1 ] && grep -q "exp/run.json: is a FIFO" "$T/exp.err" &&
+           [ "$(cat "$T/exp/results.csv")" = earlier ] && [ -p "$T/exp/run.json" ]' "db export over a FIFO: rc=$rc $(cat "$T/exp.err")"
+    timeout 10 "$BB" db export --db "$DB" "$ida" "$T/exp/results.csv/sub" 2>"$T/exp.err"; rc=$?
+    check '[ "$rc" -eq 1 ] && [ "$(wc -l <"$T/exp.err")" -eq 1 ] && grep -q "results.csv/sub: cannot write in it: Not a directory" "$T/exp.err"' \
+        "db export under a file: rc=$rc $(cat "$T/exp.err")"
     "$BB" db import --db "$DB" "$A" >/dev/null 2>&1
     check '[ "$("$BB" db list --db "$DB" | wc -l)" -eq 3 ]' "importing again replaces: $("$BB" db list --db "$DB")"
     idb=$(sed -n 's/.*"run_id": "\([^"]*\)".*/\1/p' "$B/run.json")

@@ -53,6 +53,17 @@ check 'grep -q "\"scored_tokens\": 189" "$T/ppl.json" && grep -q "\"text_tokens\
     grep -q "\"cpu_model\"" "$T/ppl.json" && grep -q "\"classifier\": \"f32 packed into" "$T/ppl.json"' \
     "sidecar: $(cat "$T/ppl.json" 2>/dev/null | head -c 300)"
 
+# writes never destroy (issue 29): a failing run leaves the CSV already at --csv as it was (it was
+# truncated to its header); a FIFO in the sidecar's place is refused in one line before the model
+# is read (it blocked the command at the end)
+cp "$T/ppl.csv" "$T/ppl.before"
+"$BB" perplexity --model "$MODEL" --file "$T/short.txt" --ctx 128 --csv "$T/ppl.csv" >/dev/null 2>&1; rc=$?
+check '[ $rc -ne 0 ] && cmp -s "$T/ppl.before" "$T/ppl.csv"' "a failed run changed the CSV at --csv: rc=$rc"
+mkfifo "$T/f.json"
+err=$(timeout 10 "$BB" $P --ctx 128 --chunks 1 --threads 1 --csv "$T/f.csv" 2>&1 >/dev/null); rc=$?
+check '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$err" | wc -l)" -eq 1 ] && printf "%s" "$err" | grep -q "f.json: is a FIFO" &&
+       [ ! -e "$T/f.csv" ]' "--csv with a FIFO as its sidecar: rc=$rc $err"
+
 # the model sweep field
 sweep() { # $1: the perplexity field
     cat > "$T/s.lua" <<LUA
