@@ -62,6 +62,13 @@ typedef struct {
     double build_seconds;
     int tg_median_rep;        /* the repetition whose generation speed is tg_tps_median (the lower of the two
                                * middle ones for an even count); -1 when gen_len is 0 */
+    /* The code the linear layers' kernel ran (bb_variant_ran): in the prefill at each chunk's N,
+     * "amx" or, when the chunks' N fall on both sides of the variant's rule, "amx+avx512" (full
+     * chunks first); in the decode at N = 1.  Empty for a phase not measured. */
+    char pp_variant_ran[40], tg_variant_ran[16];
+    /* matmul calls of any kernel (linear layers and classifier) in the timed prefills and
+     * generations that ran other code for a reason outside the dispatch rule (kernel.h) */
+    uint64_t fallback_calls;
     char cpus[128];           /* bb_pool_cpus of the pool it ran on: the CPU of each thread, "0;1" */
     char placement[1024];     /* bb_pool_placement of that pool */
 } bb_e2e_result;

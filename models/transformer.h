@@ -120,6 +120,8 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
                              char *err, size_t errlen);
 void bb_tf_free(bb_transformer *t);
 const bb_tf_dims *bb_tf_get_dims(const bb_transformer *t);
+/* The largest prefill chunk: a forward of n tokens runs GEMMs of N = this, then one of the rest. */
+int bb_tf_max_batch(const bb_transformer *t);
 
 /* The K a layer of k_real columns is packed with for a kernel: k_real rounded up to its
  * k_multiple. */

@@ -46,6 +46,7 @@ int bb_tf_dims_check(const bb_tf_dims *d, char *err, size_t errlen)
 }
 
 const bb_tf_dims *bb_tf_get_dims(const bb_transformer *t) { return &t->d; }
+int bb_tf_max_batch(const bb_transformer *t) { return t->max_batch; }
 
 static float theta_of(const bb_tf_dims *d) { return d->rope_theta > 0 ? d->rope_theta : 10000.0f; }
 

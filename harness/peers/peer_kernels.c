@@ -104,6 +104,8 @@ static void fill_row(const bb_kernel_peer_sink *s, const bb_sweep *sw, const bb_
     row->point = p->index;
     snprintf(row->kernel, sizeof row->kernel, "%s", entry);
     snprintf(row->variant, sizeof row->variant, "peer");
+    snprintf(row->variant_ran, sizeof row->variant_ran, "peer");
+    row->fallback_calls = NAN; /* the peer's own dispatch is not seen from here */
     snprintf(row->family, sizeof row->family, "peer");
     row->bits_per_weight = g ? 8.0 * g->block_bytes / g->block : NAN;
     snprintf(row->model, sizeof row->model, "%s", sh->model);

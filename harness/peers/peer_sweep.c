@@ -250,7 +250,7 @@ static void fill_row(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
                       &row->read_tps_max, &row->read_gbps, &row->tg_of_read, &row->footprint_bytes,
                       &row->logit_max_abs_err, &row->logit_rel_rms_err, &row->top1_agreement,
                       &row->logits_identical, &row->ppl, &row->ppl_err, &row->ppl_tokens, &row->ppl_tps,
-                      &row->energy_per_token_j};
+                      &row->energy_per_token_j, &row->fallback_calls};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) *nums[i] = NAN;
     row->nmeter = s->nmeter;
     for (int c = 0; c < s->nmeter; c++) row->meter[c] = NAN;

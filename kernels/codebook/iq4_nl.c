@@ -7,6 +7,7 @@
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
 #include "../mad/qx_0.h" /* the q8_0 activation buffer shared with q4_0 / q8_0, and its prepare */
+#include "../common/amx_rule.h"
 
 _Static_assert(sizeof(bb_iq4_nl_block) == 18, "iq4_nl block must be 18 bytes");
 
@@ -144,7 +145,7 @@ const bb_kernel bb_kernel_iq4_nl = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_iq4_nl_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_iq4_nl_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_iq4_nl_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #elif defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_iq4_nl_matmul_neon, bb_qx_prepare_neon},
         {"dotprod", BB_ISA_DOTPROD, bb_iq4_nl_matmul_dotprod, bb_qx_prepare_neon},

@@ -1,5 +1,6 @@
 /* iq4_nl_x8: packing, the reference and the descriptor.  See iq4_nl_x8.h. */
 #include "iq4_nl_x8.h"
+#include "../common/amx_rule.h"
 
 static size_t iq4_nl_x8_packed_size(int m, int k) { return (size_t)m * (k / BB_QK4_NL) * sizeof(bb_iq4_nl_block); }
 
@@ -51,7 +52,7 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
         {"scalar", 0, iq4_nl_x8_matmul_ref, NULL},
 #if defined(__x86_64__)
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_x8_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_iq4_nl_x8_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_iq4_nl_x8_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_iq4_nl_x8_matmul_dotprod, bb_qx_prepare_neon},

@@ -1,4 +1,5 @@
 #include "q4_0.h"
+#include "../common/amx_rule.h"
 
 static size_t q4_0_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
 
@@ -52,7 +53,7 @@ const bb_kernel bb_kernel_q4_0 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q4_0_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_q4_0_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_q4_0_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_q4_0_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q4_0_matmul_dotprod, bb_qx_prepare_neon},

@@ -1,4 +1,5 @@
 #include "q4_0x8.h"
+#include "../common/amx_rule.h"
 
 static size_t q4_0x8_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
 
@@ -43,7 +44,7 @@ const bb_kernel bb_kernel_q4_0x8 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q4_0x8_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_q4_0x8_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_q4_0x8_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_q4_0x8_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q4_0x8_matmul_dotprod, NULL},

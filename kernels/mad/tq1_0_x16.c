@@ -1,5 +1,6 @@
 /* tq1_0_x16: packing, the reference and the descriptor.  See tq1_0_x16.h. */
 #include "tq1_0_x16.h"
+#include "../common/amx_rule.h"
 
 /* bb_block_tq1_0's bytes in order: qs[48] and qh[4] in fours, d. */
 const bb_il_layout bb_tq1_0_x16_layout = {
@@ -65,7 +66,7 @@ const bb_kernel bb_kernel_tq1_0_x16 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_tq1_0_x16_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_tq1_0_x16_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
-        {"amx", BB_ISA_AMX, bb_tq1_0_x16_matmul_amx, bb_gk_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_tq1_0_x16_matmul_amx, bb_gk_quant_q8_K_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_tq1_0_x16_matmul_dotprod, bb_gk_quant_q8_K_rows_neon},
