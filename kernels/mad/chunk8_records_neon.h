@@ -20,8 +20,8 @@
  * The same records holding IQ4_NL indices (iq4_nl_x8, codebook/iq4_nl_x8.h; a `table` of the 16
  * kvalues given) are decoded by TBL from the register-resident table (seed 003 §6.3) into the
  * signed weights themselves, and folded as iq4_nl's reference does, (d_w * d_a) * (float)isum. */
-#ifndef BB_Q4_0_CHUNK8_NEON_H
-#define BB_Q4_0_CHUNK8_NEON_H
+#ifndef BB_CHUNK8_RECORDS_NEON_H
+#define BB_CHUNK8_RECORDS_NEON_H
 
 #include <arm_neon.h>
 
