@@ -1,6 +1,6 @@
 /* The Arm loops of the 8-byte-chunk interleaved Q4_0 records (q4_0_interleaved.h with C = 8):
- * q4_0x8 (R = 8, Q4_0_8_8) and q4_0_4_8 (R = 4), seed 003 §4.1-4.2.  Included by
- * q4_0_chunk8_dotprod.c (SDOT only) and q4_0_chunk8_i8mm.c (SMMLA for pairs of activation rows).
+ * q4_0x8 (R = 8, Q4_0_8_8) and q4_0_4_8 (R = 4), seed 003 §4.1-4.2.  Included by the *_dotprod.c
+ * (SDOT only) and *_i8mm.c (SMMLA for pairs of activation rows) of q4_0x8, q4_0_4_8 and iq4_nl_x8.
  *
  * A record's 16R nibble bytes are R 16-byte vectors: vector u < R/2 holds bytes 0..7 of rows 2u
  * and 2u+1, vector R/2 + u bytes 8..15 of the same rows.  SHL #4 and AND 0xF0 give 16 × the
