@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/affinity.h"
+
 int bb_parse_int(const char *opt, const char *s, long lo, long hi, int *out)
 {
     char *end;
@@ -109,5 +111,28 @@ bad:
     fprintf(stderr, "bitbench: %s: '%s' is not a list of integers (valid: integers in %ld..%ld, e.g. 1,2 or 1-4)\n",
             opt, s, lo, hi);
     free(v);
+    return -1;
+}
+
+int bb_parse_cpus(const char *s, int **out, int *count)
+{
+    if (bb_parse_int_list("--cpus", s, 0, BB_AFFINITY_MAX_CPU, out, count)) return -1;
+    char err[512];
+    if (bb_affinity_check_cpus(*out, *count, err, sizeof err)) {
+        fprintf(stderr, "bitbench: --cpus %s: %s\n", s, err);
+        free(*out);
+        *out = NULL;
+        *count = 0;
+        return -1;
+    }
+    bb_affinity_set_cpus(*out, *count);
+    return 0;
+}
+
+int bb_check_threads(const char *opt, int threads)
+{
+    char err[512];
+    if (bb_affinity_check_threads(threads, NULL, 0, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "bitbench: %s %d: %s\n", opt, threads, err);
     return -1;
 }

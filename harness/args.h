@@ -13,4 +13,13 @@ int bb_parse_double(const char *opt, const char *s, double lo, double hi, double
  * refused.  *out is malloc'd. */
 int bb_parse_int_list(const char *opt, const char *s, long lo, long hi, int **out, int *count);
 
+/* --cpus LIST ("0,2-3"): CPU numbers, each one this process may run on (support/affinity.h), made
+ * the CPUs every pool of the process uses, thread t on the t-th.  *out is malloc'd.  On error print
+ * "bitbench: --cpus 5: CPU 5 is not one this process may run on (affinity mask 0-1)" and return -1. */
+int bb_parse_cpus(const char *s, int **out, int *count);
+/* Can the pools place `threads` threads (on --cpus, else on the allowed CPUs)?  If not, print
+ * "bitbench: OPTION THREADS: this process may run on 1 CPU (affinity mask 1); valid: 1..1" and
+ * return -1. */
+int bb_check_threads(const char *opt, int threads);
+
 #endif

@@ -2,14 +2,14 @@
  * stdout (or CSV with --csv), and both into --out DIR (compare.md, compare.csv).  With
  * --threshold the exit status is 1 when a point is significantly slower by more than it (for CI);
  * 2 for bad arguments or sources that cannot be read. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "commands.h"
 #include "compare.h"
+#include "support/output_dir.h"
+#include "support/output_file.h"
 
 static void usage(FILE *f)
 {
@@ -40,21 +40,19 @@ static int parse_threshold(const char *s, double *out)
 
 static int write_outputs(const char *dir, const bb_comparison *c)
 {
-    char path[4200];
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "bitbench compare: cannot create %s: %s\n", dir, strerror(errno));
-        return -1;
-    }
+    char path[4200], err[4400];
     for (int csv = 0; csv < 2; csv++) {
         snprintf(path, sizeof path, "%s/compare.%s", dir, csv ? "csv" : "md");
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            fprintf(stderr, "bitbench compare: cannot write %s: %s\n", path, strerror(errno));
+        bb_output_file o;
+        FILE *f = bb_output_begin(&o, path, err, sizeof err);
+        if (f) {
+            if (csv) bb_compare_csv(f, c);
+            else bb_compare_markdown(f, c);
+        }
+        if (!f || bb_output_commit(&o, err, sizeof err)) {
+            fprintf(stderr, "bitbench compare: %s\n", err);
             return -1;
         }
-        if (csv) bb_compare_csv(f, c);
-        else bb_compare_markdown(f, c);
-        fclose(f);
     }
     return 0;
 }
@@ -91,6 +89,12 @@ int bb_cmd_compare(int argc, char **argv)
         return 2;
     }
     char err[4096];
+    static const char *const out_files[] = {"compare.md", "compare.csv", NULL};
+    /* before the runs are read (from a database, possibly large): --out must take both files */
+    if (out && bb_output_dir_check(out, true, out_files, err, sizeof err)) {
+        fprintf(stderr, "bitbench compare: --out %s\n", err);
+        return 2;
+    }
     bb_comparison c;
     if (bb_compare(src[0], src[1], threshold, &c, err, sizeof err)) {
         fprintf(stderr, "bitbench compare: %s\n", err);

@@ -13,6 +13,8 @@
 
 #include "commands.h"
 #include "results_db.h"
+#include "run_tables.h"
+#include "support/output_dir.h"
 
 static void usage(FILE *f)
 {
@@ -41,8 +43,10 @@ static int export_run(bb_db *db, const char *run, const char *dir)
 {
     char err[2048];
     bb_run_tables t;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "bitbench db export: cannot create %s: %s\n", dir, strerror(errno));
+    /* the folder (created when missing, as before) and every file it will hold, before anything
+     * is written: a device, FIFO or folder in a file's place is refused, not written into */
+    if (bb_output_dir_check(dir, true, bb_run_tables_files, err, sizeof err)) {
+        fprintf(stderr, "bitbench db export: %s\n", err);
         return 1;
     }
     if (bb_db_load_run(db, run, &t, err, sizeof err) || bb_run_tables_write(dir, &t, err, sizeof err)) {

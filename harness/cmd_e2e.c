@@ -20,19 +20,24 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench e2e --model NAME|FILE.gguf|FILE.bin --kernel K [--out-kernel K] [--threads T] [--prompt P]\n"
                "                    [--gen G] [--reps R] [--kv f32|f16] [--distinct-layers L] [--seed S] [--csv]\n"
-               "                    [--db FILE.sqlite]\n");
+               "                    [--db FILE.sqlite] [--cpus LIST]\n"
+               "  --threads T   default 1, or one per CPU of --cpus; at most the CPUs this process may run on\n"
+               "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n");
 }
 
 /* One option into spec (model, threads and --csv aside); returns -1 to go on, else the exit status. */
-static int parse_option(int c, char **argv, const bb_machine *mach, bb_e2e_spec *spec, const char **model,
-                        int *threads, int *csv, const char **db)
+static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **model, int *threads, int **cpus,
+                        int *ncpus, int *csv, const char **db)
 {
     switch (c) {
     case 'B': *db = optarg; return -1;
     case 'm': *model = optarg; return -1;
     case 'K': spec->kernel = optarg; return -1;
     case 'O': spec->out_kernel = optarg; return -1;
-    case 't': return bb_parse_int("--threads", optarg, 1, mach->pus, threads) ? 2 : -1;
+    case 't': return bb_parse_int("--threads", optarg, 1, 1 << 16, threads) ? 2 : -1;
+    case 'P':
+        free(*cpus);
+        return bb_parse_cpus(optarg, cpus, ncpus) ? 2 : -1;
     case 'p': return bb_parse_int("--prompt", optarg, 0, 1 << 16, &spec->prompt_len) ? 2 : -1;
     case 'g': return bb_parse_int("--gen", optarg, 0, 1 << 16, &spec->gen_len) ? 2 : -1;
     case 'r': return bb_parse_int("--reps", optarg, 1, 10000, &spec->reps) ? 2 : -1;
@@ -55,8 +60,8 @@ static int parse_option(int c, char **argv, const bb_machine *mach, bb_e2e_spec 
 }
 
 /* The options into spec and the model's config; returns -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, const bb_machine *mach, bb_e2e_spec *spec, bb_model_config *cfg,
-                      int *threads, int *csv, const char **db)
+static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config *cfg, int *threads, int *csv,
+                      const char **db)
 {
     static const struct option opts[] = {
         {"model", required_argument, 0, 'm'}, {"kernel", required_argument, 0, 'K'},
@@ -65,15 +70,23 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_e2e_spec
         {"reps", required_argument, 0, 'r'}, {"kv", required_argument, 0, 'v'},
         {"distinct-layers", required_argument, 0, 'L'}, {"seed", required_argument, 0, 's'},
         {"csv", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {"db", required_argument, 0, 'B'},
-        {0, 0, 0, 0}};
+        {"cpus", required_argument, 0, 'P'}, {0, 0, 0, 0}};
     const char *model = NULL;
+    int *cpus = NULL, ncpus = 0;
+    *threads = 0;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int rc = parse_option(c, argv, mach, spec, &model, threads, csv, db);
-        if (rc >= 0) return rc;
+        int rc = parse_option(c, argv, spec, &model, threads, &cpus, &ncpus, csv, db);
+        if (rc >= 0) {
+            free(cpus);
+            return rc;
+        }
     }
+    free(cpus); /* bb_parse_cpus kept its own copy for the pool */
+    if (!*threads) *threads = ncpus ? ncpus : 1;
+    if (bb_check_threads("--threads", *threads)) return 2;
     if (!model || !spec->kernel) {
         fprintf(stderr, "bitbench e2e: --model and --kernel are required\n");
         usage(stderr);
@@ -96,15 +109,15 @@ static void print_csv(const bb_e2e_spec *spec, const bb_e2e_result *r, int threa
 {
     printf("model,kernel,threads,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,"
            "weight_bytes_per_token,weight_pad_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
-           "tg_of_read,footprint_bytes\n");
-    printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu\n", spec->model->name,
-           spec->kernel, threads, spec->prompt_len, spec->gen_len, spec->reps, r->pp_tps_median, r->tg_tps_median,
+           "tg_of_read,footprint_bytes,cpus\n");
+    printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%s\n",
+           spec->model->name, spec->kernel, threads, spec->prompt_len, spec->gen_len, spec->reps, r->pp_tps_median, r->tg_tps_median,
            r->tg_tps_min, r->tg_tps_max, r->tg_ms_per_token, r->matmul_share, r->weight_bytes_per_token,
            r->weight_pad_bytes_per_token, r->tg_gbps, r->read_tps_median, r->read_tps_max, r->read_gbps,
-           r->tg_of_read, r->footprint);
+           r->tg_of_read, r->footprint, r->cpus);
 }
 
-static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads)
+static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads, const bb_machine *mach)
 {
     const bb_model_config *cfg = spec->model;
     /* the process's peak resident set, measured, beside the engine's own count */
@@ -112,6 +125,7 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
     double peak = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1048576.0 : 0; /* KiB on Linux */
     printf("%s  kernel %s  threads %d  (built in %.1f s, %.2f GiB in memory, peak RSS %.2f GiB)\n", cfg->name,
            spec->kernel, threads, r->build_seconds, r->footprint / 1073741824.0, peak);
+    printf("  placed   %s  (allowed CPUs %s)\n", r->placement, mach->allowed_cpus);
     if (cfg->path[0]) /* what became of the file's tensors, one kind per line */
         for (const char *l = r->conversions; *l;) {
             const char *end = strchr(l, '\n');
@@ -142,6 +156,9 @@ static int store(const char *db, const bb_single_run *run, int argc, char **argv
     snprintf(row.experiment, sizeof row.experiment, "e2e");
     snprintf(row.sweep, sizeof row.sweep, "e2e");
     row.point = 1;
+    bb_single_run placed = *run;
+    placed.threads = threads;
+    snprintf(placed.placement, sizeof placed.placement, "%s", r->placement);
     bb_single_run_provenance(run, &row.prov);
     bb_run_tables t = {.has_e2e = true, .has_e2e_samples = true, .e2e = &row, .ne2e = 1};
     t.e2e_samples = calloc(2 * (size_t)spec->reps, sizeof *t.e2e_samples);
@@ -162,7 +179,7 @@ static int store(const char *db, const bb_single_run *run, int argc, char **argv
             s->seconds = (ph ? spec->tg_seconds : spec->pp_seconds)[i];
         }
     }
-    int rc = bb_single_run_store("bitbench e2e", db, run, argc + 1, argv - 1, mach, &t, false);
+    int rc = bb_single_run_store("bitbench e2e", db, &placed, argc + 1, argv - 1, mach, &t, false);
     t.e2e = NULL; /* on the stack */
     bb_run_tables_free(&t);
     return rc;
@@ -176,7 +193,7 @@ int bb_cmd_e2e(int argc, char **argv)
     bb_e2e_spec spec = {.kernel = NULL, .prompt_len = 32, .gen_len = 16, .reps = 3, .distinct_layers = 2, .seed = 1};
     int threads = 1, csv = 0;
     const char *db = NULL;
-    int rc = parse_args(argc, argv, &mach, &spec, &cfg, &threads, &csv, &db);
+    int rc = parse_args(argc, argv, &spec, &cfg, &threads, &csv, &db);
     if (rc >= 0) return rc;
     if (db && bb_run_db_check("bitbench e2e", db)) return 2;
     double *seconds = calloc(2 * (size_t)spec.reps, sizeof *seconds); /* prefill, then generation */
@@ -201,7 +218,7 @@ int bb_cmd_e2e(int argc, char **argv)
         return 1;
     }
     if (csv) print_csv(&spec, &r, threads);
-    else print_text(&spec, &r, threads);
+    else print_text(&spec, &r, threads, &mach);
     rc = db && store(db, &run, argc, argv, &mach, &spec, &r, threads) ? 1 : 0;
     free(seconds);
     return rc;

@@ -12,6 +12,7 @@
 #include "models/gguf_export.h"
 #include "models/llama2c.h"
 #include "models/model_load.h"
+#include "support/output_file.h"
 #include "support/sizes.h"
 
 #define DEFAULT_CONFIG_CTX 2048
@@ -159,6 +160,13 @@ int bb_cmd_export(int argc, char **argv)
     }
     if (same_file(model, out) || (tokpath && same_file(tokpath, out))) {
         fprintf(stderr, "bitbench export: -o %s is the model or tokenizer being read; give another file\n", out);
+        return 2;
+    }
+    /* Before any model is read: a device, FIFO or folder given as -o, or a folder that cannot take a
+     * new file, is refused here, so nothing is read for nothing and nothing at -o is touched. */
+    char err[BB_ERR_MAX];
+    if (bb_output_check(out, err, sizeof err)) {
+        fprintf(stderr, "bitbench export: -o %s\n", err);
         return 2;
     }
     return run_export(model, out, &eo, seed, ctx, tokpath);

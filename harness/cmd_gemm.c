@@ -9,21 +9,24 @@
 #include "gemm_bench.h"
 #include "result_row.h"
 #include "run_db.h"
+#include "support/affinity.h"
 #include "support/machine.h"
 #include "support/sizes.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: bitbench gemm --kernel NAME[@isa] --m M --k K [--n N] [--threads T]\n"
+            "usage: bitbench gemm --kernel NAME[@isa] --m M --k K [--n N] [--threads T] [--cpus LIST]\n"
             "                     [--reps R] [--warmup W] [--min-time S] [--cache resident|dram]\n"
-            "                     [--seed S] [--verify] [--read] [--csv] [--db FILE.sqlite]\n");
+            "                     [--seed S] [--verify] [--read] [--csv] [--db FILE.sqlite]\n"
+            "  --threads T   default 1, or one per CPU of --cpus; at most the CPUs this process may run on\n"
+            "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n");
 }
 
 /* One option into spec (kernel spec, threads and --csv aside); returns -1 to go on, else the exit
  * status. */
-static int parse_option(int c, char **argv, const bb_machine *mach, bb_gemm_spec *spec, const char **kspec,
-                        int *threads, int *csv, const char **db)
+static int parse_option(int c, char **argv, bb_gemm_spec *spec, const char **kspec, int *threads, int **cpus,
+                        int *ncpus, int *csv, const char **db)
 {
     switch (c) {
     case 'B': *db = optarg; return -1;
@@ -31,7 +34,10 @@ static int parse_option(int c, char **argv, const bb_machine *mach, bb_gemm_spec
     case 'm': return bb_parse_int("--m", optarg, 1, 1 << 24, &spec->m) ? 2 : -1;
     case 'k': return bb_parse_int("--k", optarg, 1, 1 << 24, &spec->k) ? 2 : -1;
     case 'n': return bb_parse_int("--n", optarg, 1, 1 << 16, &spec->n) ? 2 : -1;
-    case 't': return bb_parse_int("--threads", optarg, 1, mach->pus, threads) ? 2 : -1;
+    case 't': return bb_parse_int("--threads", optarg, 1, 1 << 16, threads) ? 2 : -1;
+    case 'P':
+        free(*cpus);
+        return bb_parse_cpus(optarg, cpus, ncpus) ? 2 : -1;
     case 'r': return bb_parse_int("--reps", optarg, 1, 1000000, &spec->min_reps) ? 2 : -1;
     case 'w': return bb_parse_int("--warmup", optarg, 0, 1000000, &spec->warmup) ? 2 : -1;
     case 'T': return bb_parse_double("--min-time", optarg, 0, 3600, &spec->min_seconds) ? 2 : -1;
@@ -55,8 +61,7 @@ static int parse_option(int c, char **argv, const bb_machine *mach, bb_gemm_spec
 
 /* The options into a checked spec (kernel resolved, shape valid for it); returns -1 to go on,
  * else the exit status. */
-static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spec *spec, int *threads, int *csv,
-                      const char **db)
+static int parse_args(int argc, char **argv, bb_gemm_spec *spec, int *threads, int *csv, const char **db)
 {
     static const struct option opts[] = {
         {"kernel", required_argument, 0, 'K'}, {"m", required_argument, 0, 'm'},
@@ -66,15 +71,24 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spe
         {"cache", required_argument, 0, 'c'},  {"seed", required_argument, 0, 's'},
         {"verify", no_argument, 0, 'v'},       {"csv", no_argument, 0, 'C'},
         {"read", no_argument, 0, 'R'},         {"db", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"cpus", required_argument, 0, 'P'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *kspec = NULL;
+    int *cpus = NULL, ncpus = 0;
+    *threads = 0;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int rc = parse_option(c, argv, mach, spec, &kspec, threads, csv, db);
-        if (rc >= 0) return rc;
+        int rc = parse_option(c, argv, spec, &kspec, threads, &cpus, &ncpus, csv, db);
+        if (rc >= 0) {
+            free(cpus);
+            return rc;
+        }
     }
+    free(cpus); /* bb_parse_cpus kept its own copy for the pool */
+    if (!*threads) *threads = ncpus ? ncpus : 1;
+    if (bb_check_threads("--threads", *threads)) return 2;
     if (optind < argc) {
         fprintf(stderr, "bitbench gemm: unexpected argument '%s'\n", argv[optind]);
         return 2;
@@ -94,9 +108,11 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, bb_gemm_spe
     return -1;
 }
 
-static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads)
+static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_pool *pool)
 {
-    printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s\n",
+    char cpus[128];
+    bb_pool_cpus(pool, cpus, sizeof cpus);
+    printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s,cpus\n",
            spec->read_alone ? ",read_t_median_s,read_t_min_s,read_gbps" : "",
            spec->verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
     printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa, spec->m,
@@ -106,15 +122,17 @@ static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int thr
     if (spec->verify)
         printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r->max_abs_err, r->rel_err, r->bound_ratio, r->err_rel_rms,
                r->err_master_rel_rms, r->weight_rel_rms);
-    printf("\n");
+    printf(",%s\n", cpus); /* last: the columns before it keep their places */
 }
 
-static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_machine *mach)
+static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_machine *mach,
+                       const bb_pool *pool)
 {
     char rotation[160];
     bb_cache_describe(spec->cache, r->packed_bytes, r->copies, mach, rotation, sizeof rotation);
     printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%s)\n", spec->kernel->name, spec->variant->isa, spec->m,
            spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), rotation);
+    printf("  placed %s  (allowed CPUs %s)\n", bb_pool_placement(pool), mach->allowed_cpus);
     printf("  time   median %.3f us  (min %.3f, max %.3f, sd %.3f; %d reps)\n", r->t_median * 1e6, r->t_min * 1e6,
            r->t_max * 1e6, r->t_sd * 1e6, r->reps);
     printf("  speed  %.2f GOP/s   weights %.2f GB/s\n", r->gops, r->gbps);
@@ -143,6 +161,9 @@ static int store(const char *db, const bb_single_run *run, int argc, char **argv
     snprintf(row.sweep, sizeof row.sweep, "gemm");
     row.point = 1;
     bb_pool_cpus(pool, row.cpus, sizeof row.cpus);
+    bb_single_run placed = *run;
+    placed.threads = threads;
+    snprintf(placed.placement, sizeof placed.placement, "%s", bb_pool_placement(pool));
     bb_single_run_provenance(run, &row.prov);
     t.rows = &row;
     t.samples = calloc((size_t)(r->reps ? r->reps : 1), sizeof *t.samples);
@@ -162,7 +183,7 @@ static int store(const char *db, const bb_single_run *run, int argc, char **argv
         s->point = 1, s->m = row.m, s->k = row.k, s->n = row.n, s->threads = threads, s->rep = i;
         s->seconds = r->samples[i];
     }
-    int rc = bb_single_run_store("bitbench gemm", db, run, argc + 1, argv - 1, mach, &t, false);
+    int rc = bb_single_run_store("bitbench gemm", db, &placed, argc + 1, argv - 1, mach, &t, false);
     t.rows = NULL; /* on the stack */
     free(t.samples);
     t.samples = NULL;
@@ -177,7 +198,7 @@ int bb_cmd_gemm(int argc, char **argv)
     int threads = 1, csv = 0;
     const char *db = NULL;
     bb_gemm_spec spec = {.n = 1, .min_reps = 20, .warmup = 3, .min_seconds = 0.2, .seed = 42};
-    int rc = parse_args(argc, argv, &mach, &spec, &threads, &csv, &db);
+    int rc = parse_args(argc, argv, &spec, &threads, &csv, &db);
     if (rc >= 0) return rc;
     if (db && bb_run_db_check("bitbench gemm", db)) return 2;
     spec.keep_samples = db != NULL;
@@ -196,8 +217,8 @@ int bb_cmd_gemm(int argc, char **argv)
         fprintf(stderr, "bitbench gemm: %s\n", err);
         return 1;
     }
-    if (csv) print_csv(&spec, &r, threads);
-    else print_text(&spec, &r, threads, &mach);
+    if (csv) print_csv(&spec, &r, threads, pool);
+    else print_text(&spec, &r, threads, &mach, pool);
     int stored = db ? store(db, &run, argc, argv, &mach, &spec, &r, pool, threads) : 0;
     bb_pool_destroy(pool);
     free(r.samples);

@@ -18,7 +18,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench generate --model PATH [--tokenizer PATH] [--kernel K] [--out-kernel K]\n"
                "                         [--prompt TEXT] [--steps N] [--ctx N] [--temperature T] [--top-k K] [--seed S]\n"
-               "                         [--threads T] [--kv f32|f16]\n"
+               "                         [--threads T] [--cpus LIST] [--kv f32|f16]\n"
                "  PATH is a GGUF file (.gguf: architectures llama, bitnet) or a llama2.c checkpoint; the tokenizer\n"
                "  is a GGUF model's own (tokenizer.ggml.*), else tok<vocab>.bin or tokenizer.bin beside the model;\n"
                "  --tokenizer takes a llama2.c tokenizer file or a .gguf's tokenizer.  --ctx (default: the larger\n"
@@ -48,7 +48,13 @@ static int parse_option(int c, char **argv, const bb_machine *mach, gen_args *a)
     case 'T': return bb_parse_double("--temperature", optarg, 0, 100, &a->temperature) ? 2 : -1;
     case 'k': return bb_parse_int("--top-k", optarg, 0, 1 << 24, &a->top_k) ? 2 : -1;
     case 's': return bb_parse_u64("--seed", optarg, &a->seed) ? 2 : -1;
-    case 't': return bb_parse_int("--threads", optarg, 1, mach->pus, &a->threads) ? 2 : -1;
+    case 't': return bb_parse_int("--threads", optarg, 1, 1 << 16, &a->threads) ? 2 : -1;
+    case 'P': {
+        int *cpus = NULL, ncpus = 0;
+        int rc = bb_parse_cpus(optarg, &cpus, &ncpus); /* the pool places its threads on them */
+        free(cpus);
+        return rc ? 2 : -1;
+    }
     case 'v':
         if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
             fprintf(stderr, "bitbench generate: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);
@@ -74,7 +80,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, gen_args *a
         {"temperature", required_argument, 0, 'T'}, {"top-k", required_argument, 0, 'k'},
         {"seed", required_argument, 0, 's'}, {"threads", required_argument, 0, 't'},
         {"kv", required_argument, 0, 'v'}, {"ctx", required_argument, 0, 'c'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"cpus", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
     int c;
@@ -82,6 +88,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, gen_args *a
         int rc = parse_option(c, argv, mach, a);
         if (rc >= 0) return rc;
     }
+    if (bb_check_threads("--threads", a->threads)) return 2;
     if (!a->model) {
         fprintf(stderr, "bitbench generate: --model is required\n");
         usage(stderr);

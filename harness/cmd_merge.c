@@ -15,6 +15,8 @@
 #include "results.h"
 #include "results_e2e.h"
 #include "run_lock.h"
+#include "support/output_dir.h"
+#include "support/output_file.h"
 
 static void usage(FILE *f)
 {
@@ -31,8 +33,9 @@ static void usage(FILE *f)
             "run.json's status_reason); 2 when the shards cannot be merged (nothing is written).\n");
 }
 
-/* OUT may be new, empty, or a previous merge; never another run. */
-static int prepare_out(const char *out, char *err, size_t errlen)
+/* OUT may be new, empty, or a previous merge; never another run.  It must take every file the merge
+ * writes (each one there a regular file) before anything is written. */
+static int prepare_out(const char *out, const bb_merge *m, char *err, size_t errlen)
 {
     char path[BB_MERGE_PATH_MAX + 16], why[256];
     snprintf(path, sizeof path, "%s/run.json", out);
@@ -45,16 +48,21 @@ static int prepare_out(const char *out, char *err, size_t errlen)
             return -1;
         }
     }
-    char buf[BB_MERGE_PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", out);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) && errno != EEXIST) break;
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+    const char **files = malloc(sizeof *files * (size_t)(m->ntables + 3));
+    if (!files) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int n = 0;
+    for (int t = 0; t < m->ntables; t++) files[n++] = m->tables[t];
+    files[n++] = "run.json";
+    files[n++] = "results.md";
+    files[n] = NULL;
+    char place[BB_MERGE_PATH_MAX + 512];
+    int bad = bb_output_dir_check(out, true, files, place, sizeof place);
+    free(files);
+    if (bad) {
+        snprintf(err, errlen, "-o %s", place);
         return -1;
     }
     char note[512];
@@ -101,12 +109,13 @@ static void group_tables(FILE *f, const char *out, const char *name, const int *
     free(rows);
 }
 
-static void write_markdown(const bb_merge *m, const char *out, int **per_group)
+static int write_markdown(const bb_merge *m, const char *out, int **per_group, char *err, size_t errlen)
 {
     char path[BB_MERGE_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/results.md", out);
-    FILE *f = fopen(path, "w");
-    if (!f) return;
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, path, err, errlen);
+    if (!f) return -1;
     const bb_jv *first = m->shards[0].json;
     fprintf(f, "# %s (merged from %d shard%s)\n\n", bb_jv_str(bb_jv_get(first, "experiment"), "name"), m->nshards,
             m->nshards == 1 ? "" : "s");
@@ -125,7 +134,7 @@ static void write_markdown(const bb_merge *m, const char *out, int **per_group)
             bb_jv_str(bb_jv_get(first, "experiment"), "file"),
             bb_jv_str(bb_jv_get(first, "experiment"), "sha256"), m->nproblems ? "incomplete" : "complete");
     for (int i = 0; i < m->nproblems; i++) fprintf(f, "- %s\n", m->problems[i]);
-    fclose(f);
+    return bb_output_commit(&o, err, errlen);
 }
 
 /* Split "a,b" into a list (strings owned by *copy). */
@@ -174,12 +183,12 @@ int bb_cmd_merge(int argc, char **argv)
     if (groups_arg && (!groups_copy || split_list(groups_copy, &groups, &ngroups))) goto out;
     if (bb_merge_collect((const char *const *)argv + optind, argc - optind, (const char *const *)groups, ngroups, &m,
                          err, sizeof err) ||
-        prepare_out(out, err, sizeof err) || bb_merge_tables(&m, out, &per_group, err, sizeof err) ||
-        bb_merge_write_json(&m, out, argc + 1, argv - 1, err, sizeof err)) {
+        prepare_out(out, &m, err, sizeof err) || bb_merge_tables(&m, out, &per_group, err, sizeof err) ||
+        bb_merge_write_json(&m, out, argc + 1, argv - 1, err, sizeof err) ||
+        write_markdown(&m, out, per_group, err, sizeof err)) {
         fprintf(stderr, "bitbench merge: %s\n", err);
         goto out;
     }
-    write_markdown(&m, out, per_group);
     status = m.nproblems ? 1 : 0;
     if (!quiet) {
         fprintf(stderr, "bitbench merge: %d shard%s, %d table%s -> %s: %s\n", m.nshards, m.nshards == 1 ? "" : "s",

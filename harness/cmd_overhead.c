@@ -7,12 +7,15 @@
 #include "args.h"
 #include "commands.h"
 #include "overhead.h"
+#include "support/affinity.h"
 #include "support/machine.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitbench overhead [--threads LIST] [--samples S] [--batch B]\n"
-               "  --threads LIST  thread counts, e.g. 1,2 or 1-4 (default: 1 to the physical cores)\n"
+    fprintf(f, "usage: bitbench overhead [--threads LIST] [--cpus LIST] [--samples S] [--batch B]\n"
+               "  --threads LIST  thread counts, e.g. 1,2 or 1-4 (default: 1 to the physical cores this process\n"
+               "                  may use, or to the CPUs of --cpus)\n"
+               "  --cpus LIST     thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
                "  --samples S     timed batches per figure; the median is reported (default 200)\n"
                "  --batch B       calls per timed batch (default 1000)\n");
 }
@@ -23,6 +26,7 @@ int bb_cmd_overhead(int argc, char **argv)
                                          {"samples", required_argument, 0, 's'},
                                          {"batch", required_argument, 0, 'b'},
                                          {"help", no_argument, 0, 'h'},
+                                         {"cpus", required_argument, 0, 'c'},
                                          {0, 0, 0, 0}};
     bb_machine mach;
     bb_machine_detect(&mach);
@@ -34,8 +38,15 @@ int bb_cmd_overhead(int argc, char **argv)
         switch (c) {
         case 't':
             free(threads);
-            if (bb_parse_int_list("--threads", optarg, 1, mach.pus, &threads, &nthreads)) return 2;
+            if (bb_parse_int_list("--threads", optarg, 1, 1 << 16, &threads, &nthreads)) return 2;
             break;
+        case 'c': {
+            int *cpus = NULL, ncpus = 0;
+            int rc = bb_parse_cpus(optarg, &cpus, &ncpus); /* the pools place their threads on them */
+            free(cpus);
+            if (rc) return 2;
+            break;
+        }
         case 's': if (bb_parse_int("--samples", optarg, 1, 100000, &samples)) return 2; break;
         case 'b': if (bb_parse_int("--batch", optarg, 1, 10000000, &batch)) return 2; break;
         case 'h': usage(stdout); return 0;
@@ -49,8 +60,15 @@ int bb_cmd_overhead(int argc, char **argv)
         fprintf(stderr, "bitbench overhead: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    for (int i = 0; i < nthreads; i++)
+        if (bb_check_threads("--threads", threads[i])) {
+            free(threads);
+            return 2;
+        }
     if (!threads) {
-        nthreads = mach.cores;
+        int ncpus;
+        bb_affinity_cpus(&ncpus);
+        nthreads = ncpus ? ncpus : mach.allowed_cores;
         threads = malloc(sizeof *threads * (size_t)nthreads);
         if (!threads) return 1;
         for (int i = 0; i < nthreads; i++) threads[i] = i + 1;

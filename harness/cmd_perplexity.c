@@ -14,17 +14,20 @@
 #include "perplexity_job.h"
 #include "results_json.h"
 #include "support/machine.h"
+#include "support/output_file.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench perplexity --model FILE.bin|NAME --file TEXT --ctx C [--chunks N] [--kernel K]\n"
-               "                           [--out-kernel K] [--kv f32|f16] [--threads T] [--batch B]\n"
-               "                           [--tokenizer T] [--seed S] [--csv FILE.csv]\n"
+               "                           [--out-kernel K] [--kv f32|f16] [--threads T] [--cpus LIST] [--batch B]\n"
+               "                           [--tokenizer T] [--seed S] [--csv FILE.csv] [--max-text-bytes N]\n"
                "  FILE.bin: a llama2.c checkpoint (tokenizer tok<vocab>.bin or tokenizer.bin beside it, or --tokenizer);\n"
                "  NAME: a model config (bitbench list models) with synthetic weights, the text fed as bytes (speed only).\n"
                "  Chunks of C tokens, BOS first, second half scored, as llama-perplexity; --chunks N runs the first N.\n"
                "  --kernel defaults to f32, --out-kernel to the kernel, --kv to f32, --batch (prefill piece) to C.\n"
-               "  --csv writes chunk,ppl,chunk_nll,scored,seconds rows and FILE.json beside it.\n");
+               "  --csv writes chunk,ppl,chunk_nll,scored,seconds rows and FILE.json beside it.\n"
+               "  --max-text-bytes N: the largest TEXT read (default %llu, 256 MiB); TEXT must be a regular file.\n",
+            (unsigned long long)BB_PPL_DEFAULT_MAX_TEXT_BYTES);
 }
 
 typedef struct {
@@ -93,6 +96,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         {"out-kernel", required_argument, 0, 'O'}, {"kv", required_argument, 0, 'v'},
         {"threads", required_argument, 0, 't'}, {"batch", required_argument, 0, 'b'},
         {"seed", required_argument, 0, 's'}, {"csv", required_argument, 0, 'C'},
+        {"max-text-bytes", required_argument, 0, 'X'}, {"cpus", required_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     bb_machine mach;
     bb_machine_detect(&mach);
@@ -108,10 +112,24 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         case 'n': if (bb_parse_int("--chunks", optarg, 1, 1 << 30, &job->max_chunks)) return 2; break;
         case 'K': job->kernel = optarg; break;
         case 'O': job->out_kernel = optarg; break;
-        case 't': if (bb_parse_int("--threads", optarg, 1, mach.pus, threads)) return 2; break;
+        case 't': if (bb_parse_int("--threads", optarg, 1, 1 << 16, threads)) return 2; break;
+        case 'P': {
+            int *cpus = NULL, ncpus = 0;
+            int rc = bb_parse_cpus(optarg, &cpus, &ncpus); /* the pool places its threads on them */
+            free(cpus);
+            if (rc) return 2;
+            break;
+        }
         case 'b': if (bb_parse_int("--batch", optarg, 1, 1 << 20, &job->batch)) return 2; break;
         case 's': if (bb_parse_u64("--seed", optarg, &job->seed)) return 2; break;
         case 'C': *csv = optarg; break;
+        case 'X':
+            if (bb_parse_u64("--max-text-bytes", optarg, &job->max_text_bytes)) return 2;
+            if (!job->max_text_bytes) {
+                fprintf(stderr, "bitbench perplexity: --max-text-bytes 0: give a positive number of bytes\n");
+                return 2;
+            }
+            break;
         case 'v':
             if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
                 fprintf(stderr, "bitbench perplexity: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);
@@ -130,6 +148,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         fprintf(stderr, "bitbench perplexity: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    if (bb_check_threads("--threads", *threads)) return 2;
     if (!job->model || !job->text_file || !job->ctx) {
         fprintf(stderr, "bitbench perplexity: --model, --file and --ctx are required (bitbench perplexity --help)\n");
         return 2;
@@ -151,10 +170,15 @@ int bb_cmd_perplexity(int argc, char **argv)
     if (prc) return prc == 1 ? 0 : prc;
     chunk_out out = {0};
     char err[2048], side[1200];
+    bb_output_file csv_file;
     if (csv_path) {
-        if (!(out.csv = fopen(csv_path, "w"))) {
-            fprintf(stderr, "bitbench perplexity: cannot write %s: %s\n", csv_path, strerror(errno));
-            return 1;
+        /* both files checked before the model is read and measured; the CSV is written beside its
+         * place and renamed there at the end, so a failed or killed run leaves the previous one */
+        sidecar_path(csv_path, side, sizeof side);
+        if (bb_output_check(csv_path, err, sizeof err) || bb_output_check(side, err, sizeof err) ||
+            !(out.csv = bb_output_begin(&csv_file, csv_path, err, sizeof err))) {
+            fprintf(stderr, "bitbench perplexity: --csv %s\n", err);
+            return 2;
         }
         fprintf(out.csv, "chunk,ppl,chunk_nll,scored,seconds\n");
     }
@@ -167,7 +191,7 @@ int bb_cmd_perplexity(int argc, char **argv)
     if (out.printed) printf("\n");
     if (rc) {
         fprintf(stderr, "bitbench perplexity: %s\n", err);
-        if (out.csv) fclose(out.csv);
+        if (out.csv) bb_output_abort(&csv_file);
         return 1;
     }
     if (r.warning[0]) fprintf(stderr, "bitbench perplexity: warning: %s\n", r.warning);
@@ -178,21 +202,19 @@ int bb_cmd_perplexity(int argc, char **argv)
             job.kv_f16 ? "f16" : "f32", threads, job.batch > 0 ? job.batch : job.ctx, r.tokens_per_second,
             r.sums.seconds);
     if (out.csv) {
-        if (fclose(out.csv)) {
-            fprintf(stderr, "bitbench perplexity: writing %s failed\n", csv_path);
+        if (bb_output_commit(&csv_file, err, sizeof err)) {
+            fprintf(stderr, "bitbench perplexity: %s\n", err);
             return 1;
         }
-        sidecar_path(csv_path, side, sizeof side);
-        FILE *f = fopen(side, "w");
-        if (!f) {
-            fprintf(stderr, "bitbench perplexity: cannot write %s: %s\n", side, strerror(errno));
-            return 1;
+        bb_output_file side_file;
+        FILE *f = bb_output_begin(&side_file, side, err, sizeof err);
+        if (f) {
+            bb_machine mach;
+            bb_machine_detect(&mach);
+            write_sidecar(f, &mach, argc, argv, &job, threads, &r);
         }
-        bb_machine mach;
-        bb_machine_detect(&mach);
-        write_sidecar(f, &mach, argc, argv, &job, threads, &r);
-        if (fclose(f)) {
-            fprintf(stderr, "bitbench perplexity: writing %s failed\n", side);
+        if (!f || bb_output_commit(&side_file, err, sizeof err)) {
+            fprintf(stderr, "bitbench perplexity: %s\n", err);
             return 1;
         }
     }

@@ -718,6 +718,16 @@ static int load_tables(const char *dir, plot_inputs *in)
         snprintf(p, sizeof p, "%s/%s", dir, ent->d_name);
         bb_csv_table t;
         char err[512];
+        /* A file that is not a regular one or is past the bound is refused, not skipped in silence
+         * (a FIFO named results.csv would otherwise block the read); a regular file that does not
+         * parse is simply not a table. */
+        FILE *probe = bb_input_open(p, "results table", BB_CSV_MAX_BYTES, NULL, err, sizeof err);
+        if (!probe) {
+            fprintf(stderr, "bitbench plot: %s\n", err);
+            closedir(d);
+            return -1;
+        }
+        fclose(probe);
         if (bb_csv_load(p, BB_CSV_LENIENT, &t, err, sizeof err)) continue; /* not a table: not plotted */
         if (!in->have_e2e && bb_csv_col(&t, "model") >= 0 && bb_csv_col(&t, "tg_tps") >= 0 &&
             bb_csv_col(&t, "kernel") >= 0) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
@@ -24,6 +25,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: bitbench run FILE.lua [options]\n"
             "  --threads LIST   thread counts for every sweep, e.g. 1,2 or 1-4 (replaces the file's)\n"
+            "  --cpus LIST      thread t of every point on the t-th CPU of LIST, e.g. 0,2-3 (replaces the\n"
+            "                   sweeps' cpus); default: one thread per allowed core first, then SMT siblings\n"
             "  --reps R         minimum timed repetitions per point\n"
             "  --min-time S     minimum timed seconds per point\n"
             "  --out DIR        results directory (a run writes DIR/<experiment>-<date>-<time>/)\n"
@@ -103,11 +106,9 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     char path[1400], err[256];
     if (ex->profile) {
         snprintf(path, sizeof path, "%s/machine-profile.json", dir);
-        FILE *f = fopen(path, "r");
-        if (f) fclose(f);
-        else {
+        if (access(path, F_OK) != 0) { /* whether it is there, not opened: a FIFO would block an open */
             static bb_roofline r;
-            int threads = ex->profile_threads ? ex->profile_threads : (mach->cores > 0 ? mach->cores : 1);
+            int threads = ex->profile_threads ? ex->profile_threads : mach->allowed_cores > 0 ? mach->allowed_cores : 1;
             if (threads > BB_ROOF_MAX_THREADS) threads = BB_ROOF_MAX_THREADS;
             bool quick = !strcmp(ex->size, "smoke");
             if (bb_roofline_measure(&r, mach, threads, quick, ex->profile_kernels[0] ? ex->profile_kernels : NULL,
@@ -133,6 +134,8 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
 typedef struct {
     bb_overrides ov;
     int *threads, nthreads;
+    int *cpus, ncpus;   /* --cpus */
+    const char *cpus_arg;
     char **only;
     const char *db;     /* --db: the results database the run is stored in */
     int nonly;
@@ -148,6 +151,7 @@ static void run_args_free(run_args *a)
 {
     bb_shard_free(&a->shard);
     free(a->threads);
+    free(a->cpus);
     for (int i = 0; i < a->nonly; i++) free(a->only[i]);
     free(a->only);
 }
@@ -155,12 +159,17 @@ static void run_args_free(run_args *a)
 /* One option; returns -1 to go on, else the exit status (2: a bad option, said on stderr). */
 static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
 {
+    (void)mach; /* thread counts and CPUs are checked against the affinity mask by bb_plan_build */
     switch (c) {
     case 't':
         free(a->threads);
         a->threads = NULL;
         a->threads_arg = optarg;
-        return bb_parse_int_list("--threads", optarg, 1, mach->pus, &a->threads, &a->nthreads) ? 2 : -1;
+        return bb_parse_int_list("--threads", optarg, 1, 1 << 16, &a->threads, &a->nthreads) ? 2 : -1;
+    case 'c':
+        free(a->cpus);
+        a->cpus_arg = optarg;
+        return bb_parse_cpus(optarg, &a->cpus, &a->ncpus) ? 2 : -1;
     case 'r': return bb_parse_int("--reps", optarg, 1, 10000000, &a->ov.reps) ? 2 : -1;
     case 'T': return bb_parse_double("--min-time", optarg, 0, 3600, &a->ov.min_seconds) ? 2 : -1;
     case 'o':
@@ -240,6 +249,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
         {"max-points", required_argument, 0, 'P'}, {"unsafe-lua", no_argument, 0, 'U'},
         {"peer", required_argument, 0, 'p'},
         {"lua-max-instructions", required_argument, 0, 'I'}, {"lua-max-memory", required_argument, 0, 'm'},
+        {"cpus", required_argument, 0, 'c'},
         {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -264,6 +274,8 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
     }
     a->ov.threads = a->threads;
     a->ov.nthreads = a->nthreads;
+    a->ov.cpus = a->cpus;
+    a->ov.ncpus = a->ncpus;
     a->ov.only = (const char *const *)a->only;
     a->ov.nonly = a->nonly;
     return -1;
@@ -326,9 +338,10 @@ static int load_and_plan(const run_args *a, const bb_machine *mach, bb_experimen
  * measured). */
 static void shard_settings(const run_args *a, char *buf, size_t len)
 {
-    size_t used = (size_t)snprintf(buf, len, "size=%s threads=%s reps=%d min_time=%.17g meters=%s only=",
+    size_t used = (size_t)snprintf(buf, len, "size=%s threads=%s cpus=%s reps=%d min_time=%.17g meters=%s only=",
                                    a->size ? a->size : "default", a->threads_arg ? a->threads_arg : "",
-                                   a->ov.reps, a->ov.min_seconds, a->meters ? a->meters : "");
+                                   a->cpus_arg ? a->cpus_arg : "", a->ov.reps, a->ov.min_seconds,
+                                   a->meters ? a->meters : "");
     for (int i = 0; i < a->nonly && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", a->only[i]);
 }

@@ -14,6 +14,8 @@ typedef struct {
     double *v;
     int n;
     bool noisy;
+    int n_bad;                       /* samples that are not a time: NaN, infinite, zero or negative */
+    double first_bad;
 } side_point;
 
 typedef struct {
@@ -37,9 +39,16 @@ static side_point *point_for(side *s, const bb_compare_row *meta)
     return p;
 }
 
+/* A sample that is not a time (NaN, infinite, zero, negative: a damaged or edited file) is kept
+ * out of the point but counted, so that comparing the point is refused rather than its ratio
+ * coming out NaN or infinite and read as "no significant change". */
 static int add_sample(side_point *p, double v)
 {
-    if (!p || !isfinite(v) || v <= 0) return 0;
+    if (!p) return 0;
+    if (!isfinite(v) || v <= 0) {
+        if (!p->n_bad++) p->first_bad = v;
+        return 0;
+    }
     double *slot = bb_run_tables_grow((void **)&p->v, &p->n, sizeof *p->v);
     if (!slot) return -1;
     *slot = v;
@@ -205,7 +214,27 @@ static void side_free(side *s)
     free(s->p);
 }
 
-static int compare_sides(const side *a, const side *b, double threshold, bb_comparison *out)
+/* A matched point whose samples or ratio are not finite times: one line naming it. */
+static int check_point(const side_point *pa, const side_point *pb, const bb_compare_row *r, const char *name_a,
+                       const char *name_b, char *err, size_t errlen)
+{
+    const side_point *bad = pa->n_bad ? pa : pb->n_bad ? pb : NULL;
+    if (bad) {
+        snprintf(err, errlen, "point '%s': %s has %d sample%s that %s not a time (the first: %g s); a time must be "
+                 "finite and positive (a damaged or edited results file?)", r->key, bad == pa ? name_a : name_b,
+                 bad->n_bad, bad->n_bad == 1 ? "" : "s", bad->n_bad == 1 ? "is" : "are", bad->first_bad);
+        return -1;
+    }
+    if (!isfinite(r->ci.ratio) || r->ci.ratio <= 0) {
+        snprintf(err, errlen, "point '%s': the ratio of medians B/A is %g (median A %g s, median B %g s); it must be "
+                 "finite and positive to compare", r->key, r->ci.ratio, r->ci.median_a, r->ci.median_b);
+        return -1;
+    }
+    return 0;
+}
+
+/* Returns 0, or -1 with err (a point that cannot be compared, out of memory). */
+static int compare_sides(const side *a, const side *b, double threshold, bb_comparison *out, char *err, size_t errlen)
 {
     for (int i = 0; i < a->n; i++) {
         int j = find_point(b, a->p[i].meta.key);
@@ -214,12 +243,16 @@ static int compare_sides(const side *a, const side *b, double threshold, bb_comp
             continue;
         }
         bb_compare_row *r = bb_run_tables_grow((void **)&out->rows, &out->n, sizeof *out->rows);
-        if (!r) return -1;
+        if (!r) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         *r = a->p[i].meta;
         r->noisy_a = a->p[i].noisy;
         r->noisy_b = b->p[j].noisy;
         if (bb_median_ratio_ci(a->p[i].v, a->p[i].n, b->p[j].v, b->p[j].n, BB_BOOT_ITERATIONS, BB_BOOT_SEED, &r->ci))
             r->ci.ratio = r->ci.lo = r->ci.hi = NAN;
+        if (check_point(&a->p[i], &b->p[j], r, out->name_a, out->name_b, err, errlen)) return -1;
         r->significant = isfinite(r->ci.lo) && (r->ci.lo > 1 || r->ci.hi < 1);
         if (r->significant && r->ci.ratio > 1 + threshold) r->change = BB_CHANGE_SLOWER, out->regressions++;
         if (r->significant && r->ci.ratio < 1 / (1 + threshold)) r->change = BB_CHANGE_FASTER, out->improvements++;
@@ -237,10 +270,7 @@ int bb_compare(const char *a, const char *b, double threshold, bb_comparison *ou
     side sa = {0}, sb = {0};
     int rc = load_side(a, &sa, err, errlen);
     if (rc == 0) rc = load_side(b, &sb, err, errlen);
-    if (rc == 0 && compare_sides(&sa, &sb, threshold, out)) {
-        snprintf(err, errlen, "out of memory");
-        rc = -1;
-    }
+    if (rc == 0 && compare_sides(&sa, &sb, threshold, out, err, errlen)) rc = -1;
     if (rc == 0 && out->n == 0) {
         snprintf(err, errlen, "%s and %s have no point in common (%d and %d points; points match by kernel, variant, "
                  "shape, N, threads and cache mode, or model, kernel, variant, threads and pp/tg length)",

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support/input_file.h"
+
 /* ---- writing ---- */
 
 void bb_csv_field(FILE *f, const char *s)
@@ -149,23 +151,6 @@ static int split_record(char *line, char **fields, int max)
     }
 }
 
-/* The whole file as one NUL-terminated string. */
-static char *slurp(FILE *f, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *s = malloc(cap);
-    while (s) {
-        n += fread(s + n, 1, cap - n - 1, f);
-        if (n < cap - 1) break;
-        char *t = realloc(s, cap *= 2);
-        if (!t) free(s);
-        s = t;
-    }
-    if (s) s[n] = 0;
-    *len = n;
-    return s;
-}
-
 static int count_fields(const char *line)
 {
     int n = 1;
@@ -243,18 +228,8 @@ static int parse_text(bb_csv_table *t, const char *path, unsigned flags, size_t 
 int bb_csv_load(const char *path, unsigned flags, bb_csv_table *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t len, complete;
-    t->text = slurp(f, &len);
-    fclose(f);
-    if (!t->text) {
-        snprintf(err, errlen, "out of memory reading %s", path);
-        return -1;
-    }
+    size_t len = 0, complete;
+    if (!(t->text = bb_input_read_all(path, "results table", BB_CSV_MAX_BYTES, &len, err, errlen))) return -1;
     int rc = parse_text(t, path, flags, &complete, err, errlen);
     if (rc == 0 && (flags & BB_CSV_TRUNCATE) && complete < len && truncate(path, (off_t)complete) != 0) {
         snprintf(err, errlen, "cannot truncate %s to its last complete row: %s", path, strerror(errno));

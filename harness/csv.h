@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum { BB_COL_STR, BB_COL_INT, BB_COL_NUM } bb_col_kind;
@@ -70,10 +71,15 @@ typedef struct {
     char *text;                      /* the file, split in place */
 } bb_csv_table;
 
+/* The largest table bb_csv_load reads: a sweep's results.csv is a few MB; a gibibyte is hundreds
+ * of times a large one and bounds what a shared run directory can cost (the file is read whole). */
+#define BB_CSV_MAX_BYTES ((uint64_t)1 << 30)
+
 /* Read a whole CSV file: a header line, then rows of as many fields.  A final line without its
  * newline is a write cut short by a kill: it is dropped, and with BB_CSV_TRUNCATE the file is
- * truncated to its last complete line so that appending continues cleanly.  Returns 0, or -1 with
- * err ("cannot read PATH: why", "PATH has no header line", "PATH:LINE: ..."). */
+ * truncated to its last complete line so that appending continues cleanly.  Only a regular file of
+ * at most BB_CSV_MAX_BYTES is read (support/input_file.h).  Returns 0, or -1 with err ("PATH: is a
+ * FIFO, not a regular file; ...", "PATH has no header line", "PATH:LINE: ..."). */
 int bb_csv_load(const char *path, unsigned flags, bb_csv_table *t, char *err, size_t errlen);
 void bb_csv_table_free(bb_csv_table *t);
 

@@ -17,9 +17,9 @@ static int next_token(float logit, int vocab_size)
 #include <string.h>
 
 #include "logit_compare.h"
+#include "models/model_fit.h"
 #include "models/model_load.h"
 #include "models/synthetic.h"
-#include "support/machine.h"
 #include "support/memory.h"
 #include "support/stats.h"
 #include "support/timer.h"
@@ -62,22 +62,7 @@ static bb_transformer *build_model(const bb_e2e_spec *s, char *err, size_t errle
     bb_tf_dims_from_config(s->model, seq, &d);
     bb_tf_options opt = {.kernel = s->kernel, .out_kernel = s->out_kernel ? s->out_kernel : "f16", .kv_f16 = s->kv_f16,
                          .max_batch = s->prompt_len > 0 ? (s->prompt_len < 512 ? s->prompt_len : 512) : 1};
-    bb_tf_memory mem;
-    char e[1024];
-    if (bb_tf_estimate_memory(&d, &opt, &mem, e, sizeof e)) {
-        snprintf(err, errlen, "model %s with kernel %s: %s", s->model->name, s->kernel, e);
-        return NULL;
-    }
-    bb_machine m;
-    bb_machine_detect(&m);
-    if (m.mem_available && mem.total > m.mem_available / 100 * 90) {
-        const double G = 1073741824.0;
-        snprintf(err, errlen, "model %s with kernel %s at a %d-token context needs %.2f GiB (packed weights %.2f, "
-                 "embedding %.2f, KV cache %.2f, buffers %.2f, build scratch %.2f) but %.2f GiB is available (the "
-                 "limit is 90%% of it)", s->model->name, s->kernel, seq, mem.total / G, mem.weights / G,
-                 mem.embedding / G, mem.kv_cache / G, mem.buffers / G, mem.build_scratch / G, m.mem_available / G);
-        return NULL;
-    }
+    if (bb_model_check_fits(s->model->name, &d, &opt, err, errlen)) return NULL;
     if (s->model->path[0]) { /* a model file's own weights */
         char warn[512];
         bb_transformer *tf = bb_model_load_engine(s->model->path, seq, &opt, NULL, warn, sizeof warn, err, errlen);
@@ -86,6 +71,7 @@ static bb_transformer *build_model(const bb_e2e_spec *s, char *err, size_t errle
     }
     bb_synthetic syn = {.dims = d, .seed = s->seed, .distinct_layers = s->distinct_layers};
     bb_weight_source src = bb_synthetic_source(&syn);
+    char e[1024];
     bb_transformer *tf = bb_tf_create(&d, &src, &opt, e, sizeof e);
     if (!tf) snprintf(err, errlen, "model %s: %s", s->model->name, e);
     return tf;
@@ -112,6 +98,8 @@ int bb_e2e_logits(bb_pool *pool, const bb_e2e_spec *s, char *err, size_t errlen)
 int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
+    bb_pool_cpus(pool, r->cpus, sizeof r->cpus);
+    snprintf(r->placement, sizeof r->placement, "%s", bb_pool_placement(pool));
     double t0 = bb_now();
     bb_transformer *tf = build_model(s, err, errlen);
     if (!tf) return -1;

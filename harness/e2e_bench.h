@@ -58,6 +58,8 @@ typedef struct {
     double build_seconds;
     int tg_median_rep;        /* the repetition whose generation speed is tg_tps_median (the lower of the two
                                * middle ones for an even count); -1 when gen_len is 0 */
+    char cpus[128];           /* bb_pool_cpus of the pool it ran on: the CPU of each thread, "0;1" */
+    char placement[1024];     /* bb_pool_placement of that pool */
 } bb_e2e_result;
 
 #define BB_E2E_READ_PASSES 3

@@ -15,6 +15,7 @@ void bb_experiment_free(bb_experiment *ex)
         free(s->shapes);
         free(s->n);
         free(s->threads);
+        free(s->cpus);
         free(s->models);
         free(s->peers);
         free(s->prompt);
@@ -109,6 +110,7 @@ static int apply_only(bb_experiment *ex, const bb_overrides *o, char *err, size_
         free(sw->shapes);
         free(sw->n);
         free(sw->threads);
+        free(sw->cpus);
     }
     ex->nsweeps = kept_sweeps;
     return 0;
@@ -117,16 +119,23 @@ static int apply_only(bb_experiment *ex, const bb_overrides *o, char *err, size_
 int bb_experiment_override(bb_experiment *ex, const bb_overrides *o, const bb_machine *mach, char *err,
                            size_t errlen)
 {
+    (void)mach;
     if (o->nonly && apply_only(ex, o, err, errlen)) return -1;
     for (int s = 0; s < ex->nsweeps; s++) {
         bb_sweep *sw = &ex->sweeps[s];
+        if (o->ncpus) {
+            int *c = malloc(sizeof *c * (size_t)o->ncpus);
+            if (!c) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            memcpy(c, o->cpus, sizeof *c * (size_t)o->ncpus);
+            free(sw->cpus);
+            sw->cpus = c;
+            sw->ncpus = o->ncpus;
+            if (sw->threads_default && sw->nthreads == 1) sw->threads[0] = o->ncpus;
+        }
         if (o->nthreads) {
-            for (int i = 0; i < o->nthreads; i++)
-                if (o->threads[i] < 1 || o->threads[i] > mach->pus) {
-                    snprintf(err, errlen, "--threads: %d threads, but this machine has %d processing units (valid: 1..%d)",
-                             o->threads[i], mach->pus, mach->pus);
-                    return -1;
-                }
             int *t = malloc(sizeof *t * (size_t)o->nthreads);
             if (!t) {
                 snprintf(err, errlen, "out of memory");

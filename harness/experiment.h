@@ -41,6 +41,10 @@ typedef struct {
     int nshapes;
     int *n, nn;                 /* batch sizes N (activation rows) */
     int *threads, nthreads;
+    bool threads_default;       /* `threads` not given: the allowed cores (or one per CPU of `cpus`) */
+    /* `cpus = {0, 2, 3}` (or --cpus): thread t of every point on the t-th CPU, each one the process
+     * may run on (support/affinity.h); NULL = one per allowed core first, then SMT siblings */
+    int *cpus, ncpus;
     bb_cache_mode cache[2];
     int ncache;
     int warmup, min_reps, max_reps;
@@ -140,6 +144,8 @@ void bb_experiment_set_unsafe_lua(bool on);
 typedef struct {
     const int *threads;       /* --threads: replaces every sweep's thread list */
     int nthreads;
+    const int *cpus;          /* --cpus: replaces every sweep's cpus (and a defaulted thread list: {ncpus}) */
+    int ncpus;
     int reps;                 /* --reps: minimum repetitions (0: unset) */
     double min_seconds;       /* --min-time (< 0: unset) */
     const char *out;          /* --out */
@@ -147,7 +153,8 @@ typedef struct {
     int nonly;
 } bb_overrides;
 
-/* Returns 0, or -1 with err (an --only that matches nothing, a thread count beyond the machine). */
+/* Returns 0, or -1 with err (an --only that matches nothing, out of memory).  Thread counts and CPUs
+ * are checked against the process's affinity mask when the plan is built (bb_plan_build). */
 int bb_experiment_override(bb_experiment *ex, const bb_overrides *o, const bb_machine *mach, char *err,
                            size_t errlen);
 

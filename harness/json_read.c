@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/input_file.h"
+
 /* Nesting deeper than this is refused rather than recursed into. */
 #define JSON_MAX_DEPTH 64
 
@@ -234,29 +236,8 @@ bb_jv *bb_json_parse(const char *text, char *err, size_t errlen)
 
 bb_jv *bb_json_load(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 4096 > cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            char *t = realloc(text, cap);
-            if (!t) break;
-            text = t;
-        }
-        got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    if (!text) {
-        snprintf(err, errlen, "out of memory reading %s", path);
-        return NULL;
-    }
-    text[len] = 0;
+    char *text = bb_input_read_all(path, "JSON file", BB_JSON_MAX_BYTES, NULL, err, errlen);
+    if (!text) return NULL;
     char why[256];
     bb_jv *v = bb_json_parse(text, why, sizeof why);
     if (!v) snprintf(err, errlen, "%s: not JSON: %s", path, why);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { BB_JV_NULL, BB_JV_BOOL, BB_JV_NUM, BB_JV_STR, BB_JV_ARR, BB_JV_OBJ } bb_jv_type;
 
@@ -22,7 +23,12 @@ typedef struct bb_jv {
 
 /* Parse a document; NULL with err ("offset N: what was expected") when it is not JSON. */
 bb_jv *bb_json_parse(const char *text, char *err, size_t errlen);
-/* Read and parse a file; NULL with err naming the file. */
+/* The largest JSON file bb_json_load reads: run.json and the sidecars are kilobytes; 64 MiB bounds
+ * what a shared run directory can cost (the file is read whole, then parsed into a tree). */
+#define BB_JSON_MAX_BYTES ((uint64_t)64 << 20)
+
+/* Read and parse a file, only a regular one of at most BB_JSON_MAX_BYTES (support/input_file.h);
+ * NULL with err naming the file. */
 bb_jv *bb_json_load(const char *path, char *err, size_t errlen);
 void bb_jv_free(bb_jv *v);
 

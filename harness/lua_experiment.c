@@ -22,8 +22,13 @@
 #include "lua_load.h"
 #include "meter.h"
 #include "support/lua_fields.h"
+#include "support/lua_file.h"
 #include "support/lua_sandbox.h"
 #include "support/suggest.h"
+
+/* An experiment file is a page or two of Lua; 16 MiB is far past any hand-written one and bounds
+ * what a shared file costs to read before Lua's own memory bound applies. */
+#define BB_EXPERIMENT_MAX_BYTES ((uint64_t)16 << 20)
 
 static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out", "plots", "profile"};
 
@@ -298,8 +303,8 @@ int bb_experiment_load_sized(const char *file, const bb_machine *mach, const cha
     load_open_bitbench(L, &c);
     int rc = -1;
     /* Text only: Lua does not verify a precompiled (binary) chunk, and a damaged one crashes it. */
-    if (bb_lua_sandbox_load(L, file) != LUA_OK) {
-        /* "FILE:LINE: message near 'token'", or "FILE: cannot open it: ..." */
+    if (bb_lua_load_file(L, file, "Lua experiment", BB_EXPERIMENT_MAX_BYTES) != LUA_OK) {
+        /* syntax errors already read "FILE:LINE: message near 'token'"; a missing file does not */
         bb_lua_sandbox_error(L, err, errlen);
         goto done;
     }

@@ -12,6 +12,9 @@
 #include "models/model_config.h"
 #include "models/model_load.h"
 #include "peers/peer_sweep.h"
+#include "perplexity_job.h"
+#include "support/affinity.h"
+#include "support/input_file.h"
 #include "support/lua_fields.h"
 #include "support/sizes.h"
 
@@ -19,12 +22,12 @@ static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      
                                            "warmup", "reps",     "max_reps",    "min_seconds",
                                            "cache",  "on_unsupported", "spread_limit", "seed",
                                            "verify", "peers",  "peer_paths",  "peer_timeout",
-                                           "sd_limit", "remeasure", "delay"};
+                                           "sd_limit", "remeasure", "delay", "cpus"};
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
                                                  "compare_logits", "compare_tokens", "perplexity",
-                                                 "peers",   "peer_paths", "peer_timeout", "delay"};
+                                                 "peers",   "peer_paths", "peer_timeout", "delay", "cpus"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -241,9 +244,13 @@ static void read_perplexity(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
         load_fail(L, c, sw, "field 'perplexity': %s", err);
     const char *files[2] = {sw->ppl_file, sw->ppl_model};
     for (int i = 0; i < 2; i++) {
-        FILE *f = files[i][0] ? fopen(files[i], "rb") : NULL;
-        if (files[i][0] && !f)
-            load_fail(L, c, sw, "field 'perplexity': %s '%s' cannot be opened", i ? "model" : "file", files[i]);
+        /* opened through input_file.h: a FIFO or a device is refused here rather than blocking the
+         * run, and a text past the bound before the sweep starts */
+        FILE *f = files[i][0] ? bb_input_open(files[i], i ? "model" : "perplexity text",
+                                              i ? BB_INPUT_ANY_SIZE : BB_PPL_DEFAULT_MAX_TEXT_BYTES, NULL, err,
+                                              sizeof err)
+                              : NULL;
+        if (files[i][0] && !f) load_fail(L, c, sw, "field 'perplexity', %s: %s", i ? "model" : "file", err);
         if (f) fclose(f);
     }
     lua_pop(L, 1);
@@ -258,15 +265,17 @@ static void int_list_default(lua_State *L, int **v, int *n, int value)
     *n = 1;
 }
 
-/* threads: default all cores, each at most the machine's processing units. */
+/* cpus: the CPUs of the threads, in order (no default: the pool's placement); then threads:
+ * default one per CPU of cpus, else the physical cores this process may use.  Both are checked
+ * against the affinity mask when the run is planned (plan.c), after --threads and --cpus. */
 static void read_threads(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
-    int_list_default(L, &sw->threads, &sw->nthreads, c->mach->cores > 0 ? c->mach->cores : 1);
+    read_ints(L, c, t, sw, "cpus", 0, BB_AFFINITY_MAX_CPU, &sw->cpus, &sw->ncpus);
+    int_list_default(L, &sw->threads, &sw->nthreads,
+                     sw->ncpus ? sw->ncpus : c->mach->allowed_cores > 0 ? c->mach->allowed_cores : 1);
+    int *given = sw->threads;
     read_ints(L, c, t, sw, "threads", 1, 1 << 16, &sw->threads, &sw->nthreads);
-    for (int i = 0; i < sw->nthreads; i++)
-        if (sw->threads[i] > c->mach->pus)
-            load_fail(L, c, sw, "field 'threads': %d threads, but this machine has %d processing units (valid: 1..%d)",
-                      sw->threads[i], c->mach->pus, c->mach->pus);
+    sw->threads_default = sw->threads == given;
 }
 
 static void read_seed(lua_State *L, load_ctx *c, int t, bb_sweep *sw)

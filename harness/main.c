@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "models/weights_finite.h"
 #include "results_json.h"
+#include "support/affinity.h"
 
 static void usage(FILE *f)
 {
@@ -54,6 +55,7 @@ static int take_global_flags(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    bb_affinity_init(); /* the affinity mask before any thread is bound (support/affinity.h) */
     argc = take_global_flags(argc, argv);
     if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
         bb_version_print(stdout);

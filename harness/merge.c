@@ -287,14 +287,3 @@ int bb_merge_sweep_kind(const bb_merge *m, const char *name)
     return 0;
 }
 
-int bb_merge_finish_file(FILE *f, const char *tmp, const char *path, char *err, size_t errlen)
-{
-    int bad = fflush(f) != 0 || ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path)) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
-}

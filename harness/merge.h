@@ -63,10 +63,6 @@ int bb_merge_tables(bb_merge *m, const char *out, int ***rows_per_group, char *e
  * placement.  Returns 0, or -1 with err. */
 int bb_merge_write_json(const bb_merge *m, const char *out, int argc, char **argv, char *err, size_t errlen);
 
-/* Close f, written as tmp, and rename it to path (a file is either whole or absent).  Returns 0, or
- * -1 with err (tmp removed). */
-int bb_merge_finish_file(FILE *f, const char *tmp, const char *path, char *err, size_t errlen);
-
 /* The kind of the points of sweep `name` in the shards' plan: 1 for a model sweep (end-to-end
  * points), 0 otherwise. */
 int bb_merge_sweep_kind(const bb_merge *m, const char *name);

@@ -12,6 +12,7 @@
 #include "merge.h"
 #include "results_json.h"
 #include "sha256.h"
+#include "support/output_file.h"
 
 /* Any parsed value back into the writer. */
 static void write_value(bb_json *j, const char *key, const bb_jv *v)
@@ -199,14 +200,11 @@ static void write_member(bb_json *j, const bb_merge *m, const char *key, const b
 
 int bb_merge_write_json(const bb_merge *m, const char *out, int argc, char **argv, char *err, size_t errlen)
 {
-    char path[BB_MERGE_PATH_MAX + 16], tmp[BB_MERGE_PATH_MAX + 32];
+    char path[BB_MERGE_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/run.json", out);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, path, err, errlen);
+    if (!f) return -1;
     const bb_jv *first = m->shards[0].json;
     bb_json j;
     bb_json_init(&j, f);
@@ -227,5 +225,5 @@ int bb_merge_write_json(const bb_merge *m, const char *out, int argc, char **arg
     bb_json_object_end(&j);
     bb_json_object_end(&j);
     bb_json_finish(&j);
-    return bb_merge_finish_file(f, tmp, path, err, errlen);
+    return bb_output_commit(&o, err, errlen);
 }

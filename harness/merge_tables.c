@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "csv.h"
 #include "merge.h"
+#include "support/output_file.h"
 
 /* One row of the merged table: where it comes from and where it goes. */
 typedef struct {
@@ -126,14 +128,11 @@ static void write_row(FILE *f, const bb_csv_table *t, int r)
 static int write_table(const bb_merge *m, const char *out, const char *name, bb_csv_table *tabs, row_ref *refs,
                        int nrefs, int *per_group, char *err, size_t errlen)
 {
-    char path[BB_MERGE_PATH_MAX + 300], tmp[BB_MERGE_PATH_MAX + 310];
+    char path[BB_MERGE_PATH_MAX + 300];
     snprintf(path, sizeof path, "%s/%s", out, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, path, err, errlen);
+    if (!f) return -1;
     const bb_csv_table *head = NULL;
     for (int i = 0; i < m->nshards && !head; i++)
         if (tabs[i].head) head = &tabs[i];
@@ -147,7 +146,7 @@ static int write_table(const bb_merge *m, const char *out, const char *name, bb_
         write_row(f, &tabs[refs[k].shard], refs[k].row);
         per_group[refs[k].group]++;
     }
-    return bb_merge_finish_file(f, tmp, path, err, errlen);
+    return bb_output_commit(&o, err, errlen);
 }
 
 /* One table of every shard that has it: same header everywhere, rows in plan order. */
@@ -164,9 +163,8 @@ static int merge_one(const bb_merge *m, const char *out, const char *name, int *
     for (int i = 0; i < m->nshards; i++) {
         char path[BB_MERGE_PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", m->shards[i].dir, name);
-        FILE *probe = fopen(path, "r");
-        if (!probe) continue; /* this shard wrote no such table (e.g. it had no end-to-end point) */
-        fclose(probe);
+        /* whether it is there, not opened (a FIFO would block an open; bb_csv_load refuses it) */
+        if (access(path, F_OK) != 0) continue; /* this shard wrote no such table (e.g. no end-to-end point) */
         if (bb_csv_load(path, 0, &tabs[i], err, errlen)) goto out;
         if (first < 0) first = i;
         else if (!same_header(&tabs[first], &tabs[i])) {

@@ -1,42 +1,36 @@
 #include "perplexity_job.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "e2e_bench.h"
+#include "models/model_fit.h"
 #include "models/model_load.h"
+#include "support/input_file.h"
 #include "models/tokenizer.h"
 #include "support/memory.h"
 #include "support/sizes.h"
 #include "support/timer.h"
 
-/* The text file whole, NUL-terminated (llama-perplexity reads it whole too). */
-static char *read_text(const char *path, size_t *len, char *err, size_t errlen)
+/* The text file whole, NUL-terminated (llama-perplexity reads it whole too), at most max_bytes
+ * (0: BB_PPL_DEFAULT_MAX_TEXT_BYTES). */
+static char *read_text(const char *path, uint64_t max_bytes, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open the text: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            char *b = realloc(buf, cap * 2);
-            if (!b) { free(buf); buf = NULL; break; }
-            buf = b;
-            cap *= 2;
-        }
-    }
+    uint64_t bound = max_bytes ? max_bytes : BB_PPL_DEFAULT_MAX_TEXT_BYTES, size = 0;
+    /* First only what the file is and its size, for a refusal that says how to raise the bound;
+     * the read itself is bounded again (the file may have grown since). */
+    FILE *f = bb_input_open(path, "perplexity text", BB_INPUT_ANY_SIZE, &size, err, errlen);
+    if (!f) return NULL;
     fclose(f);
-    if (!buf) {
-        snprintf(err, errlen, "%s: out of memory reading the text", path);
+    if (size > bound) {
+        snprintf(err, errlen, "%s: %llu bytes, more than the %llu bytes a perplexity text may have (raise the bound "
+                 "with --max-text-bytes N)", path, (unsigned long long)size, (unsigned long long)bound);
         return NULL;
     }
-    buf[n] = 0;
+    size_t n = 0;
+    char *buf = bb_input_read_all(path, "perplexity text", bound, &n, err, errlen);
+    if (!buf) return NULL;
     if (strlen(buf) != n) {
         snprintf(err, errlen, "%s: the text holds a NUL byte at offset %zu; give a text file", path, strlen(buf));
         free(buf);
@@ -93,6 +87,13 @@ static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_mod
     return 0;
 }
 
+/* The engine options of the job's run. */
+static bb_tf_options job_options(const bb_ppl_job *job)
+{
+    return (bb_tf_options){.kernel = job->kernel, .out_kernel = job->out_kernel ? job->out_kernel : job->kernel,
+                           .kv_f16 = job->kv_f16, .max_batch = job->batch > 0 ? job->batch : job->ctx};
+}
+
 /* The model (a .gguf, a llama2.c checkpoint or a config name, models/model_load.h) at context
  * ctx, and the text as tokens. */
 static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
@@ -109,6 +110,9 @@ static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_m
         snprintf(err, errlen, "--ctx %d: %s", job->ctx, job->ctx < 1 ? "must be at least 4" : e);
         return -1;
     }
+    /* before the tokens and the model are allocated: one that cannot fit is refused now */
+    bb_tf_options opt = job_options(job);
+    if (bb_model_check_fits(job->model, &m->dims, &opt, err, errlen)) return -1;
     return tokenize(job, text, len, m, out, err, errlen);
 }
 
@@ -116,8 +120,7 @@ static int run_model(bb_pool *pool, const bb_ppl_job *job, job_model *m, bb_ppl_
                      size_t errlen)
 {
     if (bb_ppl_check(m->n_tokens, job->ctx, m->dims.seq_len, err, errlen)) return -1;
-    bb_tf_options opt = {.kernel = job->kernel, .out_kernel = job->out_kernel ? job->out_kernel : job->kernel,
-                         .kv_f16 = job->kv_f16, .max_batch = job->batch > 0 ? job->batch : job->ctx};
+    bb_tf_options opt = job_options(job);
     char e[BB_ERR_MAX];
     double t0 = bb_now();
     bb_weight_source src = bb_model_source_weights(m->src, &m->dims);
@@ -143,7 +146,7 @@ int bb_ppl_job_run(bb_pool *pool, const bb_ppl_job *job, bb_ppl_outcome *out, ch
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
-    char *text = read_text(job->text_file, &len, err, errlen);
+    char *text = read_text(job->text_file, job->max_text_bytes, &len, err, errlen);
     if (!text) return -1;
     job_model m = {0};
     int rc = open_model(job, text, len, &m, out, err, errlen);

@@ -21,10 +21,15 @@
 #include "perplexity.h"
 #include "support/pool.h"
 
+/* A perplexity text is read whole (with its tokens, about five times its size in memory): 256 MiB
+ * is several times WikiText-103 and bounds what a wrong --file (/dev/zero, a disk image) costs. */
+#define BB_PPL_DEFAULT_MAX_TEXT_BYTES ((uint64_t)256 << 20)
+
 typedef struct {
     const char *model;      /* FILE.gguf, FILE.bin or a model config name */
     const char *tokenizer;  /* NULL: beside the model */
     const char *text_file;
+    uint64_t max_text_bytes; /* the text's bound; 0 = BB_PPL_DEFAULT_MAX_TEXT_BYTES */
     int ctx, max_chunks;    /* max_chunks 0 = every chunk of the text */
     const char *kernel, *out_kernel; /* out_kernel NULL = the kernel */
     bool kv_f16;

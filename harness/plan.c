@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "e2e_bench.h"
+#include "support/affinity.h"
 
 void bb_point_key(const char *sweep, const char *kernel, const char *variant, int m, int k, int n, int threads,
                   const char *cache, char *buf, size_t len)
@@ -163,6 +164,24 @@ int bb_plan_check_size(const bb_experiment *ex, uint64_t max_points, char *err, 
     return -1;
 }
 
+/* Every thread on a CPU of its own that this process may use: the sweep's cpus each allowed, and
+ * each thread count within them (or within the allowed CPUs).  Here rather than at load, so that
+ * --threads and --cpus are checked as well. */
+static int check_placement(const bb_sweep *sw, const char *where, char *err, size_t errlen)
+{
+    char why[640];
+    if (sw->ncpus && bb_affinity_check_cpus(sw->cpus, sw->ncpus, why, sizeof why)) {
+        snprintf(err, errlen, "%ssweep '%s': cpus: %s", where, sw->name, why);
+        return -1;
+    }
+    for (int i = 0; i < sw->nthreads; i++)
+        if (bb_affinity_check_threads(sw->threads[i], sw->cpus, sw->ncpus, why, sizeof why)) {
+            snprintf(err, errlen, "%ssweep '%s': threads %d: %s", where, sw->name, sw->threads[i], why);
+            return -1;
+        }
+    return 0;
+}
+
 int bb_plan_build(const bb_experiment *ex, const bb_machine *mach, bb_plan *plan, char *err, size_t errlen)
 {
     memset(plan, 0, sizeof *plan);
@@ -171,6 +190,10 @@ int bb_plan_build(const bb_experiment *ex, const bb_machine *mach, bb_plan *plan
         const bb_sweep *sw = &ex->sweeps[s];
         char where[1100];
         bb_experiment_where(ex, sw->line ? sw->line : ex->line, where, sizeof where);
+        if (check_placement(sw, where, err, errlen)) {
+            bb_plan_free(plan);
+            return -1;
+        }
         if (sw->is_model) {
             if (plan_model_sweep(ex, mach, s, plan, &e2e_cap, err, errlen)) {
                 bb_plan_free(plan);

@@ -58,6 +58,7 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     }
     snprintf(row->out_kernel, sizeof row->out_kernel, "%s", spec->out_kernel ? spec->out_kernel : "f16");
     row->threads = threads;
+    snprintf(row->cpus, sizeof row->cpus, "%s", r->cpus);
     row->prompt = spec->prompt_len;
     row->gen = spec->gen_len;
     row->reps = spec->reps;

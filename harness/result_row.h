@@ -14,7 +14,7 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
                             int threads, bb_cache_mode cache, int warmup, const bb_gemm_result *r);
 
 /* The measured part of an e2e.csv row: model, kernel and variant (resolved from spec->kernel),
- * out_kernel, threads, lengths, repetitions and the result's rates; a phase not measured (prompt
+ * out_kernel, threads, the CPU of each thread, lengths, repetitions and the result's rates; a phase not measured (prompt
  * or gen 0) is empty cells.  The compare_logits, perplexity and peer cells are empty (NAN, "");
  * identity, energy, meters and provenance are the caller's. */
 void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, const bb_e2e_result *r);

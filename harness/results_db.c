@@ -8,6 +8,7 @@
 
 #include "json_read.h"
 #include "results_json.h"
+#include "support/input_file.h"
 
 #ifdef BB_HAVE_SQLITE
 #include <sqlite3.h>
@@ -99,7 +100,58 @@ static int query_int(bb_db *db, const char *sql, long long *v, char *err, size_t
     return rc == SQLITE_ROW ? 0 : fail(db, "cannot read it", err, errlen);
 }
 
-/* Is this file ours, of a schema this build knows?  Creates the schema in an empty file. */
+/* Whether table has column name (PRAGMA table_info); -1 on error. */
+static int has_column(bb_db *db, const char *table, const char *name, char *err, size_t errlen)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db->h, sql, -1, &s, NULL) != SQLITE_OK) return fail(db, "cannot read it", err, errlen);
+    int found = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const unsigned char *c = sqlite3_column_text(s, 1);
+        if (c && strcmp((const char *)c, name) == 0) found = 1;
+    }
+    sqlite3_finalize(s);
+    return found;
+}
+
+/* The columns added since version 1: 2 (one branch) gave points "verify", 2 (another) gave
+ * e2e_points "cpus"; 3 has both.  A file of version 1 or 2 gains whichever it lacks, empty in the
+ * rows stored before.  Inside one write transaction, with the version read again there: two
+ * processes opening the same old file migrate it once. */
+static const struct {
+    const char *table, *column;
+} added_columns[] = {{"points", "verify"}, {"e2e_points", "cpus"}};
+
+static int migrate_old(bb_db *db, char *err, size_t errlen)
+{
+    long long version;
+    if (exec(db, "BEGIN IMMEDIATE", err, errlen)) return -1;
+    if (query_int(db, "SELECT max(version) FROM schema_version", &version, err, errlen)) goto fail;
+    if (version < BB_DB_SCHEMA_VERSION) {
+        for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++) {
+            int has = has_column(db, added_columns[i].table, added_columns[i].column, err, errlen);
+            if (has < 0) goto fail;
+            if (has) continue;
+            char sql[256];
+            snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" TEXT", added_columns[i].table,
+                     added_columns[i].column);
+            if (exec(db, sql, err, errlen)) goto fail;
+        }
+        char sql[128];
+        snprintf(sql, sizeof sql, "UPDATE schema_version SET version = %d", BB_DB_SCHEMA_VERSION);
+        if (exec(db, sql, err, errlen)) goto fail;
+    }
+    return exec(db, "COMMIT", err, errlen);
+fail:;
+    char e2[1400];
+    exec(db, "ROLLBACK", e2, sizeof e2);
+    return -1;
+}
+
+/* Is this file ours, of a schema this build knows?  Creates the schema in an empty file; brings a
+ * file of an older schema up to this one. */
 static int check_schema(bb_db *db, char *err, size_t errlen)
 {
     long long app, ntables, version;
@@ -113,6 +165,10 @@ static int check_schema(bb_db *db, char *err, size_t errlen)
         return -1;
     }
     if (query_int(db, "SELECT max(version) FROM schema_version", &version, err, errlen)) return -1;
+    if (version >= 1 && version < BB_DB_SCHEMA_VERSION) {
+        if (migrate_old(db, err, errlen)) return -1;
+        version = BB_DB_SCHEMA_VERSION;
+    }
     if (version != BB_DB_SCHEMA_VERSION) {
         snprintf(err, errlen, "%s has results-database schema version %lld; this bitbench reads version %d",
                  db->path, version, BB_DB_SCHEMA_VERSION);
@@ -130,8 +186,10 @@ bb_db *bb_db_open(const char *path, char *err, size_t errlen)
     }
     snprintf(db->path, sizeof db->path, "%s", path);
     struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        snprintf(err, errlen, "%s is a directory, not a results database file", path);
+    /* a FIFO or a device would block SQLite's first read (or be written into): only a regular file */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        snprintf(err, errlen, "%s is %s, not a results database file (a regular file)", path,
+                 bb_file_kind((unsigned)sb.st_mode));
         free(db);
         return NULL;
     }

@@ -2,8 +2,9 @@
  * machines accumulate — `--db FILE.sqlite` on run, gemm and e2e, `bitbench db import RUN_DIR` for
  * runs written before — and from which `bitbench compare` and `bitbench db export` read them.
  *
- * Schema version 1 (README.md, "Results database", documents every table):
- *   schema_version (version)                    one row; a file of a newer version is refused
+ * Schema version 2 (README.md, "Results database", documents every table):
+ *   schema_version (version)                    one row; a file of a newer version is refused, one
+ *                                               of version 1 is migrated (e2e_points gains cpus)
  *   runs (run PRIMARY KEY, run_id, experiment, commit, dirty, host, cpu_model, cpu_flags, compiler,
  *         c_flags, started_at, ended_at, status, source, imported_at, files, result_meters,
  *         e2e_meters, run_json)
@@ -23,8 +24,9 @@
 
 #include "run_tables.h"
 
-/* 2: the points table has results.csv's verify column (a version-1 file lacks it) */
-#define BB_DB_SCHEMA_VERSION 2
+/* 3: points has results.csv's verify column, e2e_points e2e.csv's cpus (files of 1 and 2 are
+ * brought up to it when opened) */
+#define BB_DB_SCHEMA_VERSION 3
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

@@ -55,6 +55,8 @@ const bb_column bb_e2e_columns[] = {
     COL("tg_samples", BB_COL_STR, tg_samples, "peers: generation tokens/s of each repetition, ';'-separated"),
     COLF("energy_per_token_j", energy_per_token_j, NULL,
          "measured energy of the median generation repetition / gen (empty without an energy meter)"),
+    /* last of the fixed columns, added after the others: the columns before it keep their places */
+    COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated (empty for a peer)"),
     BB_PROVENANCE_COLUMNS(bb_e2e_row),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);

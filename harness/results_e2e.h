@@ -34,6 +34,7 @@ typedef struct {
     char peer[16], peer_commit[48];
     char pp_samples[640], tg_samples[640]; /* tokens/s of each repetition, ';'-separated */
     double energy_per_token_j;
+    char cpus[128];                  /* OS CPU of each thread, "0;1" (bb_pool_cpus); "" for a peer's row */
     bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "json.h"
+#include "support/output_file.h"
 
 #include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
 #ifndef BB_C_FLAGS
@@ -48,6 +49,10 @@ static void write_machine(bb_json *j, const bb_machine *m)
     bb_json_int(j, "sockets", m->sockets);
     bb_json_int(j, "cores", m->cores);
     bb_json_int(j, "pus", m->pus);
+    /* where this process could run (affinity mask at start-up): threads were placed only there */
+    bb_json_string(j, "allowed_cpus", m->allowed_cpus);
+    bb_json_int(j, "allowed_cpu_count", m->nallowed);
+    bb_json_int(j, "allowed_cores", m->allowed_cores);
     bb_json_array_begin(j, "caches");
     for (int i = 0; i < m->ncaches; i++) {
         const bb_cache_info *c = &m->caches[i];
@@ -325,13 +330,9 @@ static void write_meters(bb_json *j, const bb_run_record *r)
 
 int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_t errlen)
 {
-    char tmp[1400];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, path, err, errlen);
+    if (!f) return -1;
     const bb_experiment *ex = r->ex;
     bb_json j;
     bb_json_init(&j, f);
@@ -378,13 +379,6 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     write_conversions(&j, r);
     bb_json_object_end(&j);
     bb_json_finish(&j);
-    int bad = fflush(f) != 0 || ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return bb_output_commit(&o, err, errlen);
 }
 

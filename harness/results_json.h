@@ -8,8 +8,10 @@
  *   sessions (1 + the number of --resume runs), points {total, done, failed, flagged, skipped,
  *   verify_failed},
  *   machine {cpu_model, vendor, family, model, stepping, flags, virtualized, hypervisor, sockets,
- *            cores, pus, caches [...], numa [...], mem_total, mem_available, os},
- *   placement {"<threads>": "t0:core0/pu0 ..."}, meters [{name, available, reason_code, reason,
+ *            cores, pus, allowed_cpus ("0-3": the affinity mask the process started with),
+ *            allowed_cpu_count, allowed_cores, caches [...], numa [...], mem_total, mem_available, os},
+ *   placement {"<threads>": "t0:core0/pu0 ..."} (hwloc's core, the OS CPU; where a sweep's own
+ *   `cpus` placed the same thread count elsewhere, the placements joined by " | "), meters [{name, available, reason_code, reason,
  *   columns}], kernels [...], sweeps [...], csv, markdown, skipped [...], failed [...],
  *   warnings [...], conversions [{model, kernel, out_kernel, weights {"<kind>": "<what became of
  *   it>"}}] (model sweeps: one per model, kernel and out_kernel built)

@@ -1,7 +1,7 @@
 /* The human-readable table printed at the end of a run, in the manner of llama-bench: fixed
  * columns for what identifies a point, optional columns only when they vary across the rows,
  * the time as median ± sd, whether each verified point passed (when any was verified), and a note
- * on points whose spread was flagged. */
+ * on flagged points giving both measures of their spread. */
 #include <math.h>
 #include <string.h>
 
@@ -50,7 +50,12 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
         /* a row that failed verify is marked where it is read: its time is that of a wrong result */
         if (verified) fprintf(f, " %s |", !strcmp(r->verify, "FAILED") ? "**FAILED**" : r->verify);
         if (flagged) {
-            if (r->spread_flag) fprintf(f, " spread %.0f%% |", r->spread * 100);
+            /* both measures the flag is decided on (the sweep's limits are not in the row): an IQR
+             * of 11 % beside an sd of 18000 % must not read as a mild spread */
+            if (r->spread_flag && r->t_median_s > 0 && isfinite(r->t_sd_s))
+                fprintf(f, " flagged: IQR/median %.0f%%, sd/median %.0f%% |", r->spread * 100,
+                        100 * r->t_sd_s / r->t_median_s);
+            else if (r->spread_flag) fprintf(f, " flagged: IQR/median %.0f%% |", r->spread * 100);
             else fprintf(f, " |");
         }
         fputc('\n', f);

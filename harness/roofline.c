@@ -11,6 +11,7 @@
 #include "kernels/cpu.h"
 #include "kernels/kernel.h"
 #include "support/memory.h"
+#include "support/output_file.h"
 #include "support/pool.h"
 #include "support/rng.h"
 #include "support/timer.h"
@@ -474,11 +475,9 @@ static void json_gammas(bb_json *j, const bb_roofline *r)
 
 int bb_roofline_write_json(const bb_roofline *r, const bb_machine *m, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write", path);
-        return -1;
-    }
+    bb_output_file out;
+    FILE *f = bb_output_begin(&out, path, err, errlen);
+    if (!f) return -1;
     char date[32];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -496,13 +495,7 @@ int bb_roofline_write_json(const bb_roofline *r, const bb_machine *m, const char
     json_gammas(&j, r);
     bb_json_object_end(&j);
     bb_json_finish(&j);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s: write error", path);
-        return -1;
-    }
-    return 0;
+    return bb_output_commit(&out, err, errlen);
 }
 
 void bb_roofline_print(const bb_roofline *r, FILE *f)

@@ -7,13 +7,16 @@
 #include "json.h"
 #include "results_db.h"
 #include "results_json.h"
+#include "support/output_file.h"
 
 #include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
 
 int bb_run_db_check(const char *who, const char *path)
 {
     char err[2048];
-    bb_db *db = bb_db_open(path, err, sizeof err);
+    /* before the measurement: the database must be a regular file (or absent) in a folder that
+     * takes new files (SQLite's journal goes beside it) */
+    bb_db *db = bb_output_check(path, err, sizeof err) ? NULL : bb_db_open(path, err, sizeof err);
     if (!db) {
         fprintf(stderr, "%s: --db: %s\n", who, err);
         return -1;
@@ -39,6 +42,8 @@ void bb_single_run_begin(bb_single_run *s)
     bb_host_name(s->host, sizeof s->host);
     bb_iso_time(s->started_at);
     bb_load_read(&s->load);
+    s->threads = 0;
+    s->placement[0] = 0;
 }
 
 void bb_single_run_provenance(const bb_single_run *s, bb_row_provenance *p)
@@ -56,7 +61,8 @@ void bb_single_run_provenance(const bb_single_run *s, bb_row_provenance *p)
     p->busy = around.busy;
 }
 
-/* The sidecar of a single measurement: run.json's identity, command line, tool, build and machine. */
+/* The sidecar of a single measurement: run.json's identity, command line, tool, build, machine and
+ * placement. */
 static char *single_json(const bb_single_run *s, const char *experiment, int argc, char **argv,
                          const bb_machine *mach)
 {
@@ -78,6 +84,13 @@ static char *single_json(const bb_single_run *s, const char *experiment, int arg
     bb_json_object_begin(&j, "experiment");
     bb_json_string(&j, "name", experiment);
     bb_json_object_end(&j);
+    if (s->placement[0]) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", s->threads);
+        bb_json_object_begin(&j, "placement");
+        bb_json_string(&j, key, s->placement);
+        bb_json_object_end(&j);
+    }
     bb_json_string(&j, "status", "complete");
     bb_json_string(&j, "started_at", s->started_at);
     bb_json_string(&j, "ended_at", now);

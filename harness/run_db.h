@@ -23,6 +23,8 @@ int bb_run_db_store_dir(const char *who, const char *path, const char *dir, bool
 typedef struct {
     char run_id[BB_RUN_ID_MAX], host[64], started_at[32];
     bb_load_reading load;
+    int threads;               /* the pool's size and bb_pool_placement (run.json's placement), */
+    char placement[1024];      /* set by the command before storing; "" leaves placement out */
 } bb_single_run;
 
 /* Its id and start, and a load reading before the measurement. */

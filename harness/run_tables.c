@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "json_read.h"
+#include "support/input_file.h"
+#include "support/output_file.h"
 
 /* One of a run's four tables: its file, row struct and where the struct keeps meter values. */
 typedef struct {
@@ -85,32 +88,16 @@ static int read_table(const char *dir, const table_kind *k, void **rows, int *n,
     return rc;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 4096 + 1 > cap) {
-            char *nb = realloc(buf, cap = 2 * cap + 8192);
-            if (!nb) break;
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    if (buf) buf[len] = 0;
-    return buf;
-}
-
 int bb_run_tables_read(const char *dir, bb_run_tables *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     char path[4200];
     snprintf(path, sizeof path, "%s/run.json", dir);
-    t->run_json = read_text(path);
+    /* absent is allowed (a run killed before it wrote one); present, it must be a regular file
+     * within the JSON bound (support/input_file.h) */
+    if (access(path, F_OK) == 0 && !(t->run_json = bb_input_read_all(path, "run.json", BB_JSON_MAX_BYTES, NULL, err,
+                                                                     errlen)))
+        return -1;
     table_kind k[4] = {kind_of(0), kind_of(1), kind_of(2), kind_of(3)};
     if (read_table(dir, &k[0], (void **)&t->rows, &t->nrows, &t->row_meters, &t->has_results, err, errlen) ||
         read_table(dir, &k[1], (void **)&t->e2e, &t->ne2e, &t->e2e_meters, &t->has_e2e, err, errlen) ||
@@ -135,8 +122,10 @@ static int write_table(const char *dir, const table_kind *k, const void *rows, i
     for (int i = 0; i < nm; i++) names[i] = mn->names[i];
     snprintf(path, sizeof path, "%s/%s", dir, k->file);
     bb_csv_header_line(k->cols, k->ncols, names, nm, header, sizeof header);
-    FILE *f = fopen(path, "w");
-    int rc = f && fprintf(f, "%s\n", header) > 0 ? 0 : -1;
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, path, err, errlen);
+    if (!f) return -1;
+    int rc = fprintf(f, "%s\n", header) > 0 ? 0 : -1;
     for (int i = 0; i < n && rc == 0; i++) {
         const char *row = (const char *)rows + k->row_size * (size_t)i;
         if (k->meter_off >= 0) {
@@ -146,10 +135,16 @@ static int write_table(const char *dir, const table_kind *k, const void *rows, i
             rc = fputc('\n', f) == EOF ? -1 : 0;
         }
     }
-    if (f && fclose(f) != 0) rc = -1;
-    if (rc) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return rc;
+    if (rc) {
+        snprintf(err, errlen, "cannot write %s: %s (the previous file, if any, is unchanged)", path, strerror(errno));
+        bb_output_abort(&o);
+        return -1;
+    }
+    return bb_output_commit(&o, err, errlen);
 }
+
+const char *const bb_run_tables_files[] = {"results.csv", "e2e.csv", BB_SAMPLES_NAME, BB_E2E_SAMPLES_NAME,
+                                           "run.json", NULL};
 
 int bb_run_tables_write(const char *dir, const bb_run_tables *t, char *err, size_t errlen)
 {
@@ -162,12 +157,15 @@ int bb_run_tables_write(const char *dir, const bb_run_tables *t, char *err, size
     if (!t->run_json) return 0;
     char path[4200];
     snprintf(path, sizeof path, "%s/run.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f || fputs(t->run_json, f) == EOF || fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, path, err, errlen);
+    if (!f) return -1;
+    if (fputs(t->run_json, f) == EOF) {
+        snprintf(err, errlen, "cannot write %s: %s (the previous file, if any, is unchanged)", path, strerror(errno));
+        bb_output_abort(&o);
         return -1;
     }
-    return 0;
+    return bb_output_commit(&o, err, errlen);
 }
 
 void bb_run_tables_free(bb_run_tables *t)

@@ -41,9 +41,11 @@ typedef struct {
 /* Read a run directory (a missing file is no error, an unreadable or malformed one is).  Returns
  * 0, or -1 with err. */
 int bb_run_tables_read(const char *dir, bb_run_tables *t, char *err, size_t errlen);
-/* Write the files the tables came from (only those the run had) into dir, which must exist.
- * Returns 0, or -1 with err. */
+/* Write the files the tables came from (only those the run had) into dir, which must exist, each
+ * through output_file.h (a failure leaves the file there as it was).  Returns 0, or -1 with err. */
 int bb_run_tables_write(const char *dir, const bb_run_tables *t, char *err, size_t errlen);
+/* The files bb_run_tables_write may write, NULL-terminated (for bb_output_dir_check). */
+extern const char *const bb_run_tables_files[];
 void bb_run_tables_free(bb_run_tables *t);
 
 /* Append one row to a growing array (element size `size`).  Returns the new element or NULL. */

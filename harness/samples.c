@@ -5,6 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "csv_append.h"
+#include "support/output_file.h"
+
 #define KCOL(name, kind, field, doc) BB_COLUMN(bb_sample_row, name, kind, field, doc)
 #define ECOL(name, kind, field, doc) BB_COLUMN(bb_e2e_sample_row, name, kind, field, doc)
 
@@ -49,18 +52,19 @@ const bb_samples_table bb_samples_e2e = {bb_e2e_sample_columns,
                                          (int)(sizeof bb_e2e_sample_columns / sizeof bb_e2e_sample_columns[0]),
                                          sizeof(bb_e2e_sample_row)};
 
-/* Rewrite path with the rows of t that keep accepts (to PATH.tmp, then renamed).  Returns 0, or
- * -1 with err. */
+/* Rewrite path with the rows of t that keep accepts (through output_file.h: a failure leaves the
+ * file as it was).  Returns 0, or -1 with err. */
 static int keep_rows(const char *path, const bb_samples_table *st, const bb_csv_table *t, const char *header,
                      bool (*keep)(void *, const void *), void *ctx, char *err, size_t errlen)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
     void *row = calloc(1, st->row_size);
-    if (!f || !row) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        if (f) fclose(f);
+    if (!row) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, path, err, errlen);
+    if (!f) {
         free(row);
         return -1;
     }
@@ -76,11 +80,12 @@ static int keep_rows(const char *path, const bb_samples_table *st, const bb_csv_
         if (fputc('\n', f) == EOF) rc = -1;
     }
     free(row);
-    if (fclose(f) != 0 && rc == 0) rc = -1;
-    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
-    if (rc == -1) snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
-    if (rc) unlink(tmp);
-    return rc ? -1 : 0;
+    if (rc) {
+        if (rc == -1) snprintf(err, errlen, "cannot rewrite %s: %s (it is unchanged)", path, strerror(errno));
+        bb_output_abort(&o);
+        return -1;
+    }
+    return bb_output_commit(&o, err, errlen);
 }
 
 FILE *bb_samples_open(const char *path, const bb_samples_table *st, bool resume,
@@ -88,7 +93,8 @@ FILE *bb_samples_open(const char *path, const bb_samples_table *st, bool resume,
 {
     char header[1024];
     bb_csv_header_line(st->cols, st->ncols, NULL, 0, header, sizeof header);
-    if (resume && access(path, F_OK) == 0) {
+    /* resumed: the rows there are kept, unless its header never got written (no rows yet) */
+    if (resume && !bb_csv_append_unstarted(path)) {
         bb_csv_table t;
         if (bb_csv_load(path, BB_CSV_TRUNCATE, &t, err, errlen)) return NULL;
         int rc = 0;
@@ -104,13 +110,7 @@ FILE *bb_samples_open(const char *path, const bb_samples_table *st, bool resume,
         if (!f) snprintf(err, errlen, "cannot append to %s: %s", path, strerror(errno));
         return f;
     }
-    FILE *f = fopen(path, "w");
-    if (f && (fprintf(f, "%s\n", header) < 0 || fflush(f) != 0)) {
-        fclose(f);
-        f = NULL;
-    }
-    if (!f) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return f;
+    return bb_csv_append_start(path, header, err, errlen);
 }
 
 int bb_samples_write(FILE *f, const bb_sample_row *base, const double *seconds, int count)

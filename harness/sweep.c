@@ -11,7 +11,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "csv_append.h"
 #include "json_read.h"
+#include "samples.h"
+#include "support/output_dir.h"
+#include "support/output_file.h"
 #include "meter.h"
 #include "progress.h"
 #include "provenance.h"
@@ -313,43 +317,61 @@ static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
         if (find_latest_run(ex, st->opt->shard, st->dir, sizeof st->dir, err, errlen)) return -1;
         /* locked before its rows are read: a second --resume would measure the same points again */
         if (lock_dir(st, err, errlen)) return -1;
+        /* the files a resumed run replaces, checked before it measures anything */
+        static const char *const replaced[] = {JSON_NAME, MD_NAME, BB_SAMPLES_NAME, BB_E2E_SAMPLES_NAME, NULL};
+        if (bb_output_dir_check(st->dir, false, replaced, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
         bool have_sidecar;
         if (resume_record(st, &have_sidecar, err, errlen)) return -1;
-        if (load_previous(st, header, err, errlen)) return -1;
-        /* the sidecar is written before the first point: rows without one are no run's to continue */
-        if (!have_sidecar && st->nrows) {
-            snprintf(err, errlen, "--resume: %s has rows but no readable %s, so the settings it was run with are "
-                                  "unknown; run without --resume for a new run", st->csv_path, JSON_NAME);
-            return -1;
+        if (bb_csv_append_unstarted(st->csv_path)) { /* its header never got written: no rows yet */
+            *csv = bb_csv_append_start(st->csv_path, header, err, errlen);
+        } else {
+            if (load_previous(st, header, err, errlen)) return -1;
+            /* the sidecar is written before the first point: rows without one are no run's to continue */
+            if (!have_sidecar && st->nrows) {
+                snprintf(err, errlen, "--resume: %s has rows but no readable %s, so the settings it was run with are "
+                                      "unknown; run without --resume for a new run", st->csv_path, JSON_NAME);
+                return -1;
+            }
+            if (!(*csv = fopen(st->csv_path, "a")))
+                snprintf(err, errlen, "cannot append to %s: %s", st->csv_path, strerror(errno));
         }
-        *csv = fopen(st->csv_path, "a");
     } else {
         if (new_run_dir(ex, st->dir, sizeof st->dir, err, errlen) || lock_dir(st, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
-        *csv = fopen(st->csv_path, "w");
-        if (*csv && (fprintf(*csv, "%s\n", header) < 0 || fflush(*csv) != 0)) {
-            fclose(*csv);
-            *csv = NULL;
-        }
+        *csv = bb_csv_append_start(st->csv_path, header, err, errlen);
     }
     snprintf(st->md_path, sizeof st->md_path, "%s/%s", st->dir, MD_NAME);
-    if (!*csv) {
-        snprintf(err, errlen, "cannot write %s: %s", st->csv_path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return *csv ? 0 : -1;
 }
 
-bb_pool *sweep_pool_for(sweep_state *st, int threads, char *err, size_t errlen)
+/* run.json's placement of a thread count: the first pool's, and any other the sweeps' cpus gave
+ * the same count, joined by " | ". */
+static void sweep_record_placement(char **slot, const char *placement)
 {
+    size_t plen = strlen(placement);
+    for (const char *seg = *slot; seg; seg = strstr(seg, " | ") ? strstr(seg, " | ") + 3 : NULL)
+        if (!strncmp(seg, placement, plen) && (seg[plen] == 0 || seg[plen] == ' ')) return;
+    size_t len = (*slot ? strlen(*slot) + 3 : 0) + strlen(placement) + 1;
+    char *joined = malloc(len);
+    if (!joined) return;
+    snprintf(joined, len, "%s%s%s", *slot ? *slot : "", *slot ? " | " : "", placement);
+    free(*slot);
+    *slot = joined;
+}
+
+bb_pool *sweep_pool_for(sweep_state *st, const bb_sweep *sw, int threads, char *err, size_t errlen)
+{
+    if (st->pools[threads] && !bb_pool_placed_on(st->pools[threads], sw->cpus, sw->ncpus)) {
+        bb_pool_destroy(st->pools[threads]);
+        st->pools[threads] = NULL;
+    }
     if (!st->pools[threads]) {
-        st->pools[threads] = bb_pool_create(threads, err, (unsigned)errlen);
+        st->pools[threads] = bb_pool_create_on(threads, sw->cpus, sw->ncpus, err, (unsigned)errlen);
         if (!st->pools[threads]) return NULL;
-        free(st->rec.placement[threads]);
-        st->rec.placement[threads] = strdup(bb_pool_placement(st->pools[threads]));
+        sweep_record_placement(&st->rec.placement[threads], bb_pool_placement(st->pools[threads]));
     }
     return st->pools[threads];
 }
@@ -366,8 +388,8 @@ static void finish_record(sweep_state *st, int write_failed)
                  finished, total);
     } else if (write_failed) {
         rec->status = "incomplete";
-        snprintf(rec->status_reason, sizeof rec->status_reason, "results could not be written after %d of %d points",
-                 finished, total);
+        snprintf(rec->status_reason, sizeof rec->status_reason,
+                 "results could not be written after %d of %d points; " BB_CSV_APPEND_REMEDY, finished, total);
     } else if (rec->verify_failed) {
         /* before the failed points: --resume measures those again but cannot make a wrong result right */
         rec->status = "failed";
@@ -392,7 +414,10 @@ static void finish_record(sweep_state *st, int write_failed)
 
 static void write_markdown(sweep_state *st)
 {
-    FILE *f = fopen(st->md_path, "w");
+    char err[BB_RUN_DIR_MAX + 600];
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, st->md_path, err, sizeof err);
+    if (!f) sweep_note(st, "bitbench run: %s", err);
     if (f) {
         fprintf(f, "# %s\n\n", st->ex->name);
         if (st->nrows || !st->ne2e_rows) bb_markdown_table(f, st->rows, st->nrows);
@@ -403,7 +428,9 @@ static void write_markdown(sweep_state *st)
         fprintf(f, "\nMachine: %s, %d cores. Build: %s. Experiment: %s (sha256 %.16s). Status: %s%s%s.\n",
                 st->mach->cpu_model, st->mach->cores, BB_GIT_COMMIT, st->ex->file, st->rec.sha256,
                 st->rec.status, st->rec.status_reason[0] ? ": " : "", st->rec.status_reason);
-        fclose(f);
+        if (bb_output_commit(&o, err, sizeof err))
+            sweep_note(st, "bitbench run: %s; the results are in %s (bitbench merge or compare read them)", err,
+                       st->csv_path);
     }
     if (st->nrows) {
         printf("\n");

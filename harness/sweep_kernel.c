@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_append.h"
 #include "gemm_bench.h"
 #include "peers/peer_kernels.h"
 #include "result_row.h"
@@ -202,7 +203,7 @@ static int record_row(sweep_state *st, FILE *csv, const bb_result_row *row, doub
 {
     if (bb_csv_write_row(csv, row)) {
         bb_progress_clear(&st->progress);
-        fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->csv_path, strerror(errno));
+        fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", st->csv_path, strerror(errno));
         return -1;
     }
     if (add_row(st, row)) return -1;
@@ -226,7 +227,7 @@ static int peer_emit(void *ctx, const bb_result_row *peer_row)
     sweep_provenance_run(pc->st, &r.prov);
     if (bb_csv_write_row(pc->csv, row)) {
         bb_progress_clear(&pc->st->progress);
-        fprintf(stderr, "bitbench run: cannot write %s: %s\n", pc->st->csv_path, strerror(errno));
+        fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", pc->st->csv_path, strerror(errno));
         return -1;
     }
     if (add_row(pc->st, row)) return -1;
@@ -271,7 +272,7 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         bb_progress_show(&st->progress, label);
         weights_for(st, &ws, p);
         if (sweep_stop) break;
-        bb_pool *pool = ws.failed ? NULL : sweep_pool_for(st, p->threads, err, sizeof err);
+        bb_pool *pool = ws.failed ? NULL : sweep_pool_for(st, sw, p->threads, err, sizeof err);
         if (!pool) {
             point_failed(st, p, label, "", ws.failed ? ws.why : err);
             continue;

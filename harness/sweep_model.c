@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_append.h"
 #include "e2e_bench.h"
 #include "energy.h"
 #include "json_read.h"
@@ -66,21 +67,14 @@ static FILE *e2e_open(sweep_state *st, char *err, size_t errlen)
 {
     snprintf(st->e2e_path, sizeof st->e2e_path, "%s/%s", st->dir, E2E_NAME);
     bb_e2e_header(st->meter_cols, st->nmeter_cols, st->e2e_header, sizeof st->e2e_header);
-    FILE *f = NULL;
-    if (st->opt->resume && (f = fopen(st->e2e_path, "r"))) {
-        fclose(f);
-        if (bb_e2e_read(st->e2e_path, st->e2e_header, st->nmeter_cols, &st->e2e_rows, &st->ne2e_rows, err, errlen) ||
-            e2e_repeated_point(st, err, errlen))
-            return NULL;
-        f = fopen(st->e2e_path, "a");
-    } else {
-        f = fopen(st->e2e_path, "w");
-        if (f && (fprintf(f, "%s\n", st->e2e_header) < 0 || fflush(f) != 0)) {
-            fclose(f);
-            f = NULL;
-        }
-    }
-    if (!f) snprintf(err, errlen, "cannot write %s: %s", st->e2e_path, strerror(errno));
+    /* resumed: the rows there carry on, unless its header never got written (no rows yet) */
+    if (!st->opt->resume || bb_csv_append_unstarted(st->e2e_path))
+        return bb_csv_append_start(st->e2e_path, st->e2e_header, err, errlen);
+    if (bb_e2e_read(st->e2e_path, st->e2e_header, st->nmeter_cols, &st->e2e_rows, &st->ne2e_rows, err, errlen) ||
+        e2e_repeated_point(st, err, errlen))
+        return NULL;
+    FILE *f = fopen(st->e2e_path, "a");
+    if (!f) snprintf(err, errlen, "cannot append to %s: %s", st->e2e_path, strerror(errno));
     return f;
 }
 
@@ -260,7 +254,7 @@ static int peer_emit(void *ctx, const bb_e2e_row *peer_row)
     bb_e2e_row r = *peer_row, *row = &r;
     sweep_provenance_run(pc->st, &r.prov);
     if (bb_e2e_write_row(pc->f, row)) {
-        fprintf(stderr, "bitbench run: cannot write %s: %s\n", pc->st->e2e_path, strerror(errno));
+        fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", pc->st->e2e_path, strerror(errno));
         return -1;
     }
     return e2e_add(pc->st, row) || sweep_write_json(pc->st) ? -1 : 0;
@@ -347,7 +341,7 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
 static int e2e_record(sweep_state *st, FILE *f, const bb_e2e_row *row)
 {
     if (bb_e2e_write_row(f, row)) {
-        fprintf(stderr, "bitbench run: cannot write %s: %s\n", st->e2e_path, strerror(errno));
+        fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", st->e2e_path, strerror(errno));
         return -1;
     }
     if (e2e_add(st, row)) return -1;
@@ -383,7 +377,7 @@ int sweep_measure_e2e(sweep_state *st)
         snprintf(label, sizeof label, "%s %s %s pp%d tg%d t%d", sw->name, sw->models[p->model].name,
                  sw->kernels[p->kernel].spec, p->prompt, p->gen, p->threads);
         if (!st->opt->quiet) fprintf(stderr, "bitbench run: e2e %d/%d: %s\n", p->index, plan->ne2e, label);
-        bb_pool *pool = sweep_pool_for(st, p->threads, err, sizeof err);
+        bb_pool *pool = sweep_pool_for(st, sw, p->threads, err, sizeof err);
         bb_e2e_row row;
         int reps = sw->min_reps > 0 ? sw->min_reps : 1;
         double *seconds = calloc(2 * (size_t)reps, sizeof *seconds); /* prefill, then generation */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_append.h"
 #include "samples.h"
 #include "sweep_state.h"
 
@@ -58,7 +59,7 @@ int sweep_open_e2e_samples(sweep_state *st)
 static int write_failed(sweep_state *st, const char *path)
 {
     bb_progress_clear(&st->progress);
-    fprintf(stderr, "bitbench run: cannot write %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", path, strerror(errno));
     return -1;
 }
 

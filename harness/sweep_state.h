@@ -80,8 +80,10 @@ void sweep_note(sweep_state *st, const char *fmt, ...) __attribute__((format(pri
 void sweep_add_line(char ***v, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Rewrite the sidecar (updated_at now).  Returns 0, or -1 after saying why on stderr. */
 int sweep_write_json(sweep_state *st);
-/* The pool of `threads` threads, created on first use and kept; its placement is recorded. */
-bb_pool *sweep_pool_for(sweep_state *st, int threads, char *err, size_t errlen);
+/* The pool of `threads` threads placed as the sweep says (its cpus, else the default placement),
+ * created on first use and kept until a sweep wants that count placed elsewhere; its placement is
+ * recorded. */
+bb_pool *sweep_pool_for(sweep_state *st, const bb_sweep *sw, int threads, char *err, size_t errlen);
 /* Count a row whose spread exceeds its sweep's spread_limit, with a line in run.json's warnings. */
 void sweep_note_flagged(sweep_state *st, const bb_result_row *r, double limit);
 /* Count a row whose verify FAILED (its error beyond its format's bound; bound_ratio how far, NAN

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gguf_types.h"
+#include "support/input_file.h"
 
 /* A name sorted for binary search (keys and tensor names). */
 typedef struct {
@@ -327,14 +328,15 @@ static int parse(cursor *c, bb_gguf *g)
 
 bb_gguf *bb_gguf_open(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: a FIFO with no writer would otherwise block in open() before the check could
+     * refuse it.  No size bound: every offset is checked against the mapped size while parsing. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
+    uint64_t file_size = 0;
+    if (bb_input_check_fd(fd, path, "GGUF model", BB_INPUT_ANY_SIZE, &file_size, err, errlen) != 0) {
         close(fd);
         return NULL;
     }
@@ -345,7 +347,7 @@ bb_gguf *bb_gguf_open(const char *path, char *err, size_t errlen)
         free(g);
         return NULL;
     }
-    g->size = (uint64_t)st.st_size;
+    g->size = file_size;
     if (g->size) {
         void *m = mmap(NULL, g->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/input_file.h"
+
 static int alloc_vocab(int n, bb_gguf_vocab *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
@@ -123,11 +125,9 @@ static int read_tokens(FILE *f, const char *path, int n, bb_gguf_vocab *v, char 
 
 int bb_gguf_vocab_from_llama2c(const char *path, int n, bb_gguf_vocab *v, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
+    /* No size bound: the reader checks every length it reads against max_len and stops at EOF. */
+    FILE *f = bb_input_open(path, "llama2.c tokenizer", BB_INPUT_ANY_SIZE, NULL, err, errlen);
+    if (!f) return -1;
     int rc = n < 3 ? (snprintf(err, errlen, "%s: a vocabulary of %d tokens has no <unk>, <s>, </s>", path, n), -1)
                    : alloc_vocab(n, v, err, errlen);
     if (!rc && (rc = read_tokens(f, path, n, v, err, errlen))) bb_gguf_vocab_free(v);

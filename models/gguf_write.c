@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gguf_types.h"
+#include "support/output_file.h"
 
 #define GGUF_VERSION 3
 #define GGUF_MAX_NAME 64 /* ggml's GGML_MAX_NAME: a tensor name and its NUL */
@@ -27,7 +28,8 @@ typedef struct {
 
 struct bb_gguf_writer {
     char path[512];
-    FILE *f;
+    bb_output_file out; /* a temporary file beside path, renamed over it by finish */
+    FILE *f;            /* out.f */
     char err[512];
     uint32_t alignment;
     bytes_buf kv;      /* the encoded key/value pairs */
@@ -88,8 +90,7 @@ bb_gguf_writer *bb_gguf_writer_create(const char *path, char *err, size_t errlen
     }
     snprintf(w->path, sizeof w->path, "%s", path);
     w->alignment = BB_GGUF_DEFAULT_ALIGNMENT;
-    if (!(w->f = fopen(path, "wb"))) {
-        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    if (!(w->f = bb_output_begin(&w->out, path, err, errlen))) {
         free(w);
         return NULL;
     }
@@ -352,13 +353,15 @@ int bb_gguf_writer_finish(bb_gguf_writer *w, char *err, size_t errlen)
     if (!w->err[0] && w->cur < w->n_tensors)
         fail(w, "tensor '%s' got %llu of its %llu bytes; the file is incomplete", w->tensors[w->cur].name,
              (unsigned long long)w->cur_done, (unsigned long long)w->tensors[w->cur].bytes);
-    if (fclose(w->f) != 0) fail(w, "closing failed: %s", strerror(errno));
+    if (w->err[0]) {
+        bb_output_abort(&w->out); /* the previous file at path, if any, stays as it was */
+    } else {
+        char cerr[sizeof w->err];
+        if (bb_output_commit(&w->out, cerr, sizeof cerr)) snprintf(w->err, sizeof w->err, "%s", cerr);
+    }
     w->f = NULL;
     int rc = w->err[0] ? -1 : 0;
-    if (rc) {
-        snprintf(err, errlen, "%s", w->err);
-        remove(w->path);
-    }
+    if (rc) snprintf(err, errlen, "%s", w->err);
     release(w);
     return rc;
 }
@@ -366,7 +369,6 @@ int bb_gguf_writer_finish(bb_gguf_writer *w, char *err, size_t errlen)
 void bb_gguf_writer_abort(bb_gguf_writer *w)
 {
     if (!w) return;
-    if (w->f) fclose(w->f);
-    remove(w->path);
+    bb_output_abort(&w->out);
     release(w);
 }

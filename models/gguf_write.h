@@ -10,8 +10,10 @@
  *      pieces per tensor): the first call writes the header (magic, version 3, counts, the
  *      metadata, the tensor infos, padding to the alignment) and no more metadata or tensors may
  *      be added after it; each tensor is followed by zero padding to the alignment;
- *   4. bb_gguf_writer_finish: checks that every tensor got all its bytes and closes the file.
- *      On any error, or bb_gguf_writer_abort, the partial file is removed.
+ *   4. bb_gguf_writer_finish: checks that every tensor got all its bytes and renames the file,
+ *      written beside path (support/output_file.h), over path.  On any error, a kill, or
+ *      bb_gguf_writer_abort, path stays as it was (absent, or the previous file) and the partial
+ *      temporary file is removed; a path that is not a regular file is refused by create.
  *
  * Every count, size and offset is overflow-checked; the first error sticks (later calls return
  * -1 at once) and is one line naming the file and the key or tensor:
@@ -29,7 +31,8 @@
 
 typedef struct bb_gguf_writer bb_gguf_writer;
 
-/* Create (truncate) path.  NULL with one line in err when it cannot be opened. */
+/* Start writing path (through a temporary file beside it).  NULL with one line in err when path
+ * is not a regular file or its folder cannot take a new file. */
 bb_gguf_writer *bb_gguf_writer_create(const char *path, char *err, size_t errlen);
 
 /* Metadata.  Each returns 0, or -1 with the writer's error set. */
@@ -64,9 +67,10 @@ uint64_t bb_gguf_writer_file_size(const bb_gguf_writer *w);
 /* The sticky error ("" when none). */
 const char *bb_gguf_writer_error(const bb_gguf_writer *w);
 
-/* Finish and close; returns 0, or -1 with one line in err (then the file is removed).  Frees w. */
+/* Finish and replace path; returns 0, or -1 with one line in err (then path is unchanged).
+ * Frees w. */
 int bb_gguf_writer_finish(bb_gguf_writer *w, char *err, size_t errlen);
-/* Close, remove the partial file, free w. */
+/* Close and remove the partial temporary file (path is unchanged), free w. */
 void bb_gguf_writer_abort(bb_gguf_writer *w);
 
 #endif

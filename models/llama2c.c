@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "support/input_file.h"
 #include "weights_finite.h"
 
 struct bb_llama2c {
@@ -49,14 +50,20 @@ static layout layout_of(const bb_tf_dims *d)
 
 bb_llama2c *bb_llama2c_open(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: a FIFO with no writer would otherwise block in open(); the check below refuses it.
+     * No size bound here: the header's sizes must match the file's size exactly, below. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    struct stat st;
+    uint64_t file_size = 0;
+    if (bb_input_check_fd(fd, path, "llama2.c checkpoint", BB_INPUT_ANY_SIZE, &file_size, err, errlen) != 0) {
+        close(fd);
+        return NULL;
+    }
     int32_t h[7];
-    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof h || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
+    if (file_size < sizeof h || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
         snprintf(err, errlen, "%s: too short for a llama2.c header (28 bytes)", path);
         close(fd);
         return NULL;
@@ -86,10 +93,10 @@ bb_llama2c *bb_llama2c_open(const char *path, char *err, size_t errlen)
     }
     layout o = layout_of(d);
     size_t want = sizeof h + o.end * sizeof(float);
-    if ((size_t)st.st_size != want) {
+    if (file_size != want) {
         snprintf(err, errlen, "%s: size %lld bytes, but its header (dim=%d layers=%d vocab=%d ...) needs %zu: %s", path,
-                 (long long)st.st_size, d->dim, d->n_layers, d->vocab_size, want,
-                 (size_t)st.st_size < want ? "truncated" : "trailing data or wrong header");
+                 (long long)file_size, d->dim, d->n_layers, d->vocab_size, want,
+                 file_size < want ? "truncated" : "trailing data or wrong header");
         close(fd);
         free(c);
         return NULL;
@@ -149,11 +156,9 @@ int bb_llama2c_tokenizer_beside(const char *model, int vocab, char *out, size_t 
         char file[64];
         snprintf(file, sizeof file, names[i], vocab);
         snprintf(out, len, "%.*s%s", dl, model, file);
-        FILE *f = fopen(out, "rb");
-        if (f) {
-            fclose(f);
-            return 0;
-        }
+        /* Whether it is there, not opened: a FIFO named tokenizer.bin would block an open; the
+         * tokenizer's reader refuses it with its own line. */
+        if (access(out, F_OK) == 0) return 0;
     }
     return -1;
 }

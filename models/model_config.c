@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "support/lua_fields.h"
+#include "support/lua_file.h"
 #include "support/lua_sandbox.h"
 #include "support/suggest.h"
 
@@ -152,6 +153,9 @@ static int read_config(lua_State *L, bb_model_config *c, char *err, size_t errle
     return 0;
 }
 
+/* A model config is a table of a dozen numbers; a mebibyte is thousands of times any real one. */
+#define BB_MODEL_CONFIG_MAX_BYTES ((uint64_t)1 << 20)
+
 static int load_path(const char *path, const char *expect_name, bb_model_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -161,7 +165,7 @@ static int load_path(const char *path, const char *expect_name, bb_model_config 
     if (!L) return -1;
     int rc = -1;
     /* Text only: Lua does not verify a precompiled (binary) chunk, and a damaged one crashes it. */
-    if (bb_lua_sandbox_load(L, path) != LUA_OK || bb_lua_sandbox_pcall(L, 0, 1) != LUA_OK) {
+    if (bb_lua_load_file(L, path, "model config", BB_MODEL_CONFIG_MAX_BYTES) != LUA_OK || bb_lua_sandbox_pcall(L, 0, 1) != LUA_OK) {
         bb_lua_sandbox_error(L, err, errlen);
     } else if (lua_type(L, -1) != LUA_TTABLE) {
         char what[96];

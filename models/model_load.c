@@ -7,6 +7,7 @@
 
 #include "gguf_source.h"
 #include "llama2c.h"
+#include "model_fit.h"
 #include "synthetic.h"
 #include "tokenizer.h"
 
@@ -152,6 +153,8 @@ bb_transformer *bb_model_source_build(bb_model_source *m, int seq_len, const bb_
 {
     bb_tf_dims d;
     if (bb_model_source_run_dims(m, seq_len, &d, warn, warnlen, err, errlen)) return NULL;
+    /* before anything is allocated: a model that cannot fit is refused, not left to the OOM killer */
+    if (bb_model_check_fits(m->name, &d, opt, err, errlen)) return NULL;
     bb_weight_source src = bb_model_source_weights(m, &d);
     char e[1024];
     bb_transformer *t = bb_tf_create(&d, &src, opt, e, sizeof e);

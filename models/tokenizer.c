@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/input_file.h"
 #include "tokenizer_impl.h"
 
 bb_tokenizer *bb_tok_alloc(int n, size_t arena_bytes)
@@ -123,32 +124,9 @@ int bb_tok_index(bb_tokenizer *t)
 
 /* ---- llama2.c's tokenizer file ---- */
 
-static int read_all(const char *path, char **buf, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open tokenizer", path);
-        return -1;
-    }
-    size_t cap = 1 << 16, n = 0, got;
-    char *b = malloc(cap);
-    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *nb = cap < ((size_t)1 << 30) ? realloc(b, cap *= 2) : NULL;
-            if (!nb) free(b);
-            b = nb;
-        }
-    }
-    fclose(f);
-    if (!b) {
-        snprintf(err, errlen, "%s: out of memory (or larger than 1 GiB)", path);
-        return -1;
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
+/* A llama2.c tokenizer file holds a score, a length and at most 4096 bytes per token, for at most
+ * a few million tokens: a gibibyte is far beyond any real one, and bounds what a hostile file costs. */
+#define BB_TOKENIZER_MAX_BYTES ((uint64_t)1 << 30)
 
 static int parse_llama2c(bb_tokenizer *t, const char *path, const char *b, size_t len, char *err, size_t errlen)
 {
@@ -196,7 +174,7 @@ bb_tokenizer *bb_tokenizer_load(const char *path, int vocab_size, char *err, siz
                  path, vocab_size);
         return NULL;
     }
-    if (read_all(path, &buf, &len, err, errlen)) return NULL;
+    if (!(buf = bb_input_read_all(path, "llama2.c tokenizer", BB_TOKENIZER_MAX_BYTES, &len, err, errlen))) return NULL;
     bb_tokenizer *t = bb_tok_alloc(vocab_size, len + 2 * (size_t)vocab_size + 16);
     if (!t) {
         snprintf(err, errlen, "%s: out of memory", path);

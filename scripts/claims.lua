@@ -30,7 +30,7 @@ for _, path in ipairs(csvs) do
     local r = {
       sweep = v.sweep, kernel = v.kernel, variant = v.variant, m = tonumber(v.m), k = tonumber(v.k),
       threads = tonumber(v.threads), cache = v.cache, t = tonumber(v.t_median_s), gbps = tonumber(v.gbps),
-      model = v.model or "",
+      model = v.model or "", src = v, -- src: the CSV row, for report.flagged
     }
     local key = table.concat({ r.sweep, r.kernel, r.m, r.k, r.threads, r.cache }, "|")
     if index[key] then rows[index[key]] = r else rows[#rows + 1] = r; index[key] = #rows end
@@ -38,16 +38,23 @@ for _, path in ipairs(csvs) do
 end
 
 -- DRAM read ceiling per thread count from the machine profile, if there is one.
+-- Only a profile of the run's own machine counts (CPU model and cores as the run.json beside the
+-- first CSV, when there is one): another machine's ceiling would make every share wrong.
 local dram = {}
-local pf = io.open(profile_path, "r")
-if pf then
-  local text = pf:read("a")
-  pf:close()
-  for entry in text:gmatch("{[^{}]*\"level\"%s*:%s*\"DRAM\"[^{}]*}") do
-    local th = tonumber(entry:match("\"threads\"%s*:%s*(%d+)"))
-    local g = tonumber(entry:match("\"gbps\"%s*:%s*([%d.eE+-]+)"))
-    if th and g then dram[th] = g end
+local profile = report.read_json(profile_path)
+local run_json = report.read_json((csvs[1]:match("^(.*)/[^/]*$") or ".") .. "/run.json")
+local profile_note
+if profile and run_json and run_json.machine then
+  local pm, rm = profile.machine or {}, run_json.machine
+  if pm.cpu_model ~= rm.cpu_model or pm.cores ~= rm.cores then
+    profile_note = string.format("The machine profile %s is of %s cores of %s, not the run's %s cores of %s: "
+      .. "its DRAM ceiling is not used.", profile_path, tostring(pm.cores or "?"), tostring(pm.cpu_model or "?"),
+      tostring(rm.cores or "?"), tostring(rm.cpu_model or "?"))
+    profile = nil
   end
+end
+for _, b in ipairs((profile or {}).read_bandwidth or {}) do
+  if b.level == "DRAM" and b.threads and b.gbps then dram[b.threads] = report.dram_gbps(profile, b.threads) end
 end
 
 local function find(sweep, kernel, m, k, threads, cache)
@@ -67,9 +74,11 @@ local function thread_counts(sweep)
   return out
 end
 
-local function us(r) return r and string.format("%.1f", r.t * 1e6) or "—" end
+-- A figure is marked (report.mark: † and the legend under the table) when it is, or is built
+-- from, a point the harness flagged: a noisy or disturbed point is never presented as a finding.
+local function us(r) return r and report.mark(string.format("%.1f", r.t * 1e6), r.src) or "—" end
 -- speed-up of a over b: t(b) / t(a)
-local function ratio(a, b) return (a and b) and string.format("%.2f×", b.t / a.t) or "—" end
+local function ratio(a, b) return (a and b) and report.mark(string.format("%.2f×", b.t / a.t), a.src, b.src) or "—" end
 
 print("Measured by `bitbench run experiments/kernel_claims.lua`, tabulated by `scripts/claims.lua`.")
 print("Times are medians of prepare + matmul per call; a ratio X× of kernel A over B is t(B) / t(A).")
@@ -78,18 +87,23 @@ print()
 -- 1. i2_s and tq2_0 against q4_0 (the foundation's target).
 print("**Multiply-add GEMV, M=6912 K=2560, weights from DRAM**")
 print()
-print("| threads | kernel | µs | GB/s | of DRAM read | speed-up over q4_0 |")
-print("|---:|---|---:|---:|---:|---:|")
+local body = {}
 for _, th in ipairs(thread_counts("mad")) do
   local base = find("mad", "q4_0", 6912, 2560, th, "dram")
   for _, kn in ipairs({ "i2_s", "tq2_0", "up_i2", "tl2_0", "tmac_w2", "tq1_0", "tq1_0_x16", "q2_k", "q2_k_x16",
                         "q4_0", "q4_0x8", "iq4_nl", "iq4_nl_x8", "q8_0", "f16" }) do
     local r = find("mad", kn, 6912, 2560, th, "dram")
     if r then
-      local share = dram[th] and string.format("%.0f %%", 100 * r.gbps / dram[th]) or "—"
-      print(string.format("| %d | %s@%s | %s | %.1f | %s | %s |", th, kn, r.variant, us(r), r.gbps, share, ratio(r, base)))
+      local share = dram[th] and report.mark(string.format("%.0f %%", 100 * r.gbps / dram[th]), r.src) or "—"
+      body[#body + 1] = { th, kn .. "@" .. r.variant, us(r), report.mark(string.format("%.1f", r.gbps), r.src), share,
+        ratio(r, base) }
     end
   end
+end
+print(report.table({ "threads:", "kernel", "µs:", "GB/s:", "of DRAM read:", "speed-up over q4_0:" }, body))
+if profile_note then
+  print()
+  print(profile_note)
 end
 if next(dram) then
   local parts = {}
@@ -103,26 +117,26 @@ print()
 -- 2. The LUT claims (T-MAC and bitnet.cpp TL).
 print("**Lookup-table kernels against multiply-add (bitnet_b1_58-large and BitNet-2B4T shapes), µs per call**")
 print()
-print("| M×K | cache | threads | i2_s | tmac_w2 | tl2_0 | tl1_0 | tq1_0 | tq2_0 | tl2_0 vs tq1_0 | tmac_w2 vs i2_s |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+body = {}
 local shapes = { { 4096, 1536 }, { 1536, 4096 }, { 6912, 2560 }, { 2560, 6912 } }
 for _, cache in ipairs({ "resident", "dram" }) do
   for _, s in ipairs(shapes) do
     for _, th in ipairs(thread_counts("lut")) do
       local g = function(kn) return find("lut", kn, s[1], s[2], th, cache) end
-      print(string.format("| %d×%d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |", s[1], s[2], cache, th,
+      body[#body + 1] = { s[1] .. "×" .. s[2], cache, th,
         us(g("i2_s")), us(g("tmac_w2")), us(g("tl2_0")), us(g("tl1_0")), us(g("tq1_0")), us(g("tq2_0")),
-        ratio(g("tl2_0"), g("tq1_0")), ratio(g("tmac_w2"), g("i2_s"))))
+        ratio(g("tl2_0"), g("tq1_0")), ratio(g("tmac_w2"), g("i2_s")) }
     end
   end
 end
+print(report.table({ "M×K", "cache", "threads:", "i2_s:", "tmac_w2:", "tl2_0:", "tl1_0:", "tq1_0:", "tq2_0:",
+  "tl2_0 vs tq1_0:", "tmac_w2 vs i2_s:" }, body))
 print()
 
 -- 3. Intel up-convert against q8_0 (attained bandwidth).
 print("**Up-convert GEMV from DRAM: attained weight bandwidth (GB/s) against q8_0**")
 print()
-print("| model | M×K | threads | q8_0 | up_i2 | up_i1 | up_i2 / q8_0 |")
-print("|---|---|---:|---:|---:|---:|---:|")
+body = {}
 local seen = {}
 for _, r in ipairs(rows) do
   if r.sweep == "upconvert" and r.kernel == "q8_0" then
@@ -131,25 +145,28 @@ for _, r in ipairs(rows) do
       seen[key] = true
       local a = find("upconvert", "up_i2", r.m, r.k, r.threads, "dram")
       local b = find("upconvert", "up_i1", r.m, r.k, r.threads, "dram")
-      print(string.format("| %s | %d×%d | %d | %.1f | %s | %s | %s |", r.model, r.m, r.k, r.threads, r.gbps,
-        a and string.format("%.1f", a.gbps) or "—", b and string.format("%.1f", b.gbps) or "—",
-        a and string.format("%.0f %%", 100 * a.gbps / r.gbps) or "—"))
+      body[#body + 1] = { r.model, r.m .. "×" .. r.k, r.threads, report.mark(string.format("%.1f", r.gbps), r.src),
+        a and report.mark(string.format("%.1f", a.gbps), a.src) or "—",
+        b and report.mark(string.format("%.1f", b.gbps), b.src) or "—",
+        a and report.mark(string.format("%.0f %%", 100 * a.gbps / r.gbps), a.src, r.src) or "—" }
     end
   end
 end
+print(report.table({ "model", "M×K", "threads:", "q8_0:", "up_i2:", "up_i1:", "up_i2 / q8_0:" }, body))
 print()
 
 -- 4. Codebooks.
 print("**Codebook kernels, µs per call (cb2 against q2_k, iq4_nl against q4_0)**")
 print()
-print("| M×K | cache | threads | cb2 | q2_k | cb2 vs q2_k | iq4_nl | q4_0 | iq4_nl vs q4_0 |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+body = {}
 for _, cache in ipairs({ "resident", "dram" }) do
   for _, s in ipairs({ { 6912, 2560 }, { 4096, 4096 } }) do
     for _, th in ipairs(thread_counts("codebook")) do
       local g = function(kn) return find("codebook", kn, s[1], s[2], th, cache) end
-      print(string.format("| %d×%d | %s | %d | %s | %s | %s | %s | %s | %s |", s[1], s[2], cache, th, us(g("cb2")),
-        us(g("q2_k")), ratio(g("cb2"), g("q2_k")), us(g("iq4_nl")), us(g("q4_0")), ratio(g("iq4_nl"), g("q4_0"))))
+      body[#body + 1] = { s[1] .. "×" .. s[2], cache, th, us(g("cb2")), us(g("q2_k")), ratio(g("cb2"), g("q2_k")),
+        us(g("iq4_nl")), us(g("q4_0")), ratio(g("iq4_nl"), g("q4_0")) }
     end
   end
 end
+print(report.table({ "M×K", "cache", "threads:", "cb2:", "q2_k:", "cb2 vs q2_k:", "iq4_nl:", "q4_0:", "iq4_nl vs q4_0:" },
+  body))

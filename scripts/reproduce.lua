@@ -176,6 +176,13 @@ for _, name in ipairs(names) do
           profile = util.read_json(dir .. "/machine-profile.json"),
           plots = {},
         }
+        -- the machine profile: the run's own, else the results folder's when it was taken on the
+        -- same machine (CPU model and cores as run.json's); never another machine's figures
+        if not run.profile then
+          local shared = util.read_json(opt.results .. "/machine-profile.json")
+          local pm, rm = (shared or {}).machine or {}, run.json.machine or {}
+          if pm.cpu_model and pm.cpu_model == rm.cpu_model and pm.cores == rm.cores then run.profile = shared end
+        end
         run.size = size_of(run.json)
         -- plots: plots/reference/NAME/ for the reference set, else the run's own plots/ folder
         local pdir = opt.plots .. "/" .. name

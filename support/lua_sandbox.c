@@ -386,33 +386,6 @@ lua_State *bb_lua_sandbox_new(const char *file, unsigned flags, char *err, size_
     return L;
 }
 
-int bb_lua_sandbox_load(lua_State *L, const char *file)
-{
-    char why[PATH_MAX + 256];
-    size_t len;
-    char *text = bb_input_read_all(file, "Lua file", BB_LUA_MAX_READ_BYTES, &len, why, sizeof why);
-    if (!text) {
-        lua_pushstring(L, why);
-        return LUA_ERRFILE;
-    }
-    /* as luaL_loadfile does: a first line starting with '#' (#!/usr/bin/env ...) is not Lua; its
-     * newline is kept so that line numbers stay those of the file */
-    const char *chunk = text;
-    size_t n = len;
-    if (n >= 3 && memcmp(chunk, "\xEF\xBB\xBF", 3) == 0) chunk += 3, n -= 3; /* a UTF-8 byte order mark */
-    if (n && chunk[0] == '#') {
-        const char *nl = memchr(chunk, '\n', n);
-        n = nl ? n - (size_t)(nl - chunk) : 0;
-        chunk = nl ? nl : chunk + n;
-    }
-    lua_pushfstring(L, "@%s", file);
-    /* Text only: Lua does not verify a precompiled (binary) chunk, and a damaged one crashes it. */
-    int rc = luaL_loadbufferx(L, chunk, n, lua_tostring(L, -1), "t");
-    lua_remove(L, -2);
-    free(text);
-    return rc;
-}
-
 void bb_lua_sandbox_close(lua_State *L)
 {
     if (!L) return;

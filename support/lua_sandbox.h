@@ -53,11 +53,6 @@ int bb_lua_limits(uint64_t *instructions, size_t *bytes, char *err, size_t errle
  * NULL with one line naming the file.  Close it with bb_lua_sandbox_close. */
 lua_State *bb_lua_sandbox_new(const char *file, unsigned flags, char *err, size_t errlen);
 void bb_lua_sandbox_close(lua_State *L);
-/* Loads `file` (a text chunk, named "@file" for messages) onto the stack as luaL_loadfilex does,
- * but only from a regular file of at most BB_LUA_MAX_READ_BYTES (a FIFO or device named as the
- * file is refused at once, never read).  Returns LUA_OK, or an error code with the message on
- * the stack (bb_lua_sandbox_error reads it). */
-int bb_lua_sandbox_load(lua_State *L, const char *file);
 
 /* Whether the file running in L may read `path` (io.open, io.lines, bitbench.compare): its real
  * path (symbolic links resolved, so a link out of the folder is out) must lie under the folder of

@@ -11,6 +11,7 @@
 #include <sys/auxv.h>
 #endif
 
+#include "affinity.h"
 #include "cpu_arm.h"
 #include "emulation.h"
 #include "kernels/cpu.h"
@@ -196,6 +197,9 @@ void bb_machine_detect(bb_machine *m)
     }
     if (m->pus <= 0) m->pus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (m->cores <= 0) m->cores = m->pus;
+    snprintf(m->allowed_cpus, sizeof m->allowed_cpus, "%s", bb_affinity_mask());
+    m->nallowed = bb_affinity_count();
+    m->allowed_cores = bb_affinity_cores();
     m->mem_total = meminfo("MemTotal");
     m->mem_available = meminfo("MemAvailable");
     struct utsname u;

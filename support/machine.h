@@ -42,6 +42,10 @@ typedef struct {
     char hypervisor[16];  /* its vendor signature, "KVMKVMKVM" ... */
     int emulated;         /* bb_emulation (support/emulation.h): 1 yes, 0 no sign, -1 cannot tell */
     char emulation[160];  /* the sign found, or what was checked */
+    /* support/affinity.h: the CPUs this process may run on (its affinity mask at start-up, within
+     * hwloc's allowed cpuset), "0-3,8", how many, and how many physical cores they span */
+    char allowed_cpus[256];
+    int nallowed, allowed_cores;
     char os[256];           /* "Linux 6.1.0 x86_64" */
     char hwloc_version[16];
 } bb_machine;

@@ -1,12 +1,17 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET */
+#endif
 #include "pool.h"
 
-#include <hwloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "affinity.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define cpu_relax() _mm_pause()
@@ -42,10 +47,9 @@ struct bb_pool {
     _Atomic int sleepers;
     _Atomic int starting;  /* workers that have not yet bound themselves */
     pthread_t *threads;
-    hwloc_topology_t topo;
-    int have_topo;
     char placement[1024];
     char (*desc)[48];      /* per thread: where it was bound */
+    int *want;             /* per thread: the CPU it is to be bound to (support/affinity.h) */
     int *pu;               /* per thread: OS index of the PU it is bound to, -1 when unbound */
     pool_share *shares;    /* per thread: its chunks of a bb_pool_run_chunks job */
     pthread_mutex_t mu;
@@ -67,30 +71,29 @@ void bb_split_rows(int m, int multiple, int tid, int nthreads, int *m0, int *m1)
     *m1 = u1 * multiple < m ? u1 * multiple : m;
 }
 
-/* Bind the calling thread to the tid-th processing unit in "cores first" order. */
+/* Bind the calling thread to its CPU, and record the CPU only when the kernel's mask for the
+ * thread reads back as exactly that one: what is recorded is where the thread runs. */
 static void bind_thread(bb_pool *p, int tid, char *desc, size_t len)
 {
+    int cpu = p->want[tid];
     p->pu[tid] = -1;
-    if (!p->have_topo) {
-        snprintf(desc, len, "t%d:unbound(no topology)", tid);
+    if (cpu < 0 || cpu > BB_AFFINITY_MAX_CPU) {
+        snprintf(desc, len, "t%d:unbound(cpu %d)", tid, cpu);
         return;
     }
-    int ncores = hwloc_get_nbobjs_by_type(p->topo, HWLOC_OBJ_CORE);
-    if (ncores <= 0) {
-        snprintf(desc, len, "t%d:unbound(no cores)", tid);
+    cpu_set_t set, got;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    if (rc == 0) rc = pthread_getaffinity_np(pthread_self(), sizeof got, &got);
+    if (rc != 0 || CPU_COUNT(&got) != 1 || !CPU_ISSET(cpu, &got)) {
+        snprintf(desc, len, "t%d:unbound(cpu %d refused%s%s)", tid, cpu, rc ? ": " : "", rc ? strerror(rc) : "");
         return;
     }
-    hwloc_obj_t core = hwloc_get_obj_by_type(p->topo, HWLOC_OBJ_CORE, tid % ncores);
-    unsigned smt = (unsigned)(tid / ncores);
-    hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(p->topo, core->cpuset, HWLOC_OBJ_PU,
-                                                         smt % (unsigned)hwloc_get_nbobjs_inside_cpuset_by_type(
-                                                                   p->topo, core->cpuset, HWLOC_OBJ_PU));
-    if (!pu || hwloc_set_cpubind(p->topo, pu->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
-        snprintf(desc, len, "t%d:unbound(bind refused)", tid);
-        return;
-    }
-    p->pu[tid] = (int)pu->os_index;
-    snprintf(desc, len, "t%d:core%u/pu%u", tid, core->logical_index, pu->os_index);
+    p->pu[tid] = cpu;
+    int core = bb_affinity_core_of(cpu);
+    if (core >= 0) snprintf(desc, len, "t%d:core%d/pu%d", tid, core, cpu);
+    else snprintf(desc, len, "t%d:pu%d", tid, cpu);
 }
 
 static void *worker_main(void *argp)
@@ -127,6 +130,11 @@ static void *worker_main(void *argp)
 
 bb_pool *bb_pool_create(int nthreads, char *err, unsigned errlen)
 {
+    return bb_pool_create_on(nthreads, NULL, 0, err, errlen);
+}
+
+bb_pool *bb_pool_create_on(int nthreads, const int *cpus, int ncpus, char *err, unsigned errlen)
+{
     if (nthreads < 1) {
         snprintf(err, errlen, "thread count must be >= 1, got %d", nthreads);
         return NULL;
@@ -140,16 +148,17 @@ bb_pool *bb_pool_create(int nthreads, char *err, unsigned errlen)
     p->n = nthreads;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    if (hwloc_topology_init(&p->topo) == 0 && hwloc_topology_load(p->topo) == 0) p->have_topo = 1;
     p->threads = calloc((size_t)nthreads, sizeof *p->threads);
     p->desc = calloc((size_t)nthreads, sizeof *p->desc);
     p->pu = calloc((size_t)nthreads, sizeof *p->pu);
+    p->want = calloc((size_t)nthreads, sizeof *p->want);
     p->shares = aligned_alloc(CACHE_LINE, (size_t)nthreads * sizeof *p->shares);
-    if (!p->threads || !p->desc || !p->pu || !p->shares) {
+    if (!p->threads || !p->desc || !p->pu || !p->want || !p->shares) {
         snprintf(err, errlen, "out of memory creating thread pool");
         bb_pool_destroy(p);
         return NULL;
     }
+    for (int t = 0; t < nthreads; t++) p->want[t] = bb_affinity_cpu_for(t, cpus, ncpus);
     bind_thread(p, 0, p->desc[0], sizeof p->desc[0]);
     atomic_store(&p->starting, nthreads - 1);
     for (int t = 1; t < nthreads; t++) {
@@ -246,6 +255,13 @@ void bb_pool_run_chunks(bb_pool *p, const bb_pool_chunks *job)
 
 const char *bb_pool_placement(const bb_pool *p) { return p->placement; }
 
+bool bb_pool_placed_on(const bb_pool *p, const int *cpus, int ncpus)
+{
+    for (int t = 0; t < p->n; t++)
+        if (p->want[t] != bb_affinity_cpu_for(t, cpus, ncpus)) return false;
+    return true;
+}
+
 void bb_pool_cpus(const bb_pool *p, char *buf, size_t len)
 {
     size_t used = 0;
@@ -272,8 +288,8 @@ void bb_pool_destroy(bb_pool *p)
     free(p->threads);
     free(p->desc);
     free(p->pu);
+    free(p->want);
     free(p->shares);
-    if (p->have_topo) hwloc_topology_destroy(p->topo);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p);

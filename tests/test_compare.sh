@@ -5,7 +5,8 @@
 # exits 1 with --threshold, while i2_s is not slower beyond it; the database round-trips a run
 # exactly (db import, db export, byte-equal files) and compare reads it (FILE:RUN, FILE:COMMIT);
 # run --db stores a run; a corrupt file, a foreign SQLite file and a newer schema are refused with
-# one line.  $1 is the bitbench binary; BITBENCH_HOOKS_BIN the test program with test_slow.
+# one line; samples that are not times, and a results.csv that is a FIFO or past its bound, are
+# refused with one line.  $1 is the bitbench binary; BITBENCH_HOOKS_BIN the test program with test_slow.
 BB="$1"
 BBH="${BITBENCH_HOOKS_BIN:?BITBENCH_HOOKS_BIN: the bitbench_hooks test program (ctest sets it)}"
 pass=0; fail=0
@@ -19,13 +20,13 @@ if ! "$BB" db list --db "$T/probe.sqlite" >/dev/null 2>"$T/probe.err" && grep -q
 fi
 
 cat > "$T/k.lua" <<'LUA'
-bitbench.experiment { name = "cmp", out = os.getenv("OUT"), sweeps = {
+bitbench.experiment { name = "cmp", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
   bitbench.sweep { name = "g", kernels = { "i2_s", "test_slow" }, shapes = { { m = 256, k = 512 } }, n = { 1 },
                    threads = { 1 }, warmup = 2, reps = 40, min_seconds = 0, max_reps = 40 } } }
 LUA
-OUT="$T/a" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
+BITBENCH_TEST_OUT="$T/a" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" || echo "run a: $(cat "$T/err")"
 # test_slow made 2 ms slower per call: far beyond any noise of a few-microsecond kernel
-BITBENCH_TEST_SLOW=0.002 OUT="$T/b" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" ||
+BITBENCH_TEST_SLOW=0.002 BITBENCH_TEST_OUT="$T/b" "$BBH" run --quiet "$T/k.lua" >/dev/null 2>"$T/err" ||
     echo "run b: $(cat "$T/err")"
 A=$(ls -d "$T"/a/cmp-*); B=$(ls -d "$T"/b/cmp-*)
 
@@ -49,6 +50,44 @@ check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/thr.err")" -eq 1 ]' "bad threshold: $
 "$BB" compare "$A" "$T/nowhere" >/dev/null 2>"$T/nw.err"; rc=$?
 check '[ "$rc" -eq 2 ] && grep -q "neither a run directory" "$T/nw.err"' "missing source: $rc $(cat "$T/nw.err")"
 
+# samples that are not times (a damaged or edited samples.csv) refuse the comparison with one line
+# naming the point, where the ratio used to come out NaN or infinite as "no significant change";
+# so does a ratio of medians that overflows (a side's times of 1e-320 s)
+for v in nan inf 0 1e-320; do
+    rm -rf "$T/bad"; cp -r "$A" "$T/bad"
+    awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i }
+                                NR > 1 && $5 == "i2_s" { $c = v } 1' "$A/samples.csv" > "$T/bad/samples.csv"
+    timeout 20 "$BB" compare "$T/bad" "$A" >/dev/null 2>"$T/bad.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/bad.err")" -eq 1 ] && grep -q "point .i2_s@" "$T/bad.err"' \
+        "samples of $v s: rc=$rc $(cat "$T/bad.err")"
+done
+# a results table that is a FIFO, or past the 1 GiB bound (a sparse file), is refused at once
+rm -rf "$T/big"; cp -r "$A" "$T/big"; truncate -s 1100M "$T/big/results.csv"
+rm -rf "$T/fifo"; cp -r "$A" "$T/fifo"; rm "$T/fifo/results.csv"; mkfifo "$T/fifo/results.csv"
+for d in big fifo; do
+    timeout 20 "$BB" compare "$A" "$T/$d" >/dev/null 2>"$T/$d.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/$d.err")" -eq 1 ] && grep -q "$d/results.csv: " "$T/$d.err"' \
+        "compare of a $d results.csv: rc=$rc $(cat "$T/$d.err")"
+    timeout 20 "$BB" plot "$T/$d" >/dev/null 2>"$T/$d.plot.err"; rc=$?
+    check '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "$d/results.csv: " "$T/$d.plot.err"' \
+        "plot of a $d results.csv: rc=$rc $(cat "$T/$d.plot.err")"
+    if [ -z "$nodb" ]; then
+        timeout 20 "$BB" db import --db "$T/$d.sqlite" "$T/$d" >/dev/null 2>"$T/$d.db.err"; rc=$?
+        check '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(wc -l < "$T/$d.db.err")" -eq 1 ] && grep -q "$d/results.csv: " "$T/$d.db.err"' \
+            "db import of a $d results.csv: rc=$rc $(cat "$T/$d.db.err")"
+    fi
+done
+rm -rf "$T/big" "$T/fifo"
+# --out is checked before the runs are read: not a folder, or a FIFO in compare.md's place, is one
+# line and exit 2, and nothing is written (the FIFO blocked compare; issue 29)
+"$BB" compare "$A" "$B" --out /dev/null >/dev/null 2>"$T/o.err"; rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/o.err")" -eq 1 ] && grep -q "^bitbench compare: --out /dev/null: is not a folder" "$T/o.err" && [ -c /dev/null ]' \
+    "compare --out /dev/null: $rc $(cat "$T/o.err")"
+mkdir "$T/cmpout"; mkfifo "$T/cmpout/compare.md"
+timeout 10 "$BB" compare "$A" "$B" --out "$T/cmpout" >"$T/o.out" 2>"$T/o.err"; rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/o.err")" -eq 1 ] && grep -q "compare.md: is a FIFO" "$T/o.err" && [ ! -s "$T/o.out" ] &&
+       [ ! -e "$T/cmpout/compare.csv" ]' "compare --out with a FIFO: $rc $(cat "$T/o.err")"
+
 if [ -z "$nodb" ]; then
     DB="$T/r.sqlite"
     "$BB" db import --db "$DB" "$A" "$B" >"$T/imp.out" 2>&1; rc=$?
@@ -58,6 +97,15 @@ if [ -z "$nodb" ]; then
     for f in results.csv samples.csv run.json; do
         check 'cmp -s "$A/$f" "$T/exp/$f"' "db round trip of $f: rc=$rc $(cat "$T/exp.err"); $(diff "$A/$f" "$T/exp/$f" | head -5)"
     done
+    # a FIFO in run.json's place is refused in one line before any file is written (it blocked the
+    # export after results.csv had been rewritten); so is a folder under a file (issue 29)
+    echo "earlier" >"$T/exp/results.csv"; rm "$T/exp/run.json"; mkfifo "$T/exp/run.json"
+    timeout 10 "$BB" db export --db "$DB" "$ida" "$T/exp" 2>"$T/exp.err"; rc=$?
+    check '[ "$rc" -eq 1 ] && [ "$(wc -l <"$T/exp.err")" -eq 1 ] && grep -q "exp/run.json: is a FIFO" "$T/exp.err" &&
+           [ "$(cat "$T/exp/results.csv")" = earlier ] && [ -p "$T/exp/run.json" ]' "db export over a FIFO: rc=$rc $(cat "$T/exp.err")"
+    timeout 10 "$BB" db export --db "$DB" "$ida" "$T/exp/results.csv/sub" 2>"$T/exp.err"; rc=$?
+    check '[ "$rc" -eq 1 ] && [ "$(wc -l <"$T/exp.err")" -eq 1 ] && grep -q "results.csv/sub: cannot write in it: Not a directory" "$T/exp.err"' \
+        "db export under a file: rc=$rc $(cat "$T/exp.err")"
     "$BB" db import --db "$DB" "$A" >/dev/null 2>&1
     check '[ "$("$BB" db list --db "$DB" | wc -l)" -eq 3 ]' "importing again replaces: $("$BB" db list --db "$DB")"
     idb=$(sed -n 's/.*"run_id": "\([^"]*\)".*/\1/p' "$B/run.json")
@@ -69,7 +117,7 @@ if [ -z "$nodb" ]; then
         "a commit pools its runs (40 samples against 80): $rc $(cat "$T/dbc.csv" "$T/dbc.err")"
 
     # run --db stores the run when it ends
-    OUT="$T/c" "$BBH" run --quiet --db "$DB" "$T/k.lua" >/dev/null 2>"$T/c.err"; rc=$?
+    BITBENCH_TEST_OUT="$T/c" "$BBH" run --quiet --db "$DB" "$T/k.lua" >/dev/null 2>"$T/c.err"; rc=$?
     check '[ "$rc" -eq 0 ] && [ "$("$BB" db list --db "$DB" | wc -l)" -eq 4 ]' "run --db: $rc $(cat "$T/c.err")"
 
     # refused with one line, before any work
@@ -81,7 +129,7 @@ if [ -z "$nodb" ]; then
     fi
     for f in corrupt foreign newer; do
         [ -f "$T/$f.sqlite" ] || continue
-        OUT="$T/d" "$BBH" run --quiet --db "$T/$f.sqlite" "$T/k.lua" >/dev/null 2>"$T/$f.err"; rc=$?
+        BITBENCH_TEST_OUT="$T/d" "$BBH" run --quiet --db "$T/$f.sqlite" "$T/k.lua" >/dev/null 2>"$T/$f.err"; rc=$?
         check '[ "$rc" -ne 0 ] && [ "$(wc -l < "$T/$f.err")" -eq 1 ] && grep -q "$f.sqlite" "$T/$f.err" && [ ! -d "$T/d" ]' \
             "$f file: rc=$rc $(cat "$T/$f.err")"
     done
@@ -96,10 +144,10 @@ return { name = "tiny", style = "bitnet", dim = 128, ffn_dim = 256, n_layers = 2
          n_kv_heads = 4, vocab_size = 256, ffn_act = "relu2", tied_embedding = true, source = "test" }
 LUA
 cat > "$T/e.lua" <<'LUA'
-bitbench.experiment { name = "cmpe", out = os.getenv("OUT"), sweeps = {
+bitbench.experiment { name = "cmpe", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
   bitbench.sweep { models = { "tiny" }, kernels = { "i2_s" }, threads = { 1 }, prompt = { 8 }, gen = { 4 }, reps = 3 } } }
 LUA
-BITBENCH_MODELS="$T/models" OUT="$T/e" "$BB" run --quiet "$T/e.lua" >/dev/null 2>"$T/e.err" || echo "e2e run: $(cat "$T/e.err")"
+BITBENCH_MODELS="$T/models" BITBENCH_TEST_OUT="$T/e" "$BB" run --quiet "$T/e.lua" >/dev/null 2>"$T/e.err" || echo "e2e run: $(cat "$T/e.err")"
 E=$(ls -d "$T"/e/cmpe-*)
 "$BB" compare "$E" "$E" --csv >"$T/e.csv" 2>&1; rc=$?
 check '[ "$rc" -eq 0 ] && [ "$(cut -d, -f2 "$T/e.csv" | sed 1d | tr "\n" " ")" = "pp tg " ] && [ -z "$(awk -F, "NR > 1 && (\$19 != 0 || \$17 != 3)" "$T/e.csv")" ]' \

@@ -69,9 +69,9 @@ out=$("$BB" run "$T/good.lua" 2>"$T/stderr"); rc=$?
 check '[ "$rc" -eq 0 ]' "tiny sweep exit $rc: $(cat "$T/stderr")"
 csv=$(ls "$T"/res/e2e_t-*/e2e.csv 2>/dev/null | head -1)
 check '[ -f "$csv" ]' "no e2e.csv"
-check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,tg_samples,energy_per_token_j,run_id,host,commit,load_before,load_after,other_cpu_share,busy,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
+check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,tg_samples,energy_per_token_j,cpus,run_id,host,commit,load_before,load_after,other_cpu_share,busy,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
 check '[ "$(wc -l < "$csv")" -eq 3 ]' "e2e.csv: want 2 rows"
-bad=$(awk -F, 'NR > 1 && (NF != 53 || $29 != "" || $4 != "tiny" || $10 != 1 || $11 != 8 || $12 != 4 || !($14 > 0) || !($17 > 0) || !($15 <= $14 && $14 <= $16) || !($18 <= $17 && $17 <= $19) || !($22 > 0) || !($24 > 0) || !($25 >= $24) || !($26 > 0) || !($27 > 0) || !($28 > 0)) { print }' "$csv")
+bad=$(awk -F, 'NR > 1 && (NF != 54 || $29 != "" || $4 != "tiny" || $10 != 1 || $11 != 8 || $12 != 4 || !($14 > 0) || !($17 > 0) || !($15 <= $14 && $14 <= $16) || !($18 <= $17 && $17 <= $19) || !($22 > 0) || !($24 > 0) || !($25 >= $24) || !($26 > 0) || !($27 > 0) || !($28 > 0)) { print }' "$csv")
 check '[ -z "$bad" ]' "malformed rows: $bad"
 check 'printf "%s" "$out" | grep -q "| tiny | i2_s@[a-z0-9]* | 1 | tg4 |"' "markdown table: $out"
 check 'grep -q "\"e2e_csv\": \"e2e.csv\"" "$T"/res/e2e_t-*/run.json' "run.json names e2e.csv"

@@ -111,7 +111,7 @@ check '[ "$rc" -eq 0 ]' "a file under \$BITBENCH_SHARED_DIR: rc=$rc $(cat "$T/er
 # the Lua files themselves: a FIFO or device named as the experiment or a model config is refused
 mkfifo "$T/pipe.lua"
 bb run "$T/pipe.lua" --dry-run
-check '[ "$rc" -eq 2 ] && one_line "^bitbench run: $T/pipe.lua: is a FIFO, not a regular file; bitbench reads a Lua file only from a regular file"' \
+check '[ "$rc" -eq 2 ] && one_line "^bitbench run: $T/pipe.lua: is a FIFO, not a regular file; bitbench reads a Lua experiment only from a regular file"' \
     "a FIFO as the experiment: rc=$rc $(cat "$T/err")"
 bb run /dev/zero --dry-run
 check '[ "$rc" -eq 2 ] && one_line "/dev/zero: is a character device, not a regular file"' "/dev/zero as the experiment: rc=$rc $(cat "$T/err")"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `bitbench export`: a config and a llama2.c checkpoint export and print what they wrote (tensors
 # per type, bytes, MB/s, fallbacks); the files pass `bitbench gguf`; every bad request is one line
-# on stderr and a non-zero exit, and leaves no file.  $1 is the bitbench binary.
+# on stderr and a non-zero exit, and leaves no file; a failed or killed export leaves the file it
+# was replacing as it was, and a device, FIFO or folder given as -o is refused before any work.  $1 is the bitbench binary.
 BB="$1"
 SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
 BIN="$SHARED/models/stories260K/stories260K.bin"
@@ -63,7 +64,55 @@ expect_one_line "unknown model 'no-such-model'\|no-such-model" export --model no
 expect_one_line "nope.bin: cannot open" export --model "$tmp/nope.bin" --type f32 -o "$tmp/x.gguf"
 expect_one_line "is the model or tokenizer being read" export --model "$tmp/s.gguf" --type f32 -o "$tmp/s.gguf"
 expect_one_line "tok.bin: cannot open" export --model "$BIN" --tokenizer "$tmp/tok.bin" --type f32 -o "$tmp/x.gguf"
-expect_one_line "x.gguf: cannot create" export --model "$BIN" --type f32 -o "$tmp/no/x.gguf"
+expect_one_line "x.gguf: cannot write it: the folder .*/no does not exist" export --model "$BIN" --type f32 -o "$tmp/no/x.gguf"
+
+# Writes never destroy (issue 29).  A target that is not a regular file is refused before the model
+# is read, and stays what it was (before, -o /dev/full as root deleted the device node: a failed
+# write removed its target; a FIFO blocked the export until a reader came).
+out=$("$BB" export --model bitnet-dummy-125m --type f32 -o /dev/null 2>&1); rc=$?
+if [ "$rc" -eq 2 ] && has "$out" "^bitbench export: -o /dev/null: is a character device; .*only as regular files" &&
+   [ -c /dev/null ]; then ok; null_refused=1
+else bad "export -o /dev/null -> rc=$rc: $out"; null_refused=0; fi
+# only once the fix is known to be in: the unfixed export, run as root, deleted /dev/full
+if [ "$null_refused" -eq 1 ] && [ -c /dev/full ]; then
+    out=$("$BB" export --model "$BIN" --type f32 -o /dev/full 2>&1); rc=$?
+    if [ "$rc" -eq 2 ] && has "$out" "/dev/full: is a character device" && [ -c /dev/full ]; then ok
+    else bad "export -o /dev/full -> rc=$rc: $out"; fi
+fi
+mkfifo "$tmp/fifo"
+start=$(date +%s)
+out=$(timeout 10 "$BB" export --model "$BIN" --type f32 -o "$tmp/fifo" 2>&1); rc=$?
+if [ "$rc" -eq 2 ] && has "$out" "fifo: is a FIFO" && [ -p "$tmp/fifo" ] && [ $(($(date +%s) - start)) -le 2 ]; then ok
+else bad "export -o FIFO -> rc=$rc: $out"; fi
+mkdir "$tmp/dir.gguf"
+expect_one_line "dir.gguf: is a directory" export --model "$BIN" --type f32 -o "$tmp/dir.gguf"
+
+# A source that fails half-way (a damaged checkpoint: NaN in the first tensor written) leaves the
+# file already at -o byte for byte as it was, and no temporary file beside it.
+cp "$tmp/s.gguf" "$tmp/keep.gguf"
+cp "$BIN" "$tmp/damaged.bin"
+printf '\377\377\377\377' | dd of="$tmp/damaged.bin" bs=1 seek=300 conv=notrunc 2>/dev/null
+cp "$(dirname "$BIN")/tok512.bin" "$tmp/"
+out=$("$BB" export --model "$tmp/damaged.bin" --type f32 -o "$tmp/keep.gguf" 2>&1); rc=$?
+if [ "$rc" -eq 1 ] && has "$out" "non-finite" && cmp -s "$tmp/s.gguf" "$tmp/keep.gguf" &&
+   [ -z "$(ls -A "$tmp" | grep '^\.keep\.gguf\.tmp')" ]; then ok
+else bad "export of a damaged model over an existing file -> rc=$rc: $out; $(ls -la "$tmp" | grep keep)"; fi
+
+# A kill in the middle of an export leaves the previous file as it was: wait until the export has
+# written something (its temporary file beside the target, or, unfixed, the target itself), then
+# SIGKILL it.
+"$BB" export --model bitnet-dummy-125m --type f32 -o "$tmp/keep.gguf" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 300 ]; do
+    if [ -n "$(find "$tmp" -maxdepth 1 -name '.keep.gguf.tmp-*' -size +0)" ] || ! cmp -s "$tmp/s.gguf" "$tmp/keep.gguf"; then
+        break
+    fi
+    sleep 0.05; i=$((i + 1))
+done
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+if cmp -s "$tmp/s.gguf" "$tmp/keep.gguf"; then ok
+else bad "a killed export changed the file it was replacing ($(ls -la "$tmp/keep.gguf"))"; fi
 
 echo "export_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -175,12 +175,39 @@ static void misuse(void)
     expect_error(w, bb_gguf_add_tensor(w, "t", BB_GGML_F32, 2, ok) || bb_gguf_write_data(w, buf, 100) ? 0 : 1,
                  "tensor 't' got 100 of its 512 bytes; the file is incomplete");
     CHECK(bb_gguf_writer_create("/nonexistent-dir/x.gguf", err, sizeof err) == NULL &&
-              strstr(err, "/nonexistent-dir/x.gguf: cannot create"), "unwritable path: %s", err);
+              strstr(err, "/nonexistent-dir/x.gguf: cannot write it: the folder /nonexistent-dir does not exist"),
+          "unwritable path: %s", err);
+    CHECK(bb_gguf_writer_create("/dev/null", err, sizeof err) == NULL && strstr(err, "/dev/null: is a character device"),
+          "a device is refused: %s", err);
+}
+
+/* A failed or abandoned write leaves the file already at path byte for byte as it was (before,
+ * the writer truncated it at create and removed it on failure). */
+static void keeps_previous(void)
+{
+    static const char previous[] = "the previous file";
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(previous, 1, sizeof previous, f) == sizeof previous && fclose(f) == 0, "write %s", path);
+    char err[512], got[64] = "";
+    uint64_t ok[2] = {64, 2};
+    uint8_t buf[100] = {0};
+    bb_gguf_writer *w = bb_gguf_writer_create(path, err, sizeof err);
+    CHECK(w && !bb_gguf_add_tensor(w, "t", BB_GGML_F32, 2, ok) && !bb_gguf_write_data(w, buf, sizeof buf), "%s", err);
+    CHECK(bb_gguf_writer_finish(w, err, sizeof err) != 0 && strstr(err, "the file is incomplete"), "%s", err);
+    w = bb_gguf_writer_create(path, err, sizeof err);
+    CHECK(w && !bb_gguf_add_tensor(w, "t", BB_GGML_F32, 2, ok) && !bb_gguf_write_data(w, buf, sizeof buf), "%s", err);
+    bb_gguf_writer_abort(w);
+    f = fopen(path, "rb");
+    size_t n = f ? fread(got, 1, sizeof got, f) : 0;
+    if (f) fclose(f);
+    CHECK(n == sizeof previous && !memcmp(got, previous, n), "the previous file survives a failed and an aborted write");
+    unlink(path);
 }
 
 int main(void)
 {
     round_trip();
     misuse();
+    keeps_previous();
     return check_summary("test_gguf_write");
 }

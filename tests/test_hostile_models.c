@@ -5,20 +5,31 @@
  *   - a llama2.c header whose vocab_size is INT32_MIN (its negation overflows: UBSan in the
  *     sanitizer build) is refused in one line;
  *   - NaN or Inf weights in a llama2.c checkpoint or a GGUF file are refused with the file and
- *     the tensor named, and run when the user allows them (models/weights_finite.h). */
+ *     the tensor named, and run when the user allows them (models/weights_finite.h);
+ *   - (issue 29) a FIFO, a character device (/dev/zero) or a directory given as a llama2.c
+ *     checkpoint, a GGUF file, a tokenizer, a model config or an experiment is refused with one
+ *     line naming it, at once: a FIFO used to block the reader forever (an alarm fails the test
+ *     if one still does), /dev/zero to be read until memory ran out. */
+#include <lauxlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "models/gguf.h"
 #include "models/gguf_export.h"
+#include "models/gguf_vocab.h"
 #include "models/llama2c.h"
+#include "models/model_config.h"
 #include "models/model_load.h"
 #include "models/tokenizer.h"
 #include "models/weights_finite.h"
+#include "support/input_file.h"
+#include "support/lua_file.h"
 
 enum { DIM = 16, HIDDEN = 32, LAYERS = 1, HEADS = 2, SEQ = 8 };
 
@@ -168,6 +179,57 @@ static void nonfinite_gguf(const char *dir, const char *nan_bin)
     unsetenv("BITBENCH_ALLOW_NONFINITE");
 }
 
+/* One refusal: NULL / non-zero, the path and "not a regular file" in one line. */
+static void expect_refused(const char *reader, const char *path, int refused, const char *err)
+{
+    CHECK(refused && strstr(err, path) && strstr(err, "not a regular file") && !strchr(err, '\n'),
+          "%s of %s: %s", reader, path, refused ? err : "accepted");
+}
+
+static void non_regular_files(const char *dir)
+{
+    char fifo[600], dirpath[600], beside[600], err[1024];
+    snprintf(fifo, sizeof fifo, "%s/tokenizer.bin", dir); /* a FIFO where the tokenizer is looked for */
+    snprintf(dirpath, sizeof dirpath, "%s/sub", dir);
+    CHECK(mkfifo(fifo, 0600) == 0 && mkdir(dirpath, 0700) == 0, "mkfifo / mkdir in %s", dir);
+    const char *paths[3] = {fifo, "/dev/zero", dirpath};
+    alarm(20); /* a reader that blocks fails the test instead of hanging it */
+    for (int i = 0; i < 3; i++) {
+        const char *p = paths[i];
+        err[0] = 0;
+        bb_llama2c *c = bb_llama2c_open(p, err, sizeof err);
+        expect_refused("bb_llama2c_open", p, !c, err);
+        bb_llama2c_close(c);
+        bb_gguf *g = bb_gguf_open(p, err, sizeof err);
+        expect_refused("bb_gguf_open", p, !g, err);
+        bb_gguf_close(g);
+        bb_tokenizer *t = bb_tokenizer_load(p, 32, err, sizeof err);
+        expect_refused("bb_tokenizer_load", p, !t, err);
+        bb_tokenizer_free(t);
+        bb_gguf_vocab v;
+        memset(&v, 0, sizeof v);
+        int rc = bb_gguf_vocab_from_llama2c(p, 32, &v, err, sizeof err);
+        expect_refused("bb_gguf_vocab_from_llama2c", p, rc != 0, err);
+        if (!rc) bb_gguf_vocab_free(&v);
+        bb_model_config cfg;
+        expect_refused("bb_model_load_file", p, bb_model_load_file(p, &cfg, err, sizeof err) != 0, err);
+        lua_State *L = luaL_newstate();
+        rc = bb_lua_load_file(L, p, "Lua experiment", BB_INPUT_ANY_SIZE);
+        snprintf(err, sizeof err, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+        expect_refused("bb_lua_load_file", p, rc == LUA_ERRFILE, err);
+        lua_close(L);
+    }
+    /* Looking beside a checkpoint for its tokenizer (no tok64.bin here) names the FIFO
+     * tokenizer.bin without opening it. */
+    snprintf(beside, sizeof beside, "%s/model.bin", dir);
+    char found[600];
+    CHECK(bb_llama2c_tokenizer_beside(beside, 64, found, sizeof found) == 0 && strcmp(found, fifo) == 0,
+          "tokenizer beside %s: %s", beside, found);
+    alarm(0);
+    unlink(fifo);
+    rmdir(dirpath);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/bb_test_hostile_XXXXXX";
@@ -180,6 +242,7 @@ int main(void)
     vocab_int_min(dir);
     nonfinite_llama2c(dir, nan_bin, sizeof nan_bin);
     nonfinite_gguf(dir, nan_bin);
+    non_regular_files(dir);
     const char *names[] = {"m32.bin", "tok32.bin", "intmin.bin", "nan.bin", "inf.bin", "nan.gguf"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char p[600];

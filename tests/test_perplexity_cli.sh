@@ -36,7 +36,7 @@ check '[ $rc -eq 0 ] && printf "%s" "$out" | grep -q "warning: stories260K.bin: 
 expect_error "--batch 200 exceeds --ctx 128" $P --ctx 128 --batch 200
 expect_error "--kv: unknown cache type 'q8'; valid: f32, f16" $P --ctx 128 --kv q8
 expect_error "unknown kernel 'nosuch'" $P --ctx 128 --kernel nosuch
-expect_error "/nonexistent: cannot open the text" perplexity --model "$MODEL" --file /nonexistent --ctx 128
+expect_error "/nonexistent: cannot open it" perplexity --model "$MODEL" --file /nonexistent --ctx 128
 expect_error "--model nosuch: unknown model 'nosuch'; valid models: " \
     perplexity --model nosuch --file "$TEXT" --ctx 128
 printf 'short text' > "$T/short.txt"
@@ -52,6 +52,17 @@ check '[ "$(head -1 "$T/ppl.csv")" = "chunk,ppl,chunk_nll,scored,seconds" ] && [
 check 'grep -q "\"scored_tokens\": 189" "$T/ppl.json" && grep -q "\"text_tokens\": 22155" "$T/ppl.json" &&
     grep -q "\"cpu_model\"" "$T/ppl.json" && grep -q "\"classifier\": \"f32 packed into" "$T/ppl.json"' \
     "sidecar: $(cat "$T/ppl.json" 2>/dev/null | head -c 300)"
+
+# writes never destroy (issue 29): a failing run leaves the CSV already at --csv as it was (it was
+# truncated to its header); a FIFO in the sidecar's place is refused in one line before the model
+# is read (it blocked the command at the end)
+cp "$T/ppl.csv" "$T/ppl.before"
+"$BB" perplexity --model "$MODEL" --file "$T/short.txt" --ctx 128 --csv "$T/ppl.csv" >/dev/null 2>&1; rc=$?
+check '[ $rc -ne 0 ] && cmp -s "$T/ppl.before" "$T/ppl.csv"' "a failed run changed the CSV at --csv: rc=$rc"
+mkfifo "$T/f.json"
+err=$(timeout 10 "$BB" $P --ctx 128 --chunks 1 --threads 1 --csv "$T/f.csv" 2>&1 >/dev/null); rc=$?
+check '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$err" | wc -l)" -eq 1 ] && printf "%s" "$err" | grep -q "f.json: is a FIFO" &&
+       [ ! -e "$T/f.csv" ]' "--csv with a FIFO as its sidecar: rc=$rc $err"
 
 # the model sweep field
 sweep() { # $1: the perplexity field
@@ -75,9 +86,9 @@ expect_error "field 'perplexity': 'file' (the text) is required" run "$T/s.lua"
 sweep "{ file = \"$TEXT\", ctx = 128, chunk = 2 }"
 expect_error "field 'perplexity': unknown field 'chunk' (did you mean 'chunks'?)" run "$T/s.lua"
 sweep "{ file = \"$T/none.txt\", ctx = 128 }"
-expect_error "field 'perplexity': file '$T/none.txt' cannot be opened" run "$T/s.lua"
+expect_error "field 'perplexity', file: $T/none.txt: cannot open it" run "$T/s.lua"
 sweep "{ file = \"$TEXT\", ctx = 128, model = \"$T/none.bin\" }"
-expect_error "field 'perplexity': model '$T/none.bin' cannot be opened" run "$T/s.lua"
+expect_error "field 'perplexity', model: $T/none.bin: cannot open it" run "$T/s.lua"
 sweep "{ file = \"$TEXT\", ctx = 128, chunks = 2, model = \"$MODEL\" }"
 "$BB" run "$T/s.lua" --quiet >/dev/null 2>"$T/run.err"; rc=$?
 csv=$(ls "$T"/res/pplsweep-*/e2e.csv 2>/dev/null | head -1)

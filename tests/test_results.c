@@ -204,7 +204,7 @@ static void test_e2e_csv(void)
                           "matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
                           "tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,"
                           "logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,"
-                          "tg_samples,energy_per_token_j,run_id,host,commit,load_before,load_after,"
+                          "tg_samples,energy_per_token_j,cpus,run_id,host,commit,load_before,load_after,"
                           "other_cpu_share,busy,timer_region_s,timer_tsc_ghz"),
           "e2e header: %s", header);
     char *buf = NULL;
@@ -220,10 +220,10 @@ static void test_e2e_csv(void)
     fclose(f);
     const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,avx512,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
                        "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,,,,,,,"
-                       ",,,,,,,,,,,,,,,0,0.845570097,\n"
+                       ",,,,,,,,,,,,,,,,0,0.845570097,\n"
                        "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,avx512,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
                        "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,f32,"
-                       "0.03125,0.0012,1,0,,,,,,,,,,,,,,,,,0,0.845570097,\n";
+                       "0.03125,0.0012,1,0,,,,,,,,,,,,,,,,,,0,0.845570097,\n";
     CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
 
     char path[] = "/tmp/bb_e2e_XXXXXX";
@@ -289,7 +289,7 @@ static void test_csv_reader(void)
     CHECK(rc == -1 && strstr(err, ":2: not a well-formed CSV record"), "unbalanced quote: %s", err);
     unlink(path);
     rc = bb_csv_load(path, 0, &t, err, sizeof err);
-    CHECK(rc == -1 && strstr(err, "cannot read"), "missing file: %s", err);
+    CHECK(rc == -1 && strstr(err, path) && strstr(err, "cannot open it"), "missing file: %s", err);
 }
 
 /* The one JSON reader: what the emitter writes reads back by member name; malformed documents are
@@ -419,6 +419,25 @@ static void test_timer_meter(void)
     CHECK(isnan(v[0]) && isnan(v[1]) && isnan(v[2]), "unavailable -> NaN");
 }
 
+/* results.md's note on a flagged row gives both measures the flag is decided on: a row flagged for
+ * an sd of 18000 % of its median must not read "spread 11%". */
+static void test_markdown_flag_note(void)
+{
+    bb_result_row rows[2] = {sample_row(1), sample_row(2)};
+    rows[1].spread_flag = 1;
+    rows[1].spread = 0.11;
+    rows[1].t_median_s = 1e-3;
+    rows[1].t_sd_s = 0.18;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bb_markdown_table(f, rows, 2);
+    fclose(f);
+    CHECK(strstr(buf, "| note |") != NULL, "a note column when a row is flagged: %s", buf);
+    CHECK(strstr(buf, "flagged: IQR/median 11%, sd/median 18000% |") != NULL, "the note states both measures: %s", buf);
+    free(buf);
+}
+
 int main(void)
 {
     test_json();
@@ -430,5 +449,6 @@ int main(void)
     test_stats();
     test_args_and_names();
     test_timer_meter();
+    test_markdown_flag_note();
     return check_summary("test_results");
 }

@@ -14,7 +14,7 @@ check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "
 
 cat >"$T/r.lua" <<LUA
 local n = { 1, 2 }
-if os.getenv("BB_MORE_N") then n = { 1, 2, 3 } end
+if os.getenv("BITBENCH_TEST_MORE_N") then n = { 1, 2, 3 } end
 bitbench.experiment { name = "rg", out = "$T/res", sweeps = {
   bitbench.sweep { name = "g", kernels = { "f32", "i2_s" }, shapes = { { 64, 256 } }, n = n, threads = { 1 },
                    warmup = 0, reps = 1, max_reps = 2, min_seconds = 0 } } }
@@ -45,9 +45,9 @@ refused "size: it was run without --smoke/--full, this command asks --smoke" --t
 # two differences, both named
 refused "threads: it was run with --threads 1, this command asks --threads 2; reps: it was run with --reps 1, this command asks --reps 3" \
     --threads 2 --reps 3 --min-time 0 --only f32
-export BB_MORE_N=1
+export BITBENCH_TEST_MORE_N=1
 refused "the planned points differ (plan sha256" --threads 1 $same
-unset BB_MORE_N
+unset BITBENCH_TEST_MORE_N
 
 # the experiment file, the commit and the CPUs: what run.json recorded
 cp "$T/r.lua" "$T/r.lua.orig"

@@ -38,4 +38,19 @@ grep -q 'nan\|inf' "$p" && fail "non-finite number in the profile"
     [ ! -e "$tmp/x.json" ] || fail "--kernels nosuch -> rc=$rc: $(cat "$tmp/err.txt")"
 "$bin" roofline --quick --kernels i2_s@scalar >/dev/null 2>"$tmp/err.txt" && fail "--kernels with a variant accepted"
 grep -q "'i2_s@scalar' is a variant; --kernels takes kernel names" "$tmp/err.txt" || fail "variant: $(cat "$tmp/err.txt")"
+# An output place that cannot take the profile is refused in one line before the measurement
+# (which takes minutes without --quick), not after it (issue 29); a device is never written.
+ms() { echo $(($(date +%s%N) / 1000000)); }
+refused_fast() { # pattern out
+    t0=$(ms)
+    "$bin" roofline --quick --threads 1 --kernels i2_s --out "$2" >"$tmp/o.txt" 2>"$tmp/err.txt"; rc=$?
+    t=$(($(ms) - t0))
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && grep -q -- "$1" "$tmp/err.txt" && [ "$t" -lt 1000 ] &&
+        [ ! -s "$tmp/o.txt" ] || fail "--out $2 -> rc=$rc in $t ms: $(cat "$tmp/err.txt") (wanted /$1/)"
+}
+refused_fast "--out $tmp/no/such/p.json: cannot write it: the folder $tmp/no/such does not exist" "$tmp/no/such/p.json"
+refused_fast "--out /dev/null: is a character device" /dev/null
+mkdir "$tmp/d.json"
+refused_fast "d.json: is a directory" "$tmp/d.json"
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
 echo "test_roofline: passed"

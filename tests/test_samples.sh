@@ -64,5 +64,34 @@ tgm=$(awk -F, 'NR > 1 && $11 == "tg" { print $13 / $14 }' "$es" | sort -g | sed 
 tgr=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tg_tps") c = i } NR == 2 { print $c }' "$edir/e2e.csv")
 check 'awk -v a="$tgm" -v b="$tgr" "BEGIN { exit !(a > 0 && (a - b) / b < 1e-4 && (b - a) / b < 1e-4) }"' "median tg $tgm vs tg_tps $tgr"
 
+# A run whose disk filled before its headers were written (results.csv, samples.csv zero bytes, a
+# header cut short) resumes as one with no rows yet, and measures every point (issue 29); files of
+# someone else's named like the old fixed temporaries (run.json.tmp, samples.csv.tmp) are left alone.
+: > "$dir/results.csv"; : > "$dir/samples.csv"
+sed -i 's/"status": "complete"/"status": "incomplete"/' "$dir/run.json"
+echo mine > "$dir/run.json.tmp"; echo mine > "$dir/samples.csv.tmp"
+"$BB" run --quiet --resume "$T/k.lua" >/dev/null 2>"$T/err3"; rc=$?
+check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$dir/results.csv")" -eq 5 ] && [ "$(wc -l < "$dir/samples.csv")" -eq 21 ]' \
+    "resume of zero-byte tables: rc=$rc, $(wc -l < "$dir/results.csv") rows: $(cat "$T/err3")"
+check '[ "$(cat "$dir/run.json.tmp")" = mine ] && [ "$(cat "$dir/samples.csv.tmp")" = mine ]' \
+    "a run clobbered a file named like its old temporary: $(ls -A "$dir")"
+printf 'sweep,poi' > "$dir/results.csv"; : > "$dir/samples.csv"
+sed -i 's/"status": "complete"/"status": "incomplete"/' "$dir/run.json"
+"$BB" run --quiet --resume "$T/k.lua" >/dev/null 2>"$T/err4"; rc=$?
+check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$dir/results.csv")" -eq 5 ]' \
+    "resume of a header cut short: rc=$rc, $(wc -l < "$dir/results.csv") lines: $(cat "$T/err4")"
+
+# A resumed run checks the files it replaces before measuring: a FIFO in results.md's place is one
+# line, at once (it blocked the run at its end); --db that is not a regular file likewise.
+sed -i 's/"status": "complete"/"status": "incomplete"/' "$dir/run.json"
+rm -f "$dir/results.md"; mkfifo "$dir/results.md"
+timeout 10 "$BB" run --quiet --resume "$T/k.lua" >/dev/null 2>"$T/err5"; rc=$?
+check '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(wc -l < "$T/err5")" -eq 1 ] && grep -q "results.md: is a FIFO" "$T/err5" && [ -p "$dir/results.md" ]' \
+    "resume with a FIFO as results.md: rc=$rc $(cat "$T/err5")"
+rm -f "$dir/results.md"
+timeout 10 "$BB" run --quiet --db /dev/null "$T/k.lua" >/dev/null 2>"$T/err6"; rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/err6")" -eq 1 ] && grep -q "^bitbench run: --db: /dev/null: is a character device" "$T/err6" &&
+       [ -c /dev/null ]' "run --db /dev/null: rc=$rc $(cat "$T/err6")"
+
 echo "test_samples: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

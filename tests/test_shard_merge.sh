@@ -88,6 +88,22 @@ expect 0 "3 shards, .* complete" merge "$T/sh" -o "$T/sh/merged"
 expect 0 "3 shards, .* complete" merge "$T/sh" -o "$T/sh/merged"
 expect 2 "the run directories given are earlier merges" merge "$T/sh/merged" -o "$T/r0"
 
+# writes never destroy (issue 29): a file of someone else's named like the old fixed temporary
+# (run.json.tmp) is left alone; a target that is not a folder, or a file in it that is not a
+# regular file, is refused in one line before anything is written (a FIFO blocked the merge)
+echo mine > "$T/m/run.json.tmp"
+expect 0 "complete" merge "$T/sh" -o "$T/m"
+check '[ "$(cat "$T/m/run.json.tmp")" = mine ] && [ -z "$(ls -A "$T/m" | grep -v "^\.lock$" | grep "^\.")" ]' \
+    "a merge clobbered run.json.tmp or left a temporary file: $(ls -A "$T/m")"
+expect 2 "^bitbench merge: -o /dev/null: is not a folder" merge "$T/sh" -o /dev/null
+check '[ -c /dev/null ]' "/dev/null is still a character device"
+cp "$T/m/run.json" "$T/run.json.before"
+rm "$T/m/results.md"; mkfifo "$T/m/results.md"
+err=$(timeout 10 "$BB" merge "$T/sh" -o "$T/m" 2>&1 >/dev/null); rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(printf "%s\n" "$err" | wc -l)" -eq 1 ] && printf "%s" "$err" | grep -q "results.md: is a FIFO" &&
+       [ -p "$T/m/results.md" ] && cmp -s "$T/run.json.before" "$T/m/run.json"' "merge -o with a FIFO as results.md -> rc=$rc: $err"
+rm "$T/m/results.md"
+
 # missing and unfinished shards: merged, named, exit 1
 expect 1 "shard 2/3 is missing" merge "$T/sh/s0" "$T/sh/s1" -o "$T/m2"
 check 'grep -q "\"status\": \"incomplete\"" "$T/m2/run.json" && grep -q "shard 2/3 is missing" "$T/m2/run.json"' \

@@ -170,23 +170,23 @@ int bb_peer_attached_kernel(const bb_sweep *sw, const char *entry)
 }
 
 /* RUN_DIR/peers/MODEL-TYPE.gguf from the point's weights, unless an earlier point wrote it.
- * Written under a temporary name and renamed, so a file there is always whole. */
+ * bb_gguf_export writes it beside its place and renames it there (output_file.h), so a file there
+ * is always whole. */
 static int export_model(const bb_peer_sink *s, const bb_sweep *sw, const bb_model_config *cfg, const char *type,
                         char *path, size_t len, char *err, size_t errlen)
 {
-    char dir[1100], tmp[1200 + sizeof ".part"];
+    char dir[1100];
     snprintf(dir, sizeof dir, "%s/peers", s->run_dir);
     if (mkdir(dir, 0755) && errno != EEXIST) {
         snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
     int n = snprintf(path, len, "%s/%s-%s.gguf", dir, cfg->name, type);
-    if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof tmp - sizeof ".part") {
+    if (n < 0 || (size_t)n >= len) {
         snprintf(err, errlen, "the peer's model file %s/%s-%s.gguf: path too long", dir, cfg->name, type);
         return -1;
     }
     if (access(path, R_OK) == 0) return 0;
-    snprintf(tmp, sizeof tmp, "%s.part", path);
     bb_synthetic_options syn = {.seed = sw->seed, .distinct_layers = sw->distinct_layers};
     bb_model_source *m = bb_model_source_open(cfg->path[0] ? cfg->path : cfg->name, &syn, err, errlen);
     if (!m) return -1;
@@ -199,11 +199,7 @@ static int export_model(const bb_peer_sink *s, const bb_sweep *sw, const bb_mode
         bb_gguf_export_options eo = {.type = type, .name = bb_model_source_name(m), .vocab_from = bb_model_source_gguf(m)};
         bb_gguf_export_report rep;
         if (!s->quiet) fprintf(stderr, "bitbench run: exporting %s as %s for the peers: %s\n", cfg->name, type, path);
-        rc = bb_gguf_export(tmp, &d, &src, &eo, &rep, err, errlen);
-        if (!rc && rename(tmp, path)) {
-            snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
-            rc = -1;
-        }
+        rc = bb_gguf_export(path, &d, &src, &eo, &rep, err, errlen);
     }
     bb_model_source_close(m);
     return rc;

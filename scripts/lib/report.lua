@@ -263,14 +263,133 @@ function M.ratio(a, b)
   return string.format("%.2f×", a / b)
 end
 
+-- Flagged points.  The harness flags a kernel point whose spread stayed above its sweep's limits
+-- after re-measuring (spread_flag), and a point measured while other work took the CPUs (busy);
+-- an end-to-end row has no flag column, so its slowest and fastest repetitions stand in: with the
+-- 2-3 repetitions of a model sweep the interquartile range is half the range, so a range over
+-- E2E_RANGE_LIMIT (twice the kernel sweeps' default spread_limit) is the same bound.  A table
+-- never presents such a point as a finding: its value, and any ratio built from it, carry MARK,
+-- and the table a legend (M.table adds it).
+M.MARK = "†"
+M.LEGEND = "† a point the harness flagged as noisy or disturbed (its spread stayed above the limits after "
+  .. "re-measuring, or other work took the CPUs): the value, and any ratio built from it, is not a finding."
+local SPREAD_LIMIT, SD_LIMIT, E2E_RANGE_LIMIT = 0.10, 0.50, 0.20
+
+local function pct(x) return string.format("%.0f %%", 100 * x) end
+
+-- Why a row is flagged, as a few words with the measure that exceeded its limit and its value
+-- ("IQR/median 117 %", "sd/median 18000 %", "tg range/median 44 %", "busy"), or nil when it is
+-- not.  limits: {spread_limit, sd_limit} of the row's sweep when known (run.json), else defaults.
+function M.flagged(row, limits)
+  if type(row) ~= "table" then return nil end
+  local why = {}
+  if row.spread_flag == "1" or row.spread_flag == 1 then
+    local spread_limit = (limits and limits.spread_limit) or SPREAD_LIMIT
+    local sd_limit = (limits and limits.sd_limit) or SD_LIMIT
+    local spread, sd, med = M.num(row.spread), M.num(row.t_sd_s), M.num(row.t_median_s)
+    local sd_rel = sd and med and med > 0 and sd / med or nil
+    if spread and spread > spread_limit then why[#why + 1] = "IQR/median " .. pct(spread) end
+    if sd_rel and sd_rel > sd_limit then why[#why + 1] = "sd/median " .. pct(sd_rel) end
+    if #why == 0 then
+      why[#why + 1] = string.format("IQR/median %s, sd/median %s", spread and pct(spread) or "?",
+        sd_rel and pct(sd_rel) or "?")
+    end
+  end
+  for _, test in ipairs({ "pp", "tg" }) do
+    local med, lo, hi = M.num(row[test .. "_tps"]), M.num(row[test .. "_tps_min"]), M.num(row[test .. "_tps_max"])
+    if med and lo and hi and med > 0 and (hi - lo) / med > E2E_RANGE_LIMIT then
+      why[#why + 1] = test .. " range/median " .. pct((hi - lo) / med)
+    end
+  end
+  if row.busy == "1" or row.busy == 1 then
+    local share = M.num(row.other_cpu_share)
+    why[#why + 1] = share and ("busy: other work took " .. pct(share) .. " of the CPUs") or "busy"
+  end
+  return #why > 0 and table.concat(why, ", ") or nil
+end
+
+-- text with MARK appended when any of the rows after it is flagged (a row table, or a boolean for
+-- a value already known to be built from a flagged point); nil rows are skipped.
+function M.mark(text, ...)
+  for i = 1, select("#", ...) do
+    local r = select(i, ...)
+    if r == true or (type(r) == "table" and M.flagged(r)) then return tostring(text) .. M.MARK end
+  end
+  return text
+end
+
+-- Whether any of a list of rows is flagged (for a value built from several points).
+function M.any_flagged(rows)
+  for _, r in ipairs(rows or {}) do
+    if M.flagged(r) then return true end
+  end
+  return false
+end
+
+-- The sentence describing the run's machine, from run.json's machine section and the machine
+-- profile (`bitbench roofline`'s read bandwidths): "2 cores of Intel(R) Xeon(R) Processor (a
+-- virtual machine), reading 27.5 GB/s from DRAM with 2 threads".  A figure the files lack is said
+-- to be not measured, never filled in from another machine.
+function M.dram_gbps(profile, threads)
+  local best
+  for _, b in ipairs((profile or {}).read_bandwidth or {}) do
+    if b.level == "DRAM" and b.gbps and (not threads or b.threads == threads) then
+      if not best or (b.threads or 0) > (best.threads or 0) then best = b end
+    end
+  end
+  return best and best.gbps, best and best.threads
+end
+
+function M.machine_sentence(run)
+  local m = ((run or {}).json or {}).machine or ((run or {}).profile or {}).machine or {}
+  local cores = m.cores and (m.cores .. " core" .. (m.cores == 1 and "" or "s")) or "an unknown number of cores"
+  local cpu = (m.cpu_model and m.cpu_model ~= "") and m.cpu_model or "an unrecorded CPU model"
+  local guest = m.virtualized and " (a virtual machine)" or ""
+  local gbps, t = M.dram_gbps(run and run.profile)
+  local bw = gbps and string.format("reading %s GB/s from DRAM with %d thread%s (its machine profile)", M.fmt(gbps, 3),
+    t or 0, t == 1 and "" or "s") or "whose DRAM bandwidth was not measured (no machine profile in the run)"
+  return string.format("%s of %s%s, %s", cores, cpu, guest, bw)
+end
+
+-- The DRAM read bandwidth of the machine profile at each thread count it measured, as text
+-- ("13.8 GB/s with 1 thread, 27.1 GB/s with 2, by the run's machine profile"), or that it was not
+-- measured; written to stand inside parentheses.
+function M.dram_text(profile)
+  local per = {}
+  for _, b in ipairs((profile or {}).read_bandwidth or {}) do
+    if b.level == "DRAM" and b.gbps and b.threads then per[#per + 1] = b end
+  end
+  if #per == 0 then return "DRAM bandwidth not measured: no machine profile in the run" end
+  table.sort(per, function(a, b) return a.threads < b.threads end)
+  local parts = {}
+  for i, b in ipairs(per) do
+    parts[i] = string.format("%s GB/s with %d%s", M.fmt(b.gbps, 3), b.threads,
+      i == 1 and (b.threads == 1 and " thread" or " threads") or "")
+  end
+  return table.concat(parts, ", ") .. ", by the run's machine profile"
+end
+
+-- The run's last-level cache from run.json's cache list, as "260 MiB L3", or nil when run.json
+-- lists no caches; and its size in bytes.
+function M.llc_text(run)
+  local llc
+  for _, c in ipairs((((run or {}).json or {}).machine or {}).caches or {}) do
+    if c.size and (not llc or (c.level or 0) > llc.level) then llc = { level = c.level or 0, size = c.size } end
+  end
+  if not llc then return nil end
+  return string.format("%.0f MiB L%d", llc.size / 1048576, llc.level), llc.size
+end
+
 -- A markdown table: header is a list of strings, rows a list of lists (nil cells print "–").
--- A header entry ending in ":" right-aligns its column (the colon is dropped).
+-- A header entry ending in ":" right-aligns its column (the colon is dropped).  A table with a
+-- cell marked by M.mark gets the legend line under it.
 function M.table(header, rows)
   local names, align = {}, {}
   for i, h in ipairs(header) do
     if h:sub(-1) == ":" then names[i], align[i] = h:sub(1, -2), "---:" else names[i], align[i] = h, "---" end
   end
   local out = { "| " .. table.concat(names, " | ") .. " |", "|" .. table.concat(align, "|") .. "|" }
+  local marked = false
   for _, r in ipairs(rows) do
     local cells = {}
     for i = 1, #header do
@@ -278,7 +397,11 @@ function M.table(header, rows)
       cells[i] = v == nil and "–" or tostring(v)
     end
     out[#out + 1] = "| " .. table.concat(cells, " | ") .. " |"
+    for i = 1, #header do
+      if cells[i]:find(M.MARK, 1, true) then marked = true end
+    end
   end
+  if marked then out[#out + 1] = "\n" .. M.LEGEND end
   return table.concat(out, "\n")
 end
 

@@ -13,6 +13,8 @@ local PAPER = {
 }
 local ORDER = { "cb2", "q2_k", "iq4_nl", "q4_0", "q8_0" }
 
+-- Every figure here is an error, which does not depend on timing; a point the harness flagged for
+-- its timing spread (results.csv's spread_flag, busy) has nothing to mark in this report.
 local function render(run, util)
   local rows = run.csv or {}
   local out = {}

@@ -29,6 +29,8 @@ local function find_kernel(rows, k)
   for _, r in ipairs(rows) do if r.kernel == k then return r end end
 end
 
+-- The perplexities do not depend on timing; tokens/s does, and carries the mark when its row is
+-- flagged (busy, or a wide range of its repetitions).
 local function render(run, util)
   local out = {}
   local function add(s) out[#out + 1] = s end
@@ -59,7 +61,7 @@ local function render(run, util)
     if r then
       local p, x = PAPER[k], util.num(r.ppl)
       t[#t + 1] = { k, util.fmt(r.bits_per_weight, 4), string.format("%.4f ± %.2f", x, util.num(r.ppl_err) or 0),
-        b and string.format("%+.2f", x - b) or "–", util.fmt(r.ppl_tps, 3), full and lc[k] or "–",
+        b and string.format("%+.2f", x - b) or "–", util.mark(util.fmt(r.ppl_tps, 3), r), full and lc[k] or "–",
         p[1], util.fmt(p[2], 3), util.fmt(p[3], 3), util.fmt(p[4], 3) }
     end
   end

@@ -52,22 +52,24 @@ local function render(run, util)
   if #batches == 0 then batches = { 1, 4, 8, 16 } end
 
   -- seconds per token-step of the model's linear layers at N rows: sum over its distinct shapes of
-  -- time x projections of that shape per layer, x layers; nil when a shape is missing
+  -- time x projections of that shape per layer, x layers; nil when a shape is missing; and whether
+  -- any of the points summed is flagged
   local function step_time(model, kernel, threads, n)
     local mrows = util.filter(rows, { model = model, kernel = kernel, threads = threads, n = n })
     local all = util.filter(rows, { model = model, kernel = kernel, threads = threads })
     if #mrows == 0 then return nil end
     local shapes = {}
     for _, r in ipairs(all) do shapes[r.m .. "x" .. r.k] = r.roles end
-    local sum = 0
+    local sum, flagged = 0, false
     for key, roles in pairs(shapes) do
       local m, k = key:match("(%d+)x(%d+)")
       local r = util.find(mrows, { m = m, k = k })
       local t = r and util.num(r.t_median_s)
       if not t then return nil end
       sum = sum + t * nroles(roles)
+      flagged = flagged or util.flagged(r) ~= nil
     end
-    return sum * (LAYERS[model] or 1)
+    return sum * (LAYERS[model] or 1), flagged
   end
 
   local out = {}
@@ -89,12 +91,20 @@ local function render(run, util)
       local body, body2 = {}, {}
       for _, b in ipairs(batches) do
         local npp = P and math.min(b * P, 512) or nil
-        local pp, tg = {}, {}
+        local pp, tg, ppf, tgf = {}, {}, {}, {}
         for _, k in ipairs(KERNELS) do
-          local st = step_time(model, k, t, b)
+          local st
+          st, tgf[k] = step_time(model, k, t, b)
           tg[k] = st and b / st or nil
-          local sp = npp and step_time(model, k, t, npp)
+          local sp
+          if npp then sp, ppf[k] = step_time(model, k, t, npp) end
           pp[k] = sp and npp / sp or nil
+        end
+        -- a value or a ratio built from a flagged point carries the mark
+        local function v(x, k) return util.mark(util.fmt(x[k], 3), (x == pp and ppf or tgf)[k] == true) end
+        local function q(x, a, c)
+          local f = x == pp and ppf or tgf
+          return util.mark(util.ratio(x[a], x[c]), f[a] == true or f[c] == true)
         end
         local paper = PAPER[model]
         local function pr(k, i)
@@ -104,20 +114,20 @@ local function render(run, util)
         local function both(ours, theirs) return ours .. " / " .. theirs end
         body[#body + 1] = {
           b,
-          util.fmt(pp.q4_0, 3), util.fmt(pp.q4_0x8, 3), util.fmt(pp.iq4_nl, 3),
-          util.fmt(tg.q4_0, 3), util.fmt(tg.q4_0x8, 3), util.fmt(tg.iq4_nl, 3),
-          both(util.ratio(pp.q4_0x8, pp.q4_0), pr("q4_0x8", 1)),
-          both(util.ratio(tg.q4_0x8, tg.q4_0), pr("q4_0x8", 2)),
-          both(util.ratio(pp.iq4_nl, pp.q4_0), pr("iq4_nl", 1)),
-          both(util.ratio(tg.iq4_nl, tg.q4_0), pr("iq4_nl", 2)),
+          v(pp, "q4_0"), v(pp, "q4_0x8"), v(pp, "iq4_nl"),
+          v(tg, "q4_0"), v(tg, "q4_0x8"), v(tg, "iq4_nl"),
+          both(q(pp, "q4_0x8", "q4_0"), pr("q4_0x8", 1)),
+          both(q(tg, "q4_0x8", "q4_0"), pr("q4_0x8", 2)),
+          both(q(pp, "iq4_nl", "q4_0"), pr("iq4_nl", 1)),
+          both(q(tg, "iq4_nl", "q4_0"), pr("iq4_nl", 2)),
         }
         local p2 = PAPER2[model]
         local function paper2(k, i) return p2 and p2[k][b] and util.fmt(p2[k][b][i], 4) or "–" end
         body2[#body2 + 1] = {
           b,
-          util.fmt(pp.q4_0_4_4, 3), util.fmt(pp.q4_0_4_8, 3), util.fmt(tg.q4_0_4_4, 3), util.fmt(tg.q4_0_4_8, 3),
-          util.ratio(pp.q4_0_4_4, pp.q4_0), util.ratio(pp.q4_0_4_8, pp.q4_0),
-          util.ratio(tg.q4_0_4_4, tg.q4_0), util.ratio(tg.q4_0_4_8, tg.q4_0),
+          v(pp, "q4_0_4_4"), v(pp, "q4_0_4_8"), v(tg, "q4_0_4_4"), v(tg, "q4_0_4_8"),
+          q(pp, "q4_0_4_4", "q4_0"), q(pp, "q4_0_4_8", "q4_0"),
+          q(tg, "q4_0_4_4", "q4_0"), q(tg, "q4_0_4_8", "q4_0"),
           paper2("q4_0_4_4", 1) .. " / " .. paper2("q4_0_4_8", 1), paper2("q4_0_4_4", 2) .. " / " .. paper2("q4_0_4_8", 2),
         }
       end
@@ -159,8 +169,7 @@ local function render(run, util)
   out[#out + 1] = ""
   out[#out + 1] = "**Why they differ.** The paper runs llama.cpp end to end on Graviton3 (Neoverse V1, with the int8 "
     .. "matrix multiply-accumulate (MMLA) instructions Q4_0_8_8 uses) on many cores (the thread count did "
-    .. "not survive in the seed copy); here 2 cores of an Emerald Rapids Xeon VM with "
-    .. "AVX-512 VNNI, and only the linear layers are timed (attention, norms and the classifier are left "
+    .. "not survive in the seed copy); here " .. util.machine_sentence(run) .. ", and only the linear layers are timed (attention, norms and the classifier are left "
     .. "out, so our tokens/s are upper bounds and only the ratios compare). The paper's Q4_0 baseline is "
     .. "llama.cpp's generic kernel, one output row at a time with NEON dot products; bitbench's q4_0 is "
     .. "already an AVX-512 VNNI kernel, so q4_0x8's gain from interleaving 8 rows (sharing each activation "

@@ -62,8 +62,9 @@ local function render(run, util)
         if v then return util.fmt(v, 4) end
         return r[col] == nil and "N/A (no column)" or "unavailable"
       end
-      t[#t + 1] = { model, th, util.fmt(r.tg_tps, 3), util.fmt(gb, 3), dram and util.fmt(dram, 3) or "N/A",
-        (gb and dram) and string.format("%.0f %%", 100 * gb / dram) or "N/A",
+      t[#t + 1] = { model, th, util.mark(util.fmt(r.tg_tps, 3), r), util.mark(util.fmt(gb, 3), r),
+        dram and util.fmt(dram, 3) or "N/A",
+        (gb and dram) and util.mark(string.format("%.0f %%", 100 * gb / dram), r) or "N/A",
         ceil("L3", th) and util.fmt(ceil("L3", th), 3) or "N/A",
         mbps("pcm_dram_read_mbps"), mbps("pcm_dram_write_mbps") }
     end
@@ -72,7 +73,7 @@ local function render(run, util)
     notes[#notes + 1] = string.format("%s (%s MB per token, %s the %s L3): %s thread%s give %s the tokens/s of %s",
       model, bytes and util.fmt(bytes / 1e6, 3) or "?", fits and "fits in" or "exceeds",
       l3 and string.format("%.0f MiB", l3 / 1048576) or "?", tn, tn == "1" and "" or "s",
-      util.ratio(rn and rn.tg_tps, r1 and r1.tg_tps), t1)
+      util.mark(util.ratio(rn and rn.tg_tps, r1 and r1.tg_tps), rn, r1), t1)
   end
   add(util.table({ "model", "threads:", "tok/s:", "derived GB/s:", "DRAM read GB/s:", "derived / DRAM:",
     "L3 read GB/s:", "PCM read MB/s:", "PCM write MB/s:" }, t))
@@ -88,10 +89,14 @@ local function render(run, util)
     .. "whose bytes per token fit in the L3 (see Scaling; bitnet_b1_58-large at tl2_0's 1.67 bits per weight, "
     .. "the paper's model, is one) is read from L3 after the first token, so its ceiling is the L3 column, not "
     .. "DRAM, and it cannot show the paper's DRAM saturation at all; a model that exceeds the L3 (the default "
-    .. "run's 3.8B) is the one to read against the DRAM ceiling. Without PCM (this KVM guest exposes no MSRs "
-    .. "and no PMU) the paper's side-by-side "
-    .. "measured bandwidth curve cannot be drawn here, and the derived bandwidth cannot confirm it: it is "
-    .. "tokens/s rescaled.")
+    .. "run's 3.8B) is the one to read against the DRAM ceiling. "
+    .. ((pcm and pcm.available)
+      and "The PCM columns are the measured side of the paper's curve; the derived bandwidth cannot stand in for "
+        .. "them: it is tokens/s rescaled."
+      or ("Without PCM (" .. ((run.json.machine or {}).virtualized
+          and "this run's machine is a virtual machine, whose guest usually sees no MSRs and no PMU"
+          or "see above") .. ") the paper's side-by-side measured bandwidth curve cannot be drawn here, and the "
+        .. "derived bandwidth cannot confirm it: it is tokens/s rescaled.")))
   return table.concat(out, "\n")
 end
 

@@ -13,14 +13,20 @@ local function render(run, util)
   local model = rows[1].model
   local threads = util.distinct(rows, "threads", true)
 
+  local function point(kernel, t) return util.find(rows, { model = model, kernel = kernel, threads = t }) end
   local function tps(kernel, t)
-    local r = util.find(rows, { model = model, kernel = kernel, threads = t })
+    local r = point(kernel, t)
     return r and util.num(r.tg_tps)
   end
-  local function cell(x) return x and util.fmt(x, 3) or "N/A" end
-  local function ratio(a, b)
-    local s = util.ratio(a, b)
-    return s == "–" and "N/A" or s
+  -- tokens/s of a kernel at a thread count, marked when its point is flagged
+  local function cell(kernel, t)
+    local x = tps(kernel, t)
+    return x and util.mark(util.fmt(x, 3), point(kernel, t)) or "N/A"
+  end
+  -- the speed-up of kernel a at ta over kernel b at tb, marked when either point is flagged
+  local function ratio(a, ta, b, tb)
+    local s = util.ratio(tps(a, ta), tps(b, tb))
+    return s == "–" and "N/A" or util.mark(s, point(a, ta), point(b, tb))
   end
 
   add(string.format("Token generation of %s (tokens/s, median of %s repetitions of %s tokens, batch 1, empty "
@@ -31,8 +37,8 @@ local function render(run, util)
   add("")
   local t = {}
   for _, th in ipairs(threads) do
-    local tl2, tq1, tmac = tps("tl2_0", th), tps("tq1_0", th), tps("tmac_w2", th)
-    t[#t + 1] = { th, cell(tl2), cell(tq1), cell(tmac), ratio(tl2, tq1), ratio(tl2, tmac) }
+    t[#t + 1] = { th, cell("tl2_0", th), cell("tq1_0", th), cell("tmac_w2", th), ratio("tl2_0", th, "tq1_0", th),
+      ratio("tl2_0", th, "tmac_w2", th) }
   end
   t[#t + 1] = { "paper, all (i7)", string.format("%.2f", PAPER_3_8B.tl2_0), string.format("%.2f", PAPER_3_8B.tq1_0),
     string.format("%.2f", PAPER_3_8B.tmac_w2),
@@ -44,7 +50,7 @@ local function render(run, util)
   local t1, tn = threads[1], threads[#threads]
   local scale = {}
   for _, k in ipairs({ "tl2_0", "tq1_0", "tmac_w2" }) do
-    scale[#scale + 1] = string.format("%s %s", k, ratio(tps(k, tn), tps(k, t1)))
+    scale[#scale + 1] = string.format("%s %s", k, ratio(k, tn, k, t1))
   end
   add(string.format("Scaling from %s to %s thread%s: %s. The paper's claims (Appendix B): \"the shape of "
     .. "performance curves of TL2_0 and TQ1_0 in a multi-threaded environment are nearly identical, with TL2_0 "
@@ -56,11 +62,11 @@ local function render(run, util)
   local bytes = {}
   for _, k in ipairs({ "tl2_0", "tq1_0", "tmac_w2" }) do
     local r = util.find(rows, { model = model, kernel = k, threads = tn })
-    if r then bytes[#bytes + 1] = string.format("%s %s GB/s", k, util.fmt(r.tg_gbps_derived, 3)) end
+    if r then bytes[#bytes + 1] = string.format("%s %s GB/s", k, util.mark(util.fmt(r.tg_gbps_derived, 3), r)) end
   end
-  add(string.format("Why it differs. This machine has %s cores, so our thread axis ends before the point where "
-    .. "the paper's curves bend (T-MAC declining from about 5 threads), and with 1-%s cores on a 28 GB/s DRAM "
-    .. "path (`bitbench roofline`) the kernels that spend many instructions per weight are compute-bound, which "
+  add(string.format("Why it differs. This run's machine is %s. Our thread axis ends at %s, %s the point where "
+    .. "the paper's curves bend (T-MAC declining from about 5 threads), and with %s-%s threads (%s) the kernels "
+    .. "that spend many instructions per weight can be compute-bound, which "
     .. "favours the kernel with the fewest. Derived weight "
     .. "bandwidth at %s thread%s: %s. tl2_0 over tq1_0 is %s here at %s thread%s against 1.33× on the i7 with "
     .. "all threads: tq1_0's base-3 unpacking costs several times the cycles per weight of tl2_0 and tmac_w2 "
@@ -68,8 +74,9 @@ local function render(run, util)
     .. "on the bandwidth-bound i7. Between the two lookup-table kernels the gap here is set by their bytes per "
     .. "weight (1.67 against tmac_w2's 2.31, "
     .. "scales included) and their table work, not by the bandwidth wall the i7 hits.",
-    (run.json.machine or {}).cores or "?", (run.json.machine or {}).cores or "?", tn, tn == "1" and "" or "s",
-    #bytes > 0 and table.concat(bytes, ", ") or "N/A", ratio(tps("tl2_0", tn), tps("tq1_0", tn)), tn,
+    util.machine_sentence(run), tn, (tonumber(tn) or 0) < 5 and "before" or "at or past", t1, tn,
+    util.dram_text(run.profile), tn, tn == "1" and "" or "s",
+    #bytes > 0 and table.concat(bytes, ", ") or "N/A", ratio("tl2_0", tn, "tq1_0", tn), tn,
     tn == "1" and "" or "s"))
   return table.concat(out, "\n")
 end

@@ -40,6 +40,8 @@ local function weights_of(run, model, kernel)
   return "–"
 end
 
+-- The perplexities do not depend on timing; tokens/s does, and carries the mark when its row is
+-- flagged (busy, or a wide range of its repetitions).
 local function render(run, util)
   local out = {}
   local function add(s) out[#out + 1] = s end
@@ -73,7 +75,7 @@ local function render(run, util)
       end
       t[#t + 1] = { k, util.fmt(r.bits_per_weight, 3), weights_of(run, r.ppl_model, r.kernel),
         string.format("%.4f ± %.2f", util.num(r.ppl), util.num(r.ppl_err) or 0), delta(f16), delta(ref),
-        util.fmt(r.ppl_tps, 3), p[2], p[1] }
+        util.mark(util.fmt(r.ppl_tps, 3), r), p[2], p[1] }
     end
   end
   add(util.table({ "kernel", "bpw:", "weights", "PPL:", "vs f16:", "vs i2_s:", "tokens/s:", "paper's claim",

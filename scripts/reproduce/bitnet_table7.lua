@@ -62,7 +62,7 @@ local function render(run, util)
   -- ours: the number, N/A when it does not fit in memory (the paper's N/A), "–" when not run
   local function ours_cell(model, kernel)
     local x = tps(model, kernel)
-    if x then return util.fmt(x, 3) end
+    if x then return util.mark(util.fmt(x, 3), point(model, kernel)) end
     return no_fit[model .. "/" .. kernel] and "N/A" or "–"
   end
 
@@ -107,6 +107,7 @@ local function render(run, util)
   local t2 = {}
   for _, m in ipairs(models) do
     local f16, tq1, q4 = tps(m.name, "f16"), tps(m.name, "tq1_0"), tps(m.name, "q4_0")
+    local rf16, rtq1, rq4 = point(m.name, "f16"), point(m.name, "tq1_0"), point(m.name, "q4_0")
     local pf16, ptq1, pq4 = paper(m.size, "f16"), paper(m.size, "tq1_0"), paper(m.size, "q4_0")
     for _, k in ipairs(KERNELS) do
       local r = point(m.name, k)
@@ -114,10 +115,10 @@ local function render(run, util)
       if not r and not px then goto next_kernel end
       local function na(s) return s == "–" and "N/A" or s end
       t2[#t2 + 1] = { m.size, k, r and util.fmt(r.bits_per_weight, 3) or "N/A", ours_cell(m.name, k),
-        r and util.fmt(r.tg_gbps_derived, 3) or "N/A",
-        na(util.ratio(x, f16)), na(util.ratio(px, pf16)),
-        na(util.ratio(x, tq1)), na(util.ratio(px, ptq1)),
-        na(util.ratio(x, q4)), na(util.ratio(px, pq4)) }
+        r and util.mark(util.fmt(r.tg_gbps_derived, 3), r) or "N/A",
+        util.mark(na(util.ratio(x, f16)), r, rf16), na(util.ratio(px, pf16)),
+        util.mark(na(util.ratio(x, tq1)), r, rtq1), na(util.ratio(px, ptq1)),
+        util.mark(na(util.ratio(x, q4)), r, rq4), na(util.ratio(px, pq4)) }
       ::next_kernel::
     end
   end
@@ -131,7 +132,8 @@ local function render(run, util)
     if tps(models[i].name, "i2_s") then big = models[i]; break end
   end
   local function both(a, b)
-    return string.format("%s here, %s on the i7", util.ratio(tps(big.name, a), tps(big.name, b)),
+    return string.format("%s here, %s on the i7",
+      util.mark(util.ratio(tps(big.name, a), tps(big.name, b)), point(big.name, a), point(big.name, b)),
       util.ratio(paper(big.size, a), paper(big.size, b)))
   end
   add(string.format("Headline ratios of §4.1.3 at %s: i2_s over f16 %s (the paper: up to 6.25×); tl2_0 over "
@@ -152,18 +154,18 @@ local function render(run, util)
   end
   local function gbps(kernel)
     local r = point(big.name, kernel)
-    return r and util.fmt(r.tg_gbps_derived, 3) or "N/A"
+    return r and util.mark(util.fmt(r.tg_gbps_derived, 3), r) or "N/A"
   end
   add(string.format("Why the ratios differ. The paper's i7-13700H (\"20C\" in Table 7) has AVX2 but no AVX-512 "
-    .. "and a DRAM bandwidth below 100 GB/s (Appendix C.1); here %s cores of an Emerald-Rapids-class Xeon (KVM "
-    .. "guest) with AVX-512 VNNI/VBMI read about 28 GB/s from DRAM (`bitbench roofline`). With so few cores the "
-    .. "kernels that spend many instructions per weight are compute-bound rather than bandwidth-bound: at %s, "
+    .. "and a DRAM bandwidth below 100 GB/s (Appendix C.1); here %s. With %s the "
+    .. "kernels that spend many instructions per weight can be compute-bound rather than bandwidth-bound: at %s, "
     .. "tq1_0 (base-3 unpacking: several times i2_s's cycles per weight, see γ in "
     .. "results/reference/machine-profile.json) derives %s GB/s of weights against %s GB/s for i2_s and %s GB/s "
     .. "for tl2_0, and f16 %s GB/s. The L3 here is %s: points whose bytes per token fit in it (%s) are not DRAM-bound, "
     .. "whereas every row of the paper's table exceeds the i7's 24 MB L3. Weights are synthetic (speed does "
     .. "not depend on their values), and the layers are real copies in memory, so every token streams all of "
-    .. "them.", mach.cores or "?", big.size, gbps("tq1_0"), gbps("i2_s"), gbps("tl2_0"), gbps("f16"),
+    .. "them.", util.machine_sentence(run), mach.cores and (mach.cores .. " core" .. (mach.cores == 1 and "" or "s"))
+      or "an unrecorded number of cores", big.size, gbps("tq1_0"), gbps("i2_s"), gbps("tl2_0"), gbps("f16"),
     l3 and string.format("%.0f MiB", l3 / 1048576) or "large",
     #in_l3 > 0 and table.concat(in_l3, ", ") or "none in this run"))
   return table.concat(out, "\n")

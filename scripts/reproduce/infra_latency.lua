@@ -55,8 +55,10 @@ local function render(run, util)
     local lf, li, lt = latency(f), latency(i2), latency(t2)
     local function s(x) return x and util.fmt(x, 3) or "N/A" end
     body[#body + 1] = {
-      p.size, p.model, f and util.fmt(f.tg_gbps_derived, 3) or "N/A", s(lf), s(li), s(lt),
-      (lf and li) and util.ratio(lf, li) or "N/A", (lf and lt) and util.ratio(lf, lt) or "N/A",
+      p.size, p.model, f and util.mark(util.fmt(f.tg_gbps_derived, 3), f) or "N/A", util.mark(s(lf), f),
+      util.mark(s(li), i2), util.mark(s(lt), t2),
+      (lf and li) and util.mark(util.ratio(lf, li), f, i2) or "N/A",
+      (lf and lt) and util.mark(util.ratio(lf, lt), f, t2) or "N/A",
       p.speedup and string.format("%.2f× (%s s / %s s)", p.speedup, p.f16, p.bitnet) or "–",
     }
   end
@@ -109,9 +111,9 @@ local function render(run, util)
     .. table.concat(unfit_list, ", ") .. ".") or ""
   add("")
   add("Why they differ. The seed measures bitnet.cpp on a Core Ultra 7-155H laptop chip's P-cores; "
-    .. "this VM has 2 cores of an Emerald-Rapids Xeon reading about 28 GB/s from DRAM (README, "
-    .. "`bitbench roofline`), where f16 decode of the seed's sizes streams its weights from DRAM "
-    .. "(the f16 column above), while i2_s and tl2_0 must also keep up with that stream on 2 cores "
+    .. "here " .. util.machine_sentence(run) .. ", where f16 decode of the seed's sizes streams its weights from DRAM "
+    .. "(the f16 column above), while i2_s and tl2_0 must also keep up with that stream on "
+    .. tostring((run.json.machine or {}).cores or "its") .. " cores "
     .. "(their compute bound: measurement.md's γ table and intel_fig4). "
     .. "Prefill (a 16-token GEMM) is part of the latency, as it is of "
     .. "any generation. The default run stops at 2.7B; `--full` adds 7B, 13B and 30B." .. unfit .. util.llc_note(run, rows))

@@ -55,9 +55,10 @@ local function render(run, util)
     local p = PAPER[m]
     body[#body + 1] = {
       p and p.label or m, b and util.fmt(b.tg_gbps_derived, 3) or "N/A",
-      b and util.fmt(b.tg_tps, 3) or "N/A", i2 and util.fmt(i2.tg_tps, 3) or "N/A", i1 and util.fmt(i1.tg_tps, 3) or "N/A",
-      (b and i2) and util.ratio(i2.tg_tps, b.tg_tps) or "N/A", p and list(p.int2) or "–",
-      (b and i1) and util.ratio(i1.tg_tps, b.tg_tps) or "N/A", p and list(p.int1) or "–",
+      b and util.mark(util.fmt(b.tg_tps, 3), b) or "N/A", i2 and util.mark(util.fmt(i2.tg_tps, 3), i2) or "N/A",
+      i1 and util.mark(util.fmt(i1.tg_tps, 3), i1) or "N/A",
+      (b and i2) and util.mark(util.ratio(i2.tg_tps, b.tg_tps), b, i2) or "N/A", p and list(p.int2) or "–",
+      (b and i1) and util.mark(util.ratio(i1.tg_tps, b.tg_tps), b, i1) or "N/A", p and list(p.int1) or "–",
     }
   end
   add(util.table({ "model", "bf16 weight GB/s:", "bf16 t/s:", "up_i2 t/s:", "up_i1 t/s:", "up_i2 / bf16:", "paper 2-bit / BF16:",
@@ -83,9 +84,11 @@ local function render(run, util)
     body2[#body2 + 1] = {
       PAPER[m] and PAPER[m].label or m, util.fmt(alpha, 3), pa and util.fmt(pa.alpha, 2) or "–",
       x(amdahl(alpha, 8)), pa and string.format("%.1f×", pa.s2) or "–",
-      x(x2), x(amdahl(alpha, x2)), (b and i2) and util.ratio(i2.tg_tps, b.tg_tps) or "N/A",
+      util.mark(x(x2), b, i2), util.mark(x(amdahl(alpha, x2)), b, i2),
+      (b and i2) and util.mark(util.ratio(i2.tg_tps, b.tg_tps), b, i2) or "N/A",
       x(amdahl(alpha, 16)), pa and string.format("%.1f×", pa.s1) or "–",
-      x(x1), x(amdahl(alpha, x1)), (b and i1) and util.ratio(i1.tg_tps, b.tg_tps) or "N/A",
+      util.mark(x(x1), b, i1), util.mark(x(amdahl(alpha, x1)), b, i1),
+      (b and i1) and util.mark(util.ratio(i1.tg_tps, b.tg_tps), b, i1) or "N/A",
     }
   end
   add(util.table({ "model", "α here:", "α paper (ARL):", "s(x=8) here:", "s(x=8) paper:", "GEMV x, up_i2:",
@@ -95,23 +98,27 @@ local function render(run, util)
   -- alpha here against the paper's (ARL, Falcon3-1B), to say which way it moves the bound
   local fb = point("falcon3-1b", "bf16")
   local a_here = fb and util.num(fb.matmul_share)
+  local gbps = util.dram_gbps(run.profile)
+  local dram = gbps and (util.fmt(gbps, 3) .. " GB/s") or "DRAM bandwidth not measured"
+  local per_token_8b = gbps and string.format("%s s per token at %s GB/s", util.fmt(15 / gbps, 2), util.fmt(gbps, 3))
+    or "seconds per token at any DRAM bandwidth a few cores draw"
   local alpha_text = ""
   if a_here then
     alpha_text = string.format(" On Falcon3-1B α is %.2f here against the paper's 0.87 on ARL: %s.", a_here,
-      a_here > 0.87 and "the BF16 weight stream is slower here (about 28 GB/s against ARL's 98 GB/s) "
+      a_here > 0.87 and "the BF16 weight stream is slower here (" .. dram .. " against ARL's 98 GB/s) "
         .. "and this C engine does little else per token (the paper runs PyTorch-TPP, whose per-operator "
         .. "costs presumably belong to the other 13%), so α and the Amdahl bound are higher here"
       or "what is not a GEMV (attention over the KV cache, norms, RoPE, activations) takes a larger share "
-        .. "on 2 cores than on ARL's 24, so the Amdahl bound here is lower")
+        .. "on " .. tostring((run.json.machine or {}).cores or "?") .. " cores than on ARL's 24, so the Amdahl bound here is lower")
   end
-  add("Why they differ. The paper's machines read 75-98 GB/s with 8-24 cores; this VM has 2 cores of an "
-    .. "Emerald-Rapids Xeon reading about 28 GB/s from DRAM (measurement.md, `bitbench roofline`; the column "
+  add("Why they differ. The paper's machines read 75-98 GB/s with 8-24 cores; here "
+    .. util.machine_sentence(run) .. " (the column "
     .. "\"bf16 weight GB/s\" is the weight bytes per token times tokens/s), so BF16 decode is DRAM-bound "
     .. "here too, while the low-bit kernels meet the compute side of the roofline sooner (intel_fig4: γ "
     .. "and ebw), the 1-bit one first; the measured GEMV speed-up x, not the byte ratio, is then what "
     .. "bounds the end-to-end speed-up." .. alpha_text .. " Weights are synthetic (the paper, too, uses "
     .. "dummy low-bit weights for Llama-3-8B and Falcon3-1B). The default run leaves out Llama-3-8B "
-    .. "(15 GB of BF16 weights per token: over half a second per token at 28 GB/s); `--full` runs it, "
+    .. "(15 GB of BF16 weights per token: " .. per_token_8b .. "); `--full` runs it, "
     .. "with 128 generated tokens as the paper does." .. util.llc_note(run, rows))
   return table.concat(out, "\n")
 end

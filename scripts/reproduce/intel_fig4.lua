@@ -73,8 +73,8 @@ local function render(run, util)
       if g and beta_total then
         model = math.min(beta_total, tmax * 4 * g.bits_per_weight / g.gamma_cycles_per_32_weights * clock)
       end
-      r2[#r2 + 1] = { r.kernel .. "@" .. r.variant, r.m .. "×" .. r.k, util.fmt(r.gbps, 3), util.fmt(model, 3),
-        (model and util.num(r.gbps)) and util.ratio(util.num(r.gbps), model) or "N/A" }
+      r2[#r2 + 1] = { r.kernel .. "@" .. r.variant, r.m .. "×" .. r.k, util.mark(util.fmt(r.gbps, 3), r),
+        util.fmt(model, 3), (model and util.num(r.gbps)) and util.mark(util.ratio(util.num(r.gbps), model), r) or "N/A" }
     end
     add(string.format("Measured GEMV (N = 1, from DRAM, %d threads) against the model's %d·ebw in GB/s "
       .. "(min(β, %d·B/γ·clock); γ of another variant than the one that ran gives N/A):", tmax, tmax, tmax))
@@ -96,7 +96,7 @@ local function render(run, util)
   if beta_core then
     if beta_core > 3.52 then
       beta_text = string.format("β per core (%.2f bytes/cycle) is larger here than on any of the paper's "
-        .. "platforms (2 cores share a server's memory system), which moves every kernel toward the "
+        .. "platforms (" .. tmax .. " cores share this machine's memory system), which moves every kernel toward the "
         .. "compute-bound side of Fig. 4, the 1-bit one first, as on the paper's LNL. ", beta_core)
     elseif beta_core >= 3.18 then
       beta_text = string.format("β per core (%.2f bytes/cycle) is close to the paper's LNL (3.18-3.52), the "
@@ -108,11 +108,11 @@ local function render(run, util)
   end
   add("Why they differ. γ here comes from the AVX-512 variants (64 weights per instruction, so per "
     .. "32 weights about half the instructions of the paper's 256-bit AVX2-VNNI sequence: 1 shift + "
-    .. "2 AND + 4 shuffles + 4 VNNI per 128 2-bit weights), on an Emerald-Rapids core issuing about "
-    .. "two VNNI and one byte shuffle per cycle (measurement.md, `bitbench roofline`); the paper's P and E cores "
+    .. "2 AND + 4 shuffles + 4 VNNI per 128 2-bit weights), on this machine ("
+    .. util.machine_sentence(run) .. "); the paper's P and E cores "
     .. "are those of Core Ultra client chips (ARL, ARLH, LNL). γ here is the whole GEMV matmul on cache-resident weights "
     .. "(loads, loop and reduction included), not the isolated up-convert sequence the paper times. "
-    .. beta_text .. "Measured under whatever else shares the VM: the profile takes the fastest "
+    .. beta_text .. "Measured under whatever else shares the machine: the profile takes the fastest "
     .. "of many short runs, so a disturbed figure is only slower.")
   return table.concat(out, "\n")
 end

@@ -30,6 +30,14 @@ local function shape_label(r)
   return name
 end
 
+-- How much of the DRAM bandwidth one core draws, from the machine profile ("" without it).
+local function single_core(run, util)
+  local one = util.dram_gbps(run.profile, 1)
+  local all, t = util.dram_gbps(run.profile)
+  if not one or not all or t == 1 then return "" end
+  return string.format(" (one core alone %s GB/s, %s of it)", util.fmt(one, 3), util.ratio(one, all))
+end
+
 local function render(run, util)
   local rows = util.filter(run.csv, { n = 1 })
   if #rows == 0 then return "No GEMV rows in results.csv (N/A)." end
@@ -48,7 +56,7 @@ local function render(run, util)
   local function gbps(shape, col, t)
     local r = util.find(rows, { m = shape.m, k = shape.k, model = shape.model or "", roles = shape.roles or "",
       kernel = col.kernel, variant = col.variant, threads = t })
-    return r and util.num(r.gbps)
+    return r and util.num(r.gbps), r
   end
 
   local out = {}
@@ -64,21 +72,23 @@ local function render(run, util)
     if c ~= q8 and q8 then header[#header + 1] = c.key .. " / q8_0:" end
   end
   local body = {}
-  local ratio_lists = {}
+  local ratio_lists, ratio_flagged = {}, {}
   for _, s in ipairs(shapes) do
     local line = { shape_label(s) }
     for _, c in ipairs(cols) do
-      local v = gbps(s, c, tmax)
-      line[#line + 1] = v and util.fmt(v, 3) or "N/A"
+      local v, r = gbps(s, c, tmax)
+      line[#line + 1] = v and util.mark(util.fmt(v, 3), r) or "N/A"
     end
-    local base = q8 and gbps(s, q8, tmax)
+    local base, base_row
+    if q8 then base, base_row = gbps(s, q8, tmax) end
     for _, c in ipairs(cols) do
       if c ~= q8 and q8 then
-        local v = gbps(s, c, tmax)
-        line[#line + 1] = (v and base) and util.ratio(v, base) or "N/A"
+        local v, r = gbps(s, c, tmax)
+        line[#line + 1] = (v and base) and util.mark(util.ratio(v, base), r, base_row) or "N/A"
         if v and base then
           ratio_lists[c.key] = ratio_lists[c.key] or {}
           table.insert(ratio_lists[c.key], v / base)
+          ratio_flagged[c.key] = ratio_flagged[c.key] or util.flagged(r) ~= nil or util.flagged(base_row) ~= nil
         end
       end
     end
@@ -91,15 +101,18 @@ local function render(run, util)
   if #threads > 1 then
     local tl = {}
     for _, c in ipairs(cols) do
-      local one, all = {}, {}
+      local one, all, f1, fa = {}, {}, false, false
       for _, s in ipairs(shapes) do
-        one[#one + 1] = gbps(s, c, threads[1])
-        all[#all + 1] = gbps(s, c, tmax)
+        local v, r = gbps(s, c, threads[1])
+        one[#one + 1], f1 = v, f1 or util.flagged(r) ~= nil
+        v, r = gbps(s, c, tmax)
+        all[#all + 1], fa = v, fa or util.flagged(r) ~= nil
       end
       local m1, ma = util.median(one), util.median(all)
-      tl[#tl + 1] = { c.key, util.fmt(m1, 3), util.fmt(ma, 3), (m1 and ma) and util.ratio(ma, m1) or "N/A" }
+      tl[#tl + 1] = { c.key, util.mark(util.fmt(m1, 3), f1), util.mark(util.fmt(ma, 3), fa),
+        (m1 and ma) and util.mark(util.ratio(ma, m1), f1 or fa) or "N/A" }
     end
-    add("Median over the shapes, per thread count:")
+    add("Median over the shapes, per thread count (marked when a flagged point is among them):")
     add("")
     add(util.table({ "kernel", "GB/s, " .. threads[1] .. " thread:", "GB/s, " .. tmax .. " threads:",
       "scaling:" }, tl))
@@ -124,9 +137,10 @@ local function render(run, util)
         if tk and tq and tk > 0 then speed[#speed + 1] = tq / tk; bits, qbits = bk, bq end
       end
       local sp = util.median(speed)
-      summary[#summary + 1] = string.format("%s %.2f–%.2f× of q8_0's bandwidth (median %.2f×), i.e. a median "
+      summary[#summary + 1] = string.format("%s %.2f–%.2f× of q8_0's bandwidth (median %.2f×%s), i.e. a median "
         .. "speed-up in time of %s over q8_0 where the bytes alone would give %s", c.key, l[1], l[#l],
-        util.median(l), sp and string.format("%.2f×", sp) or "N/A",
+        util.median(l), ratio_flagged[c.key] and (", " .. util.MARK .. " flagged points among the shapes") or "",
+        sp and string.format("%.2f×", sp) or "N/A",
         (bits and qbits and bits > 0) and string.format("%.2f×", qbits / bits) or "N/A")
     end
   end
@@ -144,13 +158,14 @@ local function render(run, util)
   add("Ours: " .. (#summary > 0 and table.concat(summary, "; ") or "N/A (no q8_0 and up-convert rows on the same shapes)") .. ".")
   add("")
   add("Why they differ. The paper's machines have 8-24 cores sharing 75-98 GB/s, so each core must "
-    .. "draw only 0.8-3.5 bytes/cycle; this VM has 2 cores of an Emerald-Rapids Xeon, and one core "
-    .. "alone draws more than half of what both draw from DRAM (measurement.md, `bitbench roofline`), so per core the up-convert sequence "
+    .. "draw only 0.8-3.5 bytes/cycle; here " .. util.machine_sentence(run)
+    .. single_core(run, util) .. ", so per core the up-convert sequence "
     .. "must keep up with several bytes per cycle (intel_fig4 measures where it does). The kernels here "
     .. "are the AVX-512 variants (64 weights per instruction; the paper's are 256-bit AVX2-VNNI; "
-    .. "`--full` adds the `@avxvnni` variants). The last-level cache of this machine is large "
-    .. "(260 MiB), which is why the sweep rotates packed copies exceeding twice its size; with only "
-    .. "two threads the pool's fork/join cost (about 0.5 µs, results.md, \"Harness overhead\") weighs on the "
+    .. "`--full` adds the `@avxvnni` variants). The sweep rotates packed copies exceeding twice the "
+    .. "last-level cache (" .. (util.llc_text(run) or "its size not recorded in run.json") .. " here) so that "
+    .. "every call reads its weights from DRAM; with " .. tmax .. " thread" .. (tmax == "1" and "" or "s")
+    .. " the pool's fork/join cost (about 0.5 µs, results.md, \"Harness overhead\") weighs on the "
     .. "small shapes (MobileLLM's 320×1600 k+v is 128 KB in 2-bit) as OpenMP's 1 µs does in the paper. "
     .. "The paper's text names only its smallest shape (1600×1600); the shapes here are each model's "
     .. "distinct projection shapes (models/, roles as in `bitbench list models`). "

@@ -1,6 +1,8 @@
 -- Report for experiments/tmac_accuracy.lua: T-MAC (seed 002) §5.6, the output error that table
 -- quantization (tmac_wB) and fast aggregation (tmac_wB_fa) add over exact tables (tmac_wB_exact).
 
+-- Every figure here is an error, which does not depend on timing; a point the harness flagged for
+-- its timing spread (results.csv's spread_flag, busy) has nothing to mark in this report.
 local function render(run, util)
   local rows = run.csv or {}
   local out = {}

@@ -24,19 +24,20 @@ local function render(run, util)
   local body, gen = {}, nil
   for _, m in ipairs(models) do
     for _, t in ipairs(threads) do
-      local cells, tps = { m, t }, {}
+      local cells, tps, row = { m, t }, {}, {}
       local any = false
       for _, k in ipairs(KERNELS) do
         local r = util.find(rows, { model = m, kernel = k, threads = t })
-        tps[k] = r and util.num(r.tg_tps) or nil
+        tps[k], row[k] = r and util.num(r.tg_tps) or nil, r
         if r then any = true; gen = gen or r.gen end
-        cells[#cells + 1] = tps[k] and util.fmt(tps[k], 3) or "N/A"
+        cells[#cells + 1] = tps[k] and util.mark(util.fmt(tps[k], 3), r) or "N/A"
       end
       for _, b in ipairs(BASELINES) do
-        cells[#cells + 1] = (tps.tmac_w2 and tps[b]) and util.ratio(tps.tmac_w2, tps[b]) or "N/A"
+        cells[#cells + 1] = (tps.tmac_w2 and tps[b]) and util.mark(util.ratio(tps.tmac_w2, tps[b]), row.tmac_w2, row[b])
+          or "N/A"
       end
-      local r = util.find(rows, { model = m, kernel = "tmac_w2", threads = t })
-      cells[#cells + 1] = r and util.fmt(r.tg_gbps_derived, 3) or "N/A"
+      local r = row.tmac_w2
+      cells[#cells + 1] = r and util.mark(util.fmt(r.tg_gbps_derived, 3), r) or "N/A"
       -- a model that only the full size runs is left out of the smaller runs' tables
       if any or m == "bitnet-b1.58-3b" then body[#body + 1] = cells end
     end
@@ -58,9 +59,18 @@ local function render(run, util)
     .. "BitNet-3B, so the comparison here is with that upper bound: the paper's ratio over llama.cpp is "
     .. "at most 4.00×."
   out[#out + 1] = ""
-  out[#out + 1] = "**Why they differ.** Here decode streams about 0.8-1 GB of packed weights per token from DRAM "
-    .. "(the model does not fit the 260 MiB L3) through one or two cores of an Emerald Rapids VM "
-    .. "(about 14-16 / 27-28 GB/s read, `bitbench roofline`), so tokens/s follows bytes per token more than arithmetic: tmac_w2 stores "
+  -- the bytes each token reads, over the points measured
+  local lo, hi
+  for _, r in ipairs(rows) do
+    local b = util.num(r.weight_bytes_per_token)
+    if b then lo, hi = math.min(lo or b, b), math.max(hi or b, b) end
+  end
+  local bytes = lo and (lo == hi and string.format("%s GB", util.fmt(lo / 1e9, 2))
+    or string.format("%s-%s GB", util.fmt(lo / 1e9, 2), util.fmt(hi / 1e9, 2))) or "N/A"
+  out[#out + 1] = "**Why they differ.** Here decode reads " .. bytes .. " of packed weights per token "
+    .. "(weight_bytes_per_token) with " .. table.concat(threads, " or ") .. " threads on "
+    .. util.machine_sentence(run) .. "." .. util.llc_note(run, rows)
+    .. " Where the weights stream from DRAM, tokens/s follows bytes per token more than arithmetic: tmac_w2 stores "
     .. "2.31 bits per weight, i2_s 2, tq2_0 2.06, tq1_0 1.69, q2_k 2.63, and the f16 classifier adds the "
     .. "same ~200 MB to every kernel. The M2-Ultra has 800 GB/s of memory bandwidth (Apple's figure), where compute, which "
     .. "T-MAC reduces, decides more. The baselines are bitbench's AVX-512 VNNI re-implementations of the "

@@ -12,14 +12,16 @@ local function us(t) return t and t * 1e6 or nil end
 local function render(run, util)
   local rows = run.csv or {}
   local out = {}
+  -- the time and its row (the row for the flag mark)
   local function time_of(sweep, kernel, m, k, n, threads)
     local r = util.find(rows, { sweep = sweep, kernel = kernel, m = m, k = k, n = n, threads = threads })
-    return r and util.num(r.t_median_s) or nil
+    return r and util.num(r.t_median_s) or nil, r
   end
   local variants = {}
   for _, r in ipairs(rows) do variants[r.kernel] = r.variant end
 
-  local best_gemv, best_gemm = nil, nil
+  -- the largest speed-up per sweep, and whether it is built from a flagged point
+  local best = {}
   for _, sweep in ipairs({ "gemv", "gemm" }) do
     local srows = util.filter(rows, { sweep = sweep })
     local keys, seen = {}, {}
@@ -42,26 +44,27 @@ local function render(run, util)
       local cells = { shape, key.threads }
       local ratios = {}
       for _, b in ipairs(BASE) do
-        local t = time_of(sweep, b.tmac, key.m, key.k, key.n, key.threads)
-        cells[#cells + 1] = util.fmt(us(t), 3)
+        local t, tr = time_of(sweep, b.tmac, key.m, key.k, key.n, key.threads)
+        cells[#cells + 1] = util.mark(util.fmt(us(t), 3), tr)
         if b.base then
-          local tb = time_of(sweep, b.base, key.m, key.k, key.n, key.threads)
-          ratios[#ratios + 1] = util.ratio(tb, t)
-          if t and tb then
-            local s = tb / t
-            if sweep == "gemv" then best_gemv = math.max(best_gemv or 0, s) else best_gemm = math.max(best_gemm or 0, s) end
+          local tb, br = time_of(sweep, b.base, key.m, key.k, key.n, key.threads)
+          ratios[#ratios + 1] = util.mark(util.ratio(tb, t), tr, br)
+          if t and tb and (not best[sweep] or tb / t > best[sweep].s) then
+            best[sweep] = { s = tb / t, flagged = util.flagged(tr) ~= nil or util.flagged(br) ~= nil }
           end
         else
           ratios[#ratios + 1] = "N/A"
         end
       end
-      cells[#cells + 1] = util.fmt(us(time_of(sweep, "q2_k", key.m, key.k, key.n, key.threads)), 3)
-      cells[#cells + 1] = util.fmt(us(time_of(sweep, "q4_0", key.m, key.k, key.n, key.threads)), 3)
+      for _, base in ipairs({ "q2_k", "q4_0" }) do
+        local tb, br = time_of(sweep, base, key.m, key.k, key.n, key.threads)
+        cells[#cells + 1] = util.mark(util.fmt(us(tb), 3), br)
+      end
       -- T-MAC's claim of linear scaling with the bit width: time of w4 over w1
-      local t1 = time_of(sweep, "tmac_w1", key.m, key.k, key.n, key.threads)
-      local t4 = time_of(sweep, "tmac_w4", key.m, key.k, key.n, key.threads)
+      local t1, r1 = time_of(sweep, "tmac_w1", key.m, key.k, key.n, key.threads)
+      local t4, r4 = time_of(sweep, "tmac_w4", key.m, key.k, key.n, key.threads)
       for _, r in ipairs(ratios) do cells[#cells + 1] = r end
-      cells[#cells + 1] = util.ratio(t4, t1)
+      cells[#cells + 1] = util.mark(util.ratio(t4, t1), r1, r4)
       body[#body + 1] = cells
     end
     local first = srows[1]
@@ -81,6 +84,11 @@ local function render(run, util)
     out[#out + 1] = ""
   end
 
+  local function best_text(sweep)
+    local b = best[sweep]
+    return b and util.mark(string.format("%.2f×", b.s), b.flagged) or "N/A"
+  end
+
   local vs = {}
   for _, k in ipairs({ "tmac_w2", "q2_k", "q4_0" }) do
     if variants[k] then vs[#vs + 1] = k .. "@" .. variants[k] end
@@ -98,19 +106,21 @@ local function render(run, util)
     .. "in the copy). Linear scaling means t(w4) / t(w1) = 4 where the kernel is compute-bound (mpGEMM); "
     .. "from DRAM it tends to the ratio of the stored sizes, 4.31 / 1.31 = 3.3. "
     .. string.format("Here the largest speed-up over the llama.cpp kernel is %s for mpGEMV and %s for "
-      .. "mpGEMM (paper: up to 6.6×, across its devices and shapes).",
-      best_gemv and string.format("%.2f×", best_gemv) or "N/A", best_gemm and string.format("%.2f×", best_gemm) or "N/A")
+      .. "mpGEMM (paper: up to 6.6×, across its devices and shapes)%s.", best_text("gemv"), best_text("gemm"),
+      ((best.gemv or {}).flagged or (best.gemm or {}).flagged)
+        and ("; " .. util.MARK .. ": built from a point the harness flagged, so not a finding") or "")
   out[#out + 1] = ""
   out[#out + 1] = "**Why they differ.** The paper measures edge CPUs (the seed copy names Apple M2-Ultra and "
     .. "Raspberry Pi 5; NEON `tbl` and AVX2 `pshufb` lookups, §4) against llama.cpp b2794's own kernels. Here "
-    .. "both sides are bitbench's implementations on 2 cores of an Emerald Rapids Xeon VM with AVX-512: "
+    .. "both sides are bitbench's implementations on " .. util.machine_sentence(run) .. ". In the AVX-512 "
+    .. "variants (see the variants that ran, above) "
     .. "T-MAC's lookups use 64-byte `vpermb` tables (four 16-entry tables per register, where AVX2 "
     .. "`pshufb` holds one) summed by `vpdpbusd`, and the multiply-add baselines use VNNI too, which "
     .. "narrows the gap the paper saw against NEON/AVX2 dequantize-and-multiply. mpGEMV reads the "
-    .. "weights from DRAM (about 14-16 GB/s on one core, 27-28 GB/s on two, `bitbench roofline`): where both kernels reach the memory "
+    .. "weights from DRAM (" .. util.dram_text(run.profile) .. "): where both kernels reach the memory "
     .. "ceiling the ratio tends to the ratio of their bits per weight (tmac_wB stores B + 0.31 bits, "
-    .. "q2_k 2.625, q4_0 4.5), not the compute ratio. The mpGEMM weights (N = 256) stay in the 260 MiB "
-    .. "L3 and the ratio is the compute ratio. The weights are synthetic Gaussian, each kernel quantizing "
+    .. "q2_k 2.625, q4_0 4.5), not the compute ratio. The mpGEMM weights (N = 256) stay in the "
+    .. (util.llc_text(run) or "last-level cache") .. " and the ratio is the compute ratio. The weights are synthetic Gaussian, each kernel quantizing "
     .. "them with its own format."
   return table.concat(out, "\n")
 end

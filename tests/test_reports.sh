@@ -1,0 +1,107 @@
+#!/bin/sh
+# The paper-table reports (scripts/reproduce.lua and its modules) never present a flagged point as
+# a finding, and describe the run's own machine: a small results folder with one flagged row
+# renders the mark on that value and on the ratio built from it, with the legend under the table;
+# a run.json naming another CPU renders that CPU, with the DRAM figure of its machine profile, or
+# says the figure was not measured when there is no profile.
+src="$BITBENCH_SOURCE_DIR"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v lua5.4 >/dev/null || fail "lua5.4 is not installed (scripts/bootstrap installs it)"
+
+ref=$(ls -d "$src"/results/reference/intel_gemv-* | tail -1)
+run="$tmp/results/intel_gemv-20990101-000000"
+mkdir -p "$run"
+# one shape at N = 1 from the reference run: q8_0 and up_i2 not flagged, up_i1 flagged with a
+# small IQR and a huge sd (the case a "spread 11 %" note misread)
+awk -F, 'BEGIN { OFS = "," }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    $c["m"] == 4352 && $c["k"] == 1600 && $c["n"] == 1 && $c["variant"] == "avx512" {
+        $c["spread_flag"] = ($c["kernel"] == "up_i1") ? 1 : 0
+        $c["spread"] = ($c["kernel"] == "up_i1") ? 0.04 : 0.01
+        $c["t_sd_s"] = ($c["kernel"] == "up_i1") ? 180 * $c["t_median_s"] : 0.01 * $c["t_median_s"]
+        print }' "$ref/results.csv" >"$run/results.csv"
+[ "$(grep -c avx512 "$run/results.csv")" -ge 3 ] || fail "the test's rows were not found in $ref/results.csv"
+cat >"$run/run.json" <<'JSON'
+{"status": "complete", "started_at": "2099-01-01T00:00:00Z", "command_line": ["bitbench", "run"],
+ "experiment": {"description": "test"},
+ "machine": {"cpu_model": "Zorblax Test CPU 9000", "cores": 3, "virtualized": false}}
+JSON
+cat >"$run/machine-profile.json" <<'JSON'
+{"kind": "bitbench machine profile", "machine": {"cpu_model": "Zorblax Test CPU 9000", "cores": 3},
+ "read_bandwidth": [{"level": "DRAM", "threads": 1, "gbps": 5.5}, {"level": "DRAM", "threads": 3, "gbps": 12.5}]}
+JSON
+
+render() {
+    lua5.4 "$src/scripts/reproduce.lua" --results "$tmp/results" --plots "$tmp/noplots" --only intel_gemv --stdout \
+        >"$tmp/out.md" 2>"$tmp/err" || fail "reproduce.lua: $(cat "$tmp/err")"
+}
+render
+up_i1_line=$(grep '^| 4352×1600' "$tmp/out.md" | head -1)
+[ -n "$up_i1_line" ] || fail "no row for the shape: $(cat "$tmp/out.md")"
+# columns: shape | q8_0 | up_i2 | up_i1 | up_i2/q8_0 | up_i1/q8_0
+echo "$up_i1_line" | awk -F'|' '{ exit !($5 ~ /†/ && $7 ~ /†/ && $3 !~ /†/ && $4 !~ /†/ && $6 !~ /†/) }' ||
+    fail "the flagged up_i1 value and its ratio should carry †, the others not: $up_i1_line"
+grep -q '^† a point the harness flagged' "$tmp/out.md" || fail "no legend under the marked table"
+grep -q 'Zorblax Test CPU 9000' "$tmp/out.md" || fail "the run's CPU model is not in the text"
+grep -q '3 cores of Zorblax Test CPU 9000' "$tmp/out.md" || fail "the machine sentence is not the run's"
+grep -q '12.5 GB/s from DRAM' "$tmp/out.md" || fail "the DRAM figure is not the run's machine profile's"
+grep -q 'Emerald' "$tmp/out.md" && fail "a sentence written for another machine: $(grep -o '.\{60\}Emerald.\{60\}' "$tmp/out.md")"
+
+# without a profile the figure is said to be not measured (the results folder has none either)
+rm "$run/machine-profile.json"
+render
+grep -q 'DRAM bandwidth was not measured' "$tmp/out.md" || fail "a missing profile should say not measured"
+grep -q '12.5 GB/s' "$tmp/out.md" && fail "a figure without a profile"
+
+# an end-to-end row whose repetitions range widely is marked as its kernel rows are
+lua5.4 -e '
+package.path = os.getenv("BITBENCH_SOURCE_DIR") .. "/scripts/lib/?.lua;" .. package.path
+local u = require("report")
+assert(u.flagged({ tg_tps = "10", tg_tps_min = "6", tg_tps_max = "11" }) == "tg range/median 50 %")
+assert(u.flagged({ tg_tps = "10", tg_tps_min = "9.9", tg_tps_max = "10.1" }) == nil)
+assert(u.flagged({ spread_flag = "1", spread = "0.11", t_sd_s = "180", t_median_s = "1" }) ==
+  "IQR/median 11 %, sd/median 18000 %")
+assert(u.flagged({ spread_flag = "1", spread = "0.02", t_sd_s = "0.9", t_median_s = "1" }) == "sd/median 90 %")
+assert(u.flagged({ spread_flag = "0", busy = "1", other_cpu_share = "0.4" }) == "busy: other work took 40 % of the CPUs")
+assert(u.mark("1.00×", nil, { spread_flag = "1", spread = "0.5" }) == "1.00×†")
+assert(u.mark("1.00×", { spread_flag = "0" }) == "1.00×")
+' || fail "report.lua's flagged/mark"
+# scripts/claims.lua (the kernel_claims tables): q4_0 at 2 threads flagged (busy), i2_s not; the
+# flagged time, its bandwidth share and the speed-up over it carry †, the legend follows the table;
+# a profile of another machine is not used for the DRAM shares
+claims="$tmp/kernel_claims-20990101-000000"
+mkdir -p "$claims"
+kref=$(ls -d "$src"/results/reference/kernel_claims-* | tail -1)
+awk -F, 'BEGIN { OFS = "," }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    $c["sweep"] == "mad" && $c["threads"] == 2 && ($c["kernel"] == "i2_s" || $c["kernel"] == "q4_0") {
+        $c["spread_flag"] = 0; $c["spread"] = 0.01; $c["t_sd_s"] = 0.01 * $c["t_median_s"]
+        $c["busy"] = ($c["kernel"] == "q4_0") ? 1 : 0; $c["other_cpu_share"] = ($c["kernel"] == "q4_0") ? 0.4 : 0
+        print }' "$kref/results.csv" >"$claims/results.csv"
+[ "$(wc -l <"$claims/results.csv")" -eq 3 ] || fail "the claims test's rows were not found in $kref/results.csv"
+cat >"$claims/machine-profile.json" <<'JSON'
+{"machine": {"cpu_model": "Zorblax Test CPU 9000", "cores": 2},
+ "read_bandwidth": [{"level": "DRAM", "threads": 2, "gbps": 1000}]}
+JSON
+lua5.4 "$src/scripts/claims.lua" "$claims/results.csv" "$claims/machine-profile.json" >"$tmp/claims.md" 2>"$tmp/err" ||
+    fail "claims.lua: $(cat "$tmp/err")"
+q4_line=$(grep '^| 2 | q4_0@' "$tmp/claims.md")
+i2_line=$(grep '^| 2 | i2_s@' "$tmp/claims.md")
+echo "$q4_line" | awk -F'|' '{ exit !($4 ~ /†/ && $5 ~ /†/ && $7 ~ /†/) }' ||
+    fail "claims.lua: the flagged q4_0 time, GB/s and ratio should carry †: $q4_line"
+# i2_s is not flagged, but its speed-up over q4_0 is built from the flagged q4_0
+echo "$i2_line" | awk -F'|' '{ exit !($4 !~ /†/ && $5 !~ /†/ && $7 ~ /†/) }' ||
+    fail "claims.lua: i2_s's own figures unmarked, its speed-up over the flagged q4_0 marked: $i2_line"
+grep -q '^† a point the harness flagged' "$tmp/claims.md" || fail "claims.lua: no legend under the marked table"
+# with the run.json of another machine beside the CSV, the profile (1000 GB/s) is not used
+cat >"$claims/run.json" <<'JSON'
+{"machine": {"cpu_model": "Another CPU", "cores": 2}}
+JSON
+lua5.4 "$src/scripts/claims.lua" "$claims/results.csv" "$claims/machine-profile.json" >"$tmp/claims.md" 2>"$tmp/err" ||
+    fail "claims.lua: $(cat "$tmp/err")"
+grep -q '1000' "$tmp/claims.md" && fail "claims.lua used another machine's profile: $(grep 1000 "$tmp/claims.md")"
+grep -q 'not the run' "$tmp/claims.md" || fail "claims.lua: no note that the profile is another machine's"
+
+echo "reports: flagged points marked with the legend; the machine sentence is the run's"
