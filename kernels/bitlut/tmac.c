@@ -346,8 +346,8 @@ static inline int lookup(const void *tab, tmac_mode mode, int j, int p)
 
 static inline int avg_u8(int a, int b) { return (a + b + 1) >> 1; } /* vpavgb */
 
-void bb_tmac_matmul_ref(const bb_tmac_params *params, const void *w, const void *act, float *y, int m, int k, int n,
-                        int m0, int m1)
+void bb_tmac_matmul_ref(const bb_tmac_params *params, const void *w, const void *act,
+                        float *y, int m, int k, int n, int m0, int m1)
 {
     const int b = params->bits;
     const tmac_mode mode = params->mode;

@@ -175,8 +175,8 @@ typedef struct {
 size_t bb_tmac_packed_size(const bb_tmac_params *params, int m, int k);
 int bb_tmac_pack(const bb_tmac_params *params, const bb_weights *w, void *dst);
 void bb_tmac_unpack(const bb_tmac_params *params, const void *src, int m, int k, float *dst);
-void bb_tmac_matmul_ref(const bb_tmac_params *params, const void *w, const void *act, float *y, int m, int k, int n,
-                        int m0, int m1);
+void bb_tmac_matmul_ref(const bb_tmac_params *params, const void *w, const void *act,
+                        float *y, int m, int k, int n, int m0, int m1);
 double bb_tmac_error_bound(const float *wdeq_row, const float *x, int k, tmac_mode mode);
 /* One group's float tables (mirror half, 8 entries per K-group, fixed order of additions) and
  * their absolute maximum; used by prepare and by the error bound, so both see the same d. */
@@ -194,12 +194,12 @@ float bb_tmac_float_tables(const float *x, float *tab);
         break;
 #define TMAC_DISPATCH(RUN, P) \
     switch ((P)->bits) { TMAC_RUN_B(RUN, 1, P) TMAC_RUN_B(RUN, 2, P) TMAC_RUN_B(RUN, 3, P) TMAC_RUN_B(RUN, 4, P) }
-void bb_tmac_matmul_avx2(const bb_tmac_params *params, const void *w, const void *act, float *y, int m, int k, int n,
-                         int m0, int m1);
-void bb_tmac_matmul_avx512(const bb_tmac_params *params, const void *w, const void *act, float *y, int m, int k, int n,
-                           int m0, int m1);
-void bb_tmac_matmul_neon(const bb_tmac_params *params, const void *w, const void *act, float *y, int m, int k, int n,
-                         int m0, int m1);
+void bb_tmac_matmul_avx2(const bb_tmac_params *params, const void *w, const void *act,
+                         float *y, int m, int k, int n, int m0, int m1);
+void bb_tmac_matmul_avx512(const bb_tmac_params *params, const void *w, const void *act,
+                           float *y, int m, int k, int n, int m0, int m1);
+void bb_tmac_matmul_neon(const bb_tmac_params *params, const void *w, const void *act,
+                         float *y, int m, int k, int n, int m0, int m1);
 
 /* Per-mode prepare/act_size/bound wrappers, shared by the four bit widths (tmac.c; the SIMD
  * prepares of the int8-table modes in tmac_avx2.c / tmac_avx512.c write the same bytes; _exact's

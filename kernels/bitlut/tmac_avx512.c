@@ -193,8 +193,8 @@ AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m
         for (int c = 0; c < n; c++) tile(w, act, y, m, k, n, c, blk, 1, b, mode, &cs);
 }
 
-void bb_tmac_matmul_avx512(const bb_tmac_params *params, const void *w, const void *act, float *y, int m, int k, int n,
-                           int m0, int m1)
+void bb_tmac_matmul_avx512(const bb_tmac_params *params, const void *w, const void *act,
+                           float *y, int m, int k, int n, int m0, int m1)
 {
     TMAC_DISPATCH(run, params)
 }

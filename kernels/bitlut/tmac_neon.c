@@ -237,8 +237,8 @@ AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m
     }
 }
 
-void bb_tmac_matmul_neon(const bb_tmac_params *params, const void *w, const void *act, float *y, int m, int k, int n,
-                         int m0, int m1)
+void bb_tmac_matmul_neon(const bb_tmac_params *params, const void *w, const void *act,
+                         float *y, int m, int k, int n, int m0, int m1)
 {
     TMAC_DISPATCH(run, params)
 }

@@ -4,8 +4,13 @@
  * q4_0_4_8 is the same record with 8-byte chunks. */
 #include "q4_0_4_4.h"
 
-static const bb_il_layout layout = {.rows = BB_Q4_0_4_4_ROWS, .block_values = BB_QK, .block_bytes = sizeof(bb_block_q4_0),
-                                    .nsections = 2, .sections = {{2, 1}, {BB_Q4_0_4_4_CHUNK, BB_QK / 2 / BB_Q4_0_4_4_CHUNK}}};
+static const bb_il_layout layout = {
+    .rows = BB_Q4_0_4_4_ROWS,
+    .block_values = BB_QK,
+    .block_bytes = sizeof(bb_block_q4_0),
+    .nsections = 2,
+    .sections = {{2, 1}, {BB_Q4_0_4_4_CHUNK, BB_QK / 2 / BB_Q4_0_4_4_CHUNK}}, /* d, then the qs in chunks */
+};
 
 static size_t q4_0_4_4_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
 

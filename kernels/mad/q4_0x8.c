@@ -2,8 +2,13 @@
  * q4_0_interleaved.c over row_interleave.c, and q4_0's scalar reference (qx_0.c). */
 #include "q4_0x8.h"
 
-const bb_il_layout bb_q4_0x8_layout = {.rows = BB_Q4_0X8_ROWS, .block_values = BB_QK, .block_bytes = sizeof(bb_block_q4_0),
-                                       .nsections = 2, .sections = {{2, 1}, {BB_Q4_0X8_CHUNK, BB_QK / 2 / BB_Q4_0X8_CHUNK}}};
+const bb_il_layout bb_q4_0x8_layout = {
+    .rows = BB_Q4_0X8_ROWS,
+    .block_values = BB_QK,
+    .block_bytes = sizeof(bb_block_q4_0),
+    .nsections = 2,
+    .sections = {{2, 1}, {BB_Q4_0X8_CHUNK, BB_QK / 2 / BB_Q4_0X8_CHUNK}}, /* d, then the qs in chunks */
+};
 
 static size_t q4_0x8_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
 
