@@ -1,6 +1,7 @@
 #include "bf16.h"
 
 #include "float_common.h"
+#include "kernels/common/amx_rule.h"
 
 static size_t bf16_packed_size(int m, int k) { return (size_t)m * k * sizeof(uint16_t); }
 
@@ -26,7 +27,7 @@ const bb_kernel bb_kernel_bf16 = {
     .name = "bf16",
     .family = "float",
     .description = "bfloat16 weights x bfloat16 activations, float accumulation",
-    .paper = "Intel up-convert paper §IV, BF16 baseline, Fig. 12 (seed 004)",
+    .paper = "Intel up-convert paper §IV, BF16 baseline, Fig. 12",
     .bits_per_weight = 16.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -48,7 +49,8 @@ const bb_kernel bb_kernel_bf16 = {
         /* vdpbf16ps before the FMA variant: measured no faster here, see bf16.h */
         {"avx512bf16", BB_ISA_AVX512BF16, bb_bf16_matmul_avx512bf16, bb_bf16_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_bf16_matmul_avx512, bb_bf16_prepare_avx2},
-        {"amx", BB_ISA_AMX | BB_CPU_AMX_BF16 | BB_CPU_AVX512BF16, bb_bf16_matmul_amx, bb_bf16_prepare_avx2},
+        {"amx", BB_ISA_AMX | BB_CPU_AMX_BF16 | BB_CPU_AVX512BF16, bb_bf16_matmul_amx, bb_bf16_prepare_avx2,
+         BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_bf16_matmul_neon, bb_bf16_prepare_neon},

@@ -1,5 +1,5 @@
 /* bf16 — bfloat16 weights and activations, float accumulation: the 16-bit baseline of the Intel
- * up-convert paper (seed 004 §IV, Fig. 12: PyTorch-TPP with BF16 weights, against which its 2-bit
+ * up-convert paper (Intel up-convert paper §IV, Fig. 12: PyTorch-TPP with BF16 weights, against which its 2-bit
  * and 1-bit kernels reach up to 7x), computed as llama.cpp's ggml_vec_dot_bf16 does (activations
  * converted to bf16, pairs multiplied by vdpbf16ps where the CPU has AVX512-BF16).
  *

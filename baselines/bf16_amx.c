@@ -10,7 +10,8 @@
  * once per strip of 32 rows into a buffer padded to a multiple of 32 k, activations once per call
  * into pair order.  TDPBF16PS flushes denormal inputs, which bfloat16 can hold: rows with a
  * denormal, infinite or NaN weight, and calls with such an activation, go to the AVX-512 variant,
- * as do N < 16 and calls that cannot get scratch memory. */
+ * as do calls that cannot get scratch memory: each such call is counted (bb_kernel_fallback_note,
+ * results' fallback_calls).  N < 16 runs it by the documented rule (kernel.h: small_n_isa). */
 #include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,9 +83,14 @@ void bb_bf16_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
 {
     int kp = (k + KSTEP - 1) / KSTEP * KSTEP, nblocks = (n + 15) / 16;
     size_t bbytes = (size_t)nblocks * kp * 32, abytes = (size_t)STRIP * kp * 2;
-    int8_t *mem = n >= BB_FL_AMX_MIN_N && m1 > m0 ? aligned_alloc(64, bbytes + abytes) : NULL;
-    if (!mem || !pair_activations(act, n, k, kp, mem)) {
+    if (n < BB_FL_AMX_MIN_N || m1 <= m0) { /* the documented rule (an empty slice: nothing to run) */
+        bb_bf16_matmul_avx512(w, act, y, m, k, n, m0, m1);
+        return;
+    }
+    int8_t *mem = aligned_alloc(64, bbytes + abytes);
+    if (!mem || !pair_activations(act, n, k, kp, mem)) { /* not the rule: counted, so results say so */
         free(mem);
+        bb_kernel_fallback_note();
         bb_bf16_matmul_avx512(w, act, y, m, k, n, m0, m1);
         return;
     }
@@ -93,6 +99,7 @@ void bb_bf16_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
     size_t astride = (size_t)kp * 2;
     bb_fl_amx_configure();
     _Alignas(64) float out[4][16][16];
+    int fell_back = 0; /* a row with a denormal, infinity or NaN ran the AVX-512 variant */
     for (int r = m0; r < m1; r += STRIP) {
         int rows = m1 - r < STRIP ? m1 - r : STRIP, fit[STRIP];
         copy_weights(w, k, kp, r, rows, a, fit);
@@ -138,8 +145,12 @@ void bb_bf16_matmul_amx(const void *w, const void *act, float *y, int m, int k, 
             }
         }
         for (int i = 0; i < rows; i++)
-            if (!fit[i]) bb_bf16_matmul_avx512(w, act, y, m, k, n, r + i, r + i + 1);
+            if (!fit[i]) {
+                bb_bf16_matmul_avx512(w, act, y, m, k, n, r + i, r + i + 1);
+                fell_back = 1;
+            }
     }
     _tile_release();
+    if (fell_back) bb_kernel_fallback_note(); /* once per call, as the contract counts */
     free(mem);
 }

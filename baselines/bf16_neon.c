@@ -7,7 +7,7 @@
  * (float_accumulation), as the AVX2/AVX-512 variants.  Cores with FEAT_BF16 have BFDOT instead
  * (bf16_bf16.c).  The prepare is the reference's integer round-to-nearest-even
  * (x + 0x7fff + bit 16) >> 16 on 4 lanes, NaN kept quiet, narrowed by SHRN: the bytes of
- * bb_fp32_to_bf16.  The BF16 baseline of the Intel up-convert paper (seed 004 §IV). */
+ * bb_fp32_to_bf16.  The BF16 baseline of the Intel up-convert paper (§IV). */
 #include "bf16.h"
 #include "float_tile.h"
 

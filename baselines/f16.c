@@ -1,6 +1,7 @@
 #include "f16.h"
 
 #include "float_common.h"
+#include "kernels/common/amx_rule.h"
 
 static size_t f16_packed_size(int m, int k) { return (size_t)m * k * sizeof(uint16_t); }
 
@@ -26,7 +27,7 @@ const bb_kernel bb_kernel_f16 = {
     .name = "f16",
     .family = "float",
     .description = "IEEE fp16 weights x fp16-rounded activations, float accumulation (llama.cpp F16)",
-    .paper = "bitnet.cpp §4 Float16 baseline, Table 2, Fig. 7 (seed 000)",
+    .paper = "bitnet.cpp §4 Float16 baseline, Table 2, Fig. 7",
     .bits_per_weight = 16.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -46,7 +47,8 @@ const bb_kernel bb_kernel_f16 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_f16_matmul_avx2, bb_f16_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_f16_matmul_avx512, bb_f16_prepare_avx2},
-        {"amx", BB_ISA_AMX | BB_CPU_AMX_BF16 | BB_CPU_AVX512BF16, bb_f16_matmul_amx, bb_f16_prepare_avx2},
+        {"amx", BB_ISA_AMX | BB_CPU_AMX_BF16 | BB_CPU_AVX512BF16, bb_f16_matmul_amx, bb_f16_prepare_avx2,
+         BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_f16_matmul_neon, bb_f16_prepare_neon},

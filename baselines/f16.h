@@ -1,6 +1,6 @@
 /* f16 — llama.cpp's Float16 baseline: IEEE binary16 weights, activations rounded to binary16,
- * products summed in float.  The "Float16" row of bitnet.cpp (seed 000 §4, Table 2 and Fig. 7,
- * up to 6.25x slower than I2_S) and the FP16 baseline of the 1-bit AI infra article (seed 001).
+ * products summed in float.  The "Float16" row of bitnet.cpp (§4, Table 2 and Fig. 7,
+ * up to 6.25x slower than I2_S) and the FP16 baseline of the 1-bit AI infra article.
  * As in llama.cpp's ggml_vec_dot_f16 the activations are converted to binary16 first (its
  * vec_dot_type for F16 weights is F16) and both operands are widened to float to multiply.
  *

@@ -23,8 +23,9 @@
  * per strip of 16 rows.
  *
  * Rows whose weights hold an infinity or NaN, and calls whose activations do, go to the AVX-512
- * variant (hi - hi of an infinity is NaN, not the reference's infinity); so do N < 16 and calls
- * that cannot get scratch memory. */
+ * variant (hi - hi of an infinity is NaN, not the reference's infinity), and so do calls that
+ * cannot get scratch memory: each such call is counted (bb_kernel_fallback_note, results'
+ * fallback_calls).  N < 16 runs it by the documented rule (kernel.h: small_n_isa). */
 #include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,9 +108,14 @@ void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, i
 {
     int kp = (k + KSTEP - 1) / KSTEP * KSTEP, nblocks = (n + 15) / 16;
     size_t bbytes = (size_t)nblocks * kp * 32, abytes = (size_t)STRIP * kp * 2;
-    int8_t *mem = n >= BB_FL_AMX_MIN_N && m1 > m0 ? aligned_alloc(64, 2 * bbytes + 2 * abytes) : NULL;
-    if (!mem || !split_activations(act, n, k, kp, mem, mem + bbytes)) {
+    if (n < BB_FL_AMX_MIN_N || m1 <= m0) { /* the documented rule (an empty slice: nothing to run) */
+        bb_f16_matmul_avx512(w, act, y, m, k, n, m0, m1);
+        return;
+    }
+    int8_t *mem = aligned_alloc(64, 2 * bbytes + 2 * abytes);
+    if (!mem || !split_activations(act, n, k, kp, mem, mem + bbytes)) { /* not the rule: counted, so results say so */
         free(mem);
+        bb_kernel_fallback_note();
         bb_f16_matmul_avx512(w, act, y, m, k, n, m0, m1);
         return;
     }
@@ -118,6 +124,7 @@ void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, i
     size_t astride = (size_t)kp * 2;
     bb_fl_amx_configure();
     _Alignas(64) float out[4][16][16];
+    int fell_back = 0; /* a row with an infinity or NaN ran the AVX-512 variant */
     for (int r = m0; r < m1; r += STRIP) {
         int rows = m1 - r < STRIP ? m1 - r : STRIP, finite[STRIP];
         split_weights(w, k, kp, r, rows, ahi, alo, finite);
@@ -160,8 +167,12 @@ void bb_f16_matmul_amx(const void *w, const void *act, float *y, int m, int k, i
             }
         }
         for (int i = 0; i < rows; i++)
-            if (!finite[i]) bb_f16_matmul_avx512(w, act, y, m, k, n, r + i, r + i + 1);
+            if (!finite[i]) {
+                bb_f16_matmul_avx512(w, act, y, m, k, n, r + i, r + i + 1);
+                fell_back = 1;
+            }
     }
     _tile_release();
+    if (fell_back) bb_kernel_fallback_note(); /* once per call, as the contract counts */
     free(mem);
 }

@@ -1,9 +1,9 @@
 /* f32 — the full-precision baseline: float32 weights times float32 activations.
  *
- * The "full precision" row of every table in the seed papers: bitnet.cpp (seed 000 §4, Table 2,
- * Fig. 7) and the 1-bit AI infra article (seed 001) compare against llama.cpp's Float16 (see f16),
- * T-MAC (seed 002 §5.1) against llama.cpp with OpenBLAS, i.e. float32 sgemm (see f32_blas), the
- * Intel paper (seed 004 §IV) against BF16 (see bf16).  f32 is their common reference point: the
+ * The "full precision" row of every table in the five papers (docs/papers.md): bitnet.cpp (§4, Table 2,
+ * Fig. 7) and the 1-bit AI infra article compare against llama.cpp's Float16 (see f16),
+ * T-MAC (§5.1) against llama.cpp with OpenBLAS, i.e. float32 sgemm (see f32_blas), the
+ * Intel paper (§IV) against BF16 (see bf16).  f32 is their common reference point: the
  * product of the master weights themselves, with no rounding of weights or activations.
  *
  * Layout: the M x K weights row-major as float32, nothing else (32 bits per weight; the same

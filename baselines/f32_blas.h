@@ -1,5 +1,5 @@
 /* f32_blas — the f32 product through OpenBLAS: the "llama.cpp (BLAS)" baseline of T-MAC
- * (seed 002 §5.1: llama.cpp built with OpenBLAS on x86, faster than llama.cpp's own kernels for
+ * (T-MAC §5.1: llama.cpp built with OpenBLAS on x86, faster than llama.cpp's own kernels for
  * mpGEMM, slower for mpGEMV), and a check that our own f32 kernel is a fair baseline.
  *
  * Layout, activations and reference semantics: exactly f32's (f32.h), the same packed bytes

@@ -14,7 +14,9 @@
 
 #include "kernels/common/amx.h"
 
-#define BB_FL_AMX_MIN_N 16 /* activation rows below which the AVX-512 variant runs */
+/* activation rows below which the AVX-512 variant runs: the @amx variants' documented rule
+ * (kernels/common/amx_rule.h); every other fallback to it is counted (bb_kernel_fallback_note) */
+#define BB_FL_AMX_MIN_N BB_AMX_MIN_N
 
 /* All eight tiles 16 rows x 64 bytes; ldtilecfg on the whole 64 bytes (kernels/common/
  * tile_gemm_amx.c says why not the intrinsic). */

@@ -1,4 +1,4 @@
--- Arm paper (seed 003) §6.5, Table 4's idea: the group-wise codebook format (bitbench's cb2,
+-- Arm paper §6.5, Table 4's idea: the group-wise codebook format (bitbench's cb2,
 -- 2.5625 bits per weight) against the uniform Q2_K (q2_k, 2.625) at about the same size, and the
 -- 4.5-bit IQ4_NL (iq4_nl) and Q4_0 (q4_0), with Q8_0 (q8_0) as the near-lossless end.  The paper
 -- measures WikiText2 perplexity of real LLaMA-2 7B / LLaMA-3 8B models; perplexity needs the real

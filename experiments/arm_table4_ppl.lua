@@ -1,4 +1,4 @@
--- Arm paper (seed 003) §6.5, Table 4 as real perplexity: the group-wise codebook format cb2
+-- Arm paper §6.5, Table 4 as real perplexity: the group-wise codebook format cb2
 -- (2.5625 bits per weight) against the uniform Q2_K (q2_k, 2.625) at about the same size, the
 -- 4.5-bit IQ4_NL and Q4_0, Q8_0 near lossless and f32 as the reference, each kernel running every
 -- linear layer of a real model on a real text (the classifier in f32, as the reference's).  The

@@ -1,4 +1,4 @@
--- Arm paper (seed 003) §6.2-6.3, Tables 1-3: prefill and token-generation tokens/s against the
+-- Arm paper §6.2-6.3, Tables 1-3: prefill and token-generation tokens/s against the
 -- batch size (number of users: 1, 4, 8, 16) for llama.cpp's Q4_0 against the interleaved
 -- Q4_0_8_8 (bitbench's q4_0x8, §4.1, Table 1), Table 2's Q4_0_4_4 and Q4_0_4_8 (q4_0_4_4: 4 rows
 -- in 4-byte chunks for SDOT; q4_0_4_8: 4 rows in 8-byte chunks for SMMLA) and the codebook kernel

@@ -1,4 +1,4 @@
--- bitnet.cpp (seed 000), Figure 10 (Appendix C.1): token throughput and memory bandwidth against
+-- bitnet.cpp, Figure 10 (Appendix C.1): token throughput and memory bandwidth against
 -- threads, bitnet_b1_58-large on an Intel i5-13400F, bandwidth measured with Intel PCM: "the shape
 -- of token throughput and bandwidth curves are nearly identical.  When the thread count reaches 4,
 -- the token throughput also reaches its maximum value due to the saturation of the bandwidth."

@@ -1,4 +1,4 @@
--- bitnet.cpp (seed 000), Figure 8 (Appendix B.2-B.3): multi-threaded end-to-end token generation
+-- bitnet.cpp, Figure 8 (Appendix B.2-B.3): multi-threaded end-to-end token generation
 -- of the 3.8B model on the Intel i7-13700H, TL2_0 against TQ1_0 (element-wise LUT vs element-wise
 -- MAD at the same ~1.67 bits per weight: "TL2_0 consistently outperforming TQ1_0 across all
 -- threads") and against T-MAC's 2-bit kernel (bit-wise LUT: "TL2_0 continues to improve as the

@@ -1,4 +1,4 @@
--- bitnet.cpp (seed 000), Table 2 and §3.2: "I2_S, TL1_1, and TL2_1 achieve lossless [inference] in
+-- bitnet.cpp, Table 2 and §3.2: "I2_S, TL1_1, and TL2_1 achieve lossless [inference] in
 -- BitNet b1.58", while TL1_0 and TL2_0 (int8-quantized lookup tables) "exhibit negligible loss"
 -- (WikiText2 perplexity 11.30 against 11.29 for Float16, I2_S, TL1_1, TL2_1; Q4_0 11.57), measured
 -- on bitnet_b1_58-large.  Perplexity needs the real checkpoint; what the claim rests on — that the

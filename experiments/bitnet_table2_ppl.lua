@@ -1,4 +1,4 @@
--- bitnet.cpp (seed 000), Table 2 as real perplexity: Float16, the lossless I2_S, TL1_1, TL2_1, the
+-- bitnet.cpp, Table 2 as real perplexity: Float16, the lossless I2_S, TL1_1, TL2_1, the
 -- table-quantized TL1_0, TL2_0, and Q4_0 / TQ2_0 (the paper: WikiText-2 on bitnet_b1_58-large,
 -- 11.29 for Float16, I2_S, TL1_1 and TL2_1, 11.30 for TL1_0 / TL2_0, 11.57 for Q4_0).  Every kernel
 -- runs every linear layer of a real model on a real text, the classifier in f16 as bitnet.cpp's

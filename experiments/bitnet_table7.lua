@@ -1,4 +1,4 @@
--- bitnet.cpp (seed 000), Table 7 and Figure 7: end-to-end token-generation speed (tokens/s) of
+-- bitnet.cpp, Table 7 and Figure 7: end-to-end token-generation speed (tokens/s) of
 -- BitNet b1.58 models from 700M to 100B parameters through the general kernels (Float16, Q4_0,
 -- T-MAC 2-bit) and the ternary kernels (TQ1_0, TQ2_0, TL1_0, TL2_0, I2_S), "in an unlimited
 -- thread setting" (all cores).  Here: synthetic ternary weights in bitnet.cpp's dummy-model shapes

@@ -1,4 +1,4 @@
--- 1-bit AI Infra (seed 001), "実験結果": the x86 latency table (Intel Core Ultra 7-155H, P-cores:
+-- 1-bit AI Infra, "実験結果": the x86 latency table (Intel Core Ultra 7-155H, P-cores:
 -- FP16 against BitNet b1.58 for 700M, 1.3B, 3B, 7B, 13B and 30B models) and the energy table
 -- (Core Ultra E-cores, FP16 and BitNet power).  Here: the latency of a fixed generation (a 16-token
 -- prompt, then `gen` generated tokens, batch 1, all cores) with f16 weights against bitnet.cpp's

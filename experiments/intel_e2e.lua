@@ -1,4 +1,4 @@
--- Intel up-convert paper (seed 004), Figures 12-14 and equation (4): end-to-end decode tokens/s
+-- Intel up-convert paper, Figures 12-14 and equation (4): end-to-end decode tokens/s
 -- of BF16, 2-bit (up_i2) and 1-bit (up_i1) weights on Falcon3-1B, MobileLLM-1.5B and Llama-3-8B
 -- (Sec. IV-D: dummy weights, batch 1, 128 generated tokens), on all cores.  Every GEMV of the
 -- model runs through the named kernel, the classifier included (out_kernel = the same kernel): the

@@ -1,4 +1,4 @@
--- Intel up-convert paper (seed 004), Figure 4 and Sec. III-F, equations (1)-(3): the effective
+-- Intel up-convert paper, Figure 4 and Sec. III-F, equations (1)-(3): the effective
 -- bandwidth roofline ebw = min(beta, B/gamma) of the 2-bit and 1-bit up-convert GEMV kernels,
 -- from this machine's own numbers.  The run first measures the machine profile (what
 -- `bitbench roofline` measures, into RUN_DIR/machine-profile.json): the read bandwidth beta per

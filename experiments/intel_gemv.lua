@@ -1,4 +1,4 @@
--- Intel up-convert paper (seed 004), Figures 5-7: attained GEMV bandwidth per matrix shape for
+-- Intel up-convert paper, Figures 5-7: attained GEMV bandwidth per matrix shape for
 -- int8 weights (q8_0: loads and int8 dot products only, the paper's baseline), 2-bit up-convert
 -- (up_i2, Sec. III-B/C) and 1-bit up-convert (up_i1, Sec. III-D), on the projection shapes of
 -- Falcon3-1B, MobileLLM-1.5B and Llama-3-8B (Sec. IV-B), one token (N = 1), weights streamed

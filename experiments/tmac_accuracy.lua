@@ -1,4 +1,4 @@
--- T-MAC (seed 002) §3.3, §4 and §5.6 (error analysis): the error T-MAC's arithmetic adds, which
+-- T-MAC §3.3, §4 and §5.6 (error analysis): the error T-MAC's arithmetic adds, which
 -- the paper attributes to table quantization and fast 8-bit aggregation.  For 1, 2, 3 and 4 bits:
 --   tmac_wB_exact  int8 activations, exact int16 tables (the baseline: no table error),
 --   tmac_wB        tables quantized to int8 with one scale per 128 activations (T-MAC's default),

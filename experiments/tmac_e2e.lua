@@ -1,4 +1,4 @@
--- T-MAC (seed 002) §5.3, end-to-end generation throughput on BitNet-b1.58-3B: tokens/s of the
+-- T-MAC §5.3, end-to-end generation throughput on BitNet-b1.58-3B: tokens/s of the
 -- T-MAC kernel (tmac_w2: BitNet's ternary weights run as 2-bit, split into two 1-bit planes,
 -- §5.1) against the llama.cpp kernels for ternary/2-bit weights -- q2_k (the 2-bit type of
 -- llama.cpp b2794, the paper's baseline version), tq1_0 and tq2_0 (llama.cpp's later ternary

@@ -1,4 +1,4 @@
--- T-MAC (seed 002) §5.2, the mpGEMV / mpGEMM kernel benchmark: T-MAC's bit-serial lookup-table
+-- T-MAC §5.2, the mpGEMV / mpGEMM kernel benchmark: T-MAC's bit-serial lookup-table
 -- kernels tmac_w1 .. tmac_w4 against the multiply-add kernel llama.cpp runs at the same bit width,
 -- on the projection shapes of Llama-2-7B and Llama-2-13B (the paper's kernel shapes, §5.1), for
 -- decode (mpGEMV, N = 1, weights streamed from DRAM) and prefill (mpGEMM, N = 256).

@@ -2,6 +2,7 @@
  * stdout (or CSV with --csv), and both into --out DIR (compare.md, compare.csv).  With
  * --threshold the exit status is 1 when a point is significantly slower by more than it (for CI);
  * 2 for bad arguments or sources that cannot be read. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,12 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitbench compare A B [--threshold P%%] [--out DIR] [--csv]\n"
+    fprintf(f, "usage: bitbench compare A B [--threshold P%%] [--out DIR] [--csv] [--by-variant]\n"
                "  A, B: a run directory, FILE.sqlite:RUN (a run in a results database) or FILE.sqlite:COMMIT\n"
                "        (every run of that commit, pooled)\n"
+               "  Points match by what was measured (kernel, shape, N, threads, cache; model, kernel, threads,\n"
+               "  pp/tg length), whichever variant ran: A's and B's variant and host are columns\n"
+               "  --by-variant    match a point only with the same variant (two runs of one machine and mask)\n"
                "  --threshold P%%  exit 1 when a point of B is significantly slower than A by more than P%%\n"
                "  --out DIR       also write DIR/compare.md and DIR/compare.csv\n"
                "  --csv           CSV on stdout instead of Markdown\n");
@@ -62,6 +66,7 @@ int bb_cmd_compare(int argc, char **argv)
     const char *src[2] = {NULL, NULL}, *out = NULL;
     double threshold = 0;
     int nsrc = 0, csv = 0, gate = 0;
+    bool by_variant = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -73,6 +78,8 @@ int bb_cmd_compare(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(argv[i], "--csv")) {
             csv = 1;
+        } else if (!strcmp(argv[i], "--by-variant")) {
+            by_variant = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "bitbench compare: unknown or incomplete option '%s'\n", argv[i]);
             usage(stderr);
@@ -96,7 +103,7 @@ int bb_cmd_compare(int argc, char **argv)
         return 2;
     }
     bb_comparison c;
-    if (bb_compare(src[0], src[1], threshold, &c, err, sizeof err)) {
+    if (bb_compare(src[0], src[1], threshold, by_variant, &c, err, sizeof err)) {
         fprintf(stderr, "bitbench compare: %s\n", err);
         return 2;
     }

@@ -12,6 +12,7 @@
 #include "e2e_bench.h"
 #include "result_row.h"
 #include "run_db.h"
+#include "models/kernel_choice.h"
 #include "models/model_load.h"
 #include "support/machine.h"
 #include "support/sizes.h"
@@ -22,7 +23,10 @@ static void usage(FILE *f)
                "                    [--gen G] [--reps R] [--kv f32|f16] [--distinct-layers L] [--seed S] [--csv]\n"
                "                    [--db FILE.sqlite] [--cpus LIST]\n"
                "  --threads T   default 1, or one per CPU of --cpus; at most the CPUs this process may run on\n"
-               "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n");
+               "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
+               "  A model file's tensors go through the kernels that store their types unless --kernel K (the linear\n"
+               "  layers; stderr lists what it requantizes); the classifier stays as stored unless --out-kernel.\n"
+               "  A config (synthetic weights) needs --kernel; its classifier defaults to f16.\n");
 }
 
 /* One option into spec (model, threads and --csv aside); returns -1 to go on, else the exit status. */
@@ -87,8 +91,9 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
     free(cpus); /* bb_parse_cpus kept its own copy for the pool */
     if (!*threads) *threads = ncpus ? ncpus : 1;
     if (bb_check_threads("--threads", *threads)) return 2;
-    if (!model || !spec->kernel) {
-        fprintf(stderr, "bitbench e2e: --model and --kernel are required\n");
+    if (!model || (!spec->kernel && !bb_model_is_path(model))) {
+        fprintf(stderr, "bitbench e2e: --model is required, and --kernel for a model config (a model file's tensors "
+                "go through the kernels that store their types unless --kernel says otherwise)\n");
         usage(stderr);
         return 2;
     }
@@ -217,6 +222,10 @@ int bb_cmd_e2e(int argc, char **argv)
         free(seconds);
         return 1;
     }
+    if (r.kernel_note[0]) fprintf(stderr, "bitbench: %s\n", r.kernel_note);
+    /* what the run is called and its classifier's kernel, as kernel_choice.h decided them */
+    if (!spec.kernel) spec.kernel = BB_KERNEL_AS_STORED;
+    spec.out_kernel = r.out_kernel;
     if (csv) print_csv(&spec, &r, threads);
     else print_text(&spec, &r, threads, &mach);
     rc = db && store(db, &run, argc, argv, &mach, &spec, &r, threads) ? 1 : 0;

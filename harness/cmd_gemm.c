@@ -112,7 +112,9 @@ static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int thr
 {
     char cpus[128];
     bb_pool_cpus(pool, cpus, sizeof cpus);
-    printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s,cpus\n",
+    /* cpus, then variant_ran and fallback_calls last, so that the columns before keep their places */
+    printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s,cpus,variant_ran,"
+           "fallback_calls\n",
            spec->read_alone ? ",read_t_median_s,read_t_min_s,read_gbps" : "",
            spec->verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
     printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa, spec->m,
@@ -122,7 +124,7 @@ static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int thr
     if (spec->verify)
         printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r->max_abs_err, r->rel_err, r->bound_ratio, r->err_rel_rms,
                r->err_master_rel_rms, r->weight_rel_rms);
-    printf(",%s\n", cpus); /* last: the columns before it keep their places */
+    printf(",%s,%s,%llu\n", cpus, bb_variant_ran(spec->variant, spec->n), (unsigned long long)r->fallback_calls);
 }
 
 static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_machine *mach,
@@ -133,6 +135,13 @@ static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int th
     printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%s)\n", spec->kernel->name, spec->variant->isa, spec->m,
            spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), rotation);
     printf("  placed %s  (allowed CPUs %s)\n", bb_pool_placement(pool), mach->allowed_cpus);
+    const char *ran = bb_variant_ran(spec->variant, spec->n);
+    if (strcmp(ran, spec->variant->isa))
+        printf("  ran    %s@%s: @%s runs it below N=%d\n", spec->kernel->name, ran, spec->variant->isa,
+               spec->variant->min_n);
+    if (r->fallback_calls)
+        printf("  ran    %llu of the timed calls' thread slices fell back to other code (denormal/inf/NaN or no "
+               "scratch memory)\n", (unsigned long long)r->fallback_calls);
     printf("  time   median %.3f us  (min %.3f, max %.3f, sd %.3f; %d reps)\n", r->t_median * 1e6, r->t_min * 1e6,
            r->t_max * 1e6, r->t_sd * 1e6, r->reps);
     printf("  speed  %.2f GOP/s   weights %.2f GB/s\n", r->gops, r->gbps);

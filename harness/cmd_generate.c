@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "models/kernel_choice.h"
 #include "models/model_load.h"
 #include "models/sampler.h"
 #include "models/tokenizer.h"
@@ -22,7 +23,9 @@ static void usage(FILE *f)
                "  PATH is a GGUF file (.gguf: architectures llama, bitnet) or a llama2.c checkpoint; the tokenizer\n"
                "  is a GGUF model's own (tokenizer.ggml.*), else tok<vocab>.bin or tokenizer.bin beside the model;\n"
                "  --tokenizer takes a llama2.c tokenizer file or a .gguf's tokenizer.  --ctx (default: the larger\n"
-               "  of the model's context and --steps) may exceed the model's training context, with a warning.\n");
+               "  of the model's context and --steps) may exceed the model's training context, with a warning.\n"
+               "  Each tensor goes through the kernel that stores its type (as llama.cpp computes it); --kernel K\n"
+               "  puts the linear layers through K (stderr lists what it requantizes), --out-kernel the classifier.\n");
 }
 
 /* The command line of `bitbench generate`. */
@@ -94,7 +97,6 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, gen_args *a
         usage(stderr);
         return 2;
     }
-    if (!a->opt.out_kernel) a->opt.out_kernel = a->opt.kernel;
     if (!bb_model_is_path(a->model)) {
         fprintf(stderr, "bitbench generate: --model %s: give a model file (.gguf or a llama2.c checkpoint); configs have "
                 "no trained weights\n", a->model);
@@ -163,7 +165,7 @@ int bb_cmd_generate(int argc, char **argv)
 {
     bb_machine mach;
     bb_machine_detect(&mach);
-    gen_args a = {.prompt = "", .opt = {.kernel = "f32", .out_kernel = NULL}, .steps = 256, .top_k = 40,
+    gen_args a = {.prompt = "", .opt = {.kernel = NULL, .out_kernel = NULL}, .steps = 256, .top_k = 40,
                   .threads = 1, .seed = 42};
     int rc = parse_args(argc, argv, &mach, &a);
     if (rc >= 0) return rc;
@@ -190,7 +192,18 @@ int bb_cmd_generate(int argc, char **argv)
     }
     if ((np = encode_prompt(tok, d, &a, &ids)) < 0) goto done;
     char warn[512];
-    if (!(tf = bb_model_source_build(ck, a.ctx, &a.opt, warn, sizeof warn, err, sizeof err))) {
+    bb_kernel_choice kc;
+    if (bb_kernel_choose(ck, d, a.opt.kernel, a.opt.out_kernel, &kc, err, sizeof err)) {
+        fprintf(stderr, "bitbench generate: %s\n", err);
+        goto done;
+    }
+    if (kc.note[0]) fprintf(stderr, "bitbench: %s\n", kc.note);
+    kc.opt.kv_f16 = a.opt.kv_f16;
+    kc.opt.max_batch = a.opt.max_batch;
+    tf = bb_model_source_build(ck, a.ctx, &kc.opt, warn, sizeof warn, err, sizeof err);
+    a.opt.kernel = kc.opt.kernel; /* the name the statistics line gives */
+    bb_kernel_choice_free(&kc);
+    if (!tf) {
         fprintf(stderr, "bitbench generate: %s\n", err);
         goto done;
     }

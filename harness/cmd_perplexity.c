@@ -24,7 +24,10 @@ static void usage(FILE *f)
                "  FILE.bin: a llama2.c checkpoint (tokenizer tok<vocab>.bin or tokenizer.bin beside it, or --tokenizer);\n"
                "  NAME: a model config (bitbench list models) with synthetic weights, the text fed as bytes (speed only).\n"
                "  Chunks of C tokens, BOS first, second half scored, as llama-perplexity; --chunks N runs the first N.\n"
-               "  --kernel defaults to f32, --out-kernel to the kernel, --kv to f32, --batch (prefill piece) to C.\n"
+               "  A model file's tensors each go through the kernel that stores their type (as llama.cpp computes\n"
+               "  them); --kernel K puts the linear layers through K (stderr lists what it requantizes) and\n"
+               "  --out-kernel the classifier, which otherwise stays as stored.  A config: --kernel defaults to f32,\n"
+               "  --out-kernel to f16.  --kv defaults to f32, --batch (prefill piece) to C.\n"
                "  --csv writes chunk,ppl,chunk_nll,scored,seconds rows and FILE.json beside it.\n"
                "  --max-text-bytes N: the largest TEXT read (default %llu, 256 MiB); TEXT must be a regular file.\n",
             (unsigned long long)BB_PPL_DEFAULT_MAX_TEXT_BYTES);
@@ -63,8 +66,8 @@ static void write_sidecar(FILE *f, const bb_machine *mach, int argc, char **argv
     bb_json_int(&j, "ctx", job->ctx);
     bb_json_int(&j, "chunks", r->chunks);
     bb_json_int(&j, "batch", job->batch > 0 ? job->batch : job->ctx);
-    bb_json_string(&j, "kernel", job->kernel);
-    bb_json_string(&j, "out_kernel", job->out_kernel ? job->out_kernel : job->kernel);
+    bb_json_string(&j, "kernel", r->kernel);
+    bb_json_string(&j, "out_kernel", r->out_kernel);
     bb_json_string(&j, "kv", job->kv_f16 ? "f16" : "f32");
     bb_json_int(&j, "threads", threads);
     bb_json_number(&j, "ppl", r->ppl);
@@ -163,7 +166,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
 
 int bb_cmd_perplexity(int argc, char **argv)
 {
-    bb_ppl_job job = {.kernel = "f32", .seed = 1};
+    bb_ppl_job job = {.seed = 1};
     int threads = 1;
     const char *csv_path = NULL;
     int prc = parse(argc, argv, &job, &threads, &csv_path);
@@ -195,10 +198,11 @@ int bb_cmd_perplexity(int argc, char **argv)
         return 1;
     }
     if (r.warning[0]) fprintf(stderr, "bitbench perplexity: warning: %s\n", r.warning);
+    if (r.kernel_note[0]) fprintf(stderr, "bitbench: %s\n", r.kernel_note);
     printf("Final estimate: PPL = %.4f +/- %.5f\n", r.ppl, r.ppl_err);
     fprintf(stderr, "perplexity: %d chunks of %d tokens (%ld scored) of %d text tokens (%s); kernel %s, out %s, kv %s, "
             "%d threads, batch %d: %.1f tokens/s (%.3f s in the model)\n", r.chunks, job.ctx, r.sums.count,
-            r.n_tokens, r.tokenization, job.kernel, job.out_kernel ? job.out_kernel : job.kernel,
+            r.n_tokens, r.tokenization, r.kernel, r.out_kernel,
             job.kv_f16 ? "f16" : "f32", threads, job.batch > 0 ? job.batch : job.ctx, r.tokens_per_second,
             r.sums.seconds);
     if (out.csv) {

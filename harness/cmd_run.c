@@ -51,6 +51,13 @@ static void usage(FILE *f)
             "                   bounds of the file's Lua evaluation (default 1000000000 and 1024)\n"
             "  --dry-run        check the file and print the planned points (with --shard: the shard's)\n"
             "  --quiet          no progress line and no notes on stderr\n"
+            "  --allow-missing-peers\n"
+            "                   a run whose sweeps ask for peers (peers = {...}) is \"complete\" even when\n"
+            "                   peer points gave no row (no program found, it failed)\n"
+            "Exit status: 0 complete; 1 points failed or results could not be written; 2 bad\n"
+            "arguments or experiment file; 3 only peer points failed: the last line says \"k of N peer\n"
+            "points ran\" and run.json's status is \"incomplete\" with that reason (not with\n"
+            "--allow-missing-peers); 128+N interrupted by signal N.\n"
             "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
             "build, command line, meters, status) and results.md; the table is also printed.\n"
             "The file's `profile` field adds machine-profile.json, its `plots` field RUN_DIR/plots/.\n"
@@ -138,6 +145,7 @@ typedef struct {
     const char *cpus_arg;
     char **only;
     const char *db;     /* --db: the results database the run is stored in */
+    bool allow_missing_peers;
     int nonly;
     bool resume, quiet, dry;
     uint64_t max_points;  /* --max-points */
@@ -202,6 +210,7 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
     }
     case 'D': a->dry = true; return -1;
     case 'q': a->quiet = true; return -1;
+    case 'A': a->allow_missing_peers = true; return -1;
     case 'B': a->db = optarg; return -1;
     case 'P': return bb_parse_u64("--max-points", optarg, &a->max_points) ? 2 : -1;
     case 'U': bb_experiment_set_unsafe_lua(true); return -1;
@@ -249,6 +258,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
         {"max-points", required_argument, 0, 'P'}, {"unsafe-lua", no_argument, 0, 'U'},
         {"peer", required_argument, 0, 'p'},
         {"lua-max-instructions", required_argument, 0, 'I'}, {"lua-max-memory", required_argument, 0, 'm'},
+        {"allow-missing-peers", no_argument, 0, 'A'},
         {"cpus", required_argument, 0, 'c'},
         {0, 0, 0, 0}};
     optind = 1;
@@ -400,8 +410,10 @@ int bb_cmd_run(int argc, char **argv)
     }
     bb_run_settings settings;
     command_settings(&a, &settings);
+    int peer_points = 0, peer_rows = 0;
     bb_run_options ro = {.resume = a.resume, .quiet = a.quiet, .shard = a.shard.count ? &a.shard : NULL,
-                         .settings = &settings};
+                         .settings = &settings, .allow_missing_peers = a.allow_missing_peers,
+                         .peer_points = &peer_points, .peer_rows = &peer_rows};
     /* argv here starts at "run"; record the whole command line from the program name */
     ro.argc = argc + 1;
     ro.argv = argv - 1;
@@ -412,6 +424,10 @@ int bb_cmd_run(int argc, char **argv)
     status = bb_sweep_run(&ex, &plan, &mach, &ro);
     if (run_dir[0] && a.db && bb_run_db_store_dir("bitbench run", a.db, run_dir, a.quiet) && status == 0) status = 1;
     if (run_dir[0] && status < 128) finish_run(&ex, &mach, run_dir, a.quiet);
+    /* the last line, even with --quiet: a comparison without its peers is no comparison */
+    if (peer_rows < peer_points)
+        fprintf(stderr, "bitbench run: %d of %d peer points ran%s\n", peer_rows, peer_points,
+                a.allow_missing_peers ? " (allowed by --allow-missing-peers)" : " (see run.json's \"failed\")");
 out:
     bb_plan_free(&plan);
     bb_experiment_free(&ex);

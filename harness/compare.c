@@ -10,12 +10,14 @@
 
 /* One side's points: the parameters and every sample of time. */
 typedef struct {
-    bb_compare_row meta;             /* key and parameters */
+    bb_compare_row meta;             /* key (variant included) and parameters */
+    char measured[320];              /* what was measured: the key without the variant */
     double *v;
     int n;
     bool noisy;
     int n_bad;                       /* samples that are not a time: NaN, infinite, zero or negative */
     double first_bad;
+    bool paired;                     /* matched with a point of the other side */
 } side_point;
 
 typedef struct {
@@ -30,12 +32,20 @@ static int find_point(const side *s, const char *key)
     return -1;
 }
 
-static side_point *point_for(side *s, const bb_compare_row *meta)
+/* The point of meta's key, a new one when s has none; its host noted ("several" when its rows
+ * came from more than one machine, a commit's runs pooled). */
+static side_point *point_for(side *s, const bb_compare_row *meta, const char *measured, const char *host)
 {
     int i = find_point(s, meta->key);
-    if (i >= 0) return &s->p[i];
-    side_point *p = bb_run_tables_grow((void **)&s->p, &s->n, sizeof *s->p);
-    if (p) p->meta = *meta;
+    side_point *p = i >= 0 ? &s->p[i] : bb_run_tables_grow((void **)&s->p, &s->n, sizeof *s->p);
+    if (!p) return NULL;
+    if (i < 0) {
+        p->meta = *meta;
+        snprintf(p->measured, sizeof p->measured, "%s", measured);
+        snprintf(p->meta.host_a, sizeof p->meta.host_a, "%s", host);
+    } else if (strcmp(p->meta.host_a, host)) {
+        snprintf(p->meta.host_a, sizeof p->meta.host_a, "several");
+    }
     return p;
 }
 
@@ -53,6 +63,18 @@ static int add_sample(side_point *p, double v)
     if (!slot) return -1;
     *slot = v;
     return 0;
+}
+
+static void kernel_measured(char *buf, size_t len, const char *kernel, int M, int K, int N, int threads,
+                            const char *cache)
+{
+    snprintf(buf, len, "%s M=%d K=%d N=%d threads=%d %s", kernel, M, K, N, threads, cache);
+}
+
+static void e2e_measured(char *buf, size_t len, const char *model, const char *kernel, int threads, const char *phase,
+                         int tokens)
+{
+    snprintf(buf, len, "%s %s threads=%d %s%d", model, kernel, threads, phase, tokens);
 }
 
 static void kernel_meta(bb_compare_row *m, const char *kernel, const char *variant, int M, int K, int N, int threads,
@@ -83,10 +105,12 @@ static void e2e_meta(bb_compare_row *m, const char *model, const char *kernel, c
 static int kernel_points(const bb_run_tables *t, side *s)
 {
     bb_compare_row m;
+    char measured[320];
     for (int i = 0; i < t->nrows; i++) {
         const bb_result_row *r = &t->rows[i];
         kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
-        side_point *p = point_for(s, &m);
+        kernel_measured(measured, sizeof measured, r->kernel, r->m, r->k, r->n, r->threads, r->cache);
+        side_point *p = point_for(s, &m, measured, r->prov.host);
         if (!p) return -1;
         p->noisy |= r->spread_flag || r->prov.busy;
     }
@@ -114,13 +138,15 @@ static int kernel_points(const bb_run_tables *t, side *s)
 static int e2e_points(const bb_run_tables *t, side *s)
 {
     bb_compare_row m;
+    char measured[320];
     for (int i = 0; i < t->ne2e; i++) {
         const bb_e2e_row *r = &t->e2e[i];
         for (int ph = 0; ph < 2; ph++) {
             int tokens = ph ? r->gen : r->prompt;
             if (tokens <= 0) continue;
             e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, ph ? "tg" : "pp", tokens);
-            side_point *p = point_for(s, &m);
+            e2e_measured(measured, sizeof measured, r->model, r->kernel, r->threads, ph ? "tg" : "pp", tokens);
+            side_point *p = point_for(s, &m, measured, r->prov.host);
             if (!p) return -1;
             p->noisy |= r->prov.busy;
         }
@@ -214,6 +240,19 @@ static void side_free(side *s)
     free(s->p);
 }
 
+/* The one point of s not yet paired whose measured parameters are `measured`; -1 when none or
+ * more than one (then which of them B's point stands for cannot be told). */
+static int lone_unpaired(const side *s, const char *measured)
+{
+    int found = -1;
+    for (int i = 0; i < s->n; i++) {
+        if (s->p[i].paired || strcmp(s->p[i].measured, measured)) continue;
+        if (found >= 0) return -1;
+        found = i;
+    }
+    return found;
+}
+
 /* A matched point whose samples or ratio are not finite times: one line naming it. */
 static int check_point(const side_point *pa, const side_point *pb, const bb_compare_row *r, const char *name_a,
                        const char *name_b, char *err, size_t errlen)
@@ -234,34 +273,64 @@ static int check_point(const side_point *pa, const side_point *pb, const bb_comp
 }
 
 /* Returns 0, or -1 with err (a point that cannot be compared, out of memory). */
-static int compare_sides(const side *a, const side *b, double threshold, bb_comparison *out, char *err, size_t errlen)
+static int add_pair(side_point *pa, side_point *pb, double threshold, bool by_variant, bb_comparison *out, char *err,
+                    size_t errlen)
 {
-    for (int i = 0; i < a->n; i++) {
-        int j = find_point(b, a->p[i].meta.key);
-        if (j < 0) {
-            out->only_a++;
-            continue;
-        }
-        bb_compare_row *r = bb_run_tables_grow((void **)&out->rows, &out->n, sizeof *out->rows);
-        if (!r) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        *r = a->p[i].meta;
-        r->noisy_a = a->p[i].noisy;
-        r->noisy_b = b->p[j].noisy;
-        if (bb_median_ratio_ci(a->p[i].v, a->p[i].n, b->p[j].v, b->p[j].n, BB_BOOT_ITERATIONS, BB_BOOT_SEED, &r->ci))
-            r->ci.ratio = r->ci.lo = r->ci.hi = NAN;
-        if (check_point(&a->p[i], &b->p[j], r, out->name_a, out->name_b, err, errlen)) return -1;
-        r->significant = isfinite(r->ci.lo) && (r->ci.lo > 1 || r->ci.hi < 1);
-        if (r->significant && r->ci.ratio > 1 + threshold) r->change = BB_CHANGE_SLOWER, out->regressions++;
-        if (r->significant && r->ci.ratio < 1 / (1 + threshold)) r->change = BB_CHANGE_FASTER, out->improvements++;
+    bb_compare_row *r = bb_run_tables_grow((void **)&out->rows, &out->n, sizeof *out->rows);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
-    for (int j = 0; j < b->n; j++) out->only_b += find_point(a, b->p[j].meta.key) < 0;
+    *r = pa->meta;
+    pa->paired = pb->paired = true;
+    if (!by_variant) snprintf(r->key, sizeof r->key, "%s", pa->measured);
+    snprintf(r->variant_b, sizeof r->variant_b, "%s", pb->meta.variant);
+    snprintf(r->host_b, sizeof r->host_b, "%s", pb->meta.host_a);
+    r->noisy_a = pa->noisy;
+    r->noisy_b = pb->noisy;
+    if (bb_median_ratio_ci(pa->v, pa->n, pb->v, pb->n, BB_BOOT_ITERATIONS, BB_BOOT_SEED, &r->ci))
+        r->ci.ratio = r->ci.lo = r->ci.hi = NAN;
+    if (check_point(pa, pb, r, out->name_a, out->name_b, err, errlen)) return -1;
+    r->significant = isfinite(r->ci.lo) && (r->ci.lo > 1 || r->ci.hi < 1);
+    if (r->significant && r->ci.ratio > 1 + threshold) r->change = BB_CHANGE_SLOWER, out->regressions++;
+    if (r->significant && r->ci.ratio < 1 / (1 + threshold)) r->change = BB_CHANGE_FASTER, out->improvements++;
     return 0;
 }
 
-int bb_compare(const char *a, const char *b, double threshold, bb_comparison *out, char *err, size_t errlen)
+/* Same variant first; then (unless by_variant) what is left, across variants, where each side
+ * has a single candidate.  Rows in A's order.  Returns 0, or -1 with err. */
+static int compare_sides(side *a, side *b, double threshold, bool by_variant, bb_comparison *out, char *err,
+                         size_t errlen)
+{
+    int *partner = malloc(sizeof *partner * (size_t)(a->n ? a->n : 1));
+    if (!partner) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < a->n; i++) {
+        partner[i] = find_point(b, a->p[i].meta.key);
+        if (partner[i] >= 0) a->p[i].paired = b->p[partner[i]].paired = true;
+    }
+    for (int i = 0; i < a->n && !by_variant; i++) {
+        if (partner[i] >= 0) continue;
+        int j = lone_unpaired(b, a->p[i].measured);
+        if (j >= 0 && lone_unpaired(a, a->p[i].measured) == i) {
+            partner[i] = j;
+            a->p[i].paired = b->p[j].paired = true;
+        }
+    }
+    int rc = 0;
+    for (int i = 0; i < a->n && rc == 0; i++) {
+        if (partner[i] < 0) out->only_a++;
+        else rc = add_pair(&a->p[i], &b->p[partner[i]], threshold, by_variant, out, err, errlen);
+    }
+    for (int j = 0; j < b->n; j++) out->only_b += !b->p[j].paired;
+    free(partner);
+    return rc;
+}
+
+int bb_compare(const char *a, const char *b, double threshold, bool by_variant, bb_comparison *out, char *err,
+               size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->threshold = threshold;
@@ -270,11 +339,11 @@ int bb_compare(const char *a, const char *b, double threshold, bb_comparison *ou
     side sa = {0}, sb = {0};
     int rc = load_side(a, &sa, err, errlen);
     if (rc == 0) rc = load_side(b, &sb, err, errlen);
-    if (rc == 0 && compare_sides(&sa, &sb, threshold, out, err, errlen)) rc = -1;
+    if (rc == 0 && compare_sides(&sa, &sb, threshold, by_variant, out, err, errlen)) rc = -1;
     if (rc == 0 && out->n == 0) {
-        snprintf(err, errlen, "%s and %s have no point in common (%d and %d points; points match by kernel, variant, "
-                 "shape, N, threads and cache mode, or model, kernel, variant, threads and pp/tg length)",
-                 a, b, sa.n, sb.n);
+        snprintf(err, errlen, "%s and %s have no point in common (%d and %d points; points match by kernel, shape, N, "
+                 "threads and cache mode, or model, kernel, threads and pp/tg length%s)", a, b, sa.n, sb.n,
+                 by_variant ? ", and by variant (--by-variant)" : "");
         rc = -1;
     }
     side_free(&sa);

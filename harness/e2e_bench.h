@@ -15,7 +15,9 @@
 
 typedef struct {
     const bb_model_config *model;
-    const char *kernel, *out_kernel; /* out_kernel NULL = "f16" */
+    /* NULL: not given; models/kernel_choice.h's rule then decides (a model file's tensors and
+     * classifier as stored; a config needs a kernel, its classifier f16) */
+    const char *kernel, *out_kernel;
     int prompt_len, gen_len;         /* either may be 0 */
     int reps;                        /* repetitions of (prefill + generation) */
     int distinct_layers;             /* synthetic layers actually generated; 0 = all */
@@ -47,6 +49,8 @@ typedef struct {
     size_t weight_bytes_per_token; /* packed linear + classifier bytes read per generated token */
     size_t weight_pad_bytes_per_token; /* of which zeros added to pad M and K to the kernel's blocks */
     char conversions[1024];   /* bb_tf_conversions: what became of each kind of weight */
+    char out_kernel[64];      /* the classifier's kernel */
+    char kernel_note[1024];   /* "" or what the kernel requantizes (kernel_choice.h), for stderr */
     double tg_gbps;           /* weight_bytes_per_token * tg tokens/s (derived) */
     /* The bound of token generation measured in the same run: the same packed weight buffers read
      * once per "token" by the same pool with plain loads and no arithmetic (bb_read_buffers),
@@ -58,6 +62,13 @@ typedef struct {
     double build_seconds;
     int tg_median_rep;        /* the repetition whose generation speed is tg_tps_median (the lower of the two
                                * middle ones for an even count); -1 when gen_len is 0 */
+    /* The code the linear layers' kernel ran (bb_variant_ran): in the prefill at each chunk's N,
+     * "amx" or, when the chunks' N fall on both sides of the variant's rule, "amx+avx512" (full
+     * chunks first); in the decode at N = 1.  Empty for a phase not measured. */
+    char pp_variant_ran[40], tg_variant_ran[16];
+    /* matmul calls of any kernel (linear layers and classifier) in the timed prefills and
+     * generations that ran other code for a reason outside the dispatch rule (kernel.h) */
+    uint64_t fallback_calls;
     char cpus[128];           /* bb_pool_cpus of the pool it ran on: the CPU of each thread, "0;1" */
     char placement[1024];     /* bb_pool_placement of that pool */
 } bb_e2e_result;

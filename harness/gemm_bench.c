@@ -168,6 +168,7 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
     int reps = 0;
     double *mv = ms->meter_values;
     for (int i = 0; i < ms->nmeters; i++) bb_meter_begin(&ms->meters[i]);
+    uint64_t fallbacks_before = bb_kernel_fallback_calls();
     while (reps < max_reps && (reps < ms->min_reps || total < ms->min_seconds) && !stopped(ms)) {
         const uint8_t *wp = ps->packed + (size_t)next * ps->psize;
         double t0 = bb_now();
@@ -178,6 +179,7 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
         total += t;
         next = (next + 1) % ps->copies;
     }
+    res->fallback_calls = bb_kernel_fallback_calls() - fallbacks_before;
     for (int i = 0; i < ms->nmeters; i++) {
         bb_meter_end(&ms->meters[i], reps, mv);
         mv += ms->meters[i].type->ncolumns;

@@ -45,6 +45,9 @@ typedef struct {
     double gbps;                         /* packed weight bytes / t_median / 1e9 */
     size_t packed_bytes, act_bytes;
     bool interrupted;                    /* *stop was raised: the point is incomplete */
+    /* matmul calls (one per thread's slice) of the timed repetitions that ran other code than the
+     * variant's for a reason outside its dispatch rule (kernel.h, bb_kernel_fallback_note) */
+    uint64_t fallback_calls;
     double *samples;                     /* keep_samples: reps seconds, in the order the calls ran (malloc'd) */
     /* --verify (bb_gemm_verify): y is one call's output, y_ref = W_deq·x in fp64 with the kernel's own
      * dequantized weights W_deq = unpack(pack(W)), y_master = W·x in fp64 with the master weights W */

@@ -1,12 +1,15 @@
-/* bitbench.compare(a, b [, threshold]) for Lua (experiment files; report modules reach the same
- * through scripts/lib/report.lua's compare, which runs `bitbench compare --csv`): compare.h's
+/* bitbench.compare(a, b [, threshold [, {by_variant = true}]]) for Lua (experiment files; report
+ * modules reach the same through scripts/lib/report.lua's compare, which runs `bitbench compare
+ * --csv`): compare.h's
  * comparison as a table
- *   { rows = { {key, kind, model, kernel, variant, m, k, n, threads, cache, tokens, median_a,
- *               median_b, ratio, ci_lo, ci_hi, samples_a, samples_b, significant, change}, ... },
+ *   { rows = { {key, kind, model, kernel, variant, variant_b, host_a, host_b, m, k, n, threads,
+ *               cache, tokens, median_a, median_b, ratio, ci_lo, ci_hi, samples_a, samples_b,
+ *               significant, change}, ... },
  *     regressions, improvements, only_a, only_b, threshold }
  * (change: "slower", "faster" or "none"; ci_lo/ci_hi nil without an interval), or nil and the
- * reason.  Each side must be one the file may read (bb_lua_sandbox_check_read): a run directory,
- * or the database of FILE.sqlite:RUN, in the file's folder or $BITBENCH_SHARED_DIR. */
+ * reason.  variant is A's variant; points match across variants unless by_variant (compare.h).
+ * Each side must be one the file may read (bb_lua_sandbox_check_read): a run directory, or the
+ * database of FILE.sqlite:RUN, in the file's folder or $BITBENCH_SHARED_DIR. */
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
@@ -45,6 +48,9 @@ static void push_row(lua_State *L, const bb_compare_row *r)
     set_str(L, "model", r->model);
     set_str(L, "kernel", r->kernel);
     set_str(L, "variant", r->variant);
+    set_str(L, "variant_b", r->variant_b);
+    set_str(L, "host_a", r->host_a);
+    set_str(L, "host_b", r->host_b);
     set_str(L, "cache", r->cache);
     set_int(L, "m", r->m);
     set_int(L, "k", r->k);
@@ -87,9 +93,16 @@ int bb_lua_compare(lua_State *L)
     double threshold = luaL_optnumber(L, 3, 0);
     if (threshold < 0 || threshold >= 10) return luaL_error(L, "bitbench.compare: threshold %f is not a fraction "
                                                                "(0.05 for 5 %%)", threshold);
+    bool by_variant = false;
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        lua_getfield(L, 4, "by_variant");
+        by_variant = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
     char err[4096];
     bb_comparison c;
-    if (bb_compare(a, b, threshold, &c, err, sizeof err)) {
+    if (bb_compare(a, b, threshold, by_variant, &c, err, sizeof err)) {
         lua_pushnil(L);
         lua_pushstring(L, err);
         return 2;

@@ -295,14 +295,15 @@ static void read_on_unsupported(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     sw->on_unsupported = strcmp(s, "error") == 0 ? BB_UNSUPPORTED_ERROR : BB_UNSUPPORTED_SKIP;
 }
 
-/* out_kernel (default f16) and compare_logits: one kernel each. */
+/* out_kernel and compare_logits: one kernel each.  out_kernel absent ("") leaves the classifier to
+ * the rule every command follows (models/kernel_choice.h): a model file's as stored, a config's f16. */
 static void read_model_kernels(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
     char err[1024];
-    snprintf(sw->out_kernel, sizeof sw->out_kernel, "f16");
-    if (bb_lua_get_string(L, t, "out_kernel", NULL, 0, sw->out_kernel, sizeof sw->out_kernel, err, sizeof err) < 0)
-        load_fail(L, c, sw, "%s", err);
-    check_single_kernel(L, c, sw, "out_kernel", sw->out_kernel);
+    sw->out_kernel[0] = 0;
+    int got_out = bb_lua_get_string(L, t, "out_kernel", NULL, 0, sw->out_kernel, sizeof sw->out_kernel, err, sizeof err);
+    if (got_out < 0) load_fail(L, c, sw, "%s", err);
+    if (got_out > 0) check_single_kernel(L, c, sw, "out_kernel", sw->out_kernel);
     int got = bb_lua_get_string(L, t, "compare_logits", NULL, 0, sw->compare_logits, sizeof sw->compare_logits, err,
                                 sizeof err);
     if (got < 0) load_fail(L, c, sw, "%s", err);

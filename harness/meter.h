@@ -3,7 +3,7 @@
  * functions) registered in one table (meter.c); an experiment names the meters it wants and
  * the runner opens each once per run.
  *
- * Honesty rules (DESIGN.md "Meters"): opening a meter probes whether this machine can give its
+ * Honesty rules (docs/design.md; docs/measurement.md "Meters"): opening a meter probes whether this machine can give its
  * numbers; when it cannot, the meter stays in the run as unavailable with a reason code from a
  * fixed vocabulary (not_built, no_pmu, perf_paranoid, no_permission, not_intel, no_msr,
  * no_uncore, no_powercap, event_missing, no_attach, tool_missing, tool_failed) and a sentence, and

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "e2e_bench.h"
+#include "models/kernel_choice.h"
 #include "models/model_fit.h"
 #include "models/model_load.h"
 #include "support/input_file.h"
@@ -87,13 +88,6 @@ static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_mod
     return 0;
 }
 
-/* The engine options of the job's run. */
-static bb_tf_options job_options(const bb_ppl_job *job)
-{
-    return (bb_tf_options){.kernel = job->kernel, .out_kernel = job->out_kernel ? job->out_kernel : job->kernel,
-                           .kv_f16 = job->kv_f16, .max_batch = job->batch > 0 ? job->batch : job->ctx};
-}
-
 /* The model (a .gguf, a llama2.c checkpoint or a config name, models/model_load.h) at context
  * ctx, and the text as tokens. */
 static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
@@ -110,9 +104,18 @@ static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_m
         snprintf(err, errlen, "--ctx %d: %s", job->ctx, job->ctx < 1 ? "must be at least 4" : e);
         return -1;
     }
-    /* before the tokens and the model are allocated: one that cannot fit is refused now */
-    bb_tf_options opt = job_options(job);
-    if (bb_model_check_fits(job->model, &m->dims, &opt, err, errlen)) return -1;
+    /* before the tokens and the model are allocated: one that cannot fit is refused now, with the
+     * kernels the run will use (kernel_choice.h) */
+    bb_kernel_choice kc;
+    if (bb_kernel_choose(m->src, &m->dims, job->kernel, job->out_kernel, &kc, e, sizeof e)) {
+        snprintf(err, errlen, "%s: %s", job->model, e);
+        return -1;
+    }
+    kc.opt.kv_f16 = job->kv_f16;
+    kc.opt.max_batch = job->batch > 0 ? job->batch : job->ctx;
+    int fits = bb_model_check_fits(job->model, &m->dims, &kc.opt, err, errlen);
+    bb_kernel_choice_free(&kc);
+    if (fits) return -1;
     return tokenize(job, text, len, m, out, err, errlen);
 }
 
@@ -120,13 +123,23 @@ static int run_model(bb_pool *pool, const bb_ppl_job *job, job_model *m, bb_ppl_
                      size_t errlen)
 {
     if (bb_ppl_check(m->n_tokens, job->ctx, m->dims.seq_len, err, errlen)) return -1;
-    bb_tf_options opt = job_options(job);
     char e[BB_ERR_MAX];
+    bb_kernel_choice kc;
+    if (bb_kernel_choose(m->src, &m->dims, job->kernel, job->out_kernel, &kc, e, sizeof e)) {
+        snprintf(err, errlen, "%s: %s", job->model, e);
+        return -1;
+    }
+    kc.opt.kv_f16 = job->kv_f16;
+    kc.opt.max_batch = job->batch > 0 ? job->batch : job->ctx;
+    snprintf(out->kernel, sizeof out->kernel, "%s", kc.opt.kernel);
+    snprintf(out->out_kernel, sizeof out->out_kernel, "%s", kc.opt.out_kernel);
+    snprintf(out->kernel_note, sizeof out->kernel_note, "%s", kc.note);
     double t0 = bb_now();
     bb_weight_source src = bb_model_source_weights(m->src, &m->dims);
-    bb_transformer *tf = bb_tf_create(&m->dims, &src, &opt, e, sizeof e);
+    bb_transformer *tf = bb_tf_create(&m->dims, &src, &kc.opt, e, sizeof e);
+    bb_kernel_choice_free(&kc);
     if (!tf) {
-        snprintf(err, errlen, "%s with kernel %s: %s", job->model, job->kernel, e);
+        snprintf(err, errlen, "%s with kernel %s: %s", job->model, out->kernel, e);
         return -1;
     }
     out->build_seconds = bb_now() - t0;

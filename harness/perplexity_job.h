@@ -31,7 +31,9 @@ typedef struct {
     const char *text_file;
     uint64_t max_text_bytes; /* the text's bound; 0 = BB_PPL_DEFAULT_MAX_TEXT_BYTES */
     int ctx, max_chunks;    /* max_chunks 0 = every chunk of the text */
-    const char *kernel, *out_kernel; /* out_kernel NULL = the kernel */
+    /* NULL: not given; which kernels a run then takes is models/kernel_choice.h's rule (a model
+     * file's tensors as stored, the classifier as stored; a config's f32 and f16) */
+    const char *kernel, *out_kernel;
     bool kv_f16;
     int batch;              /* prefill piece (the engine's max_batch); 0 = ctx */
     uint64_t seed;          /* synthetic weights */
@@ -50,6 +52,8 @@ typedef struct {
     double tokens_per_second; /* tokens through the model (ctx per chunk) / forward time */
     double tokenize_seconds, build_seconds;
     char conversions[1024]; /* bb_tf_conversions: what became of each kind of weight */
+    char kernel[64], out_kernel[64]; /* the run's kernel (or "as-stored") and the classifier's */
+    char kernel_note[1024];  /* "" or what the kernels requantize (kernel_choice.h), for stderr */
 } bb_ppl_outcome;
 
 /* Tokenize, build the model with the job's kernel, run the chunks.  Returns 0, or -1 with one

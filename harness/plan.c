@@ -69,8 +69,8 @@ static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int
     for (int mi = 0; sw->compare_logits[0] && mi < sw->nmodels; mi++) {
         bb_tf_dims d;
         bb_tf_dims_from_config(&sw->models[mi], sw->compare_tokens, &d);
-        bb_tf_options o = {.kernel = sw->compare_logits, .out_kernel = sw->out_kernel, .kv_f16 = sw->kv_f16,
-                           .max_batch = 1};
+        bb_tf_options o = {.kernel = sw->compare_logits, .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
+                           .kv_f16 = sw->kv_f16, .max_batch = 1};
         size_t need = 0;
         char why[1024] = "";
         if (!bb_tf_estimate_bytes(&d, &o, &need, why, sizeof why) && mach->mem_available &&
@@ -88,8 +88,9 @@ static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int
             const bb_model_config *cfg = &sw->models[mi];
             bb_tf_dims d;
             bb_tf_dims_from_config(cfg, max_seq, &d);
-            bb_tf_options o = {.kernel = sw->kernels[ki].kernel->name, .out_kernel = sw->out_kernel,
-                               .kv_f16 = sw->kv_f16, .max_batch = max_prompt < 512 ? max_prompt : 512};
+            bb_tf_options o = {.kernel = sw->kernels[ki].kernel->name,
+                               .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_f16 = sw->kv_f16,
+                               .max_batch = max_prompt < 512 ? max_prompt : 512};
             size_t need = 0;
             char why[1024] = "";
             if (!bb_tf_estimate_bytes(&d, &o, &need, why, sizeof why) && mach->mem_available &&

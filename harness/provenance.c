@@ -61,8 +61,10 @@ static void read_proc_stat(bb_load_reading *r)
     r->total = r->busy + v[3] + v[4];
 }
 
-/* utime and stime are fields 14 and 15 of /proc/self/stat; the command name (field 2) may hold
- * spaces, so counting starts after its closing parenthesis. */
+/* utime and stime are fields 14 and 15 of /proc/self/stat, cutime and cstime (children waited
+ * for: a peer program the run started and ended) 16 and 17; the command name (field 2) may hold
+ * spaces, so counting starts after its closing parenthesis.  A peer's time is the run's own
+ * work, not another process's load. */
 static void read_self_stat(bb_load_reading *r)
 {
     char buf[1024];
@@ -73,8 +75,10 @@ static void read_self_stat(bb_load_reading *r)
     buf[n] = 0;
     const char *p = strrchr(buf, ')');
     unsigned long long ut, st;
-    if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2)
-        r->self = ut + st;
+    long long cut, cst;
+    if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld", &ut, &st, &cut,
+                    &cst) == 4)
+        r->self = ut + st + (unsigned long long)(cut > 0 ? cut : 0) + (unsigned long long)(cst > 0 ? cst : 0);
 }
 
 void bb_load_read(bb_load_reading *r)

@@ -31,7 +31,7 @@ void bb_host_name(char *buf, size_t len);
 typedef struct {
     double loadavg1;                 /* NAN when unreadable */
     unsigned long long total, busy;  /* /proc/stat "cpu" line, jiffies; 0 when unreadable */
-    unsigned long long self;         /* utime + stime of this process, jiffies */
+    unsigned long long self;         /* utime + stime of this process and its waited-for children, jiffies */
 } bb_load_reading;
 
 /* The load around one point. */

@@ -13,6 +13,8 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
     memset(row, 0, sizeof *row);
     snprintf(row->kernel, sizeof row->kernel, "%s", kern->name);
     snprintf(row->variant, sizeof row->variant, "%s", v->isa);
+    snprintf(row->variant_ran, sizeof row->variant_ran, "%s", bb_variant_ran(v, n));
+    row->fallback_calls = (double)r->fallback_calls;
     snprintf(row->family, sizeof row->family, "%s", kern->family);
     row->bits_per_weight = kern->bits_per_weight;
     row->lossless = kern->lossless;
@@ -56,7 +58,12 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     } else {
         snprintf(row->kernel, sizeof row->kernel, "%s", spec->kernel);
     }
-    snprintf(row->out_kernel, sizeof row->out_kernel, "%s", spec->out_kernel ? spec->out_kernel : "f16");
+    /* the classifier's kernel as the run chose it (models/kernel_choice.h) */
+    snprintf(row->out_kernel, sizeof row->out_kernel, "%s", r->out_kernel[0] ? r->out_kernel
+                                                            : spec->out_kernel ? spec->out_kernel : "f16");
+    snprintf(row->variant_ran_pp, sizeof row->variant_ran_pp, "%s", r->pp_variant_ran);
+    snprintf(row->variant_ran_tg, sizeof row->variant_ran_tg, "%s", r->tg_variant_ran);
+    row->fallback_calls = (double)r->fallback_calls;
     row->threads = threads;
     snprintf(row->cpus, sizeof row->cpus, "%s", r->cpus);
     row->prompt = spec->prompt_len;

@@ -22,6 +22,8 @@ typedef struct {
     char experiment[64], sweep[64];
     int point;                       /* 1-based index in the run's plan */
     char kernel[64], variant[16], family[16];
+    char variant_ran[16];            /* the code that ran: bb_variant_ran(variant, n) */
+    double fallback_calls;           /* timed matmul calls outside the dispatch rule (an integer); NAN unknown */
     double bits_per_weight;
     int lossless;
     char model[64], roles[24];       /* empty for literal shapes */

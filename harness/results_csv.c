@@ -11,7 +11,14 @@ const bb_column bb_result_columns[] = {
     COL("sweep", BB_COL_STR, sweep, "the sweep's name"),
     COL("point", BB_COL_INT, point, "the point's number in the run's plan (1-based)"),
     COL("kernel", BB_COL_STR, kernel, "kernel name"),
-    COL("variant", BB_COL_STR, variant, "the ISA variant that ran (scalar, avx2, avx512, ...)"),
+    COL("variant", BB_COL_STR, variant, "the ISA variant asked for (scalar, avx2, avx512, amx, ...)"),
+    COL("variant_ran", BB_COL_STR, variant_ran,
+        "the variant whose code ran at this N by the asked variant's dispatch rule (i2_s@amx at N < 16: avx512); "
+        "the asked variant when it has no rule"),
+    COL("fallback_calls", BB_COL_NUM, fallback_calls,
+        "timed matmul calls (one per thread's row slice) that ran other code for a reason outside the dispatch "
+        "rule: the float @amx variants' denormal/inf/NaN rows, an AMX call without scratch memory; 0 = none, "
+        "empty for a peer's row (not known)"),
     COL("family", BB_COL_STR, family, "kernel family (the registry's, as bitbench list kernels shows)"),
     COL("bits_per_weight", BB_COL_NUM, bits_per_weight, "bits per weight as stored, scales included"),
     COL("lossless", BB_COL_INT, lossless, "1 when the kernel is exact w.r.t. its reference semantics"),

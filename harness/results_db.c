@@ -117,12 +117,20 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
 }
 
 /* The columns added since version 1: 2 (one branch) gave points "verify", 2 (another) gave
- * e2e_points "cpus"; 3 has both.  A file of version 1 or 2 gains whichever it lacks, empty in the
- * rows stored before.  Inside one write transaction, with the version read again there: two
+ * e2e_points "cpus"; 3 has both; 4 adds the code that ran (kernel.h's bb_variant: points
+ * variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and fallback_calls).
+ * A file of version 1 to 3 gains whichever it lacks, empty in the rows stored before (what ran
+ * was not recorded then).  Inside one write transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
 static const struct {
-    const char *table, *column;
-} added_columns[] = {{"points", "verify"}, {"e2e_points", "cpus"}};
+    const char *table, *column, *type;
+} added_columns[] = {{"points", "verify", "TEXT"},
+                     {"e2e_points", "cpus", "TEXT"},
+                     {"points", "variant_ran", "TEXT"},
+                     {"points", "fallback_calls", "REAL"},
+                     {"e2e_points", "variant_ran_pp", "TEXT"},
+                     {"e2e_points", "variant_ran_tg", "TEXT"},
+                     {"e2e_points", "fallback_calls", "REAL"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {
@@ -135,8 +143,8 @@ static int migrate_old(bb_db *db, char *err, size_t errlen)
             if (has < 0) goto fail;
             if (has) continue;
             char sql[256];
-            snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" TEXT", added_columns[i].table,
-                     added_columns[i].column);
+            snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" %s", added_columns[i].table,
+                     added_columns[i].column, added_columns[i].type);
             if (exec(db, sql, err, errlen)) goto fail;
         }
         char sql[128];

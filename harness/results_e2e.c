@@ -14,7 +14,15 @@ const bb_column bb_e2e_columns[] = {
     COL("point", BB_COL_INT, point, "the point's number among the run's end-to-end points (1-based)"),
     COL("model", BB_COL_STR, model, "model config name"),
     COL("kernel", BB_COL_STR, kernel, "kernel of the linear layers"),
-    COL("variant", BB_COL_STR, variant, "the ISA variant that ran (scalar, avx2, avx512, ...)"),
+    COL("variant", BB_COL_STR, variant, "the ISA variant asked for (scalar, avx2, avx512, amx, ...)"),
+    COL("variant_ran_pp", BB_COL_STR, variant_ran_pp,
+        "the variant whose code the linear layers ran in the prefill, by the asked variant's dispatch rule at each "
+        "chunk's N (amx; amx+avx512 when the last chunk is below the rule's N); empty without a prefill"),
+    COL("variant_ran_tg", BB_COL_STR, variant_ran_tg,
+        "the variant whose code the linear layers ran in the decode (N = 1: i2_s@amx runs avx512); empty without one"),
+    COLF("fallback_calls", fallback_calls, "%.0f",
+         "matmul calls of any kernel in the timed prefills and decodes that ran other code for a reason outside the "
+         "dispatch rule (float @amx variants' denormal/inf/NaN rows, an AMX call without scratch memory); 0 = none"),
     COL("family", BB_COL_STR, family, "kernel family"),
     COLF("bits_per_weight", bits_per_weight, "%.4f", "bits per weight of the kernel as stored, scales included"),
     COL("out_kernel", BB_COL_STR, out_kernel, "kernel of the classifier (output projection)"),
@@ -87,17 +95,28 @@ int bb_e2e_read(const char *path, const char *header, int nmeter, bb_e2e_row **r
     return rc;
 }
 
+/* "i2_s@amx", or "i2_s@amx (ran avx512)" when the code that ran was another variant's. */
+static void ran_label(const bb_e2e_row *r, const char *ran, char *buf, size_t len)
+{
+    if (ran[0] && strcmp(ran, r->variant)) snprintf(buf, len, "%s@%s (ran %s)", r->kernel, r->variant, ran);
+    else snprintf(buf, len, "%s@%s", r->kernel, r->variant);
+}
+
 void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count)
 {
     fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |\n");
     fprintf(f, "|---|---|---:|---|---:|---:|\n");
     for (int i = 0; i < count; i++) {
         const bb_e2e_row *r = &rows[i];
+        /* the asked variant, and the code that ran when that differs (i2_s@amx ran avx512 in tg) */
+        char pp_kernel[160], tg_kernel[160];
+        ran_label(r, r->variant_ran_pp, pp_kernel, sizeof pp_kernel);
+        ran_label(r, r->variant_ran_tg, tg_kernel, sizeof tg_kernel);
         if (r->prompt > 0)
-            fprintf(f, "| %s | %s@%s | %d | pp%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
-                    r->threads, r->prompt, r->pp_tps, r->pp_tps_min, r->pp_tps_max);
+            fprintf(f, "| %s | %s | %d | pp%d | %.2f | %.2f - %.2f |\n", r->model, pp_kernel, r->threads, r->prompt,
+                    r->pp_tps, r->pp_tps_min, r->pp_tps_max);
         if (r->gen > 0)
-            fprintf(f, "| %s | %s@%s | %d | tg%d | %.2f | %.2f - %.2f |\n", r->model, r->kernel, r->variant,
-                    r->threads, r->gen, r->tg_tps, r->tg_tps_min, r->tg_tps_max);
+            fprintf(f, "| %s | %s | %d | tg%d | %.2f | %.2f - %.2f |\n", r->model, tg_kernel, r->threads, r->gen,
+                    r->tg_tps, r->tg_tps_min, r->tg_tps_max);
     }
 }

@@ -18,6 +18,8 @@ typedef struct {
     char experiment[64], sweep[64];
     int point;                       /* 1-based index among the run's end-to-end points */
     char model[64], kernel[64], variant[16], family[16];
+    char variant_ran_pp[40], variant_ran_tg[16]; /* bb_e2e_result's pp/tg_variant_ran */
+    double fallback_calls;           /* bb_e2e_result's; NAN (empty) for a peer's row */
     double bits_per_weight;
     char out_kernel[64];
     int threads, prompt, gen, reps;

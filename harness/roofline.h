@@ -40,7 +40,9 @@ typedef struct {
 } bb_roof_peak;
 
 typedef struct {
-    char kernel[40], variant[16];
+    /* variant: the best this CPU can run (asked for); variant_ran: the code the GEMV (N = 1) ran by
+     * its dispatch rule (bb_variant_ran: @amx runs avx512), which the tables label gamma with */
+    char kernel[40], variant[16], variant_ran[16];
     double bpw;
     int m, k;
     bool ok;

@@ -405,6 +405,12 @@ static void finish_record(sweep_state *st, int write_failed)
         snprintf(rec->status_reason, sizeof rec->status_reason,
                  "%d of %d end-to-end points failed (see \"failed\"); --resume retries them", rec->e2e_failed,
                  st->plan->ne2e);
+    } else if (st->peer_rows < st->peer_points && !st->opt->allow_missing_peers) {
+        /* the peers are what such a run compares against: without them it is not what it says */
+        rec->status = "incomplete";
+        snprintf(rec->status_reason, sizeof rec->status_reason,
+                 "%d of %d peer points ran (see \"failed\"); --allow-missing-peers accepts a run without them",
+                 st->peer_rows, st->peer_points);
     } else {
         rec->status = "complete";
         rec->status_reason[0] = 0;
@@ -565,7 +571,11 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
                     st.rec.points_flagged, st.rec.points_flagged == 1 ? "" : "s");
     }
     if (sig) exit_code = 128 + sig;
-    else exit_code = failed_write || st.rec.points_failed || st.rec.e2e_failed || st.rec.verify_failed ? 1 : 0;
+    else if (failed_write || st.rec.points_failed || st.rec.e2e_failed || st.rec.verify_failed) exit_code = 1;
+    else if (st.peer_rows < st.peer_points && !opt->allow_missing_peers) exit_code = BB_EXIT_MISSING_PEERS;
+    else exit_code = 0;
+    if (opt->peer_points) *opt->peer_points = st.peer_points;
+    if (opt->peer_rows) *opt->peer_rows = st.peer_rows;
 done:
     if (csv) fclose(csv);
     bb_run_dir_unlock(st.dir);

@@ -30,11 +30,21 @@ typedef struct {
     /* the command line's part of the run's settings (NULL: no option given); the rest is filled
      * in, all recorded in run.json, and --resume refuses a run begun with other settings */
     const bb_run_settings *settings;
+    /* --allow-missing-peers: a run whose peer points gave no row may still be "complete" */
+    bool allow_missing_peers;
+    /* if set, receive the peer points this session tried and those that ran (gave a row) */
+    int *peer_points, *peer_rows;
 } bb_run_options;
 
+/* The exit status of a run whose sweeps asked for peers and not all of them ran (no other
+ * failure, not allowed by --allow-missing-peers): its results stand, but it is not the
+ * comparison it was written to be. */
+#define BB_EXIT_MISSING_PEERS 3
+
 /* Returns the process exit status: 0 complete, 1 when points failed (a measurement, or a
- * verify: run.json's status "failed") or results could not be written, 128 + signal number when
- * interrupted. */
+ * verify: run.json's status "failed") or results could not be written, BB_EXIT_MISSING_PEERS
+ * (3) when only peer points failed (status "incomplete", the reason "k of N peer points ran"),
+ * 128 + signal number when interrupted. */
 int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine *mach, const bb_run_options *opt);
 
 #endif

@@ -224,14 +224,22 @@ static int peer_emit(void *ctx, const bb_result_row *peer_row)
 {
     peer_ctx *pc = ctx;
     bb_result_row r = *peer_row, *row = &r;
-    sweep_provenance_run(pc->st, &r.prov);
+    char label[256];
+    snprintf(label, sizeof label, "peer %s M=%d K=%d N=%d", r.kernel, r.m, r.k, r.n);
+    sweep_provenance_keep_load(pc->st, label, &r.prov);
     if (bb_csv_write_row(pc->csv, row)) {
         bb_progress_clear(&pc->st->progress);
         fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", pc->st->csv_path, strerror(errno));
         return -1;
     }
     if (add_row(pc->st, row)) return -1;
+    pc->st->peer_rows++;
     return sweep_write_json(pc->st);
+}
+
+static void peer_tried(void *ctx)
+{
+    ((peer_ctx *)ctx)->st->peer_points++;
 }
 
 static void peer_fail(void *ctx, const char *label, const char *why)
@@ -257,7 +265,8 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
     bb_kernel_peers *peers = bb_kernel_peers_new(st->ex);
     peer_ctx pc = {.st = st, .csv = csv};
     bb_kernel_peer_sink sink = {.experiment = st->ex->name, .nmeter = st->nmeter_cols, .emit = peer_emit,
-                                .fail = peer_fail, .running = peer_running, .ctx = &pc};
+                                .fail = peer_fail, .tried = peer_tried, .running = peer_running,
+                                .ctx = &pc};
     if (!peers) {
         free(vc);
         return -1;

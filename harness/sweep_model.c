@@ -141,7 +141,8 @@ static const float *reference_logits(sweep_state *st, bb_pool *pool, const bb_sw
         snprintf(err, errlen, "out of memory for %d x %d reference logits", sw->compare_tokens, cfg->vocab_size);
         return NULL;
     }
-    bb_e2e_spec spec = {.model = cfg, .kernel = sw->compare_logits, .out_kernel = sw->out_kernel,
+    bb_e2e_spec spec = {.model = cfg, .kernel = sw->compare_logits,
+                        .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
                         .seq_len = sw->compare_tokens, .distinct_layers = sw->distinct_layers, .kv_f16 = sw->kv_f16,
                         .seed = sw->seed, .logit_tokens = tokens, .n_logit_tokens = sw->compare_tokens,
                         .logits_out = r->logits};
@@ -181,7 +182,8 @@ static int e2e_perplexity(sweep_state *st, bb_pool *pool, const bb_sweep *sw, co
 {
     bb_ppl_job job = {.model = sw->ppl_model[0] ? sw->ppl_model : cfg->name, .text_file = sw->ppl_file,
                       .ctx = sw->ppl_ctx, .max_chunks = sw->ppl_chunks, .kernel = kc->spec,
-                      .out_kernel = sw->out_kernel, .kv_f16 = sw->kv_f16, .seed = sw->seed,
+                      .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_f16 = sw->kv_f16,
+                      .seed = sw->seed,
                       .distinct_layers = sw->distinct_layers};
     bb_ppl_outcome o;
     char e[BB_ERR_MAX];
@@ -195,7 +197,7 @@ static int e2e_perplexity(sweep_state *st, bb_pool *pool, const bb_sweep *sw, co
     row->ppl_err = o.ppl_err;
     row->ppl_tokens = (double)o.sums.count;
     row->ppl_tps = o.tokens_per_second;
-    if (sweep_note_conversions(st, row->ppl_model, kc->spec, sw->out_kernel, o.conversions)) {
+    if (sweep_note_conversions(st, row->ppl_model, kc->spec, o.out_kernel, o.conversions)) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -252,12 +254,20 @@ static int peer_emit(void *ctx, const bb_e2e_row *peer_row)
 {
     peer_ctx *pc = ctx;
     bb_e2e_row r = *peer_row, *row = &r;
-    sweep_provenance_run(pc->st, &r.prov);
+    char label[256];
+    snprintf(label, sizeof label, "peer %s %s pp%d tg%d t%d", r.model, r.kernel, r.prompt, r.gen, r.threads);
+    sweep_provenance_keep_load(pc->st, label, &r.prov);
     if (bb_e2e_write_row(pc->f, row)) {
         fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", pc->st->e2e_path, strerror(errno));
         return -1;
     }
+    pc->st->peer_rows++;
     return e2e_add(pc->st, row) || sweep_write_json(pc->st) ? -1 : 0;
+}
+
+static void peer_tried(void *ctx)
+{
+    ((peer_ctx *)ctx)->st->peer_points++;
 }
 
 static void peer_fail(void *ctx, const char *label, const char *why)
@@ -273,7 +283,8 @@ static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p)
     if (!sw->npeers) return 0;
     peer_ctx pc = {.st = st, .f = f, .p = p};
     bb_peer_sink sink = {.run_dir = st->dir, .experiment = st->ex->name, .nmeter = st->nmeter_cols,
-                         .quiet = st->opt->quiet, .emit = peer_emit, .fail = peer_fail, .ctx = &pc};
+                         .quiet = st->opt->quiet, .emit = peer_emit, .fail = peer_fail, .tried = peer_tried,
+                         .ctx = &pc};
     return bb_peer_points_for(&sink, sw, p);
 }
 
@@ -304,8 +315,8 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
     }
     for (size_t v = 0; v < (size_t)gm.reps * (size_t)st->nmeter_cols; v++) gm.values[v] = NAN;
     if (compare) bb_logit_tokens(sw->seed, cfg->vocab_size, ntok, ctokens);
-    bb_e2e_spec spec = {.model = cfg, .kernel = kc->spec, .out_kernel = sw->out_kernel, .prompt_len = p->prompt,
-                        .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
+    bb_e2e_spec spec = {.model = cfg, .kernel = kc->spec, .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
+                        .prompt_len = p->prompt, .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
                         .kv_f16 = sw->kv_f16, .seed = sw->seed, .gen_begin = gen_begin, .gen_end = gen_end,
                         .hook_ctx = &gm, .logit_tokens = ctokens, .n_logit_tokens = ntok, .logits_out = clogits,
                         .seq_len = p->prompt + p->gen > ntok ? p->prompt + p->gen : ntok,
@@ -330,7 +341,7 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
     double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
     fill_e2e_row(st, p, &spec, &r, compare ? &diff : NULL, energy, mv, row);
     free(gm.values);
-    if (sweep_note_conversions(st, cfg->name, kc->spec, sw->out_kernel, r.conversions)) {
+    if (sweep_note_conversions(st, cfg->name, kc->spec, r.out_kernel, r.conversions)) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }

@@ -19,6 +19,25 @@ void sweep_provenance_run(const sweep_state *st, bb_row_provenance *p)
     p->busy = 0;
 }
 
+static void note_busy(sweep_state *st, const char *label, const bb_row_provenance *p)
+{
+    if (p->busy)
+        sweep_add_line(&st->rec.flagged, &st->rec.nflagged,
+                       "%s: measured while other processes took %.0f%% of the CPUs' time (busy; load average %.2f "
+                       "before, %.2f after)", label, 100 * p->other_cpu_share, p->load_before, p->load_after);
+}
+
+void sweep_provenance_keep_load(sweep_state *st, const char *label, bb_row_provenance *p)
+{
+    bb_row_provenance load = *p;
+    sweep_provenance_run(st, p);
+    p->load_before = load.load_before;
+    p->load_after = load.load_after;
+    p->other_cpu_share = load.other_cpu_share;
+    p->busy = load.busy;
+    note_busy(st, label, p);
+}
+
 void sweep_provenance(sweep_state *st, const bb_load_reading *before, const char *label, bb_row_provenance *p)
 {
     bb_load_reading after;
@@ -30,10 +49,7 @@ void sweep_provenance(sweep_state *st, const bb_load_reading *before, const char
     p->load_after = load.load_after;
     p->other_cpu_share = load.other_cpu_share;
     p->busy = load.busy;
-    if (p->busy)
-        sweep_add_line(&st->rec.flagged, &st->rec.nflagged,
-                       "%s: measured while other processes took %.0f%% of the CPUs' time (busy; load average %.2f "
-                       "before, %.2f after)", label, 100 * load.other_cpu_share, load.load_before, load.load_after);
+    note_busy(st, label, p);
 }
 
 void sweep_cool_down(sweep_state *st, double seconds)

@@ -61,6 +61,7 @@ typedef struct {
     FILE *samples, *e2e_samples; /* samples.h: every repetition of the kernel and end-to-end points */
     char samples_path[RUN_FILE_MAX], e2e_samples_path[RUN_FILE_MAX];
     bb_run_settings settings;  /* the command line's, completed (run_settings.h) */
+    int peer_points, peer_rows; /* this session's peer points tried, and those that gave a row */
 } sweep_state;
 
 /* The logits of a model through a sweep's reference kernel, for every point that compares with it:
@@ -120,8 +121,11 @@ int sweep_write_e2e_samples(sweep_state *st, const bb_e2e_row *row, const double
 /* The provenance columns of a row (sweep_provenance.c): run id, host, commit, and the load since
  * `before`; a busy point gets a line in run.json's warnings, named by label. */
 void sweep_provenance(sweep_state *st, const bb_load_reading *before, const char *label, bb_row_provenance *p);
-/* Only the run's part (a peer's row: its load is not measured, empty cells). */
+/* Only the run's part (the load's cells empty). */
 void sweep_provenance_run(const sweep_state *st, bb_row_provenance *p);
+/* The run's part, keeping the load p has (a peer's row, measured around the peer program); a
+ * busy point gets its line in run.json's warnings as bitbench's own. */
+void sweep_provenance_keep_load(sweep_state *st, const char *label, bb_row_provenance *p);
 /* Sleep `seconds` before a point (a sweep's delay: the machine cools down and its clocks recover
  * from the previous point, as llama-bench's --delay), returning early when the run is stopped. */
 void sweep_cool_down(sweep_state *st, double seconds);

@@ -55,12 +55,28 @@ typedef struct {
 } bb_weights;
 
 /* One ISA variant of a kernel.  `requires` is a mask of BB_CPU_* features that must all be
- * present.  prepare may be NULL: the kernel's own prepare is used. */
+ * present.  prepare may be NULL: the kernel's own prepare is used.
+ *
+ * What ran.  A variant's matmul may run another variant's code; results name both the variant
+ * asked for and the code that ran, so a number is never credited to code that did not produce it:
+ *   - a documented dispatch rule, fixed by the shape: with fewer than `min_n` activation rows the
+ *     call runs the variant `small_n_isa` of the same kernel (the @amx variants: N < 16 runs
+ *     @avx512, a GEMV using one sixteenth of a tile being slower).  bb_variant_ran(v, n) is the
+ *     code a call with n rows runs; results.csv's variant_ran, e2e.csv's variant_ran_pp and
+ *     variant_ran_tg, the roofline's gamma labels and the claims table are computed from it.
+ *     small_n_isa NULL (min_n 0): no rule, every call runs the variant's own code.
+ *   - anything else, decided per call by the data or the machine (the float @amx variants send
+ *     rows or calls holding denormals, infinities or NaNs to @avx512; a tile call whose scratch
+ *     memory cannot be allocated runs the small-N variant): the matmul calls
+ *     bb_kernel_fallback_note() once per call in which any output came from the other code, and
+ *     the harness reports the count over a point's timed calls (results.csv's fallback_calls). */
 typedef struct {
     const char *isa; /* "scalar", "avx2", "avx512", "avx512bf16", ... */
     uint64_t requires;
     void (*matmul)(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
     void (*prepare)(const float *x, int n, int k, void *act);
+    const char *small_n_isa; /* the variant that runs when n < min_n; NULL: no such rule */
+    int min_n;
 } bb_variant;
 
 #define BB_MAX_VARIANTS 6
@@ -69,7 +85,7 @@ typedef struct bb_kernel {
     const char *name;        /* unique, lower case: used on the command line, in Lua, in results */
     const char *family;      /* its folder: kernels/<family>, or "float" for baselines/ (bb_family_at) */
     const char *description; /* one line */
-    const char *paper;       /* where it comes from: "bitnet.cpp §2 (seed 000)" */
+    const char *paper;       /* where it comes from: "bitnet.cpp §2" */
     double bits_per_weight;  /* as stored, scales included, for large K */
     bool lossless;           /* exact w.r.t. its reference semantics for its weight kind */
     bb_weight_kind weights;
@@ -139,6 +155,16 @@ int bb_variant_count(const bb_kernel *k);
  * problem and the valid choices. */
 int bb_kernel_resolve(const char *spec, const bb_kernel **kernel, const bb_variant **variant,
                       char *err, size_t errlen);
+
+/* The isa of the code a matmul call of v with n activation rows runs by v's documented dispatch
+ * rule: v->small_n_isa when n < v->min_n, else v->isa (kernels/dispatch.c). */
+const char *bb_variant_ran(const bb_variant *v, int n);
+
+/* Count one matmul call that ran other code than its variant's for a reason not in the variant's
+ * dispatch rule (see bb_variant).  Thread-safe; the count is process-wide and only grows, so a
+ * caller reads it before and after the calls it times.  Never called on a call's fast path. */
+void bb_kernel_fallback_note(void);
+uint64_t bb_kernel_fallback_calls(void);
 
 /* Is variant usable on this CPU? */
 bool bb_variant_usable(const bb_variant *v);

@@ -1,4 +1,4 @@
--- bitnet.cpp's 7B dummy-model preset: the sizes of its Table 7 (seed 000), run with
+-- bitnet.cpp's 7B dummy-model preset: the sizes of its Table 7, run with
 -- synthetic ternary weights.  Plain multi-head attention (kv heads = heads), vocab 32002 and a tied
 -- f16 embedding as in its runs.
 return {
@@ -12,5 +12,5 @@ return {
   vocab_size = 32002,
   ffn_act = "silu",
   tied_embedding = true,
-  source = "bitnet.cpp (seed 000) Table 7 preset 7B; shared/models/PAPER-MODELS.md",
+  source = "bitnet.cpp Table 7 preset 7B; shared/models/PAPER-MODELS.md",
 }

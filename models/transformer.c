@@ -44,6 +44,10 @@ typedef struct linear_group {
     int chunk_rows, nchunks;     /* the range in chunks of chunk_rows rows (decode) */
     const float *x;              /* the input they share */
     int prefill_rows, prefill_chunks; /* the chunks for n > 1 (set with chunk_rows) */
+    /* When the tensors do not share one kernel and one padded K (a model file's tensors of
+     * different types, each through its own kernel), they cannot share prepared activations:
+     * parts then holds count groups of one tensor each, run one after the other. */
+    const struct linear_group *parts;
 } linear_group;
 
 typedef struct {
@@ -110,6 +114,11 @@ static void group_own_done(void *ctx, int tid, int nthreads)
 static void run_group_at(bb_transformer *t, bb_pool *pool, const linear_group *g, const linear_group *next, int n,
                          double *secs)
 {
+    if (g->parts) {
+        for (int i = 0; i < g->count; i++)
+            run_group_at(t, pool, &g->parts[i], i + 1 < g->count ? NULL : next, n, secs);
+        return;
+    }
     double t0 = secs ? bb_now() : 0;
     const bb_linear *L = g->lin[0];
     const float *x = g->x;
@@ -161,7 +170,8 @@ int tf_make_groups(bb_transformer *t)
 {
     int nl = t->d.n_layers;
     t->ngroups = 4 * nl + 1;
-    if (!(t->groups = calloc((size_t)t->ngroups, sizeof *t->groups))) return -1;
+    /* room after the ngroups groups for the one-tensor parts of groups that need them */
+    if (!(t->groups = calloc(4 * (size_t)t->ngroups, sizeof *t->groups))) return -1;
     for (int l = 0; l < nl; l++) {
         const bb_tf_layer *L = &t->layers[l];
         linear_group *g = &t->groups[4 * l];
@@ -171,9 +181,23 @@ int tf_make_groups(bb_transformer *t)
         g[3] = (linear_group){.lin = {&L->w2}, .y = {t->xb}, .count = 1, .x = t->hb};
     }
     t->groups[4 * nl] = (linear_group){.lin = {&t->cls}, .y = {t->logits}, .count = 1, .x = t->xb};
+    linear_group *spare = t->groups + t->ngroups;
     for (int i = 0; i < t->ngroups; i++) {
-        for (int k = 0; k < t->groups[i].count; k++) t->groups[i].rows += t->groups[i].lin[k]->m;
-        chunk_group(&t->groups[i]);
+        linear_group *g = &t->groups[i];
+        for (int k = 0; k < g->count; k++) g->rows += g->lin[k]->m;
+        chunk_group(g);
+        bool shared = true;
+        for (int k = 1; k < g->count; k++)
+            shared = shared && g->lin[k]->kern == g->lin[0]->kern && g->lin[k]->var == g->lin[0]->var &&
+                     g->lin[k]->k == g->lin[0]->k;
+        if (shared) continue;
+        for (int k = 0; k < g->count; k++) {
+            spare[k] = (linear_group){.lin = {g->lin[k]}, .y = {g->y[k]}, .count = 1, .x = g->x,
+                                      .rows = g->lin[k]->m};
+            chunk_group(&spare[k]);
+        }
+        g->parts = spare;
+        spare += g->count;
     }
     return 0;
 }

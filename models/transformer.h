@@ -97,9 +97,17 @@ typedef struct {
     bb_linear wq, wk, wv, wo, w1, w2, w3;
 } bb_tf_layer;
 
+/* The seven linear layers of a layer, in the order bb_tf_options.tensor_kernels lists them. */
+enum { BB_TF_LINEARS = 7 };
+
 typedef struct {
     const char *kernel;     /* linear layers: "i2_s", "q4_0@avx2", ... */
     const char *out_kernel; /* classifier; NULL = "f16" */
+    /* When not NULL: each linear tensor's own kernel, layer by layer, BB_TF_LINEARS per layer in
+     * the order wq wk wv wo w1 w3 w2 (entry 7 * layer + i), in place of kernel (which then only
+     * names the run).  A model file's tensors each go through the kernel that stores their type
+     * this way (models/kernel_choice.h); read only while building. */
+    const char *const *tensor_kernels;
     bool kv_f16;            /* KV cache in f16 instead of f32 */
     int max_batch;          /* largest prefill chunk (N of the GEMM); 0 = 64 */
 } bb_tf_options;
@@ -112,6 +120,8 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
                              char *err, size_t errlen);
 void bb_tf_free(bb_transformer *t);
 const bb_tf_dims *bb_tf_get_dims(const bb_transformer *t);
+/* The largest prefill chunk: a forward of n tokens runs GEMMs of N = this, then one of the rest. */
+int bb_tf_max_batch(const bb_transformer *t);
 
 /* The K a layer of k_real columns is packed with for a kernel: k_real rounded up to its
  * k_multiple. */

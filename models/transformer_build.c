@@ -46,6 +46,7 @@ int bb_tf_dims_check(const bb_tf_dims *d, char *err, size_t errlen)
 }
 
 const bb_tf_dims *bb_tf_get_dims(const bb_transformer *t) { return &t->d; }
+int bb_tf_max_batch(const bb_transformer *t) { return t->max_batch; }
 
 static float theta_of(const bb_tf_dims *d) { return d->rope_theta > 0 ? d->rope_theta : 10000.0f; }
 
@@ -151,29 +152,61 @@ typedef struct {
     size_t largest; /* floats of the largest tensor as packed (padded), the build scratch */
 } kernel_needs;
 
-/* Resolve the kernels (into lin and cls, m and k unset) and check every layer's shape. */
-static int plan_kernels(const bb_tf_dims *d, const bb_tf_options *opt, bb_linear *lin, bb_linear *cls,
-                        kernel_needs *kn, char *err, size_t errlen)
+/* The kernel of layer l's i-th linear layer (linears() order). */
+static const char *tensor_kernel(const bb_tf_options *opt, int l, int i)
+{
+    return opt->tensor_kernels ? opt->tensor_kernels[(size_t)l * BB_TF_LINEARS + i] : opt->kernel;
+}
+
+/* One linear layer of shape ld through kern, copies times, into the needs. */
+static int add_needs(kernel_needs *kn, const bb_kernel *kern, const linear_desc *ld, const char *name, int nb,
+                     size_t copies, char *err, size_t errlen)
+{
+    int kp = bb_tf_padded_k(kern, ld->k), mp = bb_tf_padded_m(kern, ld->m);
+    if (check_linear(kern, name, ld->m, ld->k, err, errlen)) return -1;
+    kn->weights += arena_piece(kern->packed_size(mp, kp)) * copies;
+    /* nb rows for the classifier too: bb_tf_forward_all */
+    size_t a = kern->act_size(nb, kp);
+    if (a > kn->act) kn->act = a;
+    if ((size_t)mp * kp > kn->largest) kn->largest = (size_t)mp * kp;
+    if (kp != ld->k && (size_t)kp > kn->pad) kn->pad = (size_t)kp;
+    if (mp != ld->m && (size_t)mp > kn->mpad) kn->mpad = (size_t)mp;
+    return 0;
+}
+
+/* Resolve the classifier's kernel (into cls, m and k unset) and check every layer's shape
+ * against its kernel. */
+static int plan_kernels(const bb_tf_dims *d, const bb_tf_options *opt, bb_linear *cls, kernel_needs *kn, char *err,
+                        size_t errlen)
 {
     memset(kn, 0, sizeof *kn);
-    if (resolve(opt->kernel, lin, "kernel", err, errlen)) return -1;
-    if (resolve(opt->out_kernel ? opt->out_kernel : "f16", cls, "output kernel", err, errlen)) return -1;
-    linear_desc ld[8];
-    int nl = linears(d, ld), nb = batch_of(d, opt);
-    ld[nl] = (linear_desc){"classifier", d->vocab_size, d->dim, 0};
-    for (int i = 0; i <= nl; i++) {
-        const bb_kernel *kern = i < nl ? lin->kern : cls->kern;
-        int kp = bb_tf_padded_k(kern, ld[i].k), mp = bb_tf_padded_m(kern, ld[i].m);
-        if (check_linear(kern, ld[i].name, ld[i].m, ld[i].k, err, errlen)) return -1;
-        kn->weights += arena_piece(kern->packed_size(mp, kp)) * (size_t)(i < nl ? d->n_layers : 1);
-        /* nb rows for the classifier too: bb_tf_forward_all */
-        size_t a = kern->act_size(nb, kp);
-        if (a > kn->act) kn->act = a;
-        if ((size_t)mp * kp > kn->largest) kn->largest = (size_t)mp * kp;
-        if (kp != ld[i].k && (size_t)kp > kn->pad) kn->pad = (size_t)kp;
-        if (mp != ld[i].m && (size_t)mp > kn->mpad) kn->mpad = (size_t)mp;
+    if (!opt->tensor_kernels && !opt->kernel) {
+        snprintf(err, errlen, "no kernel for the linear layers");
+        return -1;
     }
-    return 0;
+    if (resolve(opt->out_kernel ? opt->out_kernel : "f16", cls, "output kernel", err, errlen)) return -1;
+    linear_desc ld[7];
+    int nl = linears(d, ld), nb = batch_of(d, opt);
+    /* with one kernel for every layer, layer 0 stands for all of them */
+    int layers = opt->tensor_kernels ? d->n_layers : 1;
+    size_t copies = opt->tensor_kernels ? 1 : (size_t)d->n_layers;
+    for (int l = 0; l < layers; l++)
+        for (int i = 0; i < nl; i++) {
+            bb_linear lin;
+            char name[48], what[64];
+            if (opt->tensor_kernels) {
+                snprintf(name, sizeof name, "%s of layer %d", ld[i].name, l);
+                snprintf(what, sizeof what, "kernel of %s", name);
+            } else {
+                snprintf(name, sizeof name, "%s", ld[i].name);
+                snprintf(what, sizeof what, "kernel");
+            }
+            if (resolve(tensor_kernel(opt, l, i), &lin, what, err, errlen) ||
+                add_needs(kn, lin.kern, &ld[i], name, nb, copies, err, errlen))
+                return -1;
+        }
+    linear_desc c = {"classifier", d->vocab_size, d->dim, 0};
+    return add_needs(kn, cls->kern, &c, c.name, nb, 1, err, errlen);
 }
 
 typedef struct {
@@ -228,9 +261,9 @@ int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_m
 {
     memset(m, 0, sizeof *m);
     if (bb_tf_dims_check(d, err, errlen)) return -1;
-    bb_linear lin, cls;
+    bb_linear cls;
     kernel_needs kn;
-    if (plan_kernels(d, opt, &lin, &cls, &kn, err, errlen)) return -1;
+    if (plan_kernels(d, opt, &cls, &kn, err, errlen)) return -1;
     m->weights = kn.weights;
     m->embedding = embedding_in_classifier(d, cls.kern) ? 0 : (size_t)d->vocab_size * d->dim * sizeof(float);
     buffer_desc b[MAX_BUFFERS] = {{0}};
@@ -305,16 +338,18 @@ typedef enum { CONV_PACKED = 0, CONV_AS_STORED, CONV_REARRANGED } conv_way;
 
 typedef struct {
     char type[16];  /* the source's stored type, or "f32" when the source has no stored form */
+    char kernel[32]; /* the kernel it went through (tensor_kernels may differ by layer) */
     conv_way way;   /* packed from floats, its bytes copied as they are, or its blocks rearranged */
     bool mixed;     /* another layer's tensor of this kind went another way */
     bool seen;
 } conversion;
 
-static void note_conversion(conversion *c, const char *type, conv_way way)
+static void note_conversion(conversion *c, const char *type, const char *kernel, conv_way way)
 {
-    if (c->seen && (strcmp(c->type, type) || c->way != way)) c->mixed = true;
+    if (c->seen && (strcmp(c->type, type) || strcmp(c->kernel, kernel) || c->way != way)) c->mixed = true;
     if (c->seen) return;
     snprintf(c->type, sizeof c->type, "%s", type);
+    snprintf(c->kernel, sizeof c->kernel, "%s", kernel);
     c->way = way;
     c->seen = true;
 }
@@ -348,7 +383,7 @@ static int build_linear(bb_linear *lin, void *dst, const bb_weight_source *src, 
     bb_stored_tensor st;
     bool have = src->stored && src->stored(src->ctx, name, layer, &st) == 0;
     conv_way way = have ? stored_way(lin, &st) : CONV_PACKED;
-    note_conversion(how, have ? st.type : "f32", way);
+    note_conversion(how, have ? st.type : "f32", lin->kern->name, way);
     if (way == CONV_AS_STORED) {
         memcpy(dst, st.data, st.bytes);
         memset((char *)dst + st.bytes, 0, lin->kern->packed_size(m, lin->k) - st.bytes);
@@ -397,7 +432,7 @@ static int build_embedding(bb_transformer *t, const bb_weight_source *src, float
     size_t emb = (size_t)d->vocab_size * d->dim;
     bb_stored_tensor st;
     bool have = src->stored && src->stored(src->ctx, "tok_embeddings", -1, &st) == 0;
-    note_conversion(&how[CONV_EMBEDDING], have ? st.type : "f32", false);
+    note_conversion(&how[CONV_EMBEDDING], have ? st.type : "f32", "", CONV_PACKED);
     if (!embedding_in_classifier(d, t->cls.kern)) {
         if (src->get(src->ctx, "tok_embeddings", -1, scratch, emb, err, errlen)) return -1;
         if (!(t->tok_emb = bb_alloc(emb * sizeof(float)))) {
@@ -416,8 +451,8 @@ static int build_embedding(bb_transformer *t, const bb_weight_source *src, float
 
 /* Layer l's norms and linear layers, the linears at *next in the arena (advanced past them).  A
  * layer the source says is identical to an earlier one copies that one's packed bytes. */
-static int build_layer(bb_transformer *t, int l, const bb_linear *lin, const bb_weight_source *src, float *scratch,
-                       char **next, conversion *how, char *err, size_t errlen)
+static int build_layer(bb_transformer *t, int l, const bb_weight_source *src, float *scratch, char **next,
+                       conversion *how, char *err, size_t errlen)
 {
     const bb_tf_dims *d = &t->d;
     bb_tf_layer *L = &t->layers[l];
@@ -432,14 +467,17 @@ static int build_layer(bb_transformer *t, int l, const bb_linear *lin, const bb_
     int nl = linears(d, ld), same = src->alias ? src->alias(src->ctx, l) : -1;
     for (int i = 0; i < nl; i++) {
         bb_linear *li = (bb_linear *)((char *)L + ld[i].off);
-        *li = *lin;
+        memset(li, 0, sizeof *li);
+        if (resolve(tensor_kernel(&t->opt, l, i), li, "kernel", err, errlen)) return -1;
         li->m_real = ld[i].m;
         li->k_real = ld[i].k;
-        size_t bytes = lin->kern->packed_size(bb_tf_padded_m(lin->kern, ld[i].m), bb_tf_padded_k(lin->kern, ld[i].k));
-        if (same >= 0 && same < l) {
-            *li = *(const bb_linear *)((const char *)&t->layers[same] + ld[i].off);
+        size_t bytes = li->kern->packed_size(bb_tf_padded_m(li->kern, ld[i].m), bb_tf_padded_k(li->kern, ld[i].k));
+        const bb_linear *earlier = same >= 0 && same < l ? (const bb_linear *)((const char *)&t->layers[same] + ld[i].off)
+                                                         : NULL;
+        if (earlier && earlier->kern == li->kern && earlier->var == li->var) {
+            *li = *earlier;
             li->packed = *next;
-            memcpy(li->packed, ((const bb_linear *)((const char *)&t->layers[same] + ld[i].off))->packed, bytes);
+            memcpy(li->packed, earlier->packed, bytes);
         } else if (build_linear(li, *next, src, ld[i].name, l, scratch, &how[CONV_LINEAR + i], err, errlen)) {
             return -1;
         }
@@ -498,9 +536,8 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     t->opt = *opt;
     t->vec = bb_vec_best();
     t->max_batch = batch_of(d, opt);
-    bb_linear lin;
     kernel_needs kn;
-    plan_kernels(d, opt, &lin, &t->cls, &kn, err, errlen);
+    plan_kernels(d, opt, &t->cls, &kn, err, errlen);
     conversion how[CONV_KINDS] = {0};
     /* Packed weights are streamed once per generated token: one allocation advised for huge
      * pages (bb_alloc_stream: on 4 KiB pages a 70B decode was markedly slower; the figures are in
@@ -511,12 +548,13 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     if (build_embedding(t, src, scratch, mem.weights, how, err, errlen)) goto fail;
     char *next = t->weight_arena;
     for (int l = 0; l < d->n_layers; l++)
-        if (build_layer(t, l, &lin, src, scratch, &next, how, err, errlen)) goto fail;
+        if (build_layer(t, l, src, scratch, &next, how, err, errlen)) goto fail;
     if (!(t->rms_final = get_vec(src, "rms_final", -1, (size_t)d->dim, err, errlen))) goto fail;
     free(scratch);
     scratch = NULL;
     if (alloc_buffers(t, &kn) || tf_make_groups(t)) goto oom;
     describe_conversions(t, how);
+    t->opt.tensor_kernels = NULL; /* the caller's, valid only while building */
     t->footprint = mem.weights + mem.embedding + mem.kv_cache + mem.buffers;
     return t;
 oom:

@@ -28,7 +28,8 @@ for _, path in ipairs(csvs) do
   end
   for _, v in ipairs(csv) do
     local r = {
-      sweep = v.sweep, kernel = v.kernel, variant = v.variant, m = tonumber(v.m), k = tonumber(v.k),
+      sweep = v.sweep, kernel = v.kernel, variant = v.variant, variant_ran = v.variant_ran,
+      m = tonumber(v.m), k = tonumber(v.k),
       threads = tonumber(v.threads), cache = v.cache, t = tonumber(v.t_median_s), gbps = tonumber(v.gbps),
       model = v.model or "", src = v, -- src: the CSV row, for report.flagged
     }
@@ -74,6 +75,19 @@ local function thread_counts(sweep)
   return out
 end
 
+-- The code that ran (results.csv's variant_ran): "i2_s@avx512 (asked amx)" when the asked variant's
+-- dispatch rule ran another's code at this N; a results.csv from before that column says only
+-- what was asked, and the table says so under it.
+local unrecorded = false
+local function label(kn, r)
+  if not r.variant_ran or r.variant_ran == "" then
+    unrecorded = true
+    return string.format("%s@%s (asked; code that ran not recorded)", kn, r.variant)
+  end
+  if r.variant_ran ~= r.variant then return string.format("%s@%s (asked %s)", kn, r.variant_ran, r.variant) end
+  return kn .. "@" .. r.variant
+end
+
 -- A figure is marked (report.mark: † and the legend under the table) when it is, or is built
 -- from, a point the harness flagged: a noisy or disturbed point is never presented as a finding.
 local function us(r) return r and report.mark(string.format("%.1f", r.t * 1e6), r.src) or "—" end
@@ -95,12 +109,16 @@ for _, th in ipairs(thread_counts("mad")) do
     local r = find("mad", kn, 6912, 2560, th, "dram")
     if r then
       local share = dram[th] and report.mark(string.format("%.0f %%", 100 * r.gbps / dram[th]), r.src) or "—"
-      body[#body + 1] = { th, kn .. "@" .. r.variant, us(r), report.mark(string.format("%.1f", r.gbps), r.src), share,
+      body[#body + 1] = { th, label(kn, r), us(r), report.mark(string.format("%.1f", r.gbps), r.src), share,
         ratio(r, base) }
     end
   end
 end
 print(report.table({ "threads:", "kernel", "µs:", "GB/s:", "of DRAM read:", "speed-up over q4_0:" }, body))
+if unrecorded then
+  print()
+  print("Rows marked \"asked\" come from a results.csv without variant_ran: the variant asked for, not the code that ran.")
+end
 if profile_note then
   print()
   print(profile_note)

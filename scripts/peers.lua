@@ -1,7 +1,8 @@
 -- The report of a peers_e2e run (experiments/peers_e2e.lua): tokens/s of bitbench's kernels and of
 -- the peers on identical weights, then each bitbench kernel's ratio to each peer row with its
 -- spread.  The spread of a ratio is the range it takes over the repetitions' extremes: from
--- (slowest bitbench) / (fastest peer) to (fastest bitbench) / (slowest peer).
+-- (slowest bitbench) / (fastest peer) to (fastest bitbench) / (slowest peer).  A ratio from a row
+-- measured on a busy machine (report.disturbed) is marked "⚠ busy", with a note under the table.
 --
 --   lua5.4 scripts/peers.lua RUN_DIR/e2e.csv [tg|pp]
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
@@ -35,9 +36,12 @@ for _, model in ipairs(report.distinct(rows, "model")) do
     end
     print(report.table({ "kernel", "t/s (median):", "min – max:" }, speed))
     if #ours > 0 and #theirs > 0 then
+      local marked = false
       print("\n" .. report.versus("bitbench ÷", ours, theirs, function(a, b)
-        return string.format("%.2f (%.2f – %.2f)", rate(a) / rate(b), lo(a) / hi(b), hi(a) / lo(b))
+        marked = marked or (report.disturbed(a) or report.disturbed(b)) ~= nil
+        return report.marked(string.format("%.2f (%.2f – %.2f)", rate(a) / rate(b), lo(a) / hi(b), hi(a) / lo(b)), a, b)
       end))
+      if marked then print("\n" .. report.DISTURBED_NOTE) end
     end
     print("")
   end

@@ -1,7 +1,8 @@
 -- The report of a peers_kernels run (experiments/peers_kernels.lua): per shape and N, the time
 -- and GFLOP/s of bitbench's kernels and of the peer's rows (variant "peer"), then each bitbench
 -- kernel's speed-up over each peer row (peer time / bitbench time).  The peer prints only a mean
--- time, so a ratio's spread is bitbench's: from its slowest to its fastest repetition.
+-- time, so a ratio's spread is bitbench's: from its slowest to its fastest repetition.  A ratio
+-- from a row flagged for its spread or measured on a busy machine (report.disturbed) is marked.
 --
 --   lua5.4 scripts/peers_kernels.lua RUN_DIR/results.csv
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
@@ -31,10 +32,13 @@ for _, m in ipairs(report.distinct(rows, "m", true)) do
         end
         print(report.table({ "kernel", "threads:", "time us:", "GFLOP/s:" }, speed))
         if #ours > 0 then
+          local marked = false
           print("\n" .. report.versus("speed-up over", ours, theirs, function(a, b)
             local slow, fast = report.num(a.t_max_s) or t(a), report.num(a.t_min_s) or t(a)
-            return string.format("%.2f (%.2f – %.2f)", t(b) / t(a), t(b) / slow, t(b) / fast)
+            marked = marked or (report.disturbed(a) or report.disturbed(b)) ~= nil
+            return report.marked(string.format("%.2f (%.2f – %.2f)", t(b) / t(a), t(b) / slow, t(b) / fast), a, b)
           end))
+          if marked then print("\n" .. report.DISTURBED_NOTE) end
         end
         print("")
       end

@@ -69,8 +69,8 @@ done
 # --read: the same bytes read alone, as many times as the kernel ran; positive times and GB/s.
 out=$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read --csv)
 hdr=$(echo "$out" | head -1) row=$(echo "$out" | tail -1)
-case "$hdr" in *,gbps,read_t_median_s,read_t_min_s,read_gbps,cpus) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: --read csv header $hdr" ;; esac
-if echo "$row" | awk -F, '{ exit !(NF == 18 && $18 != "" && $15 > 0 && $16 > 0 && $16 <= $15 && $17 > 0) }'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --read csv row $row"; fi
+case "$hdr" in *,gbps,read_t_median_s,read_t_min_s,read_gbps,cpus,variant_ran,fallback_calls) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: --read csv header $hdr" ;; esac
+if echo "$row" | awk -F, '{ exit !(NF == 20 && $18 != "" && $20 == 0 && $15 > 0 && $16 > 0 && $16 <= $15 && $17 > 0) }'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --read csv row $row"; fi
 case "$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read)" in
 *"the same bytes read alone: median"*"the kernel takes"*) pass=$((pass + 1)) ;;
 *) fail=$((fail + 1)); echo "FAIL: --read text output" ;; esac

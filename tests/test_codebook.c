@@ -6,7 +6,7 @@
  *   - cb2's SIMD variants equal the reference with codebooks that use the extreme centroids -64
  *     and 63 and activations that reach -128 and 127 (the vpmaddubsw bound);
  *   - cb2's reconstruction error is below q2_k's on the same Gaussian matrices at similar bits per
- *     weight (seed 003 Table 4); without q2_k in the registry, below a plain 2-bit uniform
+ *     weight (Arm paper Table 4); without q2_k in the registry, below a plain 2-bit uniform
  *     quantizer of 2.5 bits per weight, with a note;
  *   - an IQ4_NL block hand-built from the format description packs to the expected bytes;
  *   - iq4_nl's Arm variants give the reference's bits (they keep its float order).

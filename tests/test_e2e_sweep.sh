@@ -69,11 +69,11 @@ out=$("$BB" run "$T/good.lua" 2>"$T/stderr"); rc=$?
 check '[ "$rc" -eq 0 ]' "tiny sweep exit $rc: $(cat "$T/stderr")"
 csv=$(ls "$T"/res/e2e_t-*/e2e.csv 2>/dev/null | head -1)
 check '[ -f "$csv" ]' "no e2e.csv"
-check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,tg_samples,energy_per_token_j,cpus,run_id,host,commit,load_before,load_after,other_cpu_share,busy,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
+check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,variant_ran_pp,variant_ran_tg,fallback_calls,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,tg_samples,energy_per_token_j,cpus,run_id,host,commit,load_before,load_after,other_cpu_share,busy,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
 check '[ "$(wc -l < "$csv")" -eq 3 ]' "e2e.csv: want 2 rows"
-bad=$(awk -F, 'NR > 1 && (NF != 54 || $29 != "" || $4 != "tiny" || $10 != 1 || $11 != 8 || $12 != 4 || !($14 > 0) || !($17 > 0) || !($15 <= $14 && $14 <= $16) || !($18 <= $17 && $17 <= $19) || !($22 > 0) || !($24 > 0) || !($25 >= $24) || !($26 > 0) || !($27 > 0) || !($28 > 0)) { print }' "$csv")
+bad=$(awk -F, 'NR > 1 && (NF != 57 || $7 != ($6 == "amx" ? "avx512" : $6) || $8 != ($6 == "amx" ? "avx512" : $6) || $9 != 0 || $32 != "" || $4 != "tiny" || $13 != 1 || $14 != 8 || $15 != 4 || !($17 > 0) || !($20 > 0) || !($18 <= $17 && $17 <= $19) || !($21 <= $20 && $20 <= $22) || !($25 > 0) || !($27 > 0) || !($28 >= $27) || !($29 > 0) || !($30 > 0) || !($31 > 0)) { print }' "$csv")
 check '[ -z "$bad" ]' "malformed rows: $bad"
-check 'printf "%s" "$out" | grep -q "| tiny | i2_s@[a-z0-9]* | 1 | tg4 |"' "markdown table: $out"
+check 'printf "%s" "$out" | grep -q "| tiny | i2_s@[a-z0-9]*\( (ran [a-z0-9+]*)\)\? | 1 | tg4 |"' "markdown table: $out"
 check 'grep -q "\"e2e_csv\": \"e2e.csv\"" "$T"/res/e2e_t-*/run.json' "run.json names e2e.csv"
 check 'grep -q "\"status\": \"complete\"" "$T"/res/e2e_t-*/run.json' "run.json complete"
 
@@ -118,7 +118,7 @@ printf 'bitbench.experiment {\n  name = "e2e_c", out = "%s",\n  sweeps = {\n%s\n
 "$BB" run "$T/compare.lua" >/dev/null 2>"$T/stderr4"; rc=$?
 check '[ "$rc" -eq 0 ]' "compare sweep exit $rc: $(cat "$T/stderr4")"
 ccsv=$(ls "$T"/res/e2e_c-*/e2e.csv 2>/dev/null | head -1)
-row() { awk -F, -v s="$1" -v k="$2" '$2 == s && $5 == k { print $29 "," $30 "," $31 "," $32 "," $33 }' "$ccsv"; }
+row() { awk -F, -v s="$1" -v k="$2" '$2 == s && $5 == k { print $32 "," $33 "," $34 "," $35 "," $36 }' "$ccsv"; }
 for k in tl2_1 tl1_1 i2_s; do
     check '[ "$(row ternary $k)" = "i2_s,0,0,1,1" ]' "$k vs i2_s: want identical logits, got $(row ternary $k)"
 done
@@ -136,7 +136,7 @@ printf 'bitbench.experiment {\n  name = "e2e_d", out = "%s",\n  sweeps = {\n%s\n
     > "$T/dummy.lua"
 "$BB" run "$T/dummy.lua" >/dev/null 2>"$T/stderr5"; rc=$?
 dcsv=$(ls "$T"/res/e2e_d-*/e2e.csv 2>/dev/null | head -1)
-check '[ "$rc" -eq 0 ] && [ "$(awk -F, "NR == 2 { print \$29 \",\" \$33 }" "$dcsv")" = "i2_s,1" ]' \
+check '[ "$rc" -eq 0 ] && [ "$(awk -F, "NR == 2 { print \$32 \",\" \$36 }" "$dcsv")" = "i2_s,1" ]' \
     "bitnet-dummy-125m tl2_1 vs i2_s: exit $rc, want logits_identical 1: $(cat "$dcsv") $(cat "$T/stderr5")"
 
 echo "$pass passed, $fail failed"

@@ -4,7 +4,9 @@
 # FILE.gguf` runs the file's weights and says per kind of weight what happened (TQ2_0 used as
 # stored by tq2_0; F32 padded for q4_0), and a model sweep's run.json says it per model and
 # kernel; `list models DIR` lists the GGUF files of DIR; a model
-# file with a bad architecture is one error line.  $1 is the bitbench binary.
+# file with a bad architecture is one error line; with no kernel options `perplexity`, `e2e` and
+# model sweeps run each GGUF tensor through the kernel that stores its type, the classifier as
+# stored, and --kernel says on stderr what it requantizes.  $1 is the bitbench binary.
 BB="$1"
 SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
 G="$SHARED/golden/gguf"
@@ -24,9 +26,9 @@ out=$("$BB" e2e --model "$G/bitnet/tiny-bitnet-tq2_0-embf16.gguf" --kernel tq2_0
 if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "wq: TQ2_0 used as stored by tq2_0" &&
    printf '%s\n' "$out" | grep -q "(0.000 MB of it padding)"; then ok; else bad "e2e tiny bitnet -> rc=$rc: $out"; fi
 
-out=$("$BB" e2e --model "$G/stories260K/stories260K.gguf" --kernel q4_0 --prompt 4 --gen 4 --reps 1 --csv 2>&1); rc=$?
+out=$("$BB" e2e --model "$G/stories260K/stories260K.gguf" --kernel q4_0 --prompt 4 --gen 4 --reps 1 --csv 2>"$tmp/err"); rc=$?
 pad=$(printf '%s\n' "$out" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "weight_pad_bytes_per_token") c = i } NR == 2 { print $c }')
-if [ "$rc" -eq 0 ] && [ "${pad:-0}" -gt 0 ]; then ok; else bad "e2e stories260K q4_0 --csv -> rc=$rc pad=$pad: $out"; fi
+if [ "$rc" -eq 0 ] && [ "${pad:-0}" -gt 0 ]; then ok; else bad "e2e stories260K q4_0 --csv -> rc=$rc pad=$pad: $out $(cat "$tmp/err")"; fi
 
 out=$("$BB" list models "$G/bitnet" 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^tiny-bitnet-tq1_0-embf16.gguf bitnet" &&
@@ -50,6 +52,62 @@ sed 's/"status": "complete"/"status": "incomplete"/' "$run/run.json" >"$tmp/r.js
 "$BB" run --quiet --resume "$tmp/conv.lua" >"$tmp/out" 2>&1; rc=$?
 if [ "$rc" -eq 0 ] && conv_ok "$run/run.json" && grep -q '"sessions": 2' "$run/run.json"; then ok
 else bad "resumed sweep conversions -> rc=$rc: $(cat "$tmp/out" "$run/run.json")"; fi
+
+# With no kernel options a GGUF file's tensors each go through the kernel that stores their type
+# and the classifier stays as stored: what llama-perplexity computes on the file (the running
+# value after 24 chunks within 1 % of llama.cpp's log; test_perplexity holds the whole text's PPL
+# to 0.1 %); --kernel K names the linear layers only and stderr says what it requantizes.
+GPL3=/usr/share/common-licenses/GPL-3
+llama_at() { tr ',' '\n' <"$1" | sed -n "s/^\[$2\]//p" | head -1; } # running value [i] of a log
+final() { sed -n 's/^Final estimate: PPL = \([0-9.]*\).*/\1/p' "$1"; }
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a / b - 1; if (d < 0) d = -d; exit !(b > 0 && d < t) }'; }
+if [ -r "$GPL3" ]; then
+    "$BB" perplexity --model "$G/stories260K/stories260K-q4_0.gguf" --file "$GPL3" --ctx 128 --chunks 24 --threads 2 \
+        --csv "$tmp/q4.csv" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    got=$(final "$tmp/out"); want=$(llama_at "$G/stories260K/perplexity_gpl3_c128_q4_0_kvf32.txt" 24)
+    conv=$(tr -d '\n ' <"$tmp/q4.json" 2>/dev/null)
+    if [ "$rc" -eq 0 ] && near "$got" "$want" 0.01 && printf '%s' "$conv" | grep -q '"kernel":"as-stored","out_kernel":"q8_0"' &&
+       printf '%s' "$conv" | grep -q '"wq":"Q4_0usedasstoredbyq4_0"' && printf '%s' "$conv" | grep -q '"w2":"F32usedasstoredbyf32"' &&
+       printf '%s' "$conv" | grep -q '"classifier":"Q8_0usedasstoredbyq8_0"' && ! grep -q requantizes "$tmp/err"; then ok
+    else bad "perplexity q4_0 default -> rc=$rc PPL[24] $got, llama.cpp $want: $(cat "$tmp/err") $conv"; fi
+
+    "$BB" perplexity --model "$G/bitnet/tiny-bitnet-tq2_0-embf16.gguf" --file "$GPL3" --ctx 128 --chunks 24 --threads 2 \
+        --kernel tq2_0 >"$tmp/out" 2>"$tmp/err"; rc=$?
+    got=$(final "$tmp/out"); want=$(llama_at "$G/bitnet/perplexity_gpl3_c128_tq2_0-embf16_kvf32.txt" 24)
+    if [ "$rc" -eq 0 ] && near "$got" "$want" 0.02 &&
+       grep -qx "bitbench: --kernel tq2_0 uses every linear tensor as stored; the classifier (token_embd) stays F16 (--out-kernel to change it)" "$tmp/err"
+    then ok; else bad "perplexity tiny bitnet --kernel tq2_0 -> rc=$rc PPL[24] $got, llama.cpp $want: $(cat "$tmp/err")"; fi
+
+    "$BB" perplexity --model "$G/stories260K/stories260K-q8_0.gguf" --file "$GPL3" --ctx 128 --chunks 1 --kernel q4_0 \
+        >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ "$rc" -eq 0 ] && grep -qx "bitbench: --kernel q4_0 requantizes 35 tensors: 30 Q8_0 (attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up), 5 F32 (ffn_down); the classifier (output) stays Q8_0 (--out-kernel to change it)" "$tmp/err"
+    then ok; else bad "perplexity q8_0 --kernel q4_0 -> rc=$rc: $(cat "$tmp/err")"; fi
+else
+    echo "skipped: no $GPL3 (Debian's base-files) for the perplexity checks"
+fi
+
+# e2e takes the same default: a GGUF file needs no --kernel, and the classifier stays as stored
+out=$("$BB" e2e --model "$G/stories260K/stories260K-q4_0.gguf" --prompt 4 --gen 4 --reps 1 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "kernel as-stored" &&
+   printf '%s\n' "$out" | grep -q "weights  wq: Q4_0 used as stored by q4_0" &&
+   printf '%s\n' "$out" | grep -q "weights  classifier: Q8_0 used as stored by q8_0"; then ok
+else bad "e2e stories260K-q4_0 with no kernel -> rc=$rc: $out"; fi
+out=$("$BB" e2e --model "$G/stories260K/stories260K-q4_0.gguf" --kernel q4_0 --prompt 4 --gen 4 --reps 1 --csv 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^bitbench: --kernel q4_0 requantizes 5 tensors: 5 F32 (ffn_down); the classifier (output) stays Q8_0" &&
+   printf '%s\n' "$out" | grep -q '^stories260K-q4_0.gguf,q4_0,'; then ok
+else bad "e2e stories260K-q4_0 --kernel q4_0 -> rc=$rc: $out"; fi
+
+# and so does a model sweep without out_kernel: the classifier of a GGUF model as stored
+cat >"$tmp/asstored.lua" <<EOF
+bitbench.experiment { name = "asstored", out = "$tmp/res2", sweeps = {
+  bitbench.sweep { models = {"$G/stories260K/stories260K-q4_0.gguf"}, kernels = {"q4_0"},
+                   threads = {1}, prompt = 4, gen = 4, reps = 1 } } }
+EOF
+"$BB" run --quiet "$tmp/asstored.lua" >"$tmp/out" 2>&1; rc=$?
+run=$(ls -d "$tmp"/res2/asstored-* 2>/dev/null | head -1)
+if [ "$rc" -eq 0 ] && tr -d '\n ' <"$run/run.json" |
+   grep -q '"kernel":"q4_0","out_kernel":"q8_0","weights":{[^}]*"w2":"F32dequantizedtof32,packedintoq4_0(64x172paddedto64x192)","classifier":"Q8_0usedasstoredbyq8_0"}'
+then ok; else bad "sweep of a GGUF model without out_kernel -> rc=$rc: $(cat "$tmp/out" "$run/run.json")"; fi
 
 # a long file name widens the name column of every row, header included
 mkdir "$tmp/long" && ln -s "$G/bitnet/tiny-bitnet-tq2_0-embf16.gguf" "$tmp/long/a-long-gguf-file-name-past-twenty-columns-tq2_0.gguf"

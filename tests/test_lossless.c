@@ -1,4 +1,4 @@
-/* The lossless property of BitNet b1.58 arithmetic (DESIGN.md, seed 000 Table 2): for ternary
+/* The lossless property of BitNet b1.58 arithmetic (bitnet.cpp Table 2; docs/papers.md): for ternary
  * weights and activations that int8 represents exactly (integers in [-127, 127] with one at
  * ±127, so the activation scale is exactly 1), every lossless ternary kernel returns
  * (float)(exact integer dot product) * weight scale, and all of them agree bit for bit.

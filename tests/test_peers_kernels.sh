@@ -5,7 +5,8 @@
 # shapes become rows of results.csv beside bitbench's (kernel llama.cpp:q4_0,
 # variant peer, its time per run and runs), a (type, shape, N) it has no case for is one note; a
 # program that fails, hangs (peer_timeout) or prints garbage is one clear line and every bitbench
-# point still runs; bad fields are one error line.  $1 is the bitbench binary.
+# point still runs; a run whose peer rows are not all there exits 3, its last line "k of N peer
+# points ran"; bad fields are one error line.  $1 is the bitbench binary.
 BB="$1"
 D="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/data/peers"
 D=$(cd "$D" && pwd)
@@ -22,7 +23,9 @@ exp() { # name, n list
 }
 exp ok '{1, 512, 16}'
 PATH=/usr/bin:/bin "$BB" run "$T/ok.lua" --peer "test-backend-ops=$D/fake_backend_ops.sh" > "$T/out" 2> "$T/err"; rc=$?
-check '[ $rc -eq 0 ]' "run exit code $rc: $(cat "$T/err")"
+# no case at N=16: 4 of the 6 peer rows, exit 3 and the last line
+check '[ $rc -eq 3 ] && tail -n 1 "$T/err" | grep -q "^bitbench run: 4 of 6 peer points ran"' \
+    "run exit code $rc (3: peer rows missing), last line: $(cat "$T/err")"
 csv=$(ls "$T"/res_ok/*/results.csv)
 row() { grep "^peers_k,$1," "$csv"; } # sweep
 col() { # name, row text
@@ -38,20 +41,22 @@ check '[ "$(col t_median_s "$q")" = 0.01708736 ] && [ "$(col reps "$q")" = 69 ] 
     "peer time, runs, threads: $q"
 check '[ "$(col bits_per_weight "$q")" = 4.5 ] && [ -z "$(col spread "$q")" ]' "peer bits and empty spread: $q"
 check 'printf "%s\n" "$ok" | grep -q ",llama.cpp:f32,peer,.*,512,"' "f32 prefill row"
+check '[ -n "$(col load_before "$q")" ] && [ -n "$(col load_after "$q")" ] && [ -n "$(col other_cpu_share "$q")" ] && [ -n "$(col run_id "$q")" ]' \
+    "the peer row's load around its program, as bitbench's rows have: $q"
 prev=$(printf '%s\n' "$ok" | grep -B1 ',llama.cpp:q4_0,' | head -1)
 check '[ "$(col kernel "$prev")" = q4_0 ]' "a peer row follows its bitbench point: $prev"
 check 'grep -q "peer row (ok: llama.cpp:q4_0 M=256 K=512 N=16) skipped: .*fake_backend_ops.sh ran no MUL_MAT case of this type and shape (it has no option for shapes; its cases: m=256 k=512 n=1,2,3,4,5,8,512)" "$T/err"' \
     "missing shape: $(grep 'N=16' "$T/err")"
 # --peer llama.cpp=PATH names llama-bench (model sweeps), not the kernel-level program
 PATH=/usr/bin:/bin "$BB" run "$T/ok.lua" --peer "llama.cpp=$D/fake_backend_ops.sh" > "$T/out" 2> "$T/err"; rc=$?
-check '[ $rc -eq 0 ] && grep -q "peer row (ok: llama.cpp:q4_0 M=256 K=512 N=1) skipped: llama.cpp: test-backend-ops is not on PATH, BITBENCH_TEST_BACKEND_OPS is not set and no --peer test-backend-ops=PATH was given" "$T/err"' \
+check '[ $rc -eq 3 ] && grep -q "peer row (ok: llama.cpp:q4_0 M=256 K=512 N=1) skipped: llama.cpp: test-backend-ops is not on PATH, BITBENCH_TEST_BACKEND_OPS is not set and no --peer test-backend-ops=PATH was given" "$T/err"' \
     "--peer llama.cpp in a kernel sweep: rc $rc, $(cat "$T/err")"
 for s in fails:fail hangs:hang garbage:garbage; do
     prog=${s#*:} s=${s%:*}
     exp $s 1
     PATH=/usr/bin:/bin "$BB" run "$T/$s.lua" --peer "test-backend-ops=$D/fake_peer_$prog.sh" > "$T/out" 2> "$T/err_$s"; rc=$?
     scsv=$(ls "$T"/res_$s/*/results.csv)
-    check '[ $rc -eq 0 ] && [ "$(grep -c "^peers_k,$s," "$scsv")" -eq 2 ]' "bitbench rows of sweep $s: rc $rc, $(cat "$scsv" "$T/err_$s")"
+    check '[ $rc -eq 3 ] && tail -n 1 "$T/err_$s" | grep -q "^bitbench run: 0 of 2 peer points ran" && [ "$(grep -c "^peers_k,$s," "$scsv")" -eq 2 ]' "bitbench rows of sweep $s: rc $rc, $(cat "$scsv" "$T/err_$s")"
 done
 check 'grep -q "peer row (fails: llama.cpp:q4_0 M=256 K=512 N=1) skipped: .*fake_peer_fail.sh exited with status 1" "$T/err_fails"' \
     "failing peer: $(cat "$T/err_fails")"

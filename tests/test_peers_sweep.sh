@@ -3,8 +3,8 @@
 # peer installed) given on the command line (--peer llama.cpp=PATH; the file names only the peer):
 # a peer that works gives a row beside bitbench's own (kernel llama.cpp:f32, its commit and
 # samples); one that fails, one that hangs (peer_timeout) and one that prints garbage each give
-# one clear line and no row, and every bitbench point still runs; bad peer fields are one error
-# line.  $1 is the bitbench binary.
+# one clear line and no row, and every bitbench point still runs (the run exits 3, its last line
+# "0 of 1 peer points ran"); bad peer fields are one error line.  $1 is the bitbench binary.
 BB="$1"
 D="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/data/peers"
 D=$(cd "$D" && pwd)
@@ -42,7 +42,7 @@ check '[ "$(col kernel 2)" = f32 ] && [ -z "$(col peer 2)" ]' "the bitbench row"
 check '[ -s "$(dirname "$csv")/peers/tiny-f32.gguf" ]' "the exported model"
 # without --peer, environment or PATH: not available, a skipped peer point, the bitbench row
 PATH=/usr/bin:/bin "$BB" run "$T/ok.lua" > "$T/out" 2> "$T/err"; rc=$?
-check '[ $rc -eq 0 ] && grep -q "^available	false	false" "$T/out" && grep -q "peer point (ok tiny llama.cpp:f32 pp4 tg2 t1) skipped: llama.cpp: llama-bench is not on PATH, BITBENCH_LLAMA_BENCH is not set and no --peer llama.cpp=PATH was given" "$T/err"' \
+check '[ $rc -eq 3 ] && grep -q "^available	false	false" "$T/out" && grep -q "peer point (ok tiny llama.cpp:f32 pp4 tg2 t1) skipped: llama.cpp: llama-bench is not on PATH, BITBENCH_LLAMA_BENCH is not set and no --peer llama.cpp=PATH was given" "$T/err"' \
     "no program: rc $rc, $(cat "$T/out" "$T/err")"
 # the environment variable still names the program (a later --peer would come before it)
 BITBENCH_LLAMA_BENCH="$D/fake_llama_bench.sh" PATH=/usr/bin:/bin "$BB" run "$T/ok.lua" --quiet > "$T/out" 2> "$T/err"; rc=$?
@@ -51,7 +51,9 @@ for s in fails:fail hangs:hang garbage:garbage; do
     prog=${s#*:} s=${s%:*}
     PATH=/usr/bin:/bin "$BB" run "$T/$s.lua" --peer "llama.cpp=$D/fake_peer_$prog.sh" > "$T/out_$s" 2> "$T/err_$s"; rc=$?
     scsv=$(ls "$T"/res_$s/*/e2e.csv)
-    check '[ $rc -eq 0 ] && [ "$(wc -l < "$scsv")" -eq 2 ] && grep -q "^$s,.*,f32," "$scsv"' "bitbench row of sweep $s: rc $rc, $(cat "$scsv" "$T/err_$s")"
+    # the peer point gave no row: exit 3 and the last line says so
+    check '[ $rc -eq 3 ] && [ "$(tail -n 1 "$T/err_$s")" = "bitbench run: 0 of 1 peer points ran (see run.json'"'"'s \"failed\")" ] && [ "$(wc -l < "$scsv")" -eq 2 ] && grep -q "^$s,.*,f32," "$scsv"' \
+        "bitbench row of sweep $s, exit 3, last line: rc $rc, $(cat "$scsv" "$T/err_$s")"
 done
 check 'grep -q "peer point (fails tiny llama.cpp:f32 pp4 tg2 t1) skipped: .*fake_peer_fail.sh exited with status 1: \"main: error: failed to load model" "$T/err_fails"' \
     "failing peer: $(cat "$T/err_fails")"

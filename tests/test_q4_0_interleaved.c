@@ -1,4 +1,4 @@
-/* The Arm paper's interleaved Q4_0 kernels hold q4_0's numbers (seed 003 §4.1.1): q4_0x8 (8 rows,
+/* The Arm paper's interleaved Q4_0 kernels hold q4_0's numbers (§4.1.1): q4_0x8 (8 rows,
  * 8-byte chunks, Q4_0_8_8), q4_0_4_8 (4 rows, 8-byte chunks) and q4_0_4_4 (4 rows, 4-byte chunks).
  * From the same float weights each one's bytes are q4_0's blocks rearranged exactly as
  * q4_0_interleaved.h states, they dequantize to identical floats, and every variant of each gives

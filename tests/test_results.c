@@ -77,7 +77,8 @@ static bb_result_row sample_row(int point)
     snprintf(r.sweep, sizeof r.sweep, "s");
     r.point = point;
     snprintf(r.kernel, sizeof r.kernel, "i2_s");
-    snprintf(r.variant, sizeof r.variant, "avx2");
+    snprintf(r.variant, sizeof r.variant, "amx");
+    snprintf(r.variant_ran, sizeof r.variant_ran, "%s", point < 16 ? "avx512" : "amx");
     snprintf(r.family, sizeof r.family, "mad");
     r.bits_per_weight = 2;
     r.lossless = 1;
@@ -133,13 +134,15 @@ static void test_csv(void)
     const char *mcols[] = {"x_a", "x_b"};
     char header[2048];
     bb_csv_header(mcols, 2, header, sizeof header);
-    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,", 38) && strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,attempts,t_q1_s,t_q3_s,verify,"
+    CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,variant_ran,fallback_calls,family,", 72) &&
+              strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,attempts,t_q1_s,t_q3_s,verify,"
                                                                                "run_id,host,commit,load_before,load_after,"
                                                                                "other_cpu_share,busy,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");
     fprintf(f, "%s\n", header);
     bb_result_row a = sample_row(1), b = sample_row(2);
+    b.fallback_calls = 2;
     CHECK(bb_csv_write_row(f, &a) == 0 && bb_csv_write_row(f, &b) == 0, "write rows");
     fputs("exp,s,3,i2_s,av", f); /* a row cut short by a kill */
     fclose(f);
@@ -150,6 +153,8 @@ static void test_csv(void)
     CHECK(rc == 0 && n == 2, "read back 2 rows: %s", rc ? err : "");
     if (rc == 0 && n == 2) {
         CHECK(rows[1].n == 2 && !strcmp(rows[1].cpus, "0;1") && !strcmp(rows[1].roles, "q+o"), "fields");
+        CHECK(!strcmp(rows[1].variant, "amx") && !strcmp(rows[1].variant_ran, "avx512") && rows[1].fallback_calls == 2,
+              "the variant asked for, the code that ran and the fallbacks read back");
         CHECK(rows[0].t_median_s == (double)(float)rows[0].t_median_s || fabs(rows[0].t_median_s - 1.0 / 3) < 1e-9,
               "numbers with 9 significant digits");
         CHECK(rows[0].meter[0] == 123.5 && isnan(rows[0].meter[1]), "meter values, empty = not measured");
@@ -178,6 +183,35 @@ static void test_csv(void)
 /* e2e.csv through its column list: the cells are exactly what the positional writer it replaced
  * wrote (rates %.6g, shares %.4f, byte counts as integers, the rest %.9g, empty when not measured),
  * and a resumed run reads them back, the cut-short row dropped. */
+/* The markdown tables name the code that ran beside the variant asked for, and note fallbacks. */
+static void test_markdown_ran(void)
+{
+    bb_result_row rows[2] = {sample_row(1), sample_row(16)};
+    rows[0].fallback_calls = 1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bb_markdown_table(f, rows, 2);
+    fclose(f);
+    CHECK(buf && strstr(buf, "| i2_s@amx (ran avx512) |") && strstr(buf, "| i2_s@amx |") &&
+              strstr(buf, "| 1 fallback calls |"),
+          "results table: %s", buf ? buf : "");
+    free(buf);
+    bb_e2e_row e = {.prompt = 70, .gen = 8, .threads = 1};
+    strcpy(e.model, "m");
+    strcpy(e.kernel, "i2_s");
+    strcpy(e.variant, "amx");
+    strcpy(e.variant_ran_pp, "amx+avx512");
+    strcpy(e.variant_ran_tg, "avx512");
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    bb_e2e_markdown_table(f, &e, 1);
+    fclose(f);
+    CHECK(buf && strstr(buf, "| i2_s@amx (ran amx+avx512) | 1 | pp70 |") && strstr(buf, "| i2_s@amx (ran avx512) | 1 | tg8 |"),
+          "e2e table: %s", buf ? buf : "");
+    free(buf);
+}
+
 static void test_e2e_csv(void)
 {
     bb_e2e_row r = {.point = 3, .bits_per_weight = 1.6666667, .threads = 2, .prompt = 0, .gen = 16, .reps = 3,
@@ -193,13 +227,17 @@ static void test_e2e_csv(void)
     strcpy(r.sweep, "threads");
     strcpy(r.model, "bitnet-dummy-3.8b");
     strcpy(r.kernel, "tl2_0");
-    strcpy(r.variant, "avx512");
+    strcpy(r.variant, "amx");
+    strcpy(r.variant_ran_pp, "amx+avx512");
+    strcpy(r.variant_ran_tg, "avx512");
+    r.fallback_calls = 2;
     strcpy(r.family, "elut");
     strcpy(r.out_kernel, "f16");
     const char *mcols[] = {"timer_region_s", "timer_tsc_ghz"};
     char header[4096];
     bb_e2e_header(mcols, 2, header, sizeof header);
-    CHECK(!strcmp(header, "experiment,sweep,point,model,kernel,variant,family,bits_per_weight,out_kernel,threads,"
+    CHECK(!strcmp(header, "experiment,sweep,point,model,kernel,variant,variant_ran_pp,variant_ran_tg,fallback_calls,"
+                          "family,bits_per_weight,out_kernel,threads,"
                           "prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,"
                           "matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
                           "tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,"
@@ -218,10 +256,10 @@ static void test_e2e_csv(void)
     r.logits_identical = 0;
     bb_e2e_write_row(f, &r);
     fclose(f);
-    const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,avx512,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
+    const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
                        "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,,,,,,,"
                        ",,,,,,,,,,,,,,,,0,0.845570097,\n"
-                       "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,avx512,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
+                       "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
                        "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,f32,"
                        "0.03125,0.0012,1,0,,,,,,,,,,,,,,,,,,0,0.845570097,\n";
     CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
@@ -443,6 +481,7 @@ int main(void)
     test_json();
     test_csv();
     test_e2e_csv();
+    test_markdown_ran();
     test_csv_reader();
     test_json_reader();
     test_sha256();

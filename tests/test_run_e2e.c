@@ -156,7 +156,8 @@ static double jnum(const jnode *root, const char *path)
     return n && n->t == J_NUM ? n->num : -1;
 }
 
-static const char *fixed_cols[] = {"experiment", "sweep", "point", "kernel", "variant", "family", "bits_per_weight",
+static const char *fixed_cols[] = {"experiment", "sweep", "point", "kernel", "variant", "variant_ran",
+                                   "fallback_calls", "family", "bits_per_weight",
                                    "lossless", "model", "roles", "m", "k", "n", "threads", "cpus", "cache",
                                    "warmup", "reps", "t_median_s", "t_min_s", "t_max_s", "t_sd_s", "spread",
                                    "spread_flag", "gops", "weight_bytes", "gbps", "err_max_abs", "err_rel_rms",
@@ -225,6 +226,12 @@ static void test_tiny_sweep(void)
         CHECK(!strcmp(flag, "0") || !strcmp(flag, "1"), "spread_flag 0/1");
         CHECK(num(&t, r, "timer_tsc_ticks_per_call") > 0 && num(&t, r, "timer_region_s") > 0, "timer meter values");
         scalar += !model_sweep && !strcmp(cell(&t, r, "variant"), "scalar");
+        /* the code that ran at this N: the variant itself, or its rule's (i2_s@amx at N < 16: avx512) */
+        const char *ran = variant_ran_of(cell(&t, r, "kernel"), cell(&t, r, "variant"), (int)num(&t, r, "n"));
+        CHECK(ran[0] && !strcmp(cell(&t, r, "variant_ran"), ran), "row %d: variant_ran %s, the rule says %s", r,
+              cell(&t, r, "variant_ran"), ran);
+        CHECK(!strcmp(cell(&t, r, "fallback_calls"), "0"), "row %d: no fallback of i2_s/tq2_0 on Gaussian input: %s",
+              r, cell(&t, r, "fallback_calls"));
         if (num(&t, r, "threads") == 2) {
             two_threads++;
             CHECK(strchr(cell(&t, r, "cpus"), ';') != NULL, "cpus of 2 threads: %s", cell(&t, r, "cpus"));

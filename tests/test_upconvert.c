@@ -1,4 +1,4 @@
-/* up_i2 / up_i1 (kernels/upconvert, seed 004 §III): every variant equals the plain integer
+/* up_i2 / up_i1 (kernels/upconvert, Intel up-convert paper §III): every variant equals the plain integer
  * reference  y = bb_i8_dequant(sum_k w_int[m][k] * q[k], s_a, scale[m])  bit for bit, computed
  * here from integer weights the test chose (not from the kernel), on
  *   - random on-grid weights (ternary, SEQ {-3,-1,1,3} and +-1 times per-row scales) with random

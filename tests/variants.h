@@ -4,6 +4,7 @@
 #ifndef BB_TEST_VARIANTS_H
 #define BB_TEST_VARIANTS_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "kernels/kernel.h"
@@ -16,6 +17,19 @@ static inline int best_is_scalar(const char *spec)
     char err[256];
     if (bb_kernel_resolve(spec, &k, &v, err, sizeof err)) return 0;
     return strcmp(v->isa, "scalar") == 0;
+}
+
+/* The isa of the code `kernel@isa` runs with n activation rows, by the variant's dispatch rule
+ * (kernel.h: bb_variant_ran); "" when the spec does not resolve. */
+static inline const char *variant_ran_of(const char *kernel, const char *isa, int n)
+{
+    char spec[128];
+    const bb_kernel *k;
+    const bb_variant *v;
+    char err[256];
+    snprintf(spec, sizeof spec, "%s@%s", kernel, isa);
+    if (bb_kernel_resolve(spec, &k, &v, err, sizeof err)) return "";
+    return bb_variant_ran(v, n);
 }
 
 #endif

@@ -20,6 +20,7 @@ typedef struct {
     bb_backend_ops_result out;
     char path[1024];
     bool *written;                  /* [entry][shape][n index]: the row was written (or its absence noted) */
+    bb_load_around load;            /* while the program ran: every row of its output shares it */
 } sweep_peers;
 
 struct bb_kernel_peers {
@@ -103,6 +104,8 @@ static void fill_row(const bb_kernel_peer_sink *s, const bb_sweep *sw, const bb_
     row->point = p->index;
     snprintf(row->kernel, sizeof row->kernel, "%s", entry);
     snprintf(row->variant, sizeof row->variant, "peer");
+    snprintf(row->variant_ran, sizeof row->variant_ran, "peer");
+    row->fallback_calls = NAN; /* the peer's own dispatch is not seen from here */
     snprintf(row->family, sizeof row->family, "peer");
     row->bits_per_weight = g ? 8.0 * g->block_bytes / g->block : NAN;
     snprintf(row->model, sizeof row->model, "%s", sh->model);
@@ -132,10 +135,16 @@ static int entry_row(const bb_kernel_peer_sink *s, const bb_sweep *sw, sweep_pee
     char peer_name[BB_NAME_MAX], label[256], why[2400];
     snprintf(peer_name, sizeof peer_name, "%.*s", (int)strcspn(entry, ":"), entry);
     snprintf(label, sizeof label, "%s: %s M=%d K=%d N=%d", sw->name, entry, sh->m, sh->k, p->n);
+    if (s->tried) s->tried(s->ctx);
     if (!sp->ran) {
         sp->ran = true;
         if (s->running) s->running(s->ctx, "llama.cpp test-backend-ops perf -o MUL_MAT (all its cases: minutes)");
-        if (run_program(sw, peer_name, sp, why, sizeof why)) {
+        bb_load_reading before, after;
+        bb_load_read(&before);
+        int failed = run_program(sw, peer_name, sp, why, sizeof why);
+        bb_load_read(&after);
+        bb_load_between(&before, &after, &sp->load);
+        if (failed) {
             sp->failed = true;
             s->fail(s->ctx, label, why);
             return 0;
@@ -153,6 +162,10 @@ static int entry_row(const bb_kernel_peer_sink *s, const bb_sweep *sw, sweep_pee
     }
     bb_result_row row;
     fill_row(s, sw, p, entry, c, &row);
+    row.prov.load_before = sp->load.load_before;
+    row.prov.load_after = sp->load.load_after;
+    row.prov.other_cpu_share = sp->load.other_cpu_share;
+    row.prov.busy = sp->load.busy;
     return s->emit(s->ctx, &row);
 }
 

@@ -27,9 +27,12 @@
 typedef struct {
     const char *experiment;
     int nmeter;                     /* meter columns of results.csv (empty for peer rows) */
-    int (*emit)(void *ctx, const bb_result_row *row);      /* -1: results cannot be written */
+    /* -1: results cannot be written.  The row's prov has the load while the program ran (one run
+     * for all its rows); the sink adds the run's id, host and commit. */
+    int (*emit)(void *ctx, const bb_result_row *row);
     void (*fail)(void *ctx, const char *label, const char *why);
     void (*running)(void *ctx, const char *label);         /* the peer program starts */
+    void (*tried)(void *ctx);                               /* a peer row is sought (NULL: not counted) */
     void *ctx;
 } bb_kernel_peer_sink;
 

@@ -250,7 +250,7 @@ static void fill_row(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
                       &row->read_tps_max, &row->read_gbps, &row->tg_of_read, &row->footprint_bytes,
                       &row->logit_max_abs_err, &row->logit_rel_rms_err, &row->top1_agreement,
                       &row->logits_identical, &row->ppl, &row->ppl_err, &row->ppl_tokens, &row->ppl_tps,
-                      &row->energy_per_token_j};
+                      &row->energy_per_token_j, &row->fallback_calls};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) *nums[i] = NAN;
     row->nmeter = s->nmeter;
     for (int c = 0; c < s->nmeter; c++) row->meter[c] = NAN;
@@ -262,6 +262,7 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
 {
     const bb_model_config *cfg = &sw->models[p->model];
     char label[256], tool[1024], model[1200], why[2048];
+    if (s->tried) s->tried(s->ctx);
     snprintf(label, sizeof label, "%s %s %s pp%d tg%d t%d", sw->name, cfg->name, entry, p->prompt, p->gen,
              p->threads);
     char name[BB_NAME_MAX];
@@ -279,12 +280,22 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
     bb_llama_bench_spec spec = {.model = model, .threads = p->threads, .prompt = p->prompt, .gen = p->gen,
                                 .reps = sw->min_reps};
     bb_llama_bench_result r;
+    bb_load_reading before, after;
+    bb_load_read(&before);
     if (bb_peer_bench(tool, &spec, sw->peer_timeout, &r, why, sizeof why)) {
         s->fail(s->ctx, label, why);
         return 0;
     }
+    bb_load_read(&after);
     bb_e2e_row row;
     fill_row(s, sw, p, entry, &r, &row);
+    /* the load while the peer ran, as bitbench's own rows have it (the sink adds the run's part) */
+    bb_load_around load;
+    bb_load_between(&before, &after, &load);
+    row.prov.load_before = load.load_before;
+    row.prov.load_after = load.load_after;
+    row.prov.other_cpu_share = load.other_cpu_share;
+    row.prov.busy = load.busy;
     return s->emit(s->ctx, &row);
 }
 

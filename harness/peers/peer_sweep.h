@@ -44,7 +44,8 @@ int bb_peer_attached_kernel(const bb_sweep *sw, const char *entry);
  * the program is not run). */
 int bb_lua_peer_available(struct lua_State *L);
 
-/* Where peer rows go: emit writes a row (returns -1 when the results cannot be written: the run
+/* Where peer rows go: emit writes a row (its prov's load fields filled: the load while the peer
+ * ran; the sink adds the run's id, host and commit) (returns -1 when the results cannot be written: the run
  * stops), fail records a peer point that gave no row (the run goes on), note prints a line. */
 typedef struct {
     const char *run_dir, *experiment;
@@ -52,6 +53,7 @@ typedef struct {
     bool quiet;
     int (*emit)(void *ctx, const bb_e2e_row *row);
     void (*fail)(void *ctx, const char *label, const char *why);
+    void (*tried)(void *ctx);       /* a peer point begins (NULL: not counted) */
     void *ctx;
 } bb_peer_sink;
 

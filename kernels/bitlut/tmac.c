@@ -1,4 +1,4 @@
-/* T-MAC, scalar part shared by tmac_w1 .. tmac_w4 (seed 002): the quantizer and the bit-plane
+/* T-MAC, scalar part shared by tmac_w1 .. tmac_w4: the quantizer and the bit-plane
  * packing (offline), the table construction with mirror consolidation and table quantization
  * (online, prepare), the scalar reference matmul that defines every variant's exact result, and
  * the error bounds of the lossy configurations.  Layout and semantics: tmac.h. */

@@ -1,4 +1,4 @@
-/* T-MAC: bit-wise lookup-table kernels (seed 002, Wei et al., "T-MAC: CPU Renaissance via Table
+/* T-MAC: bit-wise lookup-table kernels (T-MAC, Wei et al., "T-MAC: CPU Renaissance via Table
  * Lookup for Low-Bit LLM Deployment on Edge").  Shared layout, semantics and helpers of
  * tmac_w1 .. tmac_w4 (one header per bit width: tmac_w1.h .. tmac_w4.h).
  *

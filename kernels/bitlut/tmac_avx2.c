@@ -1,6 +1,6 @@
 /* T-MAC, AVX2 variant of tmac_w1 .. tmac_w4 and their _fa/_exact forms.
  *
- * Which of the paper's options this variant uses (seed 002):
+ * Which of the paper's options this variant uses (T-MAC):
  *   LUT-centric layout (§3.2): vpshufb holds one 16-entry table per 128-bit lane (the same table
  *     in both lanes, as T-MAC's AVX2 kernel); a dword of the packed layout holds 4 lookups of one
  *     row from 1, 2 or 4 tables (b = 4; b = 2; b = 1 and the third plane of b = 3), so 1, 2 or 4

@@ -1,6 +1,6 @@
 /* T-MAC, AVX-512 (F/BW/VNNI/VBMI) variant of tmac_w1 .. tmac_w4 and their _fa/_exact forms.
  *
- * Which of the paper's options this variant uses (seed 002):
+ * Which of the paper's options this variant uses (T-MAC):
  *   LUT-centric layout (§3.2): the four 16-entry tables of a 16-activation chunk live in ONE zmm
  *     and are looked up with vpermb (VBMI: 64-entry byte table, index = nibble | K-group << 4).
  *     vpshufb zmm cannot serve this layout: its 4 lookups of one row (one dword) come from 2 or 4

@@ -1,5 +1,5 @@
 /* T-MAC, Arm NEON (Armv8.0 Advanced SIMD) variant of tmac_w1 .. tmac_w4 and their _fa/_exact
- * forms: T-MAC's Arm path (seed 002 §4, "efficient table look-up by TBL/PSHUF"; non-contiguous
+ * forms: T-MAC's Arm path (T-MAC §4, "efficient table look-up by TBL/PSHUF"; non-contiguous
  * data loaded with NEON LD4).
  *
  * What the loop does, per 32-row block, 16-activation chunk and packed vector u (64 bytes):

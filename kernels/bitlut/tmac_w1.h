@@ -1,4 +1,4 @@
-/* tmac_w1, tmac_w1_fa, tmac_w1_exact — T-MAC with 1-bit weights (seed 002; format, semantics and
+/* tmac_w1, tmac_w1_fa, tmac_w1_exact — T-MAC with 1-bit weights (T-MAC; format, semantics and
  * options in tmac.h).
  *
  * Grid: w = h * c, c = 2q - z2 with q in {0, 1} and z2 in {0, 1, 2}: {-h, +h} (z2 = 1, the

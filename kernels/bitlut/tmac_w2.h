@@ -1,4 +1,4 @@
-/* tmac_w2, tmac_w2_fa, tmac_w2_exact — T-MAC with 2-bit weights (seed 002; format, semantics and
+/* tmac_w2, tmac_w2_fa, tmac_w2_exact — T-MAC with 2-bit weights (T-MAC; format, semantics and
  * options in tmac.h).  Ternary runs as 2-bit (§5.1): BitNet b1.58 weights t * scale are packed
  * exactly (z2 = 2, h = scale/2, c = 2t in {-2, 0, 2}).
  *

@@ -1,4 +1,4 @@
-/* tmac_w3, tmac_w3_fa, tmac_w3_exact — T-MAC with 3-bit weights (seed 002; format, semantics and
+/* tmac_w3, tmac_w3_fa, tmac_w3_exact — T-MAC with 3-bit weights (T-MAC; format, semantics and
  * options in tmac.h).
  *
  * Grid: w = h * c, c = 2q - z2 with q in {0..7} and z2 in {0..14}; h fp32 and o = 7 - z2 per row

@@ -1,4 +1,4 @@
-/* tmac_w4, tmac_w4_fa, tmac_w4_exact — T-MAC with 4-bit weights (seed 002; format, semantics and
+/* tmac_w4, tmac_w4_fa, tmac_w4_exact — T-MAC with 4-bit weights (T-MAC; format, semantics and
  * options in tmac.h).
  *
  * Grid: w = h * c, c = 2q - z2 with q in {0..15} and z2 in {0..30} (GPTQ-style asymmetric 4-bit

@@ -1,4 +1,4 @@
-/* cb2 — group-wise non-uniform codebook quantization at 2.5625 bits per weight (seed 003 §5.2,
+/* cb2 — group-wise non-uniform codebook quantization at 2.5625 bits per weight (Arm paper §5.2,
  * §5.3 and Algorithm 2): every sub-group of 16 weights picks one of 8 small int8 codebooks of 4
  * centroids and a 5-bit local scale; a super-block of 256 weights carries an fp16 scale.
  *

@@ -2,7 +2,7 @@
  * per -march; cb_neon.h's bb_cb_dot16 is the only part that differs.
  *
  * The 8 codebooks C[8][4] sit as signed int8 in two registers (32 bytes, entry e of book k at
- * 4k + e) for the whole matrix - the register-resident codebooks of the Arm paper (seed 003 §5.3:
+ * 4k + e) for the whole matrix - the register-resident codebooks of the Arm paper (§5.3:
  * "the codebook index for a group and the centroid indices ... can be combined using bitwise
  * vector operations before using specialized vector table lookup operations vtbl").  SDOT is
  * signed x signed, so the centroids need no offset (the x86 variants' u = c + 64 and bsums term).

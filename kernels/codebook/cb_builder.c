@@ -1,4 +1,4 @@
-/* Two-phase clustering codebook builder (seed 003 §5.2, Algorithm 1); see cb_builder.h. */
+/* Two-phase clustering codebook builder (Arm paper §5.2, Algorithm 1); see cb_builder.h. */
 #include "cb_builder.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* Codebook builder: the two-phase ("constraint-satisfaction-guided") clustering of the Arm paper,
- * seed 003 §5.2 and §5.3 (Algorithm 1), usable from C and from the harness.
+ * Arm paper §5.2 and §5.3 (Algorithm 1), usable from C and from the harness.
  *
  *   0. The weights are cut into groups of `group` consecutive values; each group is scaled by its
  *      own absmax so that its values lie in [-1, 1] (the paper scales each group into the range of

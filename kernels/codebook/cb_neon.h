@@ -1,6 +1,6 @@
 /* Helpers shared by the codebook family's Arm files (include only from *_neon.c / *_dotprod.c),
  * the counterpart of cb_simd.h: both kernels look their int8 weights up with TBL from codebooks
- * held in registers (seed 003 §5.3, §6.3) and multiply them by int8 activations 16 at a time.
+ * held in registers (Arm paper §5.3, §6.3) and multiply them by int8 activations 16 at a time.
  * Which multiply is used follows the file's -march: SDOT where FEAT_DotProd is enabled
  * (*_dotprod.c), SMULL + SMLAL2 + SADALP on Armv8.0 (*_neon.c). */
 #ifndef BB_CB_NEON_H

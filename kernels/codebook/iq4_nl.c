@@ -7,6 +7,7 @@
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
 #include "../common/q8_0_act.h"
+#include "../common/amx_rule.h"
 
 _Static_assert(sizeof(bb_iq4_nl_block) == 18, "iq4_nl block must be 18 bytes");
 
@@ -124,7 +125,7 @@ const bb_kernel bb_kernel_iq4_nl = {
     .name = "iq4_nl",
     .family = "codebook",
     .description = "GGUF IQ4_NL: one 16-entry non-uniform int8 codebook, 4-bit indices, fp16 scale per 32",
-    .paper = "Arm paper §6.3 (seed 003); llama.cpp IQ4_NL format",
+    .paper = "Arm paper §6.3; llama.cpp IQ4_NL format",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -144,7 +145,7 @@ const bb_kernel bb_kernel_iq4_nl = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_iq4_nl_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_iq4_nl_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_iq4_nl_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #elif defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_iq4_nl_matmul_neon, bb_qx_prepare_neon},
         {"dotprod", BB_ISA_DOTPROD, bb_iq4_nl_matmul_dotprod, bb_qx_prepare_neon},

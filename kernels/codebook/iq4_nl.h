@@ -1,5 +1,5 @@
 /* iq4_nl — the single 16-entry non-uniform 4-bit codebook, byte-compatible with the GGUF type
- * IQ4_NL (seed 003 §6.3; llama.cpp's format, implemented from its description).
+ * IQ4_NL (Arm paper §6.3; llama.cpp's format, implemented from its description).
  *
  * Layout: a row is K/32 blocks of 18 bytes (bb_iq4_nl_block): fp16 d, then qs[16] where byte j
  * holds the 4-bit index of element j in its low nibble and of element j + 16 in its high nibble.

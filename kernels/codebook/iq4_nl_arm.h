@@ -4,7 +4,7 @@
  * A tile of 4 weight rows, one float lane per row.  Per 32-weight block and row: one 16-byte load
  * of the index bytes; AND 0x0f gives the indices of elements 0..15, USHR #4 those of 16..31, in
  * the activations' order; two TBL (vqtbl1q_s8) look the int8 weights up in the 16-value table
- * held in one register - the vtbl lookup of the Arm paper's IQ4_NL kernel (seed 003 §6.3).  The
+ * held in one register - the vtbl lookup of the Arm paper's IQ4_NL kernel (§6.3).  The
  * rows' 4 fp16 scales are gathered into one vector (LD1 lanes, FCVTL).  Per activation column:
  * two SDOT per row (Armv8.0: SMULL + SMLAL2 + SADALP each) of its weights by the 32 int8
  * activations, two ADDP levels give the 4 rows' block sums in one int32x4, then the reference's

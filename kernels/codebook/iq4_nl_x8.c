@@ -1,5 +1,6 @@
 /* iq4_nl_x8: packing, the reference and the descriptor.  See iq4_nl_x8.h. */
 #include "iq4_nl_x8.h"
+#include "../common/amx_rule.h"
 
 #include <string.h>
 
@@ -42,7 +43,7 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
     .name = "iq4_nl_x8",
     .family = "codebook",
     .description = "IQ4_NL with 8 rows interleaved (SIMD-aware packing), 8 outputs per pass",
-    .paper = "Arm paper §4.1 packing (seed 003) of the §6.3 IQ4_NL codebook; llama.cpp's IQ4_NL repack",
+    .paper = "Arm paper §4.1 packing of the §6.3 IQ4_NL codebook; llama.cpp's IQ4_NL repack",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -60,7 +61,7 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
         {"scalar", 0, iq4_nl_x8_matmul_ref, NULL},
 #if defined(__x86_64__)
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_x8_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_iq4_nl_x8_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_iq4_nl_x8_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_iq4_nl_x8_matmul_dotprod, bb_qx_prepare_neon},

@@ -1,5 +1,5 @@
 /* iq4_nl_x8 — iq4_nl (the GGUF IQ4_NL codebook, iq4_nl.h) with the Arm paper's SIMD-aware
- * packing (seed 003 §4.1.1), as q4_0x8 packs Q4_0 and as llama.cpp's CPU_REPACK buffers repack
+ * packing (Arm paper §4.1.1), as q4_0x8 packs Q4_0 and as llama.cpp's CPU_REPACK buffers repack
  * IQ4_NL: the blocks of 8 consecutive output rows are interleaved, so one pass over contiguous
  * memory produces 8 rows, one SIMD lane pair per row, with no horizontal reduction per row.
  * `iq4_nl` keeps the GGUF byte layout, so the two can be set side by side.

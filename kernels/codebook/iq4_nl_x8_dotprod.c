@@ -1,6 +1,6 @@
 /* iq4_nl_x8 with SDOT (Armv8.2 dotprod; layout and semantics: iq4_nl_x8.h): q4_0x8's Arm loop over
  * the 8-byte-chunk records (mad/chunk8_records_neon.h) with the indices looked up by TBL from the
- * register-resident codebook (seed 003 §6.3) and iq4_nl's fold: the reference's bits. */
+ * register-resident codebook (Arm paper §6.3) and iq4_nl's fold: the reference's bits. */
 #include "../mad/chunk8_records_neon.h"
 #include "iq4_nl_x8.h"
 

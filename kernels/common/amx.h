@@ -18,7 +18,9 @@
  * reference, in block order, so the @amx variants give the reference's bits.
  *
  * N below BB_AMX_MIN_N goes to the kernel's AVX-512 variant (`small_n`): a decode GEMV would use
- * one sixteenth of each tile, and the AVX-512 variants stream weights at memory speed.  N >= 16
+ * one sixteenth of each tile, and the AVX-512 variants stream weights at memory speed.  That is
+ * the variants' documented dispatch rule (amx_rule.h, kernel.h's small_n_isa), so results record
+ * the @avx512 code as what ran; any other call sent to small_n is counted (bb_kernel_fallback_note).  N >= 16
  * that is not a multiple of 16 is padded with zero activation rows whose outputs are dropped; M
  * likewise with zero weight rows. */
 #ifndef BB_AMX_H
@@ -28,7 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BB_AMX_MIN_N 16 /* activation rows below which the AVX-512 variant runs */
+#include "amx_rule.h"
+
 #define BB_AMX_ROWS 16  /* rows of a tile */
 #define BB_AMX_STRIP 32 /* weight rows decoded together: two A tiles */
 
@@ -79,9 +82,10 @@ typedef struct {
     bb_amx_matmul_fn *small_n; /* the AVX-512 variant, for N < BB_AMX_MIN_N */
 } bb_amx_ops;
 
-/* The kernel's matmul contract (kernel.h) through AMX tiles.  Falls back to ops->small_n when
- * N < BB_AMX_MIN_N, K is not a multiple of 32 (a tile step), or the call's scratch memory cannot
- * be allocated. */
+/* The kernel's matmul contract (kernel.h) through AMX tiles.  Runs ops->small_n when
+ * N < BB_AMX_MIN_N (the documented rule), and also, counted by bb_kernel_fallback_note, when K is
+ * not a multiple of 32 (a tile step; no kernel's shape rule lets one through today) or the
+ * call's scratch memory cannot be allocated. */
 void bb_amx_matmul(const bb_amx_ops *ops, const void *w, const void *act, float *y, int m, int k, int n, int m0,
                    int m1);
 

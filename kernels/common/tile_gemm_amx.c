@@ -7,6 +7,7 @@
 
 #include "act_quant.h"
 #include "amx.h"
+#include "../kernel.h"
 
 /* Tile registers: 0-3 C (2a + b: weight half a, activation half b), 4-5 A (weight rows 0-15 and
  * 16-31 of the strip), 6-7 B (activation rows 0-15 and 16-31 of the pair).  ldtilecfg's 64-byte
@@ -256,7 +257,12 @@ void bb_amx_matmul(const bb_amx_ops *ops, const void *w, const void *act, float 
                    int m1)
 {
     gemm_scratch s;
-    if (n < BB_AMX_MIN_N || m1 <= m0 || k % 32 || scratch_init(&s, ops, n, k)) {
+    if (n < BB_AMX_MIN_N || m1 <= m0) { /* the documented rule (an empty slice: nothing to run) */
+        ops->small_n(w, act, y, m, k, n, m0, m1);
+        return;
+    }
+    if (k % 32 || scratch_init(&s, ops, n, k)) { /* not the rule: counted, so results say so */
+        bb_kernel_fallback_note();
         ops->small_n(w, act, y, m, k, n, m0, m1);
         return;
     }

@@ -1,4 +1,4 @@
-/* Element-wise LUT (bitnet.cpp "TL", seed 000 §3.1-3.2 and Appendix D): what the four kernels
+/* Element-wise LUT (bitnet.cpp "TL", bitnet.cpp §3.1-3.2 and Appendix D): what the four kernels
  * tl1_0, tl1_1, tl2_0, tl2_1 share — the packed layout, the table layout and their builders live
  * in elut.c, the SIMD kernels in elut_avx2.c, elut_avx512.c and elut_neon.c.
  *

@@ -1,4 +1,4 @@
-/* Element-wise LUT kernels, Arm NEON (Armv8.0 Advanced SIMD): bitnet.cpp's Arm scheme (seed 000
+/* Element-wise LUT kernels, Arm NEON (Armv8.0 Advanced SIMD): bitnet.cpp's Arm scheme (bitnet.cpp
  * §3 and Table 4: TBL lookups, vqtbl1q_u8).  The 16 bytes of lane L of an index block are the 16
  * rows of group L (low nibbles) and of group 4 + L (high nibbles), so AND 0x0F / USHR 4 and one
  * TBL (vqtbl1q) against that group's 16-entry table give 16 lookups, one lane per row; a block

@@ -1,4 +1,4 @@
-/* tl1_0 — bitnet.cpp's TL1 with int8 tables (seed 000 §3.1.1, Table 1 "TL1_0", Table 5,
+/* tl1_0 — bitnet.cpp's TL1 with int8 tables (bitnet.cpp §3.1.1, Table 1 "TL1_0", Table 5,
  * Algorithm 3).  Lossy.
  *
  * Weights: ternary, one per-tensor scale.  Every pair (t[2j], t[2j+1]) = (a, b) is the 4-bit

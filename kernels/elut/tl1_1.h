@@ -1,4 +1,4 @@
-/* tl1_1 — bitnet.cpp's TL1 with exact int16 tables split into two byte tables (seed 000 §3.2.1
+/* tl1_1 — bitnet.cpp's TL1 with exact int16 tables split into two byte tables (bitnet.cpp §3.2.1
  * "pack-and-unpack", Table 1 "TL1_1", Table 5, Algorithm 3).  Lossless.
  *
  * Weights: ternary, one per-tensor scale.  Every pair (t[2j], t[2j+1]) = (a, b) is the 4-bit

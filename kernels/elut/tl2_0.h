@@ -1,4 +1,4 @@
-/* tl2_0 — bitnet.cpp's TL2 with int8 tables (seed 000 §3.1, Table 1 "TL2_0", Table 6,
+/* tl2_0 — bitnet.cpp's TL2 with int8 tables (bitnet.cpp §3.1, Table 1 "TL2_0", Table 6,
  * Algorithm 4, eq. (5)).  Lossy.
  *
  * Weights: ternary, one per-tensor scale.  Block-fitting weight splitting: the first

@@ -1,4 +1,4 @@
-/* tl2_1 — bitnet.cpp's TL2 with exact int16 tables split into two byte tables (seed 000 §3.1 and
+/* tl2_1 — bitnet.cpp's TL2 with exact int16 tables split into two byte tables (bitnet.cpp §3.1 and
  * §3.2.1, Table 1 "TL2_1", Table 6, Algorithm 4, eq. (5)).  Lossless.
  *
  * Weights: ternary, one per-tensor scale.  Block-fitting weight splitting: the first

@@ -1,5 +1,5 @@
 /* The Arm loops of the 8-byte-chunk interleaved Q4_0 records (q4_0_interleaved.h with C = 8):
- * q4_0x8 (R = 8, Q4_0_8_8) and q4_0_4_8 (R = 4), seed 003 §4.1-4.2.  Included by the *_dotprod.c
+ * q4_0x8 (R = 8, Q4_0_8_8) and q4_0_4_8 (R = 4), Arm paper §4.1-4.2.  Included by the *_dotprod.c
  * (SDOT only) and *_i8mm.c (SMMLA for pairs of activation rows) of q4_0x8, q4_0_4_8 and iq4_nl_x8.
  *
  * A record's 16R nibble bytes are R 16-byte vectors: vector u < R/2 holds bytes 0..7 of rows 2u
@@ -18,7 +18,7 @@
  * activation rows share each decoded record; all activation tiles run while a group's records
  * are in L1.
  * The same records holding IQ4_NL indices (iq4_nl_x8, codebook/iq4_nl_x8.h; a `table` of the 16
- * kvalues given) are decoded by TBL from the register-resident table (seed 003 §6.3) into the
+ * kvalues given) are decoded by TBL from the register-resident table (Arm paper §6.3) into the
  * signed weights themselves, and folded as iq4_nl's reference does, (d_w * d_a) * (float)isum. */
 #ifndef BB_CHUNK8_RECORDS_NEON_H
 #define BB_CHUNK8_RECORDS_NEON_H

@@ -4,6 +4,7 @@
 
 #include "../common/act_quant.h"
 #include "../common/i8_rows_simd.h"
+#include "../common/amx_rule.h"
 
 /* The AVX-512 variant keeps 64*code*q sums in int32: exact while 128*127*K/4 < 2^31. */
 static const char *i2_s_shape_error(int m, int k)
@@ -69,7 +70,7 @@ const bb_kernel bb_kernel_i2_s = {
     .name = "i2_s",
     .family = "mad",
     .description = "ternary 2-bit codes, per-tensor scale, int8 activations (lossless)",
-    .paper = "bitnet.cpp §2, Table 2 (seed 000)",
+    .paper = "bitnet.cpp §2, Table 2",
     .bits_per_weight = 2.0,
     .lossless = true,
     .weights = BB_WEIGHTS_TERNARY,
@@ -90,7 +91,7 @@ const bb_kernel bb_kernel_i2_s = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_i2_s_matmul_avx2, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_i2_s_matmul_avx512, bb_quant_i8_rows_avx512},
-        {"amx", BB_ISA_AMX, bb_i2_s_matmul_amx, bb_quant_i8_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_i2_s_matmul_amx, bb_quant_i8_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_i2_s_matmul_neon, bb_quant_i8_rows_neon},

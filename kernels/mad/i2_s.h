@@ -1,4 +1,4 @@
-/* i2_s — bitnet.cpp's lossless ternary multiply-add kernel (seed 000, §2 and Table 2).
+/* i2_s — bitnet.cpp's lossless ternary multiply-add kernel (bitnet.cpp, §2 and Table 2).
  *
  * Layout: row-major; each row is K/128 blocks of 32 bytes.  Byte j of block b holds the 2-bit
  * codes c = t + 1 (t in {-1,0,+1}) of the four weights k = 128b + 32s + j, s = 0..3, code of

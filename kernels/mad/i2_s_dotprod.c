@@ -12,9 +12,9 @@
  * reference's, bit for bit.  Up to 4 activation rows share each decoded block (prefill); N = 1 is
  * the GEMV of decoding.  Activations: bb_quant_i8_rows_neon (the scalar quantizer's bytes).
  *
- * bitnet.cpp §2 (seed 000) runs i2_s on Arm with NEON multiply-accumulate (Table 4: vmlal_s8,
+ * bitnet.cpp §2 runs i2_s on Arm with NEON multiply-accumulate (Table 4: vmlal_s8,
  * vmull_s16 + vaddq_s32); SDOT does the multiply and the 4-way sum in one instruction, as the Arm
- * paper's kernels do (seed 003 §3-4, vdotq_laneq_s32). */
+ * paper's kernels do (Arm paper §3-4, vdotq_laneq_s32). */
 #include <arm_neon.h>
 
 #include "../common/act_quant.h"

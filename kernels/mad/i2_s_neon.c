@@ -11,9 +11,9 @@
  * the row's qsum is sum t * q exactly (as in the AVX2 and SDOT variants), so the result is the
  * scalar reference's, bit for bit.  Up to 4 activation rows share each decoded block.
  *
- * bitnet.cpp §2 and Table 4 (seed 000) name vmlal_s8 as NEON's MAD instruction for ternary
+ * bitnet.cpp §2 and Table 4 name vmlal_s8 as NEON's MAD instruction for ternary
  * mpGEMM; this is that scheme on i2_s's planes, for the cores without SDOT (the 1-bit AI infra
- * article's Raspberry Pi 5, seed 001, is a Cortex-A76 and takes the dotprod variant).
+ * article's Raspberry Pi 5, 1-bit AI Infra, is a Cortex-A76 and takes the dotprod variant).
  * Activations: bb_quant_i8_rows_neon (the scalar quantizer's bytes). */
 #include <arm_neon.h>
 

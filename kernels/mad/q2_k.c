@@ -1,4 +1,5 @@
 #include "q2_k.h"
+#include "../common/amx_rule.h"
 
 #include <math.h>
 #include <string.h>
@@ -170,7 +171,7 @@ const bb_kernel bb_kernel_q2_k = {
     .name = "q2_k",
     .family = "mad",
     .description = "llama.cpp Q2_K: 2-bit codes, 4-bit scale and min per 16, fp16 d/dmin per 256, q8_K activations",
-    .paper = "bitnet.cpp §2, bit-wise MAD (seed 000); Arm §5 (seed 003); GGUF Q2_K",
+    .paper = "bitnet.cpp §2, bit-wise MAD; Arm §5; GGUF Q2_K",
     .bits_per_weight = 84 * 8 / 256.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -190,7 +191,7 @@ const bb_kernel bb_kernel_q2_k = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q2_k_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_q2_k_matmul_avx512, bb_quant_q8_K_rows_avx512},
-        {"amx", BB_ISA_AMX, bb_q2_k_matmul_amx, bb_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_q2_k_matmul_amx, bb_quant_q8_K_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q2_k_matmul_dotprod, bb_quant_q8_K_rows_neon},

@@ -1,7 +1,7 @@
 /* q2_k — llama.cpp's Q2_K k-quant (GGML_TYPE_Q2_K), byte-compatible with GGUF, with q8_K
- * activations as llama.cpp pairs them.  bitnet.cpp §2 "bit-wise MAD-based" (seed 000: the
+ * activations as llama.cpp pairs them.  bitnet.cpp §2 "bit-wise MAD-based" (bitnet.cpp: the
  * multi-step dequantization that makes Q2_K slower than the ternary formats), Arm paper §5 /
- * Fig. 7 (seed 003: Q2_K as the 2-bit uniform baseline).
+ * Fig. 7 (Arm paper: Q2_K as the 2-bit uniform baseline).
  *
  * Layout: row-major, each row K/256 super-blocks of 84 bytes
  *     { uint8 scales[16]; uint8 qs[64]; fp16 d; fp16 dmin; }

@@ -13,7 +13,7 @@
  * block order (ggml_k.h): the reference's integers and float operations, so its bits.  Up to 4
  * activation rows share each decoded super-block.
  *
- * bitnet.cpp §2 (seed 000): Q2_K is its bit-wise MAD baseline; Arm paper §5 / Fig. 7 (seed 003):
+ * bitnet.cpp §2: Q2_K is its bit-wise MAD baseline; Arm paper §5 / Fig. 7:
  * the 2-bit uniform baseline of the codebook kernels. */
 #include <arm_neon.h>
 

@@ -1,5 +1,6 @@
 /* q2_k_x16: packing, the reference and the descriptor.  See q2_k_x16.h. */
 #include "q2_k_x16.h"
+#include "../common/amx_rule.h"
 
 /* bb_block_q2_K's bytes in order: scales[16] in pairs, qs[64] in fours, d, dmin. */
 const bb_il_layout bb_q2_k_x16_layout = {
@@ -46,7 +47,7 @@ const bb_kernel bb_kernel_q2_k_x16 = {
     .name = "q2_k_x16",
     .family = "mad",
     .description = "Q2_K with 16 rows interleaved (SIMD-aware packing), 16 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing (seed 003) of GGUF Q2_K; llama.cpp's Q2_K repack",
+    .paper = "Arm §4.1 SIMD-aware packing of GGUF Q2_K; llama.cpp's Q2_K repack",
     .bits_per_weight = 84 * 8 / 256.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -68,7 +69,7 @@ const bb_kernel bb_kernel_q2_k_x16 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q2_k_x16_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_q2_k_x16_matmul_avx512, bb_quant_q8_K_rows_avx512},
-        {"amx", BB_ISA_AMX, bb_q2_k_x16_matmul_amx, bb_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_q2_k_x16_matmul_amx, bb_quant_q8_K_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q2_k_x16_matmul_dotprod, bb_quant_q8_K_rows_neon},

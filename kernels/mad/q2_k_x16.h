@@ -1,4 +1,4 @@
-/* q2_k_x16 — q2_k (llama.cpp's Q2_K, q2_k.h) with the Arm paper's SIMD-aware packing (seed 003
+/* q2_k_x16 — q2_k (llama.cpp's Q2_K, q2_k.h) with the Arm paper's SIMD-aware packing (Arm paper
  * §4.1.1), as llama.cpp's CPU_REPACK buffers repack Q2_K: the blocks of 16 consecutive output
  * rows are interleaved so that one 64-byte load holds 4 code bytes of each of the 16 rows, one
  * 32-bit lane per row, and a pass produces 16 outputs with no horizontal sum.  `q2_k` keeps the

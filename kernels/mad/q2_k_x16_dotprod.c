@@ -2,7 +2,7 @@
  * 4 rows per 128-bit register, a record's 16 rows as 4 quads.  Planes are isolated in place by
  * masks (v & 0x03, v & 0x0c, then the same of v >> 4: codes times 1 or 4, <= 12, signed bytes),
  * and SDOT by element multiplies each row's 4 codes with the 4 activations of one lane of a
- * 16-byte activation load, the Arm paper's kernel shape (seed 003 §4.2).  A sub-block's dot is
+ * 16-byte activation load, the Arm paper's kernel shape (§4.2).  A sub-block's dot is
  * exact in int32 and MLA adds sc * (1 or 4) * dot per row (planes 0 and 2 times 4: 4 * isum
  * exactly, then a shift); the mins term is MLA of the 4-bit mins with the broadcast bsums.
  * q2_k's float steps lane-wise: the reference's bits. */

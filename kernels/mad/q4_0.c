@@ -1,4 +1,5 @@
 #include "q4_0.h"
+#include "../common/amx_rule.h"
 
 static size_t q4_0_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
 
@@ -32,7 +33,7 @@ const bb_kernel bb_kernel_q4_0 = {
     .name = "q4_0",
     .family = "mad",
     .description = "llama.cpp Q4_0: blocks of 32 4-bit + fp16 scale, q8_0 activations",
-    .paper = "llama.cpp GGUF Q4_0, as compared in bitnet.cpp §2 (seed 000) and Arm §2 (seed 003)",
+    .paper = "llama.cpp GGUF Q4_0, as compared in bitnet.cpp §2 and Arm §2",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -52,7 +53,7 @@ const bb_kernel bb_kernel_q4_0 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q4_0_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_q4_0_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_q4_0_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_q4_0_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q4_0_matmul_dotprod, bb_qx_prepare_neon},

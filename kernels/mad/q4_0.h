@@ -1,5 +1,5 @@
 /* q4_0 — llama.cpp / GGUF type Q4_0 (GGML_TYPE_Q4_0 = 2): the 4-bit baseline of bitnet.cpp §2
- * (seed 000) and of the Arm paper (seed 003 §2, Table 1 "Q4_0 (llama.cpp)").
+ * (bitnet.cpp) and of the Arm paper (§2, Table 1 "Q4_0 (llama.cpp)").
  *
  * Layout: row-major, each row K/32 ggml block_q4_0 of 18 bytes: fp16 d (little endian), then 16
  * bytes qs; weight j (0..15) of the block is the low nibble of qs[j], weight j+16 the high nibble;

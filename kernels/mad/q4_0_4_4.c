@@ -1,4 +1,4 @@
-/* q4_0_4_4: llama.cpp's 4-row record block_q4_0x4 with 4-byte chunks (seed 003 §4.1.1, Table 2;
+/* q4_0_4_4: llama.cpp's 4-row record block_q4_0x4 with 4-byte chunks (Arm paper §4.1.1, Table 2;
  * layout and semantics: q4_0_4_4.h).  Its parameters are its records' layout, bound to the shared
  * code (q4_0_interleaved.c over row_interleave.c, q4_0's scalar reference in qx_0.c) one line each;
  * q4_0_4_8 is the same record with 8-byte chunks. */
@@ -38,7 +38,7 @@ const bb_kernel bb_kernel_q4_0_4_4 = {
     .name = "q4_0_4_4",
     .family = "mad",
     .description = "Q4_0 with 4 rows interleaved in 4-byte chunks (for SDOT by element), 4 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing, Q4_0_4_4 of Table 2 (seed 003)",
+    .paper = "Arm §4.1 SIMD-aware packing, Q4_0_4_4 of Table 2",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,

@@ -1,4 +1,4 @@
-/* q4_0_4_4 — Q4_0 with the Arm paper's 4-row, 4-byte interleaving (seed 003 §4.1.1 and Table 2,
+/* q4_0_4_4 — Q4_0 with the Arm paper's 4-row, 4-byte interleaving (Arm paper §4.1.1 and Table 2,
  * llama.cpp's former Q4_0_4_4 type / block_q4_0x4 with blck_size_interleave 4), the layout made
  * for SDOT by element (vdotq_laneq_s32): each 16-byte load holds 4 bytes of each of 4 rows, so
  * int32 lane i of one SDOT accumulates row i, with no horizontal reduction.

@@ -1,4 +1,4 @@
-/* q4_0_4_8 — Q4_0 with the Arm paper's 4-row, 8-byte interleaving (seed 003 §4.1.1, §4.2 and
+/* q4_0_4_8 — Q4_0 with the Arm paper's 4-row, 8-byte interleaving (Arm paper §4.1.1, §4.2 and
  * Table 2, llama.cpp's former Q4_0_4_8 type / block_q4_0x4 with blck_size_interleave 8), the
  * layout made for the int8 matrix multiply SMMLA (vmmlaq_s32, FEAT_I8MM): each 16-byte load is a
  * 2×8 matrix, 8 bytes of each of two rows, which SMMLA multiplies by 8 bytes of two activation

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-/* The XOR 0x88 of every qs byte (seed 003 §4.1.2); its own inverse. */
+/* The XOR 0x88 of every qs byte (Arm paper §4.1.2); its own inverse. */
 static void flip_qs(bb_block_q4_0 *blk)
 {
     for (int j = 0; j < BB_QK / 2; j++) blk->qs[j] ^= 0x88;

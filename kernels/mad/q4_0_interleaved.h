@@ -1,4 +1,4 @@
-/* The Arm paper's interleaved Q4_0 records (seed 003 §4.1.1-4.1.2), shared by q4_0x8 (8 rows,
+/* The Arm paper's interleaved Q4_0 records (§4.1.1-4.1.2), shared by q4_0x8 (8 rows,
  * 8-byte chunks: llama.cpp's Q4_0_8_8), q4_0_4_8 (4 rows, 8-byte chunks) and q4_0_4_4 (4 rows,
  * 4-byte chunks).  R consecutive output rows form a group; group g is K/32 records one after
  * another, record b holding block b of the R rows (llama.cpp's make_block_q4_0x4/x8):

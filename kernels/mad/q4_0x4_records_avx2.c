@@ -5,7 +5,7 @@
  * XOR 0x88 restores the unsigned nibbles, AND / shift split them into the low plane (weights
  * 0..15 of each row) and the high plane (16..31).  Each int32 lane needs one 4-byte slice of the
  * activation block: one vpermd of the block's 32 int8 per vector and plane puts it there (the
- * Arm kernels' SDOT by element, seed 003 §4.1.1).  vpmaddubsw products of the four (vector, plane)
+ * Arm kernels' SDOT by element, Arm paper §4.1.1).  vpmaddubsw products of the four (vector, plane)
  * pairs are summed in int16 (|sum| <= 4*2*15*127 < 2^15) and widened by vpmaddwd; the two 128-bit
  * halves are added into one int32 per row.  Adding the activation's -8 * sum (qx_0.h aux o)
  * removes the nibble bias exactly; then ((float)isum * d_w) * d_a is added per row lane, the

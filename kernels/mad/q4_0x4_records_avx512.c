@@ -5,7 +5,7 @@
  * holds bytes 4l..4l+3 of rows 0..3; one vpternlogd per plane then undoes the XOR 0x88 and masks,
  * giving the unsigned low nibbles (weights 4l.. of each row) and high nibbles (16+4l..).  One
  * vpermd of the activation block's 32 int8 per plane broadcasts the matching 4-byte slice across
- * each lane (the Arm kernels' SDOT by element, seed 003 §4.1.1), so two vpdpbusd per record and
+ * each lane (the Arm kernels' SDOT by element, Arm paper §4.1.1), so two vpdpbusd per record and
  * activation row do all 128 products with int32 dword i of every lane collecting row i.  Four
  * records are reduced together: two rounds of vshufi32x4 + vpaddd fold the four lanes of each
  * into 16 exact int32 (block j, row i in dword 4j+i); the activation's -8 * sum (qx_0.h aux o)

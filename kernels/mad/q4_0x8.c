@@ -1,6 +1,7 @@
 /* q4_0x8: its records' layout (its parameters), bound to the shared code one line each:
  * q4_0_interleaved.c over row_interleave.c, and q4_0's scalar reference (qx_0.c). */
 #include "q4_0x8.h"
+#include "../common/amx_rule.h"
 
 const bb_il_layout bb_q4_0x8_layout = {
     .rows = BB_Q4_0X8_ROWS,
@@ -36,7 +37,7 @@ const bb_kernel bb_kernel_q4_0x8 = {
     .name = "q4_0x8",
     .family = "mad",
     .description = "Q4_0 with 8 rows interleaved (SIMD-aware packing), 8 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing, Q4_0_8_8 (seed 003)",
+    .paper = "Arm §4.1 SIMD-aware packing, Q4_0_8_8",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -55,7 +56,7 @@ const bb_kernel bb_kernel_q4_0x8 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q4_0x8_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_q4_0x8_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_q4_0x8_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_q4_0x8_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q4_0x8_matmul_dotprod, NULL},

@@ -1,4 +1,4 @@
-/* q4_0x8 — Q4_0 with the Arm paper's SIMD-aware weight packing (seed 003 §4.1.1, the layout
+/* q4_0x8 — Q4_0 with the Arm paper's SIMD-aware weight packing (Arm paper §4.1.1, the layout
  * llama.cpp ships as block_q4_0x8 / "Q4_0_8_8"): the Q4_0 blocks of 8 consecutive output rows
  * are interleaved so one pass over contiguous memory produces 8 rows, with each SIMD lane (or
  * lane pair) accumulating one output row and no horizontal reduction per row.
@@ -10,7 +10,7 @@
  *                                                                               (128 bytes)
  * i.e. the first 64 bytes hold bytes 0..7 (weights 0..7 and 16..23) of rows 0..7, 8 bytes per
  * row, the next 64 bytes bytes 8..15 (weights 8..15 and 24..31).  The XOR 0x88 flips the top
- * bit of both nibbles (seed 003 §4.1.2): a stored nibble read as a signed 4-bit number is the
+ * bit of both nibbles (Arm paper §4.1.2): a stored nibble read as a signed 4-bit number is the
  * weight nibble - 8 itself.  This is byte for byte llama.cpp's repacked block_q4_0x8.  Same
  * bytes per weight as q4_0: 4.5 bits per weight.  M must be a multiple of 8.
  *

@@ -2,7 +2,7 @@
  * vectors, each holding 8 bytes of 4 rows: rows 0-3 / 4-7 × bytes 0-7 / 8-15.  XOR 0x88 restores
  * the unsigned nibbles; low and high nibbles then meet activation slices a[0..7], a[16..23]
  * (bytes 0-7) and a[8..15], a[24..31] (bytes 8-15), each broadcast to every row's 8 bytes, so
- * no activation shuffles are needed (seed 003 §4.1.1).  vpmaddubsw products of the four slices
+ * no activation shuffles are needed (Arm paper §4.1.1).  vpmaddubsw products of the four slices
  * are summed in int16 (|sum| <= 4*2*15*127 < 2^15), vpmaddwd widens, one vphaddd joins rows 0-3
  * and 4-7 into one int32 per row in lane order 0,1,4,5,2,3,6,7 — the scales are loaded in that
  * order and the accumulator is put back in row order once at the end.  Adding the activation's

@@ -1,4 +1,5 @@
 #include "q8_0.h"
+#include "../common/amx_rule.h"
 
 #include <string.h>
 
@@ -31,7 +32,7 @@ const bb_kernel bb_kernel_q8_0 = {
     .name = "q8_0",
     .family = "mad",
     .description = "llama.cpp Q8_0: blocks of 32 int8 + fp16 scale, q8_0 activations",
-    .paper = "llama.cpp GGUF Q8_0, as compared in bitnet.cpp §2 (seed 000)",
+    .paper = "llama.cpp GGUF Q8_0, as compared in bitnet.cpp §2",
     .bits_per_weight = 8.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -51,7 +52,7 @@ const bb_kernel bb_kernel_q8_0 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q8_0_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_q8_0_matmul_avx512, bb_qx_prepare_avx512},
-        {"amx", BB_ISA_AMX, bb_q8_0_matmul_amx, bb_qx_prepare_avx512},
+        {"amx", BB_ISA_AMX, bb_q8_0_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q8_0_matmul_dotprod, bb_qx_prepare_neon},

@@ -1,5 +1,5 @@
 /* q8_0 — llama.cpp / GGUF type Q8_0 (GGML_TYPE_Q8_0 = 8), one of the block formats bitnet.cpp §2
- * (seed 000) compares against.
+ * (bitnet.cpp) compares against.
  *
  * Layout: row-major, each row K/32 ggml block_q8_0 of 34 bytes: fp16 d (little endian), then 32
  * int8 q; weight j of the block is q[j] * d.  8.5 bits per weight.  Quantization is

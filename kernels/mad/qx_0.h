@@ -1,5 +1,5 @@
 /* Shared by the llama.cpp "_0" block kernels q8_0, q4_0 and q4_0x8 (bitnet.cpp §2 names them as
- * the llama.cpp baselines; seed 003 §2/§4 describes Q4_0 and its interleaved repack): the GGUF
+ * the llama.cpp baselines; Arm paper §2/§4 describes Q4_0 and its interleaved repack): the GGUF
  * block structs, llama.cpp's q4_0 block quantizer, the activation buffer all three consume, and
  * the scalar reference they all share.
  *

@@ -19,8 +19,8 @@
  * the spare lanes: a lane's result never depends on the others, so any split of M gives the same
  * bits.
  *
- * Arm paper §2-3 (seed 003): llama.cpp's Q4_0 / Q8_0 dot products on Arm are SDOT of a block
- * against the q8_0 activation block; bitnet.cpp §2 (seed 000) uses both as baselines. */
+ * Arm paper §2-3: llama.cpp's Q4_0 / Q8_0 dot products on Arm are SDOT of a block
+ * against the q8_0 activation block; bitnet.cpp §2 uses both as baselines. */
 #include <arm_neon.h>
 #include <string.h>
 

@@ -1,4 +1,5 @@
 #include "tq1_0.h"
+#include "../common/amx_rule.h"
 
 #include <string.h>
 
@@ -75,7 +76,7 @@ const bb_kernel bb_kernel_tq1_0 = {
     .name = "tq1_0",
     .family = "mad",
     .description = "llama.cpp TQ1_0: ternary, 5 trits per byte, fp16 scale per 256, q8_K activations",
-    .paper = "bitnet.cpp §2, element-wise MAD, App. B.3 (seed 000); GGUF TQ1_0",
+    .paper = "bitnet.cpp §2, element-wise MAD, App. B.3; GGUF TQ1_0",
     .bits_per_weight = 54 * 8 / 256.0,
     .lossless = false,
     .weights = BB_WEIGHTS_TERNARY,
@@ -95,7 +96,7 @@ const bb_kernel bb_kernel_tq1_0 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_tq1_0_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_tq1_0_matmul_avx512, bb_quant_q8_K_rows_avx512},
-        {"amx", BB_ISA_AMX, bb_tq1_0_matmul_amx, bb_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_tq1_0_matmul_amx, bb_quant_q8_K_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_tq1_0_matmul_dotprod, bb_quant_q8_K_rows_neon},

@@ -1,6 +1,6 @@
 /* tq1_0 — llama.cpp's TQ1_0 ternary format (GGML_TYPE_TQ1_0), byte-compatible with GGUF, with
  * q8_K activations as llama.cpp pairs them.  bitnet.cpp §2 "element-wise MAD-based" and App. B.3
- * (seed 000: TQ1_0 is the 1.69-bit MAD baseline TL2_0 is compared with).
+ * (bitnet.cpp: TQ1_0 is the 1.69-bit MAD baseline TL2_0 is compared with).
  *
  * Layout: row-major, each row K/256 blocks of 54 bytes { uint8 qs[48]; uint8 qh[4]; fp16 d; }.
  * Trits c = t + 1 in {0,1,2}, five per byte in base 3 (first trit most significant), the 8-bit

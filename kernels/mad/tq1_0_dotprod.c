@@ -14,9 +14,9 @@
  * reference's float operations, so the result is the scalar reference's, bit for bit.  Up to 4
  * activation rows share each decoded block.
  *
- * bitnet.cpp §2 and App. B.3 (seed 000): TQ1_0 is the 1.69-bit MAD baseline TL2 is compared with;
+ * bitnet.cpp §2 and App. B.3: TQ1_0 is the 1.69-bit MAD baseline TL2 is compared with;
  * SDOT does the multiply and the 4-way sum in one instruction, as the Arm paper's kernels do
- * (seed 003 §3-4). */
+ * (Arm paper §3-4). */
 #include <arm_neon.h>
 #include <stddef.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* tq1_0_x16: packing, the reference and the descriptor.  See tq1_0_x16.h. */
 #include "tq1_0_x16.h"
+#include "../common/amx_rule.h"
 
 /* bb_block_tq1_0's bytes in order: qs[48] and qh[4] in fours, d. */
 const bb_il_layout bb_tq1_0_x16_layout = {
@@ -43,7 +44,7 @@ const bb_kernel bb_kernel_tq1_0_x16 = {
     .name = "tq1_0_x16",
     .family = "mad",
     .description = "TQ1_0 with 16 rows interleaved (SIMD-aware packing), trits by table lookup, 16 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing (seed 003) of GGUF TQ1_0 (bitnet.cpp §2, App. B.3, seed 000)",
+    .paper = "Arm §4.1 SIMD-aware packing of GGUF TQ1_0 (bitnet.cpp §2, App. B.3, bitnet.cpp)",
     .bits_per_weight = 54 * 8 / 256.0,
     .lossless = false,
     .weights = BB_WEIGHTS_TERNARY,
@@ -65,7 +66,7 @@ const bb_kernel bb_kernel_tq1_0_x16 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_tq1_0_x16_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_tq1_0_x16_matmul_avx512, bb_quant_q8_K_rows_avx512},
-        {"amx", BB_ISA_AMX, bb_tq1_0_x16_matmul_amx, bb_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_tq1_0_x16_matmul_amx, bb_quant_q8_K_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_tq1_0_x16_matmul_dotprod, bb_quant_q8_K_rows_neon},

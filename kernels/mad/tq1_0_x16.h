@@ -1,5 +1,5 @@
 /* tq1_0_x16 — tq1_0 (llama.cpp's TQ1_0, tq1_0.h) with the blocks of 16 consecutive output rows
- * interleaved (the Arm paper's SIMD-aware packing, seed 003 §4.1.1), so that one 64-byte load
+ * interleaved (the Arm paper's SIMD-aware packing, Arm paper §4.1.1), so that one 64-byte load
  * holds 4 code bytes of each of 16 rows, one 32-bit lane per row, and a pass produces 16
  * outputs with no horizontal sum.  `tq1_0` keeps the GGUF byte layout beside it.
  *

@@ -1,4 +1,5 @@
 #include "tq2_0.h"
+#include "../common/amx_rule.h"
 
 #include <string.h>
 
@@ -60,7 +61,7 @@ const bb_kernel bb_kernel_tq2_0 = {
     .name = "tq2_0",
     .family = "mad",
     .description = "llama.cpp TQ2_0: ternary 2-bit codes, fp16 scale per 256, q8_K activations",
-    .paper = "bitnet.cpp §2, element-wise MAD (seed 000); GGUF TQ2_0",
+    .paper = "bitnet.cpp §2, element-wise MAD; GGUF TQ2_0",
     .bits_per_weight = 66 * 8 / 256.0,
     .lossless = false,
     .weights = BB_WEIGHTS_TERNARY,
@@ -81,7 +82,7 @@ const bb_kernel bb_kernel_tq2_0 = {
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_tq2_0_matmul_avx2, NULL},
         {"avx512", BB_ISA_AVX512, bb_tq2_0_matmul_avx512, bb_quant_q8_K_rows_avx512},
-        {"amx", BB_ISA_AMX, bb_tq2_0_matmul_amx, bb_quant_q8_K_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_tq2_0_matmul_amx, bb_quant_q8_K_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_tq2_0_matmul_neon, bb_quant_q8_K_rows_neon},

@@ -1,5 +1,5 @@
 /* tq2_0 — llama.cpp's TQ2_0 ternary format (GGML_TYPE_TQ2_0), byte-compatible with GGUF, with
- * q8_K activations as llama.cpp pairs them.  bitnet.cpp §2 "element-wise MAD-based" (seed 000):
+ * q8_K activations as llama.cpp pairs them.  bitnet.cpp §2 "element-wise MAD-based":
  * 2.06 bits per weight, per-block scale, block-quantized activations (hence not lossless for
  * BitNet b1.58, which quantizes activations per tensor).
  *

@@ -12,8 +12,8 @@
  * reference's float operations, so the result is the scalar reference's, bit for bit.  Up to 4
  * activation rows share each decoded block.
  *
- * bitnet.cpp §2 (seed 000): TQ2_0 is its element-wise MAD baseline; SDOT does the multiply and
- * the 4-way sum in one instruction, as the Arm paper's kernels do (seed 003 §3-4). */
+ * bitnet.cpp §2: TQ2_0 is its element-wise MAD baseline; SDOT does the multiply and
+ * the 4-way sum in one instruction, as the Arm paper's kernels do (§3-4). */
 #include <arm_neon.h>
 #include <stddef.h>
 

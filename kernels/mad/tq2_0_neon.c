@@ -13,7 +13,7 @@
  * so the result is the scalar reference's, bit for bit.  Up to 4 activation rows share each
  * decoded block.
  *
- * bitnet.cpp §2 and Table 4 (seed 000): vmlal_s8 is NEON's MAD instruction for ternary mpGEMM,
+ * bitnet.cpp §2 and Table 4: vmlal_s8 is NEON's MAD instruction for ternary mpGEMM,
  * TQ2_0 its element-wise MAD baseline. */
 #include <arm_neon.h>
 #include <stddef.h>

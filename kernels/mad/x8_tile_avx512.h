@@ -3,7 +3,7 @@
  * record's nibbles become unsigned bytes u, vpdpbusd multiplies them by an 8-byte activation
  * slice broadcast to every row (a[0..7], a[16..23] for bytes 0-7, a[8..15], a[24..31] for bytes
  * 8-15), so each int32 lane pair (2i, 2i+1) accumulates row i, started at a bias correction
- * {o, 0}: four vpdpbusd per block and activation row, no activation shuffles (seed 003 §4.1.1).
+ * {o, 0}: four vpdpbusd per block and activation row, no activation shuffles (Arm paper §4.1.1).
  * Two blocks are done together: two vpermt2d + one add fold their lane pairs into 16 lanes
  * (block b rows 0-7, block b+1 rows 0-7) of exact int32 dots, and the float steps of the kernel's
  * reference add them to the 8 row lanes, block b first: the reference's bits.

@@ -1,4 +1,4 @@
-/* up_i1 — Intel's 1-bit "up-convert and compute" kernel (seed 004 §III-D, Figure 2).
+/* up_i1 — Intel's 1-bit "up-convert and compute" kernel (§III-D, Figure 2).
  *
  * Weights: +-1 (ParetoQ's binary encoding, the paper's [2]): bit 0 -> +1, bit 1 -> -1, with a
  * per-ROW float scale = mean |w| of the row (the least-squares scale of sign(w)), so a row that

@@ -1,4 +1,4 @@
-/* up_i1, Arm dot product (FEAT_DotProd, Armv8.2-A+): the paper's Figure 2 microkernel (seed 004
+/* up_i1, Arm dot product (FEAT_DotProd, Armv8.2-A+): the paper's Figure 2 microkernel (Intel up-convert paper
  * §III-D: M = 32, N = 1, K = 4 per step) with TBL for the byte shuffle, CMTST for AND + compare,
  * and SDOT for vpdpbssd.
  *

@@ -3,6 +3,7 @@
 #include "up_i2.h"
 
 #include "../common/i8_rows_simd.h"
+#include "../common/amx_rule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -170,7 +171,7 @@ const bb_kernel bb_kernel_up_i2 = {
     .name = "up_i2",
     .family = "upconvert",
     .description = "2-bit VNNI4-interleaved blocked codes, per-row scale, shuffle up-convert + int8 dot",
-    .paper = "Intel up-convert §III-B/C, Fig. 1 (seed 004)",
+    .paper = "Intel up-convert §III-B/C, Fig. 1",
     .bits_per_weight = 2.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -190,7 +191,7 @@ const bb_kernel bb_kernel_up_i2 = {
         {"avx2", BB_ISA_AVX2, bb_up_i2_matmul_avx2, bb_quant_i8_rows_avx2},
         {"avxvnni", BB_ISA_AVX2 | BB_CPU_AVXVNNI, bb_up_i2_matmul_avxvnni, bb_quant_i8_rows_avx2},
         {"avx512", BB_ISA_AVX512, bb_up_i2_matmul_avx512, bb_quant_i8_rows_avx512},
-        {"amx", BB_ISA_AMX, bb_up_i2_matmul_amx, bb_quant_i8_rows_avx512},
+        {"amx", BB_ISA_AMX, bb_up_i2_matmul_amx, bb_quant_i8_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #elif defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_up_i2_matmul_dotprod, bb_quant_i8_rows_neon},
 #endif

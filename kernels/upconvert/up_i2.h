@@ -1,4 +1,4 @@
-/* up_i2 — Intel's 2-bit "up-convert and compute" kernel (seed 004 §III-B, §III-C, Figure 1).
+/* up_i2 — Intel's 2-bit "up-convert and compute" kernel (§III-B, §III-C, Figure 1).
  *
  * Layout: the paper's VNNI4-interleaved blocked layout [M/32][K/bk][bk/4][M8][k4][m4] of 2-bit
  * codes, inside the family container (upconvert.h: 64-byte head, float scale[M], blocks).

@@ -1,4 +1,4 @@
-/* up_i2, Arm dot product (FEAT_DotProd, Armv8.2-A+): the paper's Figure 1 microkernel (seed 004
+/* up_i2, Arm dot product (FEAT_DotProd, Armv8.2-A+): the paper's Figure 1 microkernel (Intel up-convert paper
  * §III-B/C: M = 32, N = 1, K = 4 per step) with TBL for vpshufb and SDOT for vpdpbssd.
  *
  * Per 32x4 tile (one 32-byte group, 128 weights) and stream: two 16-byte loads (bytes 0..15 hold

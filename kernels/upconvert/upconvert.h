@@ -1,5 +1,5 @@
 /* Up-convert family (Intel, "Pushing the Envelope of LLM Inference on AI-PC and Intel GPUs",
- * seed 004 §III-B..III-D, §III-F): 2-bit / 1-bit weights are up-converted to int8 in registers by
+ * Intel up-convert paper §III-B..III-D, §III-F): 2-bit / 1-bit weights are up-converted to int8 in registers by
  * a few in-lane byte operations and multiplied with int8 activations by int8 dot-product
  * instructions (vpdpbusd / vpmaddubsw).  This header is the container both kernels share.
  *

@@ -100,6 +100,28 @@ end
 
 -- A table of each row of `ours` (by kernel) against each row of `theirs` (a column per kernel),
 -- the cells from cell(a, b).
+-- Why a row's measurement is no ordinary one, or nil: "spread" (its spread_flag: the repetitions
+-- disagreed beyond the sweep's spread_limit) or "busy" (its busy flag, or other processes took
+-- more than M.DISTURBED_SHARE of the CPUs' time while it ran: other_cpu_share).  A ratio built
+-- from such a row is marked, not printed as an ordinary one.
+M.DISTURBED_SHARE = 0.25
+function M.disturbed(r)
+  if tostring(r.spread_flag) == "1" then return "spread" end
+  local share = M.num(r.other_cpu_share)
+  if tostring(r.busy) == "1" or (share and share > M.DISTURBED_SHARE) then return "busy" end
+  return nil
+end
+
+-- cell's text for rows a and b, marked "⚠ busy" / "⚠ spread" when either is disturbed.
+function M.marked(text, a, b)
+  local why = M.disturbed(a) or M.disturbed(b)
+  return why and (text .. " ⚠ " .. why) or text
+end
+
+M.DISTURBED_NOTE = "⚠ busy: a row was measured while other processes took more than a quarter of the CPUs' time " ..
+  "(other_cpu_share) or was flagged busy; ⚠ spread: its repetitions disagreed (spread_flag). Such a ratio is no " ..
+  "ordinary result: measure again on a quiet machine."
+
 function M.versus(title, ours, theirs, cell)
   local header, cells = { title }, {}
   for _, b in ipairs(theirs) do header[#header + 1] = b.kernel .. ":" end

@@ -1,4 +1,4 @@
--- Report for experiments/arm_table4.lua: Arm paper (seed 003) Table 4's idea -- the group-wise
+-- Report for experiments/arm_table4.lua: Arm paper Table 4's idea -- the group-wise
 -- codebook format against Q2_K, IQ4_NL, Q4_0 (and Q8_0) -- as reconstruction and output error on
 -- Gaussian weights, beside the paper's WikiText2 perplexities.
 

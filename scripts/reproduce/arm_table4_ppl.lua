@@ -1,4 +1,4 @@
--- Report for experiments/arm_table4_ppl.lua: the Arm paper's (seed 003) Table 4 as real perplexity,
+-- Report for experiments/arm_table4_ppl.lua: the Arm paper's Table 4 as real perplexity,
 -- each format running every linear layer of a real model on a real text, beside
 -- the paper's WikiText2 figures: the perplexity increase of cb2 against q2_k and of iq4_nl against
 -- q4_0.

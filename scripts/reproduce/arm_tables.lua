@@ -1,4 +1,4 @@
--- Report for experiments/arm_tables.lua: Arm paper (seed 003) Tables 1-3, linear-layer tokens/s at
+-- Report for experiments/arm_tables.lua: Arm paper Tables 1-3, linear-layer tokens/s at
 -- batch b (prefill and token generation) for q4_0, q4_0x8 and iq4_nl, and the speed-ups over q4_0
 -- beside the paper's; Table 2's interleavings q4_0_4_4 and q4_0_4_8 beside q4_0x8 where the run
 -- has them.
@@ -6,7 +6,7 @@
 -- n_layers of the models (models/llama-3-8b.lua, models/llama-3.2-3b.lua)
 local LAYERS = { ["llama-3-8b"] = 32, ["llama-3.2-3b"] = 28 }
 
--- The paper's tokens/s, copied from seed 003: Table 1 (Graviton3: Q4_0 llama.cpp, Q4_0_8_8
+-- The paper's tokens/s, copied from Arm paper: Table 1 (Graviton3: Q4_0 llama.cpp, Q4_0_8_8
 -- optimized) and Table 3 (Graviton3: IQ4_NL optimized); {prefill, token generation} per batch.
 local PAPER = {
   ["llama-3-8b"] = {

@@ -1,4 +1,4 @@
--- Report for experiments/bitnet_fig10.lua: bitnet.cpp (seed 000) Figure 10, token throughput and
+-- Report for experiments/bitnet_fig10.lua: bitnet.cpp Figure 10, token throughput and
 -- memory bandwidth against threads (bitnet_b1_58-large, Intel i5-13400F, bandwidth from Intel PCM).
 -- The figure's points are not printed in the paper; its claims are the sentences of Appendix C.1,
 -- quoted below.

@@ -1,4 +1,4 @@
--- Report for experiments/bitnet_fig8.lua: bitnet.cpp (seed 000) Figure 8, tokens/s of the 3.8B
+-- Report for experiments/bitnet_fig8.lua: bitnet.cpp Figure 8, tokens/s of the 3.8B
 -- model against threads for TL2_0, TQ1_0 and T-MAC (2-bit) on the Intel i7-13700H.  The figure's
 -- points are not printed in the paper; its all-thread values are Table 7's 3.8B row (i7-13700H:
 -- TL2_0 35.43, TQ1_0 26.59, T-MAC 18.12 tokens/s) and its claims are the sentences of

@@ -1,9 +1,9 @@
--- Report for experiments/bitnet_table2.lua: bitnet.cpp (seed 000) Table 2 and §3.2, the lossless
+-- Report for experiments/bitnet_table2.lua: bitnet.cpp Table 2 and §3.2, the lossless
 -- claim for I2_S, TL1_1 and TL2_1, and the small loss of TL1_0 / TL2_0 / Q4_0, as logit agreement
 -- with i2_s on a synthetic BitNet b1.58 model and per-kernel GEMV error (verify = true).
 
 -- The paper's Table 2 (bitnet_b1_58-large; WikiText2 perplexity, WinoGrande and HellaSwag accuracy),
--- copied from seed 000.  TQ2_0 is not in Table 2; §2.3 says TQX_0's per-block activation
+-- copied from bitnet.cpp.  TQ2_0 is not in Table 2; §2.3 says TQX_0's per-block activation
 -- quantization is "inconsistent with the computational methods used during BitNet b1.58 training,
 -- thus hindering TQX_0 from achieving lossless inference".
 local PAPER = {

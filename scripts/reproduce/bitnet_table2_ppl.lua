@@ -1,9 +1,9 @@
--- Report for experiments/bitnet_table2_ppl.lua: bitnet.cpp (seed 000) Table 2 as real perplexity,
+-- Report for experiments/bitnet_table2_ppl.lua: bitnet.cpp Table 2 as real perplexity,
 -- each kernel running every linear layer of a ternary model on a real text, beside the paper's
 -- WikiText2 figures and llama.cpp's own perplexity of the same file.
 
 -- The paper's Table 2 (bitnet_b1_58-large, WikiText2 perplexity) and its claim per kernel, copied
--- from seed 000; TQ2_0 is not in Table 2 (§2.3 says TQX_0 is not lossless).
+-- from bitnet.cpp; TQ2_0 is not in Table 2 (§2.3 says TQX_0 is not lossless).
 local PAPER = {
   f16 = { "11.29", "baseline" },
   i2_s = { "11.29", "lossless" },

@@ -1,9 +1,9 @@
--- Report for experiments/bitnet_table7.lua: bitnet.cpp (seed 000) Table 7 / Figure 7,
+-- Report for experiments/bitnet_table7.lua: bitnet.cpp Table 7 / Figure 7,
 -- token-generation tokens/s per model size and kernel, as speed-ups beside the paper's
 -- Intel i7-13700H rows.
 
 -- The paper's Table 7 (tokens/s, "unlimited thread setting"), Intel i7-13700H (20C, 64G) rows,
--- copied from seed 000, Appendix E.  nil = N/A in the paper (does not fit).
+-- copied from bitnet.cpp, Appendix E.  nil = N/A in the paper (does not fit).
 local KERNELS = { "f16", "q4_0", "tmac_w2", "tq1_0", "tq2_0", "tl1_0", "tl2_0", "i2_s" }
 local PAPER_I7 = {
   ["700M"] = { 30.73, 67.57, 76.29, 114.20, 123.94, 75.62, 126.99, 125.37 },

@@ -1,4 +1,4 @@
--- Report for experiments/infra_latency.lua: 1-bit AI Infra (seed 001), the x86 latency table
+-- Report for experiments/infra_latency.lua: 1-bit AI Infra, the x86 latency table
 -- (Intel Core Ultra 7-155H P-cores, FP16 vs BitNet b1.58) and the energy table (E-cores).
 
 -- The seed's x86 latency table: model size -> FP16 s, BitNet b1.58 s (speed-up = their ratio),
@@ -121,7 +121,7 @@ local function render(run, util)
 end
 
 return {
-  title = "1-bit AI Infra (seed 001): x86 latency vs FP16 across model sizes, and energy",
+  title = "1-bit AI Infra: x86 latency vs FP16 across model sizes, and energy",
   paper = "001",
   render = render,
 }

@@ -1,4 +1,4 @@
--- Report for experiments/intel_e2e.lua: Intel up-convert paper (seed 004) Figures 12-14 (end-to-end
+-- Report for experiments/intel_e2e.lua: Intel up-convert paper Figures 12-14 (end-to-end
 -- tokens/s of BF16, 2-bit and 1-bit inference) and equation (4), the Amdahl bound
 -- s = 1 / (1 - alpha + alpha / x) with alpha the GEMV share of the BF16 run.
 

@@ -1,4 +1,4 @@
--- Report for experiments/intel_fig4.lua: Intel up-convert paper (seed 004) Figure 4 and Sec. III-F,
+-- Report for experiments/intel_fig4.lua: Intel up-convert paper Figure 4 and Sec. III-F,
 -- equations (1)-(3): gamma per kernel, the effective-bandwidth roofline ebw = min(beta, B/gamma)
 -- per core in bytes/cycle, and the measured GEMV points against it.
 

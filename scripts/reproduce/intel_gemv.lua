@@ -1,4 +1,4 @@
--- Report for experiments/intel_gemv.lua: Intel up-convert paper (seed 004) Figures 5-7, attained
+-- Report for experiments/intel_gemv.lua: Intel up-convert paper Figures 5-7, attained
 -- GEMV bandwidth of int8 (q8_0), 2-bit (up_i2) and 1-bit (up_i1) weights per matrix shape.
 -- The paper prints no bar values; its figures are quoted from the text of Sec. IV-B.
 

@@ -1,4 +1,4 @@
--- Report for experiments/tmac_accuracy.lua: T-MAC (seed 002) §5.6, the output error that table
+-- Report for experiments/tmac_accuracy.lua: T-MAC §5.6, the output error that table
 -- quantization (tmac_wB) and fast aggregation (tmac_wB_fa) add over exact tables (tmac_wB_exact).
 
 -- Every figure here is an error, which does not depend on timing; a point the harness flagged for

@@ -1,4 +1,4 @@
--- Report for experiments/tmac_e2e.lua: T-MAC (seed 002) §5.3 end-to-end decode throughput on a
+-- Report for experiments/tmac_e2e.lua: T-MAC §5.3 end-to-end decode throughput on a
 -- BitNet-b1.58-3B-class model, tmac_w2 against llama.cpp's 2-bit / ternary kernels and i2_s.
 local KERNELS = { "tmac_w2", "q2_k", "tq1_0", "tq2_0", "i2_s" }
 local BASELINES = { "q2_k", "tq1_0", "tq2_0", "i2_s" }

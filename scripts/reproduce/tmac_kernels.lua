@@ -1,4 +1,4 @@
--- Report for experiments/tmac_kernels.lua: T-MAC (seed 002) §5.2 mpGEMV / mpGEMM, tmac_wB against
+-- Report for experiments/tmac_kernels.lua: T-MAC §5.2 mpGEMV / mpGEMM, tmac_wB against
 -- the llama.cpp multiply-add kernel of the same bit width, beside what the paper states.
 local BASE = { -- bits -> T-MAC kernel, baseline (nil: bitbench has no such llama.cpp kernel)
   { bits = 1, tmac = "tmac_w1", base = "q2_k" },

@@ -1,0 +1,51 @@
+/* Which kernel each linear layer and the classifier of a run go through, from the run's options
+ * and the model: the one rule `generate`, `e2e`, `perplexity` and the model sweeps share.
+ *
+ * A model file (GGUF, llama2.c checkpoint: its tensors have types) computes by default what
+ * llama.cpp computes on it:
+ *   - no kernel: every tensor through the kernel that stores its ggml type as it is (kernel.h
+ *     gguf_type: F32 -> f32, F16 -> f16, Q8_0 -> q8_0, Q4_0 -> q4_0, TQ2_0 -> tq2_0, ...; the
+ *     kernel named as the type when several store it, f32 rather than f32_blas).  A type that no
+ *     kernel stores (Q6_K) is dequantized to f32, exactly, and the note says so.
+ *   - kernel K: the linear layers through K; those of another type are requantized and the note
+ *     lists them ("--kernel q4_0 requantizes 35 tensors: 30 Q8_0 (attn_q, ...), 5 F32
+ *     (ffn_down); the classifier stays Q8_0 (--out-kernel to change it)").
+ *   - the classifier (output.weight, or the tied token embedding) as stored in both cases;
+ *     out_kernel K puts it through K.
+ * A llama2.c checkpoint's tensors are all F32.
+ *
+ * A model config (synthetic weights: no stored types) keeps one kernel for every linear layer:
+ * kernel, or f32 when the caller gives none (`perplexity`'s default; `e2e` and sweeps require
+ * one), and the classifier out_kernel, else f16, for every command. */
+#ifndef BB_KERNEL_CHOICE_H
+#define BB_KERNEL_CHOICE_H
+
+#include <stddef.h>
+
+#include "model_load.h"
+#include "transformer.h"
+
+/* What a run with no kernel is called (results' kernel column, messages). */
+#define BB_KERNEL_AS_STORED "as-stored"
+
+typedef struct {
+    /* kernel (the name of the run: the given kernel, or BB_KERNEL_AS_STORED), out_kernel and
+     * tensor_kernels set, pointing to the given strings (which must outlive the build), the
+     * registry's names and tensor_kernels; the caller adds kv_f16 and max_batch */
+    bb_tf_options opt;
+    const char **tensor_kernels; /* BB_TF_LINEARS per layer, or NULL: opt.kernel for all */
+    int requantized;             /* linear tensors not used as stored */
+    char note[1024];             /* "" or one line for stderr: what is requantized or dequantized */
+} bb_kernel_choice;
+
+/* Decide for model m (open; d its run dimensions) and the options kernel and out_kernel (NULL:
+ * not given).  Returns 0, or -1 with one line in err (a kernel name that is not one, out of
+ * memory).  Free with bb_kernel_choice_free, after the model is built. */
+int bb_kernel_choose(const bb_model_source *m, const bb_tf_dims *d, const char *kernel, const char *out_kernel,
+                     bb_kernel_choice *c, char *err, size_t errlen);
+void bb_kernel_choice_free(bb_kernel_choice *c);
+
+/* The kernel that stores ggml type `type` ("Q4_0") as it is, or NULL when none does. */
+const char *bb_kernel_for_ggml_type(const char *type);
+
+#endif
