@@ -365,10 +365,10 @@ static void test_q8_K_prepare(const char *name, uint64_t isa, void (*prep)(const
 int main(void)
 {
 #if defined(__x86_64__)
-    test_q8_K_prepare("AVX-512", BB_ISA_AVX512, bb_gk_quant_q8_K_rows_avx512);
+    test_q8_K_prepare("AVX-512", BB_ISA_AVX512, bb_quant_q8_K_rows_avx512);
 #endif
 #if defined(__aarch64__)
-    test_q8_K_prepare("NEON", BB_ISA_NEON, bb_gk_quant_q8_K_rows_neon);
+    test_q8_K_prepare("NEON", BB_ISA_NEON, bb_quant_q8_K_rows_neon);
 #endif
     test_tq2_0_bytes();
     test_tq1_0_bytes();

@@ -20,7 +20,10 @@ static inline float round_even(float v)
 /* Offline: quantizer and packing                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-size_t bb_tmac_packed_size(int m, int k, int b) { return tmac_wbytes(m, k, b) + (size_t)m * (k / TMAC_QG) * 5; }
+size_t bb_tmac_packed_size(const bb_tmac_params *params, int m, int k)
+{
+    return tmac_wbytes(m, k, params->bits) + (size_t)m * (k / TMAC_QG) * 5;
+}
 
 /* Codes of the grid (z2, s = 2 h) for a group, q = clamp(nearbyint(w / s + z2/2), 0, L), written to
  * q, with c = 2q - z2 in cf (as float, exact), and what choosing among grids needs of them: *cmax =
@@ -158,8 +161,9 @@ static inline size_t nibble_at(const int inv[4][4], int b, int rr, int j, int i,
     return (size_t)(j / 4) * 64 * b + (size_t)(ut / 4) * 64 + (size_t)4 * (rr % 16) + (size_t)(ut % 4);
 }
 
-int bb_tmac_pack(const bb_weights *w, void *dst, int b)
+int bb_tmac_pack(const bb_tmac_params *params, const bb_weights *w, void *dst)
 {
+    const int b = params->bits;
     const int m = w->m, k = w->k, G = k / TMAC_QG;
     int inv[4][4];
     slot_inverse(b, inv);
@@ -199,8 +203,9 @@ static inline int pattern(const void *w, const int inv[4][4], int k, int b, int 
     return (wb[at] >> shift) & 15;
 }
 
-void bb_tmac_unpack(const void *src, int m, int k, float *dst, int b)
+void bb_tmac_unpack(const bb_tmac_params *params, const void *src, int m, int k, float *dst)
 {
+    const int b = params->bits;
     const int L = (1 << b) - 1;
     int inv[4][4];
     slot_inverse(b, inv);
@@ -341,9 +346,11 @@ static inline int lookup(const void *tab, tmac_mode mode, int j, int p)
 
 static inline int avg_u8(int a, int b) { return (a + b + 1) >> 1; } /* vpavgb */
 
-void bb_tmac_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
-                        tmac_mode mode)
+void bb_tmac_matmul_ref(const bb_tmac_params *params, const void *w, const void *act,
+                        float *y, int m, int k, int n, int m0, int m1)
 {
+    const int b = params->bits;
+    const tmac_mode mode = params->mode;
     const int G = k / TMAC_QG;
     int inv[4][4];
     slot_inverse(b, inv);

@@ -204,10 +204,10 @@ AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m
     }
 }
 
-void bb_tmac_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
-                         tmac_mode mode)
+void bb_tmac_matmul_avx2(const bb_tmac_params *params, const void *w, const void *act,
+                         float *y, int m, int k, int n, int m0, int m1)
 {
-    TMAC_DISPATCH(run)
+    TMAC_DISPATCH(run, params)
 }
 
 /* ---- prepare (tmac_wB, tmac_wB_fa): the same bytes as the scalar prepare ----

@@ -193,10 +193,10 @@ AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m
         for (int c = 0; c < n; c++) tile(w, act, y, m, k, n, c, blk, 1, b, mode, &cs);
 }
 
-void bb_tmac_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
-                           tmac_mode mode)
+void bb_tmac_matmul_avx512(const bb_tmac_params *params, const void *w, const void *act,
+                           float *y, int m, int k, int n, int m0, int m1)
 {
-    TMAC_DISPATCH(run)
+    TMAC_DISPATCH(run, params)
 }
 
 /* ---- prepare (tmac_wB, tmac_wB_fa): the same bytes as the scalar prepare ----

@@ -1,76 +1,70 @@
 /* tmac_w4, tmac_w4_fa, tmac_w4_exact: the kernel descriptors (tmac_w4.h).  The code they
  * bind is shared by the four bit widths (tmac.c, tmac_avx2.c, tmac_avx512.c, tmac_neon.c) and
- * takes the bit width and the table mode as parameters; the functions here only fix b = 4 and the
- * mode. */
+ * takes a bb_tmac_params; this file names the three parameter sets (b = 4, one per table mode)
+ * and binds each to the descriptors' function pointers with one line. */
 #include "tmac_w4.h"
 
-static size_t packed_size(int m, int k) { return bb_tmac_packed_size(m, k, 4); }
+static const bb_tmac_params lut8 = {4, TMAC_LUT8}, fa = {4, TMAC_FA}, exact = {4, TMAC_EXACT};
 
+/* the packed weights depend on the bit width alone: one set of functions for the three kernels */
+static size_t packed_size(int m, int k) { return bb_tmac_packed_size(&lut8, m, k); }
 static int pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    return bb_tmac_pack(w, dst, 4);
+    return bb_tmac_pack(&lut8, w, dst);
 }
+static void unpack(const void *src, int m, int k, float *dst) { bb_tmac_unpack(&lut8, src, m, k, dst); }
 
-static void unpack(const void *src, int m, int k, float *dst) { bb_tmac_unpack(src, m, k, dst, 4); }
-
+/* kernel x ISA: the variant tables' matmul functions (scripts/insn-table reads these names) */
 static void lut8_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_tmac_matmul_ref(w, a, y, m, k, n, m0, m1, 4, TMAC_LUT8);
+    bb_tmac_matmul_ref(&lut8, w, a, y, m, k, n, m0, m1);
+}
+static void fa_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_ref(&fa, w, a, y, m, k, n, m0, m1);
+}
+static void exact_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_ref(&exact, w, a, y, m, k, n, m0, m1);
 }
 #if defined(__x86_64__)
 static void lut8_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_tmac_matmul_avx2(w, a, y, m, k, n, m0, m1, 4, TMAC_LUT8);
+    bb_tmac_matmul_avx2(&lut8, w, a, y, m, k, n, m0, m1);
+}
+static void fa_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_avx2(&fa, w, a, y, m, k, n, m0, m1);
+}
+static void exact_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_avx2(&exact, w, a, y, m, k, n, m0, m1);
 }
 static void lut8_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 4, TMAC_LUT8);
+    bb_tmac_matmul_avx512(&lut8, w, a, y, m, k, n, m0, m1);
+}
+static void fa_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_avx512(&fa, w, a, y, m, k, n, m0, m1);
+}
+static void exact_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    bb_tmac_matmul_avx512(&exact, w, a, y, m, k, n, m0, m1);
 }
 #elif defined(__aarch64__)
 static void lut8_neon(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_tmac_matmul_neon(w, a, y, m, k, n, m0, m1, 4, TMAC_LUT8);
+    bb_tmac_matmul_neon(&lut8, w, a, y, m, k, n, m0, m1);
 }
-#endif
-
-static void fa_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
-{
-    bb_tmac_matmul_ref(w, a, y, m, k, n, m0, m1, 4, TMAC_FA);
-}
-#if defined(__x86_64__)
-static void fa_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
-{
-    bb_tmac_matmul_avx2(w, a, y, m, k, n, m0, m1, 4, TMAC_FA);
-}
-static void fa_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
-{
-    bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 4, TMAC_FA);
-}
-#elif defined(__aarch64__)
 static void fa_neon(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_tmac_matmul_neon(w, a, y, m, k, n, m0, m1, 4, TMAC_FA);
+    bb_tmac_matmul_neon(&fa, w, a, y, m, k, n, m0, m1);
 }
-#endif
-
-static void exact_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
-{
-    bb_tmac_matmul_ref(w, a, y, m, k, n, m0, m1, 4, TMAC_EXACT);
-}
-#if defined(__x86_64__)
-static void exact_avx2(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
-{
-    bb_tmac_matmul_avx2(w, a, y, m, k, n, m0, m1, 4, TMAC_EXACT);
-}
-static void exact_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
-{
-    bb_tmac_matmul_avx512(w, a, y, m, k, n, m0, m1, 4, TMAC_EXACT);
-}
-#elif defined(__aarch64__)
 static void exact_neon(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
-    bb_tmac_matmul_neon(w, a, y, m, k, n, m0, m1, 4, TMAC_EXACT);
+    bb_tmac_matmul_neon(&exact, w, a, y, m, k, n, m0, m1);
 }
 #endif
 

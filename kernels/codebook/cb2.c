@@ -7,7 +7,7 @@
 
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
-#include "../mad/ggml_k.h" /* bb_gk_quant_q8_K_rows_avx512 / _neon: q8_K bytes of bb_quant_q8_K_rows, faster */
+#include "../common/q8_k_rows.h" /* bb_quant_q8_K_rows_avx512 / _neon: q8_K bytes of bb_quant_q8_K_rows, faster */
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -295,10 +295,10 @@ const bb_kernel bb_kernel_cb2 = {
         {"scalar", 0, cb2_matmul_ref, NULL},
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_cb2_matmul_avx2, NULL},
-        {"avx512", BB_ISA_AVX512, bb_cb2_matmul_avx512, bb_gk_quant_q8_K_rows_avx512},
+        {"avx512", BB_ISA_AVX512, bb_cb2_matmul_avx512, bb_quant_q8_K_rows_avx512},
 #elif defined(__aarch64__)
-        {"neon", BB_ISA_NEON, bb_cb2_matmul_neon, bb_gk_quant_q8_K_rows_neon},
-        {"dotprod", BB_ISA_DOTPROD, bb_cb2_matmul_dotprod, bb_gk_quant_q8_K_rows_neon},
+        {"neon", BB_ISA_NEON, bb_cb2_matmul_neon, bb_quant_q8_K_rows_neon},
+        {"dotprod", BB_ISA_DOTPROD, bb_cb2_matmul_dotprod, bb_quant_q8_K_rows_neon},
 #endif
     },
 };

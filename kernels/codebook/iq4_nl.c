@@ -6,7 +6,7 @@
 
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
-#include "../mad/qx_0.h" /* the q8_0 activation buffer shared with q4_0 / q8_0, and its prepare */
+#include "../common/q8_0_act.h"
 #include "../common/amx_rule.h"
 
 _Static_assert(sizeof(bb_iq4_nl_block) == 18, "iq4_nl block must be 18 bytes");

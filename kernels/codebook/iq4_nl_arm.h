@@ -24,7 +24,7 @@
 
 #include "../common/act_quant.h"
 #include "../common/prefetch.h"
-#include "../mad/qx_0.h"
+#include "../common/q8_0_act.h"
 #include "cb_neon.h"
 #include "iq4_nl.h"
 

@@ -13,7 +13,7 @@
 #include <immintrin.h>
 
 #include "../common/act_quant.h"
-#include "../mad/qx_0.h"
+#include "../common/q8_0_act.h"
 #include "cb_simd.h"
 #include "iq4_nl.h"
 

@@ -2,22 +2,31 @@
 #include "iq4_nl_x8.h"
 #include "../common/amx_rule.h"
 
+#include <string.h>
+
 static size_t iq4_nl_x8_packed_size(int m, int k) { return (size_t)m * (k / BB_QK4_NL) * sizeof(bb_iq4_nl_block); }
 
 _Static_assert(sizeof(bb_iq4_nl_block) == sizeof(bb_block_q4_0), "an IQ4_NL block is laid out as a Q4_0 block");
 
-static void quant_block(const float *x, void *dst) { bb_iq4_nl_quant_block(x, dst); }
+/* q4_0x8's records (mad/q4_0x8.h's bb_q4_0x8_layout) of IQ4_NL blocks, indices stored as they are. */
+static void quant_block(const bb_weights *w, int r, int b, void *dst)
+{
+    bb_iq4_nl_block blk;
+    bb_iq4_nl_quant_block(w->f32 + (size_t)r * w->k + (size_t)b * BB_QK4_NL, &blk);
+    memcpy(dst, &blk, sizeof blk); /* dst: row_interleave's byte buffer */
+}
 
-/* q4_0x8's records (mad/q4_0_interleaved.h) of IQ4_NL blocks, indices stored as they are. */
 static int iq4_nl_x8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
-    return bb_q4_0il_pack_with(w, dst, BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, quant_block, 0, "iq4_nl_x8", err, errlen);
+    (void)err, (void)errlen;
+    bb_il_pack(&bb_q4_0x8_layout, w, dst, quant_block);
+    return 0;
 }
 
 /* Block b of row r, put back together from its record. */
 static void iq4_nl_x8_get(const void *w, int k, int r, int b, bb_iq4_nl_block *out)
 {
-    bb_q4_0il_block(w, k, BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, 0, r, b, (bb_block_q4_0 *)(void *)out);
+    bb_il_block(&bb_q4_0x8_layout, w, k, r, b, out);
 }
 
 static void iq4_nl_x8_unpack(const void *src, int m, int k, float *dst)

@@ -18,7 +18,7 @@
  * (kvalue + 128, unsigned) and runs q4_0x8's tile (mad/x8_tile_avx512.h) with the correction
  * -128 * sum(a) and this reference's float steps, one float lane per row; amx (N >= 16,
  * iq4_nl_amx.c) decodes the records to int8 kvalues for the shared AMX driver; dotprod and i8mm
- * (Arm) run q4_0x8's SDOT / SMMLA loop (mad/q4_0_chunk8_neon.h) on TBL-decoded weights. */
+ * (Arm) run q4_0x8's SDOT / SMMLA loop (mad/chunk8_records_neon.h) on TBL-decoded weights. */
 #ifndef BB_IQ4_NL_X8_H
 #define BB_IQ4_NL_X8_H
 

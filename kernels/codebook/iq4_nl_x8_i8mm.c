@@ -1,7 +1,7 @@
 /* iq4_nl_x8 with SMMLA for pairs of activation rows (Armv8.6 i8mm; layout and semantics:
- * iq4_nl_x8.h): q4_0x8's Arm loop (mad/q4_0_chunk8_neon.h) with the TBL codebook decode and
+ * iq4_nl_x8.h): q4_0x8's Arm loop (mad/chunk8_records_neon.h) with the TBL codebook decode and
  * iq4_nl's fold: the reference's bits. */
-#include "../mad/q4_0_chunk8_neon.h"
+#include "../mad/chunk8_records_neon.h"
 #include "iq4_nl_x8.h"
 
 void bb_iq4_nl_x8_matmul_i8mm(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)

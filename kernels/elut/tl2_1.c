@@ -5,11 +5,54 @@
 
 #include "elut.h"
 
-ELUT_KERNEL_FUNCS(tl2_1, true, false)
+/* This kernel's parameters (elut.h: TL2, int16 tables), bound to the descriptor's function
+ * pointers one line each.  The names are the kernel's own: scripts/insn-table finds the variant
+ * functions by name. */
+static const elut_kind kind = {.tl2 = true, .q8 = false};
+
+static size_t tl2_1_packed_size(int m, int k) { return elut_packed_size(m, k, kind.tl2); }
+static int tl2_1_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    return elut_pack(w, dst, kind.tl2);
+}
+static void tl2_1_unpack(const void *src, int m, int k, float *dst) { elut_unpack(src, m, k, dst, kind.tl2); }
+static size_t tl2_1_act_size(int n, int k) { return elut_act_size(n, k, kind); }
+
+static void tl2_1_prepare(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, kind, bb_quant_i8_rows, elut_tables_ref);
+}
+static void tl2_1_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_ref(w, act, y, m, k, n, m0, m1, kind);
+}
 #if defined(__x86_64__)
-ELUT_KERNEL_X86_FUNCS(tl2_1)
+static void tl2_1_prepare_avx2(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, kind, bb_quant_i8_rows_avx2, elut_tables_avx2);
+}
+static void tl2_1_prepare_avx512(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, kind, bb_quant_i8_rows_avx512, elut_tables_avx512);
+}
+static void tl2_1_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_avx2(w, act, y, m, k, n, m0, m1, kind);
+}
+static void tl2_1_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_avx512(w, act, y, m, k, n, m0, m1, kind);
+}
 #elif defined(__aarch64__)
-ELUT_KERNEL_ARM_FUNCS(tl2_1)
+static void tl2_1_prepare_neon(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, kind, bb_quant_i8_rows_neon, elut_tables_neon);
+}
+static void tl2_1_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_neon(w, act, y, m, k, n, m0, m1, kind);
+}
 #endif
 
 const bb_kernel bb_kernel_tl2_1 = {

@@ -23,6 +23,7 @@
 #include "../common/act_quant.h"
 #include "../common/fp16.h"
 #include "../common/prefetch.h"
+#include "../common/q8_k_rows.h" /* the SIMD prepares of every variant here */
 
 /* ---- ggml block layouts (QK_K = 256 values per block) ---- */
 typedef struct {
@@ -66,11 +67,6 @@ typedef struct {
     int32_t qsum[BB_GK_MAX_BLOCKS + BB_GK_CHUNK];
 } bb_gk_arow;
 
-/* q8_K rows with AVX-512, byte-identical to bb_quant_q8_K_rows (q8k_avx512.c): the prepare of
- * the AVX-512 variants. */
-void bb_gk_quant_q8_K_rows_avx512(const float *x, int n, int k, void *dst);
-/* The same with NEON (q8k_neon.c, Armv8.0): the prepare of the Arm variants. */
-void bb_gk_quant_q8_K_rows_neon(const float *x, int n, int k, void *dst);
 /* The AMX driver's act_i8 / act_scales (common/amx.h bb_amx_ops) for q8_K rows: row c's int8
  * copied out of its blocks, and the blocks' d (tq2_0_amx.c; also q2_k_amx.c). */
 const int8_t *bb_gk_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch);

@@ -17,7 +17,7 @@
  *   dotprod: (int8)(byte << 4) and (int8)(byte & 0xF0) are 16 × the signed weights (§4.1.2);
  *            8 SDOT by element per block and activation row, int32 lane i = 16 × row i's dot
  *            (|16 isum| <= 32*128*127: exact); SCVTF with 4 fraction bits gives isum exactly.
- *   avx2, avx512 (q4_0x4_avx2.c, q4_0x4_avx512.c): unsigned nibbles × int8 (vpmaddubsw +
+ *   avx2, avx512 (q4_0x4_records_avx2.c, q4_0x4_records_avx512.c): unsigned nibbles × int8 (vpmaddubsw +
  *            vpmaddwd / vpdpbusd), the +8 bias removed with qx_0.h's -8·sum(a) (aux o).
  */
 #ifndef BB_Q4_0_4_4_H

@@ -20,7 +20,7 @@
  *   i8mm:    the same weights, SMMLA against two activation rows at once (N > 1; an odd last
  *            row goes through the SDOT loop); ZIP1/ZIP2 of 64-bit lanes give each activation
  *            row's 4 output rows.  Both: SCVTF with 4 fraction bits gives isum exactly.
- *   avx2, avx512 (q4_0x4_avx2.c, q4_0x4_avx512.c): unsigned nibbles × int8 (vpmaddubsw +
+ *   avx2, avx512 (q4_0x4_records_avx2.c, q4_0x4_records_avx512.c): unsigned nibbles × int8 (vpmaddubsw +
  *            vpmaddwd / vpdpbusd), the +8 bias removed with qx_0.h's -8·sum(a) (aux o).
  */
 #ifndef BB_Q4_0_4_8_H

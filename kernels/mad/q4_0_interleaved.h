@@ -11,36 +11,33 @@
  * (int8)(byte << 4) and (int8)(byte & 0xF0) are 16 times the two signed weights.  Same bytes as
  * q4_0 (4.5 bits per weight), rearranged.
  *
+ * These are row_interleave.h's records of the 18-byte block_q4_0 in two sections, the 2-byte d
+ * (one run) and the 16 qs bytes (16/C runs of C bytes).  A kernel names its records as a static
+ * const bb_il_layout, {.rows = R, .block_values = BB_QK, .block_bytes = sizeof(bb_block_q4_0),
+ * .nsections = 2, .sections = {{2, 1}, {C, BB_QK / 2 / C}}}, and passes it to the functions below
+ * and to row_interleave.h's; only the XOR 0x88 is Q4_0's own.
+ *
  * Numbers: exactly q4_0's (qx_0.h's reference, bb_quant_q4_0_block per block, q8_0 activations). */
 #ifndef BB_Q4_0_INTERLEAVED_H
 #define BB_Q4_0_INTERLEAVED_H
 
 #include "qx_0.h"
+#include "row_interleave.h"
 
 /* Bytes of one record of R rows: R fp16 scales and R * 16 bytes of nibbles. */
 static inline size_t bb_q4_0il_record_bytes(int rows) { return (size_t)rows * sizeof(bb_block_q4_0); }
 
+/* The record of group g (rows R*g ..), block b: bb_il_record of row R*g, for the SIMD loops, where
+ * R is a compile-time constant. */
 static inline const uint8_t *bb_q4_0il_record(const void *w, int k, int rows, int g, int b)
 {
     return (const uint8_t *)w + ((size_t)g * (k / BB_QK) + b) * bb_q4_0il_record_bytes(rows);
 }
 
-/* Where byte j (0..15) of row i's qs lives inside a record with chunks of `chunk` bytes. */
-static inline int bb_q4_0il_qs_offset(int rows, int chunk, int i, int j)
-{
-    return 2 * rows + chunk * (rows * (j / chunk) + i) + j % chunk;
-}
-
-/* pack: q4_0-quantize each row (bb_quant_q4_0_block) and interleave; M a multiple of rows. */
-int bb_q4_0il_pack(const bb_weights *w, void *dst, int rows, int chunk, const char *name, char *err, size_t errlen);
-/* The same records for any 18-byte block of 32 4-bit values laid out as block_q4_0 (fp16 d, then
- * qs[16]; iq4_nl_x8's IQ4_NL blocks): `quant` makes each row's blocks, and each qs byte is
- * stored XOR `flip` (0x88 for Q4_0, 0 for indices into a table). */
-int bb_q4_0il_pack_with(const bb_weights *w, void *dst, int rows, int chunk, void (*quant)(const float *, void *),
-                        uint8_t flip, const char *name, char *err, size_t errlen);
-/* Block b of row r as it was before interleaving (the XOR `flip` undone). */
-void bb_q4_0il_block(const void *w, int k, int rows, int chunk, uint8_t flip, int r, int b, bb_block_q4_0 *out);
+/* pack: q4_0-quantize each row (bb_quant_q4_0_block), flip the qs (XOR 0x88) and interleave;
+ * M a multiple of L->rows. */
+void bb_q4_0il_pack(const bb_il_layout *L, const bb_weights *w, void *dst);
 /* Block b of row r: its fp16 scale (returned) and its 32 signed weights (bb_qx_get_block). */
-uint16_t bb_q4_0il_get(const void *w, int k, int rows, int chunk, int r, int b, int8_t vals[BB_QK]);
+uint16_t bb_q4_0il_get(const bb_il_layout *L, const void *w, int k, int r, int b, int8_t vals[BB_QK]);
 
 #endif

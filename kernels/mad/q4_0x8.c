@@ -1,17 +1,29 @@
+/* q4_0x8: its records' layout (its parameters), bound to the shared code one line each:
+ * q4_0_interleaved.c over row_interleave.c, and q4_0's scalar reference (qx_0.c). */
 #include "q4_0x8.h"
 #include "../common/amx_rule.h"
+
+const bb_il_layout bb_q4_0x8_layout = {
+    .rows = BB_Q4_0X8_ROWS,
+    .block_values = BB_QK,
+    .block_bytes = sizeof(bb_block_q4_0),
+    .nsections = 2,
+    .sections = {{2, 1}, {BB_Q4_0X8_CHUNK, BB_QK / 2 / BB_Q4_0X8_CHUNK}}, /* d, then the qs in chunks */
+};
 
 static size_t q4_0x8_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
 
 static int q4_0x8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
-    return bb_q4_0il_pack(w, dst, BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, "q4_0x8", err, errlen);
+    (void)err, (void)errlen;
+    bb_q4_0il_pack(&bb_q4_0x8_layout, w, dst);
+    return 0;
 }
 
 static uint16_t q4_0x8_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
 {
     (void)m;
-    return bb_q4_0il_get(w, k, BB_Q4_0X8_ROWS, BB_Q4_0X8_CHUNK, r, b, vals);
+    return bb_q4_0il_get(&bb_q4_0x8_layout, w, k, r, b, vals);
 }
 
 static void q4_0x8_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q4_0x8_get, src, m, k, dst); }

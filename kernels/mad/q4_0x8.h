@@ -27,7 +27,7 @@
  *           slice, vpmaddwd, one vphaddd joins rows 0-3 and 4-7 (lane order 0,1,4,5,2,3,6,7)
  *   avx512: vpdpbusd on 8 rows × 8 bytes per vector, lane pairs started at the correction; two
  *           blocks' lane pairs folded with vpermt2d into 16 exact row dots
- *   dotprod, i8mm (Arm, q4_0_chunk8_neon.h): the XOR makes SHL #4 / AND 0xF0 give 16 × the signed
+ *   dotprod, i8mm (Arm, chunk8_records_neon.h): the XOR makes SHL #4 / AND 0xF0 give 16 × the signed
  *           weights; SDOT with 8 activation bytes in both halves + ADDP, or SMMLA on pairs of
  *           activation rows; SCVTF with 4 fraction bits restores isum exactly
  * Up to 4 (AVX2) / 8 (AVX-512) activation rows share each decoded record, all activation tiles
@@ -42,13 +42,17 @@
 #define BB_Q4_0X8_CHUNK 8   /* bytes of a row's qs per chunk (q4_0_interleaved.h) */
 #define BB_Q4_0X8_BYTES 144 /* one record: 8 fp16 scales + 128 bytes of nibbles */
 
+/* The records as row_interleave.h's layout (q4_0x8.c): q4_0x8's parameters, shared with
+ * iq4_nl_x8, whose IQ4_NL blocks have block_q4_0's shape. */
+extern const bb_il_layout bb_q4_0x8_layout;
+
 static inline const uint8_t *bb_q4_0x8_record(const void *w, int k, int g, int b)
 {
     return (const uint8_t *)w + ((size_t)g * (k / BB_QK) + b) * BB_Q4_0X8_BYTES;
 }
 
-/* Arm variants (q4_0_chunk8_dotprod.c, q4_0_chunk8_i8mm.c: the 8-byte-chunk records of q4_0x8
- * and q4_0_4_8 share their loops). */
+/* Arm variants (q4_0x8_dotprod.c, q4_0x8_i8mm.c: the 8-byte-chunk records of q4_0x8, q4_0_4_8
+ * and iq4_nl_x8 share their loops, chunk8_records_neon.h). */
 void bb_q4_0x8_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q4_0x8_matmul_i8mm(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 

@@ -1,4 +1,4 @@
-/* The q8_0 activation buffer of the "_0" kernels (qx_0.h) with NEON (Armv8.0-A), byte for byte
+/* The q8_0 activation buffer of the "_0" kernels (q8_0_act.h) with NEON (Armv8.0-A), byte for byte
  * bb_qx_prepare: the prepare of their Arm variants.  Per block of 32 values, the same operations
  * as bb_quant_q8_0 and the aux loop:
  *   amax over |x| with FMAXNM, which like fmaxf ignores a NaN operand (max is exact in any order);
@@ -11,8 +11,8 @@
 #include <arm_neon.h>
 #include <string.h>
 
-#include "../common/fp16.h"
-#include "qx_0.h"
+#include "fp16.h"
+#include "q8_0_act.h"
 
 static void quant_block(const float *x, bb_block_q8_0 *blk, float *d_out, int32_t *c, int32_t *o)
 {

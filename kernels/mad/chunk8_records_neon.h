@@ -1,6 +1,6 @@
 /* The Arm loops of the 8-byte-chunk interleaved Q4_0 records (q4_0_interleaved.h with C = 8):
- * q4_0x8 (R = 8, Q4_0_8_8) and q4_0_4_8 (R = 4), Arm paper §4.1-4.2.  Included by
- * q4_0_chunk8_dotprod.c (SDOT only) and q4_0_chunk8_i8mm.c (SMMLA for pairs of activation rows).
+ * q4_0x8 (R = 8, Q4_0_8_8) and q4_0_4_8 (R = 4), Arm paper §4.1-4.2.  Included by the *_dotprod.c
+ * (SDOT only) and *_i8mm.c (SMMLA for pairs of activation rows) of q4_0x8, q4_0_4_8 and iq4_nl_x8.
  *
  * A record's 16R nibble bytes are R 16-byte vectors: vector u < R/2 holds bytes 0..7 of rows 2u
  * and 2u+1, vector R/2 + u bytes 8..15 of the same rows.  SHL #4 and AND 0xF0 give 16 × the
@@ -20,8 +20,8 @@
  * The same records holding IQ4_NL indices (iq4_nl_x8, codebook/iq4_nl_x8.h; a `table` of the 16
  * kvalues given) are decoded by TBL from the register-resident table (Arm paper §6.3) into the
  * signed weights themselves, and folded as iq4_nl's reference does, (d_w * d_a) * (float)isum. */
-#ifndef BB_Q4_0_CHUNK8_NEON_H
-#define BB_Q4_0_CHUNK8_NEON_H
+#ifndef BB_CHUNK8_RECORDS_NEON_H
+#define BB_CHUNK8_RECORDS_NEON_H
 
 #include <arm_neon.h>
 

@@ -1,4 +1,5 @@
-/* q4_0_4_4 and q4_0_4_8, AVX-512 VNNI (layouts and semantics: q4_0_4_4.h, q4_0_4_8.h).  A
+/* The AVX-512 VNNI loop over llama.cpp's 4-row records block_q4_0x4, for q4_0_4_4 and q4_0_4_8
+ * (layouts and semantics: q4_0_4_4.h, q4_0_4_8.h).  A
  * record's 64 nibble bytes are one 512-bit vector.  q4_0_4_8's 8-byte chunks are first put in
  * q4_0_4_4's order by one vpermd per record (shared by all activation rows), so 128-bit lane l
  * holds bytes 4l..4l+3 of rows 0..3; one vpternlogd per plane then undoes the XOR 0x88 and masks,

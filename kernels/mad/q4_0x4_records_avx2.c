@@ -1,4 +1,5 @@
-/* q4_0_4_4 and q4_0_4_8, AVX2 (layouts and semantics: q4_0_4_4.h, q4_0_4_8.h).  A record's 64
+/* The AVX2 loop over llama.cpp's 4-row records block_q4_0x4, for q4_0_4_4 and q4_0_4_8
+ * (layouts and semantics: q4_0_4_4.h, q4_0_4_8.h).  A record's 64
  * nibble bytes are two 256-bit vectors; q4_0_4_8's are first put in q4_0_4_4's order by one vpermd
  * each (shared by all activation rows), so dword 4s+i of vector v holds bytes 8v+4s.. of row i.
  * XOR 0x88 restores the unsigned nibbles, AND / shift split them into the low plane (weights

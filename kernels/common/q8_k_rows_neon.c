@@ -9,7 +9,7 @@
 #include <arm_neon.h>
 #include <string.h>
 
-#include "ggml_k.h"
+#include "q8_k_rows.h"
 
 /* The first x[i] with |x[i]| == amax (amax is one of them). */
 static float first_with_abs(const float *x, float amax)
@@ -54,7 +54,7 @@ static void quant_block(const float *x, bb_block_q8_K *dst)
     dst->d = 1.0f / iscale;
 }
 
-void bb_gk_quant_q8_K_rows_neon(const float *x, int n, int k, void *dst)
+void bb_quant_q8_K_rows_neon(const float *x, int n, int k, void *dst)
 {
     bb_block_q8_K *out = dst;
     for (int r = 0; r < n; r++)

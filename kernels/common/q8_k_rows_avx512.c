@@ -8,7 +8,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "ggml_k.h"
+#include "q8_k_rows.h"
 
 static void quant_block(const float *x, bb_block_q8_K *dst)
 {
@@ -53,7 +53,7 @@ static void quant_block(const float *x, bb_block_q8_K *dst)
     dst->d = 1.0f / iscale;
 }
 
-void bb_gk_quant_q8_K_rows_avx512(const float *x, int n, int k, void *dst)
+void bb_quant_q8_K_rows_avx512(const float *x, int n, int k, void *dst)
 {
     bb_block_q8_K *out = dst;
     for (int r = 0; r < n; r++)
