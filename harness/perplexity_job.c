@@ -88,6 +88,20 @@ static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_mod
     return 0;
 }
 
+/* The kernel of every tensor of the job's model (kernel_choice.h's rule) and the engine options
+ * of its run. */
+static int job_kernels(const bb_ppl_job *job, const job_model *m, bb_kernel_choice *kc, char *err, size_t errlen)
+{
+    char e[BB_ERR_MAX];
+    if (bb_kernel_choose(m->src, &m->dims, job->kernel, job->out_kernel, kc, e, sizeof e)) {
+        snprintf(err, errlen, "%s: %s", job->model, e);
+        return -1;
+    }
+    kc->opt.kv_f16 = job->kv_f16;
+    kc->opt.max_batch = job->batch > 0 ? job->batch : job->ctx;
+    return 0;
+}
+
 /* The model (a .gguf, a llama2.c checkpoint or a config name, models/model_load.h) at context
  * ctx, and the text as tokens. */
 static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_model *m, bb_ppl_outcome *out,
@@ -107,12 +121,7 @@ static int open_model(const bb_ppl_job *job, const char *text, size_t len, job_m
     /* before the tokens and the model are allocated: one that cannot fit is refused now, with the
      * kernels the run will use (kernel_choice.h) */
     bb_kernel_choice kc;
-    if (bb_kernel_choose(m->src, &m->dims, job->kernel, job->out_kernel, &kc, e, sizeof e)) {
-        snprintf(err, errlen, "%s: %s", job->model, e);
-        return -1;
-    }
-    kc.opt.kv_f16 = job->kv_f16;
-    kc.opt.max_batch = job->batch > 0 ? job->batch : job->ctx;
+    if (job_kernels(job, m, &kc, err, errlen)) return -1;
     int fits = bb_model_check_fits(job->model, &m->dims, &kc.opt, err, errlen);
     bb_kernel_choice_free(&kc);
     if (fits) return -1;
@@ -125,12 +134,7 @@ static int run_model(bb_pool *pool, const bb_ppl_job *job, job_model *m, bb_ppl_
     if (bb_ppl_check(m->n_tokens, job->ctx, m->dims.seq_len, err, errlen)) return -1;
     char e[BB_ERR_MAX];
     bb_kernel_choice kc;
-    if (bb_kernel_choose(m->src, &m->dims, job->kernel, job->out_kernel, &kc, e, sizeof e)) {
-        snprintf(err, errlen, "%s: %s", job->model, e);
-        return -1;
-    }
-    kc.opt.kv_f16 = job->kv_f16;
-    kc.opt.max_batch = job->batch > 0 ? job->batch : job->ctx;
+    if (job_kernels(job, m, &kc, err, errlen)) return -1;
     snprintf(out->kernel, sizeof out->kernel, "%s", kc.opt.kernel);
     snprintf(out->out_kernel, sizeof out->out_kernel, "%s", kc.opt.out_kernel);
     snprintf(out->kernel_note, sizeof out->kernel_note, "%s", kc.note);
