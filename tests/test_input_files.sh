@@ -113,7 +113,7 @@ if [ -f "$TOK" ]; then
     cp "$TOK" "$T/big/tok512.bin"
     # the checkpoint is mapped whole: the cap is its size and 8 GB more
     (cap $(( size / 1024 + 8000000 ))
-     expect_refusal "bitbench generate: model big.bin with kernel f32 at a [0-9]*-token context $fits" \
+     expect_refusal "bitbench generate: model big.bin with kernel as-stored at a [0-9]*-token context $fits" \
          generate --model "$T/big/big.bin" --prompt "Once" --steps 8
      echo "$pass $fail" > "$T/counts")
     read pass fail < "$T/counts"
