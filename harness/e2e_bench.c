@@ -140,6 +140,13 @@ static void variants_ran(const bb_e2e_spec *s, int max_batch, bb_e2e_result *r)
     const bb_kernel *kern;
     const bb_variant *v;
     char e[256];
+    if (!s->kernel) {
+        /* a model file run as stored: each tensor through its own type's kernel at that kernel's
+         * default variant (run.json's conversions list them); no single variant to name */
+        if (s->prompt_len > 0) snprintf(r->pp_variant_ran, sizeof r->pp_variant_ran, "per-tensor");
+        if (s->gen_len > 0) snprintf(r->tg_variant_ran, sizeof r->tg_variant_ran, "per-tensor");
+        return;
+    }
     if (bb_kernel_resolve(s->kernel, &kern, &v, e, sizeof e)) return; /* the build resolved it: not reached */
     if (s->prompt_len > 0) {
         int full = s->prompt_len < max_batch ? s->prompt_len : max_batch, rest = s->prompt_len % max_batch;

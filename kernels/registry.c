@@ -157,6 +157,10 @@ static void list_names(char *buf, size_t len)
 int bb_kernel_resolve(const char *spec, const bb_kernel **kernel, const bb_variant **variant,
                       char *err, size_t errlen)
 {
+    if (!spec) {
+        snprintf(err, errlen, "no kernel named");
+        return -1;
+    }
     char name[64];
     const char *at = strchr(spec, '@');
     size_t nlen = at ? (size_t)(at - spec) : strlen(spec);
