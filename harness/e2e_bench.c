@@ -2,16 +2,6 @@
 
 #include <math.h>
 
-/* The data-dependent next token of a timed decode: a logit scaled and reduced modulo the vocabulary.
- * Through a 64-bit integer, so a negative, huge or non-finite logit gives a defined token
- * (converting a negative float straight to unsigned is undefined behaviour). */
-static int next_token(float logit, int vocab_size)
-{
-    float v = logit * 1000.0f;
-    long long i = (isfinite(v) && fabsf(v) < 1e18f) ? (long long)v : 0;
-    return (int)((unsigned long long)i % (unsigned long long)vocab_size);
-}
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +16,16 @@ static int next_token(float logit, int vocab_size)
 #include "support/sizes.h"
 #include "support/stats.h"
 #include "support/timer.h"
+
+/* The data-dependent next token of a timed decode: a logit scaled and reduced modulo the vocabulary.
+ * Through a 64-bit integer, so a negative, huge or non-finite logit gives a defined token
+ * (converting a negative float straight to unsigned is undefined behaviour). */
+static int next_token(float logit, int vocab_size)
+{
+    float v = logit * 1000.0f;
+    long long i = (isfinite(v) && fabsf(v) < 1e18f) ? (long long)v : 0;
+    return (int)((unsigned long long)i % (unsigned long long)vocab_size);
+}
 
 void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d)
 {
