@@ -103,7 +103,7 @@ make_seeds() { # target dir
         [ -f "$f" ] || continue
         i=$((i + 1))
         cpu=$(sed -n 's/.*"cpu_model": "\(.*\)",*$/\1/p' "$f" | head -n 1)
-        kernel=$(awk -F, 'NR == 2 { print $4 }' "$(dirname "$f")/results.csv" 2>/dev/null)
+        kernel=$(awk -F, 'NR == 2 { print $4 }' "$(dirname "$f")/results.csv" 2>/dev/null) || kernel=""  # a run with no results.csv (set -e)
         printf 'Roofline: %s, 2026-01-01\000bars: interquartile range of the calls\000throughput (GOP/s)\000%s\000%s 1024x1024x1\000' \
           "$cpu" "$src/scripts/roofline.gp" "$kernel" > "$d/run-$i"
       done ;;
