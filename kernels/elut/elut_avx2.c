@@ -2,8 +2,10 @@
  * their low (high) nibbles are two 128-bit lanes, each the 16 rows of one group, so one vpshufb
  * against two groups' 16-byte tables (one per lane) does 32 lookups.
  *
- * _0: the int8 lookups are split into even and odd rows by vpmaddubsw with 0/1 selectors (int8 ->
- * int16 and nothing else) and accumulated in int16.  _1: the low-byte and high-byte lookups are
+ * _0: the int8 lookups of the low-nibble and the high-nibble groups (the same 16 rows) are
+ * interleaved by vpunpcklbw / vpunpckhbw and added per row into int16 by one vpmaddubsw with ones
+ * (two unpacks and two multiplies for 64 lookups, where 0/1 even/odd row selectors took four
+ * multiplies and two more adds), and accumulated in int16.  _1: the low-byte and high-byte lookups are
  * interleaved back into int16 entries by vpunpcklbw / vpunpckhbw (the "unpack" of §3.2.1) and
  * accumulated in int16.  Every 8 blocks the int16 sums (at most 32 entries of |x| <= 382 per
  * lane, and the two lanes' sum below 2^15) are folded across lanes and widened to int32.
@@ -46,7 +48,7 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
                                                          const int tp, __m256i *acc_a, __m256i *acc_b)
 {
     const __m256i nib = _mm256_set1_epi8(0x0f);
-    const __m256i even = _mm256_set1_epi16(0x0001), odd = _mm256_set1_epi16(0x0100);
+    const __m256i ones = _mm256_set1_epi8(1);
     const __m256i spread = _mm256_setr_epi8(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
                                             0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
     const __m256i bits[2] = {_mm256_set_m128i(_mm_set1_epi16(0x2002), _mm_set1_epi16(0x1001)),
@@ -85,10 +87,11 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
                             a0 = _mm256_xor_si256(s0, _mm256_add_epi8(s0, a0)); /* eq. (5) */
                             a1 = _mm256_xor_si256(s1, _mm256_add_epi8(s1, a1));
                         }
-                        s16a[t] = _mm256_add_epi16(s16a[t], _mm256_add_epi16(_mm256_maddubs_epi16(even, a0),
-                                                                             _mm256_maddubs_epi16(even, a1)));
-                        s16b[t] = _mm256_add_epi16(s16b[t], _mm256_add_epi16(_mm256_maddubs_epi16(odd, a0),
-                                                                             _mm256_maddubs_epi16(odd, a1)));
+                        /* a0 and a1 hold the same rows (two groups): interleaved, one vpmaddubsw
+                         * with ones adds them per row, rows 0-7 from the low halves, 8-15 from
+                         * the high */
+                        s16a[t] = _mm256_add_epi16(s16a[t], _mm256_maddubs_epi16(ones, _mm256_unpacklo_epi8(a0, a1)));
+                        s16b[t] = _mm256_add_epi16(s16b[t], _mm256_maddubs_epi16(ones, _mm256_unpackhi_epi8(a0, a1)));
                     } else {
                         __m256i h0 = _mm256_shuffle_epi8(H0, i0), h1 = _mm256_shuffle_epi8(H1, i1);
                         if (sign) {
@@ -136,9 +139,9 @@ static inline __attribute__((always_inline)) void tiles(const uint8_t *w, const 
         _mm256_storeu_si256((__m256i *)a, acc_a[t]);
         _mm256_storeu_si256((__m256i *)bb, acc_b[t]);
         for (int i = 0; i < 8; i++) {
-            /* _0: a = even rows, b = odd rows; _1: a = rows 0-7, b = rows 8-15 */
-            out[q8 ? 2 * i : i] = a[i];
-            out[q8 ? 2 * i + 1 : 8 + i] = bb[i];
+            /* a = rows 0-7, b = rows 8-15 */
+            out[i] = a[i];
+            out[8 + i] = bb[i];
         }
     }
 }
