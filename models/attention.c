@@ -26,11 +26,27 @@ static void wsum(const bb_vec_ops *v, float *out, const float *a, const bb_attn_
     }
 }
 
+/* Positions per prefetch step of the scores: each step first asks for the lines of its rows' values
+ * and of the next chunk's keys. */
+enum { PREFETCH_ROWS = 16 };
+
+static void prefetch_rows(const void *base, size_t row, int s0, int s1)
+{
+    const char *p = (const char *)base + (size_t)s0 * row, *end = (const char *)base + (size_t)s1 * row;
+    for (; p < end; p += 64) __builtin_prefetch(p, 0, 2);
+}
+
 void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, int s0, int s1, float scale,
                    float *sc, float *acc, bb_attn_ml *ml)
 {
     int n = s1 - s0;
-    scores(v, q, kv, s0, n, scale, sc);
+    for (int s = s0; s < s1; s += PREFETCH_ROWS) {
+        int e = s + PREFETCH_ROWS < s1 ? s + PREFETCH_ROWS : s1;
+        prefetch_rows(kv->v, kv->v_row, s, e);
+        int nk = s + BB_ATTN_CHUNK, nk_end = e + BB_ATTN_CHUNK < kv->n ? e + BB_ATTN_CHUNK : kv->n;
+        if (nk < nk_end) prefetch_rows(kv->k, kv->k_row, nk, nk_end);
+        scores(v, q, kv, s, e - s, scale, sc + (s - s0));
+    }
     ml->l = v->exp_max(sc, n, &ml->m);
     wsum(v, acc, sc, kv, s0, n);
 }

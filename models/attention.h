@@ -11,7 +11,13 @@
  * the chunks of one head spread over the pool) and folds them in order, so prefill, token-by-token
  * decode and any thread count give the same bits.  Against the plain softmax (scores, softmax,
  * weighted sum) the result differs by float rounding: one extra rescale per chunk and the division
- * by l after the sum instead of before. */
+ * by l after the sum instead of before.
+ *
+ * Memory: a chunk's scores stream its keys, and while they do, its values and the next chunk's
+ * keys are prefetched into L2, so that DRAM is kept busy through the softmax and the weighted sum
+ * (which then read from L2): without it one core left the cache streaming at about two thirds of
+ * a plain read's speed (the hardware streamer restarts at each chunk's other stream and at page
+ * boundaries; kernels/common/prefetch.h says the same of weight streams). */
 #ifndef BB_ATTENTION_H
 #define BB_ATTENTION_H
 
@@ -23,12 +29,12 @@
 enum { BB_ATTN_CHUNK = 256 };
 
 /* One head's keys and values: rows of hd elements of types kt and vt, row s at k + s * k_row
- * bytes (v + s * v_row). */
+ * bytes (v + s * v_row); n rows are there (the prefetch of the next chunk stops at them). */
 typedef struct {
     const void *k, *v;
     bb_kv_type kt, vt;
     size_t k_row, v_row;
-    int hd;
+    int hd, n;
 } bb_attn_kv;
 
 /* The state of one query head: m, l and acc (hd floats). */

@@ -361,12 +361,13 @@ size_t tf_attn_part_floats(const bb_tf_dims *d)
     return (size_t)d->n_heads * chunks_of(d->seq_len) * ((size_t)bb_tf_head_dim(d) + 2);
 }
 
-static bb_attn_kv kv_of(const bb_transformer *t, int layer, int kv_head)
+/* The cache of one layer's KV head, n positions of it written. */
+static bb_attn_kv kv_of(const bb_transformer *t, int layer, int kv_head, int n)
 {
     const bb_tf_dims *d = &t->d;
     size_t row = ((size_t)layer * d->n_kv_heads + kv_head) * d->seq_len;
     return (bb_attn_kv){(const char *)t->key_cache + row * t->k_row, (const char *)t->value_cache + row * t->v_row,
-                        t->opt.kv_k, t->opt.kv_v, t->k_row, t->v_row, bb_tf_head_dim(d)};
+                        t->opt.kv_k, t->opt.kv_v, t->k_row, t->v_row, bb_tf_head_dim(d), n};
 }
 
 static void attention_prefill(void *ctx, int tid, int nthreads)
@@ -381,7 +382,7 @@ static void attention_prefill(void *ctx, int tid, int nthreads)
         int kh = w / tiles, i0 = (w % tiles) * ATTN_TILE, i1 = i0 + ATTN_TILE < j->n ? i0 + ATTN_TILE : j->n;
         float *sc = t->att + (size_t)w * prefill_item_floats(d), *acc_c = sc + BB_ATTN_CHUNK;
         bb_attn_ml *ml = (bb_attn_ml *)(acc_c + hd), c;
-        bb_attn_kv kv = kv_of(t, j->layer, kh);
+        bb_attn_kv kv = kv_of(t, j->layer, kh, j->pos + i1);
         for (int i = i0; i < i1; i++)
             for (int hh = 0; hh < g; hh++)
                 bb_attn_init(t->xb2 + (size_t)i * dq + (size_t)(kh * g + hh) * hd, &ml[(i - i0) * g + hh], hd);
@@ -423,7 +424,7 @@ static void attention_decode(void *ctx, int tid, int nthreads)
     bb_split_rows(d->n_kv_heads * nch, 1, tid, nthreads, &w0, &w1);
     for (int w = w0; w < w1; w++) {
         int kh = w / nch, c = w % nch, s0 = c * BB_ATTN_CHUNK, s1 = len - s0 < BB_ATTN_CHUNK ? len : s0 + BB_ATTN_CHUNK;
-        bb_attn_kv kv = kv_of(t, j->layer, kh);
+        bb_attn_kv kv = kv_of(t, j->layer, kh, len);
         float *sc = t->att + (size_t)w * BB_ATTN_CHUNK;
         for (int hh = 0; hh < g; hh++) {
             int h = kh * g + hh;
@@ -468,7 +469,7 @@ int bb_tf_kv_buffers(const bb_transformer *t, int pos, const void **bufs, size_t
     int n = 0;
     for (int l = 0; l < t->d.n_layers; l++)
         for (int h = 0; h < t->d.n_kv_heads; h++, n += 2) {
-            bb_attn_kv kv = kv_of(t, l, h);
+            bb_attn_kv kv = kv_of(t, l, h, pos + 1);
             if (bufs) bufs[n] = kv.k, bufs[n + 1] = kv.v;
             if (bytes) bytes[n] = (size_t)(pos + 1) * t->k_row, bytes[n + 1] = (size_t)(pos + 1) * t->v_row;
         }

@@ -67,7 +67,7 @@ static void against_reference(const bb_vec_ops *v, bb_rng *r)
                 for (int s = 300; s < MAXN; s += 997)
                     for (int e = 0; e < hd; e++) kf[(size_t)s * hd + e] *= 3.0f;
                 bb_attn_kv kv = {kc, vc, (bb_kv_type)kt, (bb_kv_type)vt, bb_kv_row_bytes((bb_kv_type)kt, hd),
-                                 bb_kv_row_bytes((bb_kv_type)vt, hd), hd};
+                                 bb_kv_row_bytes((bb_kv_type)vt, hd), hd, MAXN};
                 for (int s = 0; s < MAXN; s++) {
                     bb_kv_store_row(kv.kt, (char *)kc + (size_t)s * kv.k_row, kf + (size_t)s * hd, hd, v->to_f16);
                     bb_kv_store_row(kv.vt, (char *)vc + (size_t)s * kv.v_row, vf + (size_t)s * hd, hd, v->to_f16);
