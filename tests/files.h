@@ -5,10 +5,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Write text to path; exits the test on failure (nothing after it could work). */
-/* The shared folder of goldens and models: BITBENCH_SHARED_DIR, else ../shared beside the
- * source tree (BITBENCH_SOURCE_DIR, set by ctest). */
+/* The test data directory (docs/getting-started.md, "Test data"): BITBENCH_SHARED_DIR, else the
+ * folder shared beside the source tree (BITBENCH_SOURCE_DIR, set by ctest). */
 static inline void shared_dir(char *buf, size_t len)
 {
     const char *sh = getenv("BITBENCH_SHARED_DIR"), *src = getenv("BITBENCH_SOURCE_DIR");
@@ -40,6 +41,26 @@ static inline char *slurp(const char *path)
     if (s) s[got] = 0;
     fclose(f);
     return s;
+}
+
+/* The ids of a "KEY: 1 2 3" line of a golden ids file (llama2.c's and llama.cpp's greedy runs in
+ * the test data directory: prompt_ids, generated_ids), at most cap of them.  Returns their count,
+ * or -1 when the file cannot be read or has no such line. */
+static inline int golden_ids(const char *path, const char *key, int *ids, int cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    static char line[1 << 16];
+    int n = -1;
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, key, strlen(key)) != 0 || !colon) continue;
+        n = 0;
+        for (char *tok = strtok(colon + 1, " \n"); tok && n < cap; tok = strtok(NULL, " \n")) ids[n++] = atoi(tok);
+        break;
+    }
+    fclose(f);
+    return n;
 }
 
 /* rm -rf of a directory this test made under /tmp. */
