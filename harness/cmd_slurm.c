@@ -33,8 +33,8 @@ static void usage(FILE *f)
             "                      when shards failed, merges what finished and names the rest)\n"
             "  --submit            submit the arrays and the merge job (submit.sh) and print the job ids\n"
             "Run options passed to every shard: --smoke, --full, --threads L, --reps R, --min-time S,\n"
-            "--only K, --meters M, --max-points N, --unsafe-lua.  The file is checked here first (bitbench\n"
-            "run --dry-run).\n");
+            "--only K, --meters M, --max-points N, --unsafe-lua.  The file is checked here first (`bitbench\n"
+            "run --dry-run`).\n");
 }
 
 /* The binary's own path, the file's absolute path, both pinned by SHA-256. */
