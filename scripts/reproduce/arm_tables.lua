@@ -169,7 +169,7 @@ local function render(run, util)
   out[#out + 1] = ""
   out[#out + 1] = "**Why they differ.** The paper runs llama.cpp end to end on Graviton3 (Neoverse V1, with the int8 "
     .. "matrix multiply-accumulate (MMLA) instructions Q4_0_8_8 uses) on many cores (the thread count did "
-    .. "not survive in the seed copy); here " .. util.machine_sentence(run) .. ", and only the linear layers are timed (attention, norms and the classifier are left "
+    .. "not survive in the copy this project has); here " .. util.machine_sentence(run) .. ", and only the linear layers are timed (attention, norms and the classifier are left "
     .. "out, so our tokens/s are upper bounds and only the ratios compare). The paper's Q4_0 baseline is "
     .. "llama.cpp's generic kernel, one output row at a time with NEON dot products; bitbench's q4_0 is "
     .. "already an AVX-512 VNNI kernel, so q4_0x8's gain from interleaving 8 rows (sharing each activation "
