@@ -4,7 +4,8 @@
 # (GitHub's anchors: the heading in lower case, backquotes and punctuation dropped, spaces made
 # '-'; non-ASCII characters are dropped too, which is GitHub's rule for symbols such as § or ×,
 # not for letters: no anchor here needs one).  Links inside code are not links.  Web addresses
-# are not fetched.  Prints each broken link with its file and line.  $1 (the binary) is unused.
+# are not fetched.  And every source file a page names (`harness/results_csv.c`) is in the tree.
+# Prints each broken link or path with its file and line.  $1 (the binary) is unused.
 src=${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}
 src=$(cd "$src" && pwd -P) || { echo "FAIL: no source directory"; exit 1; }
 . "$src/tests/lib/check.sh"
@@ -74,6 +75,32 @@ while IFS="$(printf '\t')" read -r where target; do
         pass=$((pass + 1))
     fi
 done <"$T/links"
+# Source files the pages name (kernels/mad/i2_s.h, `harness/results_csv.c`, tests/test_x.sh): each
+# exists, so a moved or renamed file cannot leave the manual pointing at nothing.  A name under a
+# folder of the tree with a source file's extension counts; not one inside another path
+# ($BITBENCH_SHARED_DIR/models/...), a pattern (harness/cmd_*.c) or a message's file name
+# (models/x.lua: is a FIFO ...).
+for p in $pages; do
+    awk -v file="$p" '
+        {
+            line = $0
+            while (match(line, /(kernels|baselines|support|models|harness|tests|scripts|experiments|cmake)\/[A-Za-z0-9_.\/-]*\.(c|h|lua|sh|gp|cmake)/)) {
+                before = RSTART > 1 ? substr(line, RSTART - 1, 1) : ""
+                after = substr(line, RSTART + RLENGTH, 1)
+                path = substr(line, RSTART, RLENGTH)
+                if (before !~ /[A-Za-z0-9_\/.$-]/ && after !~ /[*:A-Za-z0-9_]/) print file ":" FNR "\t" path
+                line = substr(line, RSTART + RLENGTH)
+            }
+        }
+    ' "$src/$p"
+done >"$T/paths"
+while IFS="$(printf '\t')" read -r where path; do
+    if [ -e "$src/$path" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL: $where: names $path, which is not in the tree"
+    fi
+done <"$T/paths"
+if [ "$(wc -l <"$T/paths")" -lt 100 ]; then fail=$((fail + 1)); echo "FAIL: only $(wc -l <"$T/paths") source paths found in $pages"; fi
+
 # the check finds links at all, and finds a broken one
 if [ "$n" -lt 20 ]; then fail=$((fail + 1)); echo "FAIL: only $n links found in $pages"; fi
 printf '# t\n\n## A `b` heading: c, d\n\n[x](missing.md) [y](#a-b-heading-c-d) `[z](not-a-link.md)` [w](#nope)\n' >"$T/page.md"
