@@ -35,6 +35,10 @@ check '[ "$rc" -eq 0 ] && [ "$(grep -c "^## .* (bitbench list columns [a-z0-9_]*
 check '[ "$rc" -eq 2 ] && grep -qx "bitbench list columns: unknown table '"'"'result'"'"'; valid: results, e2e, samples, e2e_samples" "$T/bad"' \
     "an unknown table: rc=$rc $(cat "$T/bad")"
 
+"$BB" list columns results e2e >"$T/two" 2>&1; rc=$?
+check '[ "$rc" -eq 2 ] && grep -qx "bitbench list columns: one table at most, got '"'"'e2e'"'"' after '"'"'results'"'"'" "$T/two"' \
+    "two tables: rc=$rc $(cat "$T/two")"
+
 # the check itself fails on a page that drifted: a copy of the tree's script and docs with one
 # meaning edited by hand
 mkdir -p "$T/tree/scripts" "$T/tree/docs"
