@@ -78,8 +78,8 @@ done <"$T/links"
 # Source files the pages name (kernels/mad/i2_s.h, `harness/results_csv.c`, tests/test_x.sh): each
 # exists, so a moved or renamed file cannot leave the manual pointing at nothing.  A name under a
 # folder of the tree with a source file's extension counts; not one inside another path
-# ($BITBENCH_SHARED_DIR/models/...), a pattern (harness/cmd_*.c) or a message's file name
-# (models/x.lua: is a FIFO ...).
+# ($BITBENCH_SHARED_DIR/models/...), a pattern (harness/cmd_*.c), a placeholder
+# (experiments/NAME.lua) or a message's file name (models/x.lua: is a FIFO ...).
 for p in $pages; do
     awk -v file="$p" '
         {
@@ -88,7 +88,8 @@ for p in $pages; do
                 before = RSTART > 1 ? substr(line, RSTART - 1, 1) : ""
                 after = substr(line, RSTART + RLENGTH, 1)
                 path = substr(line, RSTART, RLENGTH)
-                if (before !~ /[A-Za-z0-9_\/.$-]/ && after !~ /[*:A-Za-z0-9_]/) print file ":" FNR "\t" path
+                if (before !~ /[A-Za-z0-9_\/.$-]/ && after !~ /[*:A-Za-z0-9_]/ && path !~ /\/[A-Z][A-Z_]+[.\/]/)
+                    print file ":" FNR "\t" path
                 line = substr(line, RSTART + RLENGTH)
             }
         }

@@ -156,7 +156,7 @@ local function render(run, util)
       .. "rows in 8-byte chunks, the layout for SMMLA) compute q4_0's numbers bit for bit, like q4_0x8. The paper "
       .. "measured Q4_0_4_4 on Graviton2 (Neoverse N1, no MMLA) and Q4_0_4_8 on Graviton4 (Neoverse V2), with no "
       .. "Q4_0 baseline on either machine, so its columns are tokens/s only; here all run on one machine. On "
-      .. "x86, which has neither SDOT nor SMMLA, both 4-row layouts run the same VNNI dot products and differ "
+      .. "x86, which has neither SDOT nor SMMLA, both 4-row layouts run the same integer dot products and differ "
       .. "only in how the weight and activation bytes are permuted to meet; on Arm q4_0_4_4 runs SDOT by "
       .. "element and q4_0_4_8 SMMLA on pairs of activation rows (i8mm), as in the paper."
   else
@@ -172,7 +172,7 @@ local function render(run, util)
     .. "not survive in the copy this project has); here " .. util.machine_sentence(run) .. ", and only the linear layers are timed (attention, norms and the classifier are left "
     .. "out, so our tokens/s are upper bounds and only the ratios compare). The paper's Q4_0 baseline is "
     .. "llama.cpp's generic kernel, one output row at a time with NEON dot products; bitbench's q4_0 is "
-    .. "already an AVX-512 VNNI kernel, so q4_0x8's gain from interleaving 8 rows (sharing each activation "
+    .. "already a SIMD dot-product kernel (here " .. (util.isa_text(run.csv) or "its recorded variant") .. "), so q4_0x8's gain from interleaving 8 rows (sharing each activation "
     .. "load and the per-block scale work across rows) is smaller than Q4_0_8_8's MMLA gain. In "
     .. "token generation at small batches both read the same 4.5 bits per weight from DRAM and the "
     .. "ratio tends to 1, as in the paper's batch-1 column (1.02× and 1.04×). iq4_nl here is bitbench's codebook "

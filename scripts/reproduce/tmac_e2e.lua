@@ -73,8 +73,8 @@ local function render(run, util)
     .. " Where the weights stream from DRAM, tokens/s follows bytes per token more than arithmetic: tmac_w2 stores "
     .. "2.31 bits per weight, i2_s 2, tq2_0 2.06, tq1_0 1.69, q2_k 2.63, and the f16 classifier adds the "
     .. "same ~200 MB to every kernel. The M2-Ultra has 800 GB/s of memory bandwidth (Apple's figure), where compute, which "
-    .. "T-MAC reduces, decides more. The baselines are bitbench's AVX-512 VNNI re-implementations of the "
-    .. "llama.cpp formats (and bitnet.cpp's i2_s, which did not exist when T-MAC was published), not "
+    .. "T-MAC reduces, decides more. The baselines are bitbench's re-implementations (here their "
+    .. (util.isa_text(rows) or "recorded") .. " variants) of the llama.cpp formats (and bitnet.cpp's i2_s, which did not exist when T-MAC was published), not "
     .. "llama.cpp b2794's NEON/AVX2 code. Weights are synthetic ternary; the default run generates one "
     .. "distinct layer and copies it to the others (each layer still has its own memory)."
   return table.concat(out, "\n")

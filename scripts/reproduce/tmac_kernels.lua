@@ -112,11 +112,15 @@ local function render(run, util)
   out[#out + 1] = ""
   out[#out + 1] = "**Why they differ.** The paper measures edge CPUs (the summary names Apple M2-Ultra and "
     .. "Raspberry Pi 5; NEON `tbl` and AVX2 `pshufb` lookups, §4) against llama.cpp b2794's own kernels. Here "
-    .. "both sides are bitbench's implementations on " .. util.machine_sentence(run) .. ". In the AVX-512 "
-    .. "variants (see the variants that ran, above) "
-    .. "T-MAC's lookups use 64-byte `vpermb` tables (four 16-entry tables per register, where AVX2 "
-    .. "`pshufb` holds one) summed by `vpdpbusd`, and the multiply-add baselines use VNNI too, which "
-    .. "narrows the gap the paper saw against NEON/AVX2 dequantize-and-multiply. mpGEMV reads the "
+    .. "both sides are bitbench's implementations on " .. util.machine_sentence(run) .. ". "
+    .. (util.ran_isa(rows, "avx512")
+      and ("In the AVX-512 variants (see the variants that ran, above) T-MAC's lookups use 64-byte `vpermb` "
+        .. "tables (four 16-entry tables per register, where AVX2 `pshufb` holds one) summed by `vpdpbusd`, "
+        .. "and the multiply-add baselines use VNNI too, which narrows the gap the paper saw against "
+        .. "NEON/AVX2 dequantize-and-multiply. ")
+      or ("The variants that ran here are " .. (util.isa_text(rows) or "not recorded") .. " (listed above); "
+        .. "in AVX2 T-MAC's lookups are 16-entry `pshufb` tables, the paper's own x86 instruction. "))
+    .. "mpGEMV reads the "
     .. "weights from DRAM (" .. util.dram_text(run.profile) .. "): where both kernels reach the memory "
     .. "ceiling the ratio tends to the ratio of their bits per weight (tmac_wB stores B + 0.31 bits, "
     .. "q2_k 2.625, q4_0 4.5), not the compute ratio. The mpGEMM weights (N = 256) stay in the "
