@@ -8,7 +8,7 @@
 --
 -- Sizes on the 2-core VM:
 --   default: depths 0 512 1024 2048 4096, pp64 tg16, 2 repetitions, 1 and 2 threads, both caches:
---            about 15 min (each repetition fills its depth again, as llama-bench does).
+--            about 10 min (each point fills its depth once, untimed, then repeats pp and tg).
 --   --full:  the same with 5 repetitions.
 --   --smoke: bitnet-dummy-125m, depths 0 and 64, pp8 tg2, 1 thread, 1 repetition: seconds.
 --

@@ -199,13 +199,17 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
     for (int i = 0; i < ntok; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
     double mm_total = 0, tg_total = 0;
     uint64_t fallbacks_before = bb_kernel_fallback_calls(); /* the read passes between run no kernel */
+    /* the depth's tokens into the cache, untimed, as llama-bench fills its -d context; once: a
+     * repetition writes only the positions after them, so the first depth rows stay what this
+     * fill left (llama-bench clears its cache and fills again for each repetition, to the same
+     * contents) */
+    int depth_tok = 1;
+    if (s->depth > 0) {
+        const float *l = bb_tf_forward(tf, pool, tokens, s->depth, 0, NULL);
+        depth_tok = l ? (int)(l[0] > l[1]) : 1;
+    }
     for (int rep = 0; rep < reps; rep++) {
-        int pos = s->depth, tok = 1;
-        /* the depth's tokens into the cache, untimed, as llama-bench fills its -d context */
-        if (s->depth > 0) {
-            const float *l = bb_tf_forward(tf, pool, tokens, s->depth, 0, NULL);
-            tok = l ? (int)(l[0] > l[1]) : 1;
-        }
+        int pos = s->depth, tok = depth_tok;
         if (s->prompt_len > 0) {
             double a = bb_now();
             const float *l = bb_tf_forward(tf, pool, tokens + s->depth, s->prompt_len, s->depth, NULL);

@@ -19,8 +19,9 @@ typedef struct {
      * classifier as stored; a config needs a kernel, its classifier f16) */
     const char *kernel, *out_kernel;
     int prompt_len, gen_len;         /* either may be 0 */
-    /* Tokens put in the KV cache before each repetition's prompt, untimed (llama-bench's -d): the
-     * prompt is then prefilled and the tokens generated at positions depth.. */
+    /* Tokens put in the KV cache before the repetitions, untimed, once (llama-bench's -d; each
+     * repetition writes only positions depth.., so the cache before them is the same for every
+     * one): the prompt is then prefilled and the tokens generated at positions depth.. */
     int depth;
     int reps;                        /* repetitions of (prefill + generation) */
     int distinct_layers;             /* synthetic layers actually generated; 0 = all */
