@@ -216,14 +216,44 @@ static inline __attribute__((always_inline)) void scores_kv(const float *q, cons
     }
 }
 
+/* Four positions at a time for a head dimension that is a multiple of 8: each q vector is loaded
+ * once for the four keys, one accumulator per key, and the four sums are reduced together (two
+ * rounds of hadd and one 128-bit add instead of four separate horizontal sums).  A key's score is
+ * the sum of its 8 lane partial sums in a fixed order, whichever call it is in: prefill and decode
+ * take a position's score through the same grouping (models/attention.c cuts both at the same
+ * positions). */
+static inline __attribute__((always_inline)) void scores4_kv(const float *q, const void *k, int kind, size_t stride,
+                                                             int hd, int n, float scale, float *out)
+{
+    int s = 0;
+    for (; s + 4 <= n; s += 4) {
+        size_t k0 = (size_t)s * stride;
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+        for (int e = 0; e < hd; e += 8) {
+            __m256 qv = _mm256_loadu_ps(q + e);
+            a0 = _mm256_fmadd_ps(qv, load_kv(k, k0 + e, kind), a0);
+            a1 = _mm256_fmadd_ps(qv, load_kv(k, k0 + stride + e, kind), a1);
+            a2 = _mm256_fmadd_ps(qv, load_kv(k, k0 + 2 * stride + e, kind), a2);
+            a3 = _mm256_fmadd_ps(qv, load_kv(k, k0 + 3 * stride + e, kind), a3);
+        }
+        __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+        __m128 r = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+        _mm_storeu_ps(out + s, _mm_mul_ps(r, _mm_set1_ps(scale)));
+    }
+    if (s < n) scores_kv(q, (const char *)k + (size_t)s * stride * (kind == KV_F32 ? 4 : 2), kind, stride, hd, n - s,
+                         scale, out + s);
+}
+
 static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, KV_F32, stride, hd, n, scale, out);
+    if (hd % 8 == 0) scores4_kv(q, k, KV_F32, stride, hd, n, scale, out);
+    else scores_kv(q, k, KV_F32, stride, hd, n, scale, out);
 }
 
 static void scores_f16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, KV_F16, stride, hd, n, scale, out);
+    if (hd % 8 == 0) scores4_kv(q, k, KV_F16, stride, hd, n, scale, out);
+    else scores_kv(q, k, KV_F16, stride, hd, n, scale, out);
 }
 
 static float exp_max(float *x, int n, float *maxp)
@@ -267,10 +297,39 @@ static void softmax(float *x, int n)
     for (; i < n; i++) x[i] /= total;
 }
 
-/* out = sum_s a[s] v_s, 32 output floats in four registers per pass over the positions. */
+/* out = sum_s a[s] v_s for a row of exactly 8 * NREG floats in one pass: NREG accumulators stay
+ * in registers while the rows stream past, so each V row is read once (the 32-column passes below
+ * read a 96-wide row three times).  Each output is the same FMA chain over s as in those passes:
+ * the same bits. */
+static inline __attribute__((always_inline)) void wsum_rows_once(float *out, const float *a, const void *v, int kind,
+                                                                 size_t stride, int n, const int nreg)
+{
+    __m256 o[12];
+#pragma GCC unroll 12
+    for (int j = 0; j < nreg; j++) o[j] = _mm256_setzero_ps();
+    for (int s = 0; s < n; s++) {
+        size_t vs = (size_t)s * stride;
+        __m256 w = _mm256_set1_ps(a[s]);
+#pragma GCC unroll 12
+        for (int j = 0; j < nreg; j++) o[j] = _mm256_fmadd_ps(w, load_kv(v, vs + 8 * (size_t)j, kind), o[j]);
+    }
+#pragma GCC unroll 12
+    for (int j = 0; j < nreg; j++) _mm256_storeu_ps(out + 8 * j, o[j]);
+}
+
+/* out = sum_s a[s] v_s, 32 output floats in four registers per pass over the positions (head
+ * dimensions 64 and 96, the 700M's, in one pass). */
 static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, int f16, size_t stride,
                                                           int hd, int n)
 {
+    if (hd == 96) {
+        wsum_rows_once(out, a, v, f16, stride, n, 12);
+        return;
+    }
+    if (hd == 64) {
+        wsum_rows_once(out, a, v, f16, stride, n, 8);
+        return;
+    }
     int e0 = 0;
     for (; e0 + 32 <= hd; e0 += 32) {
         __m256 o0 = _mm256_setzero_ps(), o1 = _mm256_setzero_ps(), o2 = _mm256_setzero_ps(), o3 = _mm256_setzero_ps();
@@ -310,7 +369,8 @@ static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t strid
 
 static void scores_bf16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, KV_BF16, stride, hd, n, scale, out);
+    if (hd % 8 == 0) scores4_kv(q, k, KV_BF16, stride, hd, n, scale, out);
+    else scores_kv(q, k, KV_BF16, stride, hd, n, scale, out);
 }
 
 static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
