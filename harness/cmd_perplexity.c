@@ -18,10 +18,11 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitbench perplexity --model FILE.bin|NAME --file TEXT --ctx C [--chunks N] [--kernel K]\n"
+    fprintf(f, "usage: bitbench perplexity --model FILE.gguf|FILE.bin|NAME --file TEXT --ctx C [--chunks N] [--kernel K]\n"
                "                           [--out-kernel K] [--kv f32|f16] [--threads T] [--cpus LIST] [--batch B]\n"
                "                           [--tokenizer T] [--seed S] [--csv FILE.csv] [--max-text-bytes N]\n"
-               "  FILE.bin: a llama2.c checkpoint (tokenizer tok<vocab>.bin or tokenizer.bin beside it, or --tokenizer);\n"
+               "  FILE.gguf: a GGUF model and its tokenizer; FILE.bin: a llama2.c checkpoint (tokenizer tok<vocab>.bin\n"
+               "  or tokenizer.bin beside it, or --tokenizer);\n"
                "  NAME: a model config (bitbench list models) with synthetic weights, the text fed as bytes (speed only).\n"
                "  Chunks of C tokens, BOS first, second half scored, as llama-perplexity; --chunks N runs the first N.\n"
                "  A model file's tensors each go through the kernel that stores their type (as llama.cpp computes\n"
@@ -140,7 +141,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
             }
             job->kv_f16 = !strcmp(optarg, "f16");
             break;
-        case 'h': usage(stdout); return 1;
+        case 'h': usage(stdout); return 1; /* 1: done, exit status 0 */
         default:
             fprintf(stderr, "bitbench perplexity: unknown or incomplete option '%s' (bitbench perplexity --help)\n",
                     argv[optind - 1]);

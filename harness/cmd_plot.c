@@ -653,7 +653,7 @@ static void usage(FILE *f)
                "                  data allow)\n"
                "  --profile FILE  machine profile of `bitbench roofline` (default RESULTS_DIR/machine-profile.json,\n"
                "                  then results/machine-profile.json)\n"
-               "  --out DIR       where the PNG and SVG files go (default plots)\n");
+               "  --out DIR       where the PNG and SVG files go (default RESULTS_DIR/plots)\n");
 }
 
 const char *const bb_plot_kinds[BB_PLOT_NKINDS] = {"roofline", "threads", "gemv_bw", "tokens", "ebw", "e2e_threads"};

@@ -17,9 +17,12 @@ const bb_column bb_e2e_columns[] = {
     COL("variant", BB_COL_STR, variant, "the ISA variant asked for (scalar, avx2, avx512, amx, ...)"),
     COL("variant_ran_pp", BB_COL_STR, variant_ran_pp,
         "the variant whose code the linear layers ran in the prefill, by the asked variant's dispatch rule at each "
-        "chunk's N (amx; amx+avx512 when the last chunk is below the rule's N); empty without a prefill"),
+        "chunk's N (amx; amx+avx512 when the last chunk is below the rule's N); per-tensor for a model file run "
+        "as stored, whose tensors each run their own kernel (listed in run.json's conversions); empty without a "
+        "prefill"),
     COL("variant_ran_tg", BB_COL_STR, variant_ran_tg,
-        "the variant whose code the linear layers ran in the decode (N = 1: i2_s@amx runs avx512); empty without one"),
+        "the variant whose code the linear layers ran in the decode (N = 1: i2_s@amx runs avx512; per-tensor as "
+        "in variant_ran_pp); empty without one"),
     COLF("fallback_calls", fallback_calls, "%.0f",
          "matmul calls of any kernel in the timed prefills and decodes that ran other code for a reason outside the "
          "dispatch rule (float @amx variants' denormal/inf/NaN rows, an AMX call without scratch memory); 0 = none"),

@@ -4,7 +4,7 @@
 # its text with a newline and prints its statistics on stderr on a line of their own, also when
 # both streams go to one file.  $1 is the bitbench binary.
 BB="$1"
-SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/shared_dir.sh"
 pass=0; fail=0
 T=$(mktemp -d /tmp/bb_small_XXXXXX)
 trap 'rm -rf "$T"' EXIT

@@ -3,20 +3,8 @@
 # model sweep runs end to end into a well-formed e2e.csv with positive tokens/s, and a model that
 # cannot fit in memory is refused before any work.  $1 is the bitbench binary.
 BB="$1"
-pass=0; fail=0
-T=$(mktemp -d /tmp/bb_e2e_sweep_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-
-expect_error() {
-    pattern="$1"; shift
-    err=$("$BB" "$@" 2>&1 >/dev/null); rc=$?
-    if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && printf '%s' "$err" | grep -q -- "$pattern"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: bitbench $* -> rc=$rc, stderr: $err (wanted /$pattern/)"
-    fi
-}
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/check.sh"
+check_scratch e2e_sweep
 
 # a tiny BitNet model in a models directory of our own
 mkdir -p "$T/models"
@@ -139,5 +127,4 @@ dcsv=$(ls "$T"/res/e2e_d-*/e2e.csv 2>/dev/null | head -1)
 check '[ "$rc" -eq 0 ] && [ "$(awk -F, "NR == 2 { print \$32 \",\" \$36 }" "$dcsv")" = "i2_s,1" ]' \
     "bitnet-dummy-125m tl2_1 vs i2_s: exit $rc, want logits_identical 1: $(cat "$dcsv") $(cat "$T/stderr5")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary

@@ -4,7 +4,7 @@
 # good run prints llama-perplexity's lines and writes its CSV, sidecar and e2e.csv's ppl columns.
 # $1 is the bitbench binary.
 BB="$1"
-SHARED="${BITBENCH_SHARED_DIR:-$BITBENCH_SOURCE_DIR/../shared}"
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/shared_dir.sh"
 MODEL="$SHARED/models/stories260K/stories260K.bin"
 TEXT=/usr/share/common-licenses/GPL-3
 pass=0; fail=0
