@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "energy.h"
+#include "meters/energy.h"
 
 static const bb_meter_type timer_like = {.name = "t", .ncolumns = 2, .columns = {"t_region_s", "t_ghz"}};
 static const bb_meter_type rapl_like = {

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/perplexity.h"
+#include "bench/perplexity_job.h"
 #include "check.h"
 #include "files.h"
 #include "models/llama2c.h"
-#include "perplexity.h"
-#include "perplexity_job.h"
 
 static char shared[1024];
 

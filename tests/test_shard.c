@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/plan.h"
-#include "harness/shard.h"
+#include "harness/plan/plan.h"
+#include "harness/plan/shard.h"
 
 static char dir[] = "/tmp/bb_shard_XXXXXX";
 

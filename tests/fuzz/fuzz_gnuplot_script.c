@@ -21,7 +21,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "gnuplot_script.h"
+#include "report/gnuplot_script.h"
 
 #define NFIELDS 7
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "json_read.h"
+#include "io/json_read.h"
 
 static volatile double sink;
 

@@ -8,9 +8,9 @@
  * experiments/<name>.lua behind a size byte (run.sh). */
 #include <stdint.h>
 
-#include "experiment.h"
 #include "fuzz_input.h"
 #include "fuzz_lua_bounds.h"
+#include "plan/experiment.h"
 #include "support/machine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "csv.h"
 #include "fuzz_input.h"
-#include "results.h"
-#include "results_e2e.h"
+#include "io/csv.h"
+#include "results/results.h"
+#include "results/results_e2e.h"
 
 static volatile double sink;
 

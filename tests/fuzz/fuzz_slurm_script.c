@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/slurm_script.h"
 #include "fuzz_input.h"
-#include "slurm_script.h"
 
 enum { NFIXED = 10, MAX_CONSTRAINTS = 7, MAX_RUN_ARGS = 7, MAX_WORDS = 256 };
 
