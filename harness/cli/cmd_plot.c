@@ -24,6 +24,7 @@
 #include "io/csv.h"
 #include "io/json_read.h"
 #include "report/gnuplot_script.h"
+#include "report/plot_kinds.h"
 #include "support/input_file.h"
 #include "support/output_file.h"
 
@@ -655,8 +656,6 @@ static void usage(FILE *f)
                "                  then results/machine-profile.json)\n"
                "  --out DIR       where the PNG and SVG files go (default plots)\n");
 }
-
-const char *const bb_plot_kinds[BB_PLOT_NKINDS] = {"roofline", "threads", "gemv_bw", "tokens", "ebw", "e2e_threads"};
 
 /* The options; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, const char **kind, const char **prof_path, const char **out)

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/commands.h"
 #include "experiment/lua_load.h"
 #include "meters/meter.h"
 #include "plan/experiment.h"
+#include "report/plot_kinds.h"
 #include "support/lua_fields.h"
 #include "support/lua_file.h"
 #include "support/lua_sandbox.h"
