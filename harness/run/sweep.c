@@ -30,8 +30,6 @@
 
 #include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
 
-volatile sig_atomic_t sweep_stop;
-
 static void on_signal(int sig) { sweep_stop = sig; }
 
 static int mkdir_p(const char *path)
@@ -139,58 +137,9 @@ static int new_run_dir(const bb_experiment *ex, char *dir, size_t len, char *err
 
 static int cmp_key(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 static void row_key(const bb_result_row *r, char *buf, size_t len)
 {
     bb_point_key(r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, buf, len);
-}
-
-bool sweep_point_done(const sweep_state *st, const bb_point *p)
-{
-    char key[512], *kp = key;
-    bb_plan_point_key(st->ex, p, key, sizeof key);
-    return st->ndone && bsearch(&kp, st->done_keys, (size_t)st->ndone, sizeof *st->done_keys, cmp_key);
-}
-
-void sweep_add_line(char ***v, int *n, const char *fmt, ...)
-{
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    char **nv = realloc(*v, sizeof **v * (size_t)(*n + 1));
-    if (!nv) return;
-    *v = nv;
-    if ((nv[*n] = strdup(buf))) (*n)++;
-}
-
-void sweep_note(sweep_state *st, const char *fmt, ...)
-{
-    if (st->opt->quiet) return;
-    bb_progress_clear(&st->progress);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-int sweep_write_json(sweep_state *st)
-{
-    char err[512];
-    bb_iso_time(st->rec.updated_at);
-    if (bb_run_json_write(st->json_path, &st->rec, err, sizeof err)) {
-        bb_progress_clear(&st->progress);
-        fprintf(stderr, "bitbench run: %s\n", err);
-        return -1;
-    }
-    return 0;
 }
 
 static int open_meters(sweep_state *st)
@@ -211,18 +160,6 @@ static int open_meters(sweep_state *st)
             st->meter_cols[st->nmeter_cols++] = t->columns[c];
     }
     return 0;
-}
-
-int sweep_repeated_point(const int *ids, int count)
-{
-    int *sorted = malloc(sizeof *sorted * (size_t)(count ? count : 1)), repeated = 0;
-    if (!sorted) return 0;
-    memcpy(sorted, ids, sizeof *sorted * (size_t)count);
-    qsort(sorted, (size_t)count, sizeof *sorted, cmp_int);
-    for (int i = 1; i < count && !repeated; i++)
-        if (sorted[i] == sorted[i - 1]) repeated = sorted[i];
-    free(sorted);
-    return repeated;
 }
 
 /* The plan's rows of results.csv (peers' rows share their point's id): each point once, or the
@@ -345,35 +282,6 @@ static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
     }
     snprintf(st->md_path, sizeof st->md_path, "%s/%s", st->dir, MD_NAME);
     return *csv ? 0 : -1;
-}
-
-/* run.json's placement of a thread count: the first pool's, and any other the sweeps' cpus gave
- * the same count, joined by " | ". */
-static void sweep_record_placement(char **slot, const char *placement)
-{
-    size_t plen = strlen(placement);
-    for (const char *seg = *slot; seg; seg = strstr(seg, " | ") ? strstr(seg, " | ") + 3 : NULL)
-        if (!strncmp(seg, placement, plen) && (seg[plen] == 0 || seg[plen] == ' ')) return;
-    size_t len = (*slot ? strlen(*slot) + 3 : 0) + strlen(placement) + 1;
-    char *joined = malloc(len);
-    if (!joined) return;
-    snprintf(joined, len, "%s%s%s", *slot ? *slot : "", *slot ? " | " : "", placement);
-    free(*slot);
-    *slot = joined;
-}
-
-bb_pool *sweep_pool_for(sweep_state *st, const bb_sweep *sw, int threads, char *err, size_t errlen)
-{
-    if (st->pools[threads] && !bb_pool_placed_on(st->pools[threads], sw->cpus, sw->ncpus)) {
-        bb_pool_destroy(st->pools[threads]);
-        st->pools[threads] = NULL;
-    }
-    if (!st->pools[threads]) {
-        st->pools[threads] = bb_pool_create_on(threads, sw->cpus, sw->ncpus, err, (unsigned)errlen);
-        if (!st->pools[threads]) return NULL;
-        sweep_record_placement(&st->rec.placement[threads], bb_pool_placement(st->pools[threads]));
-    }
-    return st->pools[threads];
 }
 
 static void finish_record(sweep_state *st, int write_failed)

@@ -1,7 +1,9 @@
 /* What the parts of the sweep runner share (not a public interface): the state of one run, and
- * the helpers every part uses.  sweep.c opens the run (directory, meters, --resume, sidecar) and
- * closes it (status, markdown); sweep_kernel.c measures the kernel points into results.csv,
- * sweep_model.c the end-to-end points into e2e.csv. */
+ * the helpers every part uses (sweep_state.c).  sweep.c, the driver, opens the run (directory,
+ * meters, --resume, sidecar), calls the measurers and closes it (status, markdown);
+ * sweep_kernel.c measures the kernel points into results.csv, sweep_model.c the end-to-end points
+ * into e2e.csv, with sweep_provenance.c and sweep_samples.c.  Calls go one way: the driver calls
+ * the measurers, the measurers call sweep_state.c, never the driver. */
 #ifndef BB_SWEEP_STATE_H
 #define BB_SWEEP_STATE_H
 
@@ -85,7 +87,8 @@ int sweep_write_json(sweep_state *st);
  * created on first use and kept until a sweep wants that count placed elsewhere; its placement is
  * recorded. */
 bb_pool *sweep_pool_for(sweep_state *st, const bb_sweep *sw, int threads, char *err, size_t errlen);
-/* Count a row whose spread exceeds its sweep's spread_limit, with a line in run.json's warnings. */
+/* Count a row whose spread exceeds its sweep's spread_limit, with a line in run.json's warnings
+ * (sweep_kernel.c, as the next; the driver also counts an earlier session's rows with them). */
 void sweep_note_flagged(sweep_state *st, const bb_result_row *r, double limit);
 /* Count a row whose verify FAILED (its error beyond its format's bound; bound_ratio how far, NAN
  * when an earlier session measured it): a line on stderr and in run.json's failed. */
