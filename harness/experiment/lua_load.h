@@ -1,9 +1,11 @@
 /* What the parts of the experiment loader share (not a public interface).
  *
  * lua_experiment.c runs the file and converts the declared experiment (its own fields, meters,
- * plots, profile), lua_sweep.c reads each sweep table's fields, lua_api.c is the `bitbench` table
- * the file sees.  Every reader stops at the first problem through load_fail, which records
- * "FILE:LINE: [sweep 'x': ]message" and raises a Lua error that ends the conversion. */
+ * plots, profile), calling lua_sweep.c to read each sweep table's fields; lua_api.c is the
+ * `bitbench` table the file sees; lua_load.c holds the helpers they all use.  Calls go one way:
+ * lua_experiment.c -> lua_sweep.c -> lua_load.c, lua_api.c.  Every reader stops at the first
+ * problem through load_fail, which records "FILE:LINE: [sweep 'x': ]message" and raises a Lua
+ * error that ends the conversion. */
 #ifndef BB_LUA_LOAD_H
 #define BB_LUA_LOAD_H
 
@@ -31,7 +33,7 @@ void load_push_declared(lua_State *L);
 /* The line of the bitbench.sweep call that marked table t, 0 for a plain table. */
 int load_sweep_line(lua_State *L, int t);
 
-/* ---- lua_experiment.c: helpers every reader uses ---- */
+/* ---- lua_load.c: helpers every reader uses ---- */
 
 /* Stop the conversion with "FILE:LINE: [sweep 'x': ]message" (sw may be NULL); never returns. */
 int load_fail(lua_State *L, load_ctx *c, const bb_sweep *sw, const char *fmt, ...)
