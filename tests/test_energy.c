@@ -1,4 +1,4 @@
-/* energy_per_token_j's convention (harness/energy.h): the "_energy_j" columns of the first meter
+/* energy_per_token_j's convention (harness/meters/energy.h): the "_energy_j" columns of the first meter
  * that measured any, summed (package + DRAM), over the units of work; empty (NAN) when no meter
  * measured an energy, never 0. */
 #include <math.h>

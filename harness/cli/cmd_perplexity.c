@@ -1,5 +1,5 @@
 /* bitbench perplexity: a model's perplexity on a text through any kernel, chunked and printed as
- * llama.cpp's llama-perplexity does (harness/perplexity.h), so the two can be set side by side;
+ * llama.cpp's llama-perplexity does (harness/bench/perplexity.h), so the two can be set side by side;
  * with --csv, the per-chunk values and a JSON sidecar (tool, build, machine, the run, the result). */
 #include <errno.h>
 #include <getopt.h>

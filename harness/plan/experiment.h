@@ -74,7 +74,7 @@ typedef struct {
     char compare_logits[BB_NAME_MAX];
     int compare_tokens;
     /* `perplexity = {file = TEXT, ctx = C, chunks = N, model = FILE.bin}`: after each point's
-     * timing, perplexity (harness/perplexity_job.h) through the point's kernel, out_kernel, kv and
+     * timing, perplexity (harness/bench/perplexity_job.h) through the point's kernel, out_kernel, kv and
      * threads, on the first N chunks of C tokens of TEXT (N 0 = all), of `model` (a llama2.c
      * checkpoint) or, without it, of the point's model with its synthetic weights (seed,
      * distinct_layers), the text fed as bytes; into e2e.csv's ppl columns.  ppl_file "" = off. */

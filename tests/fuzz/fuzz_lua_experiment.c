@@ -1,4 +1,4 @@
-/* Fuzz target: the experiment loader (harness/lua_experiment.c, lua_sweep.c, lua_api.c), Lua
+/* Fuzz target: the experiment loader (harness/experiment/lua_experiment.c, lua_sweep.c, lua_api.c), Lua
  * files such as experiments/<name>.lua run in the sandbox (support/lua_sandbox.h) with the bounds of
  * fuzz_lua_bounds.h, on the machine this runs on.
  *
