@@ -3,7 +3,7 @@
 #ifndef BB_PLOT_KINDS_H
 #define BB_PLOT_KINDS_H
 
-#define BB_PLOT_NKINDS 6
+#define BB_PLOT_NKINDS 7
 extern const char *const bb_plot_kinds[BB_PLOT_NKINDS];
 
 #endif
