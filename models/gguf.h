@@ -23,23 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* GGUF metadata value types (gguf.md "gguf_metadata_value_type"). */
-typedef enum {
-    BB_GGUF_UINT8 = 0,
-    BB_GGUF_INT8 = 1,
-    BB_GGUF_UINT16 = 2,
-    BB_GGUF_INT16 = 3,
-    BB_GGUF_UINT32 = 4,
-    BB_GGUF_INT32 = 5,
-    BB_GGUF_FLOAT32 = 6,
-    BB_GGUF_BOOL = 7,
-    BB_GGUF_STRING = 8,
-    BB_GGUF_ARRAY = 9,
-    BB_GGUF_UINT64 = 10,
-    BB_GGUF_INT64 = 11,
-    BB_GGUF_FLOAT64 = 12,
-    BB_GGUF_NTYPES = 13,
-} bb_gguf_vtype;
+#include "gguf_value.h"
 
 #define BB_GGUF_DEFAULT_ALIGNMENT 32
 #define BB_GGUF_MAX_DIMS 4
@@ -97,7 +81,6 @@ uint64_t bb_gguf_data_offset(const bb_gguf *g); /* file offset of the data secti
 uint64_t bb_gguf_kv_count(const bb_gguf *g);
 const bb_gguf_kv *bb_gguf_kv_at(const bb_gguf *g, uint64_t i);
 const bb_gguf_kv *bb_gguf_find_kv(const bb_gguf *g, const char *key); /* NULL when absent */
-const char *bb_gguf_vtype_name(uint32_t type);                        /* "UINT32", ...; "?" */
 
 /* Typed reads.  Return 0 with *out set; BB_GGUF_MISSING when the key is absent (err says so,
  * callers with a default ignore it); BB_GGUF_BAD_TYPE when the value has another type or does
@@ -120,11 +103,6 @@ bool bb_gguf_array_int(const bb_gguf_array *a, uint64_t i, int64_t *out);
 bool bb_gguf_array_float(const bb_gguf_array *a, uint64_t i, double *out);
 bb_gguf_str bb_gguf_array_str(const bb_gguf_array *a, uint64_t i);     /* {NULL, 0} if not STRING */
 bool bb_gguf_array_sub(const bb_gguf_array *a, uint64_t i, bb_gguf_array *out); /* ARRAY elements */
-
-/* Size in bytes of a fixed-size value type (0 for STRING, ARRAY and unknown types). */
-size_t bb_gguf_vtype_size(uint32_t type);
-/* Scalar value at p of a fixed-size integer or bool type, as int64 (false if it does not fit). */
-bool bb_gguf_read_int(uint32_t type, const uint8_t *p, int64_t *out);
 
 /* ---- tensors ---- */
 uint64_t bb_gguf_tensor_count(const bb_gguf *g);

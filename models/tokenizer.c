@@ -61,8 +61,6 @@ int bb_tok_parse_byte(const char *s, size_t n)
     return hi && lo ? (int)((hi - hex) * 16 + (lo - hex)) : -1;
 }
 
-int bb_tok_lookup(const bb_tokenizer *t, const char *s, size_t n) { return bb_strmap_get(&t->vocab, s, n); }
-
 static int by_length_desc(const void *a, const void *b, void *ctx)
 {
     const bb_tokenizer *t = ctx;

@@ -64,7 +64,10 @@ char *bb_tok_arena_copy(bb_tokenizer *t, const char *s, size_t n);
 int bb_tok_index(bb_tokenizer *t);
 /* The byte of a "<0xHH>" token text (upper-case hex, as SentencePiece writes it), or -1. */
 int bb_tok_parse_byte(const char *s, size_t n);
-int bb_tok_lookup(const bb_tokenizer *t, const char *s, size_t n);
+/* The id of the token whose text is s[0, n), or -1.  Here, not in tokenizer.c, because the
+ * encoders tokenizer.c dispatches to (tokenizer_spm.c, tokenizer_bpe.c) look tokens up too: no
+ * file calls back into the file that calls it. */
+static inline int bb_tok_lookup(const bb_tokenizer *t, const char *s, size_t n) { return bb_strmap_get(&t->vocab, s, n); }
 /* A token's text for an error line: at most max bytes, control bytes, quotes and backslashes as
  * \xHH (never a newline), "..." after a cut. */
 void bb_tok_quote(const char *s, size_t n, size_t max, char *out, size_t outlen);

@@ -49,7 +49,10 @@ typedef struct {
 
 /* Check the dimensions; returns 0 or -1 with one line naming the field and what is valid. */
 int bb_tf_dims_check(const bb_tf_dims *d, char *err, size_t errlen);
-int bb_tf_head_dim(const bb_tf_dims *d);
+/* The dimension of one attention head: head_dim when the model gives one, else dim / n_heads.
+ * Inline because both the builder (transformer_build.c) and the forward pass (transformer.c) use
+ * it, and the builder calls the forward pass's file (tf_make_groups), not the reverse. */
+static inline int bb_tf_head_dim(const bb_tf_dims *d) { return d->head_dim > 0 ? d->head_dim : d->dim / d->n_heads; }
 
 /* A tensor as its source stores it (a GGUF file's bytes). */
 typedef struct {

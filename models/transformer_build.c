@@ -10,8 +10,6 @@
 #include "support/memory.h"
 #include "transformer_state.h"
 
-int bb_tf_head_dim(const bb_tf_dims *d) { return d->head_dim > 0 ? d->head_dim : d->dim / d->n_heads; }
-
 int bb_tf_dims_check(const bb_tf_dims *d, char *err, size_t errlen)
 {
     const struct { const char *name; int v; } pos[] = {

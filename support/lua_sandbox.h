@@ -1,4 +1,4 @@
-/* The Lua state every user file runs in: experiment files (harness/lua_experiment.c) and model
+/* The Lua state every user file runs in: experiment files (harness/experiment/lua_experiment.c) and model
  * configs (models/model_config.c) get it from here, so the two loaders cannot disagree.
  *
  * Environment (README, "Experiments in Lua"):

@@ -1,4 +1,4 @@
-/* The plain read loops of memory.h.  Compiled without ISA flags (like harness/roofline_simd.c):
+/* The plain read loops of memory.h.  Compiled without ISA flags (like harness/bench/roofline_simd.c):
  * on x86-64 each function carries its own target attribute and runs only where the CPU has it
  * (bb_read512_usable); on aarch64 NEON is always there and bb_read256 reads with it. */
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * Machines are described here, not read from this host. */
 #include <string.h>
 
+#include "bench/gemm_bench.h"
 #include "check.h"
-#include "gemm_bench.h"
 
 static const size_t MiB = (size_t)1 << 20, GiB = (size_t)1 << 30;
 

@@ -4,7 +4,7 @@
 # (GitHub's anchors: the heading in lower case, backquotes and punctuation dropped, spaces made
 # '-'; non-ASCII characters are dropped too, which is GitHub's rule for symbols such as § or ×,
 # not for letters: no anchor here needs one).  Links inside code are not links.  Web addresses
-# are not fetched.  And every source file a page names (`harness/results_csv.c`) is in the tree.
+# are not fetched.  And every source file a page names (`harness/results/results_csv.c`) is in the tree.
 # Prints each broken link or path with its file and line.  $1 (the binary) is unused.
 src=${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}
 src=$(cd "$src" && pwd -P) || { echo "FAIL: no source directory"; exit 1; }
@@ -75,7 +75,7 @@ while IFS="$(printf '\t')" read -r where target; do
         pass=$((pass + 1))
     fi
 done <"$T/links"
-# Source files the pages name (kernels/mad/i2_s.h, `harness/results_csv.c`, tests/test_x.sh): each
+# Source files the pages name (kernels/mad/i2_s.h, `harness/results/results_csv.c`, tests/test_x.sh): each
 # exists, so a moved or renamed file cannot leave the manual pointing at nothing.  A name under a
 # folder of the tree with a source file's extension counts; not one inside another path
 # ($BITBENCH_SHARED_DIR/models/...), a pattern (harness/cmd_*.c), a placeholder

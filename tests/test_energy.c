@@ -1,10 +1,10 @@
-/* energy_per_token_j's convention (harness/energy.h): the "_energy_j" columns of the first meter
+/* energy_per_token_j's convention (harness/meters/energy.h): the "_energy_j" columns of the first meter
  * that measured any, summed (package + DRAM), over the units of work; empty (NAN) when no meter
  * measured an energy, never 0. */
 #include <math.h>
 
 #include "check.h"
-#include "energy.h"
+#include "meters/energy.h"
 
 static const bb_meter_type timer_like = {.name = "t", .ncolumns = 2, .columns = {"t_region_s", "t_ghz"}};
 static const bb_meter_type rapl_like = {

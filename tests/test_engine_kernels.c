@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "harness/gemm_bench.h"
-#include "harness/logit_compare.h"
+#include "harness/bench/gemm_bench.h"
+#include "harness/bench/logit_compare.h"
 #include "models/sampler.h"
 #include "models/synthetic.h"
 #include "support/memory.h"

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "experiment.h"
 #include "files.h"
+#include "plan/experiment.h"
 
 static bb_machine mach;
 static char dir[] = "/tmp/bb_exp_fields_XXXXXX";

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/gemm_bench.h"
 #include "check.h"
-#include "gemm_bench.h"
 #include "kernels/kernel.h"
 #include "support/memory.h"
 #include "support/rng.h"

@@ -9,8 +9,8 @@
 
 #include "check.h"
 #include "files.h"
-#include "experiment.h"
-#include "plan.h"
+#include "plan/experiment.h"
+#include "plan/plan.h"
 #include "variants.h"
 
 static bb_machine mach;

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "meter.h"
+#include "meters/meter.h"
 #include "meters/pcm_csv.h"
 #include "meters/pcm_power_text.h"
 

@@ -1,4 +1,4 @@
-/* Perplexity as llama-perplexity computes it (harness/perplexity.h), against llama.cpp itself:
+/* Perplexity as llama-perplexity computes it (harness/bench/perplexity.h), against llama.cpp itself:
  * stories260K (llama2.c checkpoint, f32 kernel, f32 KV cache) on Debian's GPL-3 text at -c 128
  * must give llama.cpp's f32-KV figures ($BITBENCH_SHARED_DIR/golden/gguf/stories260K/
  * perplexity_gpl3_c128_f32_kvf32.txt): the text tokenizes to 22155 tokens with BOS, 173 chunks,
@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/perplexity.h"
+#include "bench/perplexity_job.h"
 #include "check.h"
 #include "files.h"
 #include "models/llama2c.h"
-#include "perplexity.h"
-#include "perplexity_job.h"
 
 static char shared[1024];
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/gemm_bench.h"
+#include "bench/overhead.h"
 #include "check.h"
-#include "gemm_bench.h"
-#include "overhead.h"
 #include "support/memory.h"
 #include "support/pool.h"
 #include "support/rng.h"

@@ -8,16 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "args.h"
 #include "check.h"
+#include "cli/args.h"
 #include "files.h"
-#include "json.h"
-#include "json_read.h"
+#include "io/json.h"
+#include "io/json_read.h"
+#include "io/sha256.h"
 #include "json_check.h"
-#include "meter.h"
-#include "results.h"
-#include "results_e2e.h"
-#include "sha256.h"
+#include "meters/meter.h"
+#include "results/results.h"
+#include "results/results_e2e.h"
 #include "support/stats.h"
 #include "support/suggest.h"
 

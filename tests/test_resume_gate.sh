@@ -1,5 +1,5 @@
 #!/bin/sh
-# --resume continues only the run it was started as (harness/run_settings.h): a run begun with
+# --resume continues only the run it was started as (harness/plan/run_settings.h): a run begun with
 # --threads 1 and resumed with --threads 2 is refused with one line naming the difference (before,
 # it ended "complete", exit 0, with points 1 and 2 present twice in one results.csv); so is a
 # resume with another --reps, --min-time, --only, --smoke/--full, experiment file, bitbench

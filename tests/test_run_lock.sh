@@ -1,5 +1,5 @@
 #!/bin/sh
-# One writer per run directory (harness/run_lock.h): while a run or a --resume writes a run
+# One writer per run directory (harness/run/run_lock.h): while a run or a --resume writes a run
 # directory, a second --resume of it is refused at once with one line naming the holder's pid;
 # after two concurrent --resume of an interrupted run, results.csv has exactly the plan's rows
 # (before the lock it had 50 for a 30-point plan and run.json said complete).  merge -o refuses an

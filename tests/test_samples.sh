@@ -1,5 +1,5 @@
 #!/bin/sh
-# Raw samples (harness/samples.h): samples.csv holds one row per timed call of every kernel point,
+# Raw samples (harness/results/samples.h): samples.csv holds one row per timed call of every kernel point,
 # as many as results.csv's reps and with a median equal to its t_median_s; e2e_samples.csv one row
 # per repetition and phase of every end-to-end point; the run id of run.json is in every row; and
 # --resume keeps exactly the samples of the rows results.csv has (a point cut short by a kill

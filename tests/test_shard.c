@@ -1,4 +1,4 @@
-/* The split of a plan into shards (harness/shard.h): "i/n" parsing, every point in exactly one
+/* The split of a plan into shards (harness/plan/shard.h): "i/n" parsing, every point in exactly one
  * share with its global id, shares balanced by the estimate as greedy longest-processing-time
  * promises (the largest share exceeds the mean by at most the largest point), the same split on
  * every call, and a plan hash that changes with what is measured. */
@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/plan.h"
-#include "harness/shard.h"
+#include "harness/plan/plan.h"
+#include "harness/plan/shard.h"
 
 static char dir[] = "/tmp/bb_shard_XXXXXX";
 

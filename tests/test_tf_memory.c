@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "harness/e2e_bench.h"
+#include "harness/bench/e2e_bench.h"
 #include "models/synthetic.h"
 #include "support/memory.h"
 

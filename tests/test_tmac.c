@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/gemm_bench.h"
 #include "check.h"
-#include "gemm_bench.h"
 #include "kernels/bitlut/tmac.h"
 #include "kernels/common/act_quant.h"
 #include "kernels/kernel.h"

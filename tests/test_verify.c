@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/gemm_bench.h"
 #include "check.h"
 #include "files.h"
-#include "experiment.h"
-#include "gemm_bench.h"
-#include "plan.h"
-#include "sweep.h"
+#include "plan/experiment.h"
+#include "plan/plan.h"
+#include "run/sweep.h"
 
 static bb_machine mach;
 static char dir[] = "/tmp/bb_verify_XXXXXX";

@@ -29,7 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "meter.h"
+#include "meters/meter.h"
 
 #define PAPI_NPRESET 5
 #define PAPI_NNATIVE 2

@@ -44,10 +44,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "meter.h"
-#include "pcm_csv.h"
-#include "pcm_power_text.h"
-#include "pcm_sidecar.h"
+#include "meters/meter.h"
+#include "meters/pcm_csv.h"
+#include "meters/pcm_power_text.h"
+#include "meters/pcm_sidecar.h"
 
 #define PCM_MAX_SAMPLES 200000
 

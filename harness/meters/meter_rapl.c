@@ -22,7 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "meter.h"
+#include "meters/meter.h"
 #include "support/timer.h"
 
 #define POWERCAP_DIR "/sys/class/powercap/intel-rapl:0"

@@ -1,5 +1,5 @@
 /* pcm-memory CSV parsing and region alignment: see pcm_csv.h. */
-#include "pcm_csv.h"
+#include "meters/pcm_csv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* pcm-power text parsing and region integration: see pcm_power_text.h. */
-#include "pcm_power_text.h"
+#include "meters/pcm_power_text.h"
 
 #include <math.h>
 #include <stdio.h>

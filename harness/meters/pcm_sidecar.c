@@ -2,7 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2 */
 #endif
-#include "pcm_sidecar.h"
+#include "meters/pcm_sidecar.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "backend_ops.h"
+#include "peers/backend_ops.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
-#include "llama_bench.h"
+#include "peers/llama_bench.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "json_read.h"
+#include "io/json_read.h"
 
 int bb_llama_bench_argv(const bb_llama_bench_spec *spec, char *argv[], bb_llama_bench_numbers *num)
 {

@@ -1,4 +1,4 @@
-#include "peer.h"
+#include "peers/peer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "peer_exec.h"
+#include "peers/peer_exec.h"
 
 /* Types: those both bitbench and the peer's CPU backend run.  llama.cpp has had TQ1_0 and TQ2_0
  * since 2024-09 (ggml-org/llama.cpp #8151); I2_S exists only in bitnet.cpp's fork, whose other

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "llama_bench.h"
+#include "peers/llama_bench.h"
 
 typedef struct {
     const char *name;     /* as in a sweep's `peers` and in e2e.csv's kernel ("llama.cpp:tq2_0") */

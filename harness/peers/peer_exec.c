@@ -1,4 +1,4 @@
-#include "peer_exec.h"
+#include "peers/peer_exec.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "peer_kernels.h"
+#include "peers/peer_kernels.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -8,11 +8,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "backend_ops.h"
 #include "models/gguf_types.h"
-#include "peer.h"
-#include "peer_exec.h"
-#include "peer_sweep.h"
+#include "peers/backend_ops.h"
+#include "peers/peer.h"
+#include "peers/peer_exec.h"
+#include "peers/peer_sweep.h"
 
 /* One sweep's peer program: run once, at the first point that needs it. */
 typedef struct {

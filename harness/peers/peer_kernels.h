@@ -20,9 +20,9 @@
 #ifndef BB_PEER_KERNELS_H
 #define BB_PEER_KERNELS_H
 
-#include "experiment.h"
-#include "plan.h"
-#include "results.h"
+#include "plan/experiment.h"
+#include "plan/plan.h"
+#include "results/results.h"
 
 typedef struct {
     const char *experiment;

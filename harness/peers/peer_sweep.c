@@ -1,4 +1,4 @@
-#include "peer_sweep.h"
+#include "peers/peer_sweep.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "models/gguf_export.h"
 #include "models/gguf_types.h"
 #include "models/model_load.h"
-#include "peer.h"
+#include "peers/peer.h"
 #include "support/lua_fields.h"
 #include "support/stats.h"
 

@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "experiment.h"
-#include "plan.h"
-#include "results_e2e.h"
+#include "plan/experiment.h"
+#include "plan/plan.h"
+#include "results/results_e2e.h"
 
 #define BB_DEFAULT_PEER_TIMEOUT 900.0
 

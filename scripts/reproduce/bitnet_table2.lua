@@ -18,7 +18,7 @@ local PAPER = {
 }
 local ORDER = { "i2_s", "tl1_1", "tl2_1", "tl1_0", "tl2_0", "tq2_0", "tq1_0", "tmac_w2", "q4_0", "f16" }
 -- Which kernels pack ternary master weights (the registry's BB_WEIGHTS_TERNARY); the others get
--- Gaussian master weights in a kernel sweep (harness/gemm_bench.c, bb_random_weights).
+-- Gaussian master weights in a kernel sweep (harness/bench/gemm_bench.c, bb_random_weights).
 local TERNARY = { i2_s = true, tl1_1 = true, tl2_1 = true, tl1_0 = true, tl2_0 = true, tq2_0 = true, tq1_0 = true }
 
 local function find_kernel(rows, k)

@@ -1,4 +1,4 @@
-/* Fuzz target: the gnuplot script writer (harness/gnuplot_script.c) that `bitbench plot` uses for
+/* Fuzz target: the gnuplot script writer (harness/report/gnuplot_script.c) that `bitbench plot` uses for
  * every string that reaches gnuplot -- titles with a foreign run.json's cpu_model, kernel and model
  * names in data files, the paths of its own files.
  *
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "gnuplot_script.h"
+#include "report/gnuplot_script.h"
 
 #define NFIELDS 7
 

@@ -1,4 +1,4 @@
-/* Fuzz target: the JSON reader (harness/json_read.c) that reads run.json for --resume and
+/* Fuzz target: the JSON reader (harness/io/json_read.c) that reads run.json for --resume and
  * merge, and machine-profile.json for `bitbench plot`.
  *
  * The input is a document, parsed from memory (bb_json_parse) and then from a file
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "json_read.h"
+#include "io/json_read.h"
 
 static volatile double sink;
 

@@ -1,4 +1,4 @@
-/* Fuzz target: the experiment loader (harness/lua_experiment.c, lua_sweep.c, lua_api.c), Lua
+/* Fuzz target: the experiment loader (harness/experiment/lua_experiment.c, lua_sweep.c, lua_api.c), Lua
  * files such as experiments/<name>.lua run in the sandbox (support/lua_sandbox.h) with the bounds of
  * fuzz_lua_bounds.h, on the machine this runs on.
  *
@@ -8,9 +8,9 @@
  * experiments/<name>.lua behind a size byte (run.sh). */
 #include <stdint.h>
 
-#include "experiment.h"
 #include "fuzz_input.h"
 #include "fuzz_lua_bounds.h"
+#include "plan/experiment.h"
 #include "support/machine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

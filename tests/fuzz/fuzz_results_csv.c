@@ -1,5 +1,5 @@
-/* Fuzz target: the CSV reader (harness/csv.c) as --resume and `bitbench plot` use it, and the
- * typed row readers on top (results.csv: harness/results_csv.c, e2e.csv: results_e2e.c).
+/* Fuzz target: the CSV reader (harness/io/csv.c) as --resume and `bitbench plot` use it, and the
+ * typed row readers on top (results.csv: harness/results/results_csv.c, e2e.csv: results_e2e.c).
  *
  * The first byte picks the reader, the rest is the file:
  *   0  bb_csv_load lenient (plot's reading of files from elsewhere), then every cell as text and
@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "csv.h"
 #include "fuzz_input.h"
-#include "results.h"
-#include "results_e2e.h"
+#include "io/csv.h"
+#include "results/results.h"
+#include "results/results_e2e.h"
 
 static volatile double sink;
 

@@ -1,4 +1,4 @@
-/* Fuzz target: the Slurm script writer (harness/slurm_script.c) with hostile bytes in every field.
+/* Fuzz target: the Slurm script writer (harness/cluster/slurm_script.c) with hostile bytes in every field.
  *
  * Input: 4 bytes (flags: 1 partition, 2 account, 4 time given, 8 merge after ok, bits 4-6 the
  * number of constraints; the number of run options (low 3 bits); shards - 1; cpus - 1), then the
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/slurm_script.h"
 #include "fuzz_input.h"
-#include "slurm_script.h"
 
 enum { NFIXED = 10, MAX_CONSTRAINTS = 7, MAX_RUN_ARGS = 7, MAX_WORDS = 256 };
 

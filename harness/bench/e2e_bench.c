@@ -1,0 +1,262 @@
+#include "bench/e2e_bench.h"
+
+#include <math.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/logit_compare.h"
+#include "kernels/kernel.h"
+#include "models/kernel_choice.h"
+#include "models/model_fit.h"
+#include "models/model_load.h"
+#include "models/synthetic.h"
+#include "support/memory.h"
+#include "support/sizes.h"
+#include "support/stats.h"
+#include "support/timer.h"
+
+/* The data-dependent next token of a timed decode: a logit scaled and reduced modulo the vocabulary.
+ * Through a 64-bit integer, so a negative, huge or non-finite logit gives a defined token
+ * (converting a negative float straight to unsigned is undefined behaviour). */
+static int next_token(float logit, int vocab_size)
+{
+    float v = logit * 1000.0f;
+    long long i = (isfinite(v) && fabsf(v) < 1e18f) ? (long long)v : 0;
+    return (int)((unsigned long long)i % (unsigned long long)vocab_size);
+}
+
+void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d)
+{
+    bb_model_config_dims(c, seq_len, d);
+}
+
+/* The index of the median of v[0..n) (the lower middle one when n is even). */
+static int median_rep(const double *v, int n)
+{
+    int best = 0;
+    for (int i = 0; i < n; i++) {
+        int below = 0, equal_before = 0;
+        for (int j = 0; j < n; j++) {
+            below += v[j] < v[i];
+            equal_before += j < i && v[j] == v[i];
+        }
+        /* v[i] takes rank below + equal_before in a stable sort */
+        if (below + equal_before == (n - 1) / 2) best = i;
+    }
+    return best;
+}
+
+/* A model file's own weights, each tensor through the kernel kernel_choice.h's rule gives it. */
+static bb_transformer *build_file_model(const bb_e2e_spec *s, int seq, int max_batch, bb_e2e_result *r, char *err,
+                                        size_t errlen)
+{
+    char e[BB_ERR_MAX], warn[512];
+    bb_model_source *src = bb_model_source_open(s->model->path, NULL, e, sizeof e);
+    if (!src) {
+        snprintf(err, errlen, "%s", e);
+        return NULL;
+    }
+    bb_transformer *tf = NULL;
+    bb_tf_dims d;
+    bb_kernel_choice kc = {0};
+    if (bb_model_source_run_dims(src, seq, &d, warn, sizeof warn, e, sizeof e) ||
+        bb_kernel_choose(src, &d, s->kernel, s->out_kernel, &kc, e, sizeof e)) {
+        snprintf(err, errlen, "model %s: %s", s->model->name, e);
+        goto done;
+    }
+    kc.opt.kv_k = s->kv_k;
+    kc.opt.kv_v = s->kv_v;
+    kc.opt.max_batch = max_batch;
+    if (r) {
+        snprintf(r->kernel_note, sizeof r->kernel_note, "%s", kc.note);
+        snprintf(r->out_kernel, sizeof r->out_kernel, "%s", kc.opt.out_kernel);
+    }
+    if ((tf = bb_model_source_build(src, seq, &kc.opt, warn, sizeof warn, err, errlen)) && warn[0])
+        fprintf(stderr, "warning: %s\n", warn);
+done:
+    bb_kernel_choice_free(&kc);
+    bb_model_source_close(src);
+    return tf;
+}
+
+/* The spec's model: a config's synthetic weights, or a model file's own, after checking it fits
+ * in the available memory.  r (may be NULL) gets the classifier's kernel and the kernel note. */
+static bb_transformer *build_model(const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+{
+    int seq = s->seq_len > 0 ? s->seq_len : s->depth + s->prompt_len + s->gen_len;
+    if (seq < 1) seq = 1;
+    if (s->depth < 0 || (long)s->depth + s->prompt_len + s->gen_len > seq) {
+        snprintf(err, errlen, "depth %d + prompt %d + generation %d tokens exceed the context of %d (valid: depth + "
+                 "prompt + gen <= the context)", s->depth, s->prompt_len, s->gen_len, seq);
+        return NULL;
+    }
+    if (s->n_logit_tokens > seq) {
+        snprintf(err, errlen, "%d compared tokens exceed the context of %d", s->n_logit_tokens, seq);
+        return NULL;
+    }
+    int longest = s->prompt_len > s->depth ? s->prompt_len : s->depth;
+    int max_batch = longest > 0 ? (longest < 512 ? longest : 512) : 1;
+    if (s->model->path[0]) return build_file_model(s, seq, max_batch, r, err, errlen);
+    if (!s->kernel) {
+        snprintf(err, errlen, "model %s has synthetic weights: give a kernel", s->model->name);
+        return NULL;
+    }
+    bb_tf_dims d;
+    bb_tf_dims_from_config(s->model, seq, &d);
+    /* the same defaults as every command's for a config (kernel_choice.h) */
+    bb_tf_options opt = {.kernel = s->kernel, .out_kernel = s->out_kernel ? s->out_kernel : "f16", .kv_k = s->kv_k,
+                         .kv_v = s->kv_v, .max_batch = max_batch};
+    if (r) snprintf(r->out_kernel, sizeof r->out_kernel, "%s", opt.out_kernel);
+    if (bb_model_check_fits(s->model->name, &d, &opt, err, errlen)) return NULL;
+    bb_synthetic syn = {.dims = d, .seed = s->seed, .distinct_layers = s->distinct_layers};
+    bb_weight_source src = bb_synthetic_source(&syn);
+    char e[1024];
+    bb_transformer *tf = bb_tf_create(&d, &src, &opt, e, sizeof e);
+    if (!tf) snprintf(err, errlen, "model %s: %s", s->model->name, e);
+    return tf;
+}
+
+static int run_logits(bb_transformer *tf, bb_pool *pool, const bb_e2e_spec *s, char *err, size_t errlen)
+{
+    if (!s->logit_tokens || s->n_logit_tokens < 1 || !s->logits_out) return 0;
+    if (bb_tf_teacher_forced(tf, pool, s->logit_tokens, s->n_logit_tokens, s->logits_out) == 0) return 0;
+    snprintf(err, errlen, "model %s with kernel %s: the %d compared tokens exceed its context", s->model->name,
+             s->kernel ? s->kernel : BB_KERNEL_AS_STORED, s->n_logit_tokens);
+    return -1;
+}
+
+int bb_e2e_logits(bb_pool *pool, const bb_e2e_spec *s, char *err, size_t errlen)
+{
+    bb_transformer *tf = build_model(s, NULL, err, errlen);
+    if (!tf) return -1;
+    int rc = run_logits(tf, pool, s, err, errlen);
+    bb_tf_free(tf);
+    return rc;
+}
+
+/* What the linear layers' kernel ran in each measured phase (bb_e2e_result's pp/tg_variant_ran):
+ * the prefill's GEMMs have N = max_batch for each full chunk and N = the rest for the last one. */
+static void variants_ran(const bb_e2e_spec *s, int max_batch, bb_e2e_result *r)
+{
+    const bb_kernel *kern;
+    const bb_variant *v;
+    char e[256];
+    if (!s->kernel) {
+        /* a model file run as stored: each tensor through its own type's kernel at that kernel's
+         * default variant (run.json's conversions list them); no single variant to name */
+        if (s->prompt_len > 0) snprintf(r->pp_variant_ran, sizeof r->pp_variant_ran, "per-tensor");
+        if (s->gen_len > 0) snprintf(r->tg_variant_ran, sizeof r->tg_variant_ran, "per-tensor");
+        return;
+    }
+    if (bb_kernel_resolve(s->kernel, &kern, &v, e, sizeof e)) return; /* the build resolved it: not reached */
+    if (s->prompt_len > 0) {
+        int full = s->prompt_len < max_batch ? s->prompt_len : max_batch, rest = s->prompt_len % max_batch;
+        const char *a = bb_variant_ran(v, full), *b = s->prompt_len > max_batch && rest ? bb_variant_ran(v, rest) : a;
+        if (strcmp(a, b)) snprintf(r->pp_variant_ran, sizeof r->pp_variant_ran, "%s+%s", a, b);
+        else snprintf(r->pp_variant_ran, sizeof r->pp_variant_ran, "%s", a);
+    }
+    if (s->gen_len > 0) snprintf(r->tg_variant_ran, sizeof r->tg_variant_ran, "%s", bb_variant_ran(v, 1));
+}
+
+int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    bb_pool_cpus(pool, r->cpus, sizeof r->cpus);
+    snprintf(r->placement, sizeof r->placement, "%s", bb_pool_placement(pool));
+    double t0 = bb_now();
+    bb_transformer *tf = build_model(s, r, err, errlen);
+    if (!tf) return -1;
+    const bb_tf_dims d = *bb_tf_get_dims(tf);
+    r->build_seconds = bb_now() - t0;
+    r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(tf);
+    r->weight_pad_bytes_per_token = bb_tf_weight_pad_bytes_per_token(tf);
+    snprintf(r->conversions, sizeof r->conversions, "%s", bb_tf_conversions(tf));
+    r->footprint = bb_tf_footprint(tf);
+    variants_ran(s, bb_tf_max_batch(tf), r);
+    int reps = s->reps > 0 ? s->reps : 1;
+    double *pp = calloc((size_t)reps, sizeof(double)), *tg = calloc((size_t)reps, sizeof(double));
+    double *rd = calloc((size_t)reps * BB_E2E_READ_PASSES, sizeof(double));
+    int ntok = s->depth + s->prompt_len;
+    int *tokens = calloc((size_t)(ntok > 0 ? ntok : 1), sizeof(int));
+    /* the read-alone bound reads the weights and the KV rows of the middle generated token */
+    int mid = s->depth + s->prompt_len + (s->gen_len > 0 ? (s->gen_len - 1) / 2 : 0);
+    int nweights = bb_tf_weight_buffers(tf, NULL, NULL), nbuf = nweights + bb_tf_kv_buffers(tf, mid, NULL, NULL);
+    const void **bufs = calloc((size_t)nbuf, sizeof *bufs);
+    size_t *bytes = calloc((size_t)nbuf, sizeof *bytes), read_bytes = 0;
+    if (!pp || !tg || !rd || !tokens || !bufs || !bytes) {
+        snprintf(err, errlen, "out of memory");
+        free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
+        bb_tf_free(tf);
+        return -1;
+    }
+    bb_tf_weight_buffers(tf, bufs, bytes);
+    if (s->gen_len > 0) {
+        bb_tf_kv_buffers(tf, mid, bufs + nweights, bytes + nweights);
+        r->kv_bytes_per_token = bb_tf_kv_bytes_per_token(tf, mid);
+    }
+    for (int i = 0; i < ntok; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
+    double mm_total = 0, tg_total = 0;
+    uint64_t fallbacks_before = bb_kernel_fallback_calls(); /* the read passes between run no kernel */
+    /* the depth's tokens into the cache, untimed, as llama-bench fills its -d context; once: a
+     * repetition writes only the positions after them, so the first depth rows stay what this
+     * fill left (llama-bench clears its cache and fills again for each repetition, to the same
+     * contents) */
+    int depth_tok = 1;
+    if (s->depth > 0) {
+        const float *l = bb_tf_forward(tf, pool, tokens, s->depth, 0, NULL);
+        depth_tok = l ? (int)(l[0] > l[1]) : 1;
+    }
+    for (int rep = 0; rep < reps; rep++) {
+        int pos = s->depth, tok = depth_tok;
+        if (s->prompt_len > 0) {
+            double a = bb_now();
+            const float *l = bb_tf_forward(tf, pool, tokens + s->depth, s->prompt_len, s->depth, NULL);
+            double dt = bb_now() - a;
+            pp[rep] = s->prompt_len / dt;
+            if (s->pp_seconds) s->pp_seconds[rep] = dt;
+            pos = s->depth + s->prompt_len;
+            tok = l ? (int)(l[0] > l[1]) : 1; /* a data-dependent next token */
+        }
+        if (s->gen_len > 0 && s->gen_begin) s->gen_begin(s->hook_ctx, rep);
+        double mm = 0, a = bb_now();
+        for (int g = 0; g < s->gen_len; g++) {
+            const float *l = bb_tf_forward(tf, pool, &tok, 1, pos + g, &mm);
+            tok = l ? next_token(l[g % d.vocab_size], d.vocab_size) : 1;
+        }
+        double dt = bb_now() - a;
+        if (s->gen_len > 0 && s->gen_end) s->gen_end(s->hook_ctx, rep, s->gen_len);
+        if (s->gen_len > 0) {
+            tg[rep] = s->gen_len / dt;
+            if (s->tg_seconds) s->tg_seconds[rep] = dt;
+            mm_total += mm;
+            tg_total += dt;
+            for (int p = 0; p < BB_E2E_READ_PASSES; p++)
+                rd[rep * BB_E2E_READ_PASSES + p] = 1.0 / bb_read_buffers(pool, bufs, bytes, nbuf, &read_bytes);
+        }
+    }
+    r->fallback_calls = bb_kernel_fallback_calls() - fallbacks_before;
+    if (s->prompt_len > 0) {
+        bb_stats st = bb_stats_of(pp, reps);
+        r->pp_tps_median = st.median; r->pp_tps_min = st.min; r->pp_tps_max = st.max;
+    }
+    r->tg_median_rep = -1;
+    if (s->gen_len > 0) {
+        r->tg_median_rep = median_rep(tg, reps);
+        bb_stats st = bb_stats_of(tg, reps);
+        r->tg_tps_median = st.median; r->tg_tps_min = st.min; r->tg_tps_max = st.max;
+        r->tg_ms_per_token = 1000.0 / st.median;
+        r->matmul_share = tg_total > 0 ? mm_total / tg_total : 0;
+        r->tg_gbps = r->weight_bytes_per_token * st.median / 1e9;
+        bb_stats sr = bb_stats_of(rd, reps * BB_E2E_READ_PASSES);
+        r->read_tps_median = sr.median;
+        r->read_tps_max = sr.max;
+        r->read_gbps = read_bytes * sr.median / 1e9;
+        r->tg_of_read = st.median / sr.median;
+    }
+    free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
+    int rc = run_logits(tf, pool, s, err, errlen);
+    bb_tf_free(tf);
+    return rc;
+}

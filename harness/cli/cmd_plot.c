@@ -1,0 +1,941 @@
+/* bitbench plot RESULTS_DIR [--kind KIND] [--profile FILE] [--out DIR]: figures of a results
+ * folder drawn by gnuplot (the scripts/ *.gp files), PNG and SVG.  The C side only reads the CSV files (by
+ * column name) and the machine profile of `bitbench roofline`, writes small data files, and runs
+ * gnuplot; every plotted number is a measured one or, for the roofline's operational intensity,
+ * the ratio of two measured columns (gops / gbps = operations per weight byte).
+ * Kinds: roofline, threads, gemv_bw, tokens, ebw; default all that the data allow. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "io/csv.h"
+#include "io/json_read.h"
+#include "report/gnuplot_script.h"
+#include "report/plot_kinds.h"
+#include "support/input_file.h"
+#include "support/output_file.h"
+
+extern char **environ;
+
+#define PL_MAX_KEYS 64
+
+/* ---- the machine profile (our own JSON layout, read by key order inside each object) ---- */
+
+typedef struct {
+    int maxthreads;
+    double bw[65][4];
+    double peak_i8, peak_f32;
+    int ngamma;
+    char gk[128][48];
+    double gbpw[128], gbound[128];
+    char cpu[128], date[40];
+} profile;
+
+static void copy_str(const char *v, char *out, size_t len) { snprintf(out, len, "%s", v ? v : ""); }
+
+/* The members the plots use: read_bandwidth [{level, threads, gbps}], peaks [{instruction,
+ * gops_all_derived}] and gamma [{kernel, bits_per_weight, compute_bound_gbps_derived}]
+ * (roofline.c writes them). */
+static void profile_from_json(const bb_jv *root, profile *pr)
+{
+    static const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
+    copy_str(bb_jv_str(bb_jv_get(root, "machine"), "cpu_model"), pr->cpu, sizeof pr->cpu);
+    copy_str(bb_jv_str(root, "date"), pr->date, sizeof pr->date);
+    const bb_jv *bw = bb_jv_get(root, "read_bandwidth"), *peaks = bb_jv_get(root, "peaks"),
+                *gamma = bb_jv_get(root, "gamma");
+    for (int i = 0; bw && bw->type == BB_JV_ARR && i < bw->n; i++) {
+        const char *level = bb_jv_str(&bw->items[i], "level");
+        double t = bb_jv_num(&bw->items[i], "threads"), g = bb_jv_num(&bw->items[i], "gbps");
+        for (int l = 0; l < 4; l++)
+            if (level && !strcmp(level, lv[l]) && t >= 1 && t <= 64 && !isnan(g)) {
+                pr->bw[(int)t][l] = g;
+                if ((int)t > pr->maxthreads) pr->maxthreads = (int)t;
+            }
+    }
+    for (int i = 0; peaks && peaks->type == BB_JV_ARR && i < peaks->n; i++) {
+        const char *name = bb_jv_str(&peaks->items[i], "instruction");
+        double g = bb_jv_num(&peaks->items[i], "gops_all_derived");
+        /* int8 and f32 ceilings: x86-64's and aarch64's names (roofline.c), the fastest of them */
+        if (name && !isnan(g) && (!strcmp(name, "vpdpbusd") || !strcmp(name, "sdot") || !strcmp(name, "smmla")))
+            pr->peak_i8 = fmax(pr->peak_i8, g);
+        if (name && !isnan(g) && (!strcmp(name, "fma_fp32") || !strcmp(name, "fmla_fp32"))) pr->peak_f32 = g;
+    }
+    for (int i = 0; gamma && gamma->type == BB_JV_ARR && i < gamma->n && pr->ngamma < 128; i++) {
+        const bb_jv *e = &gamma->items[i];
+        double b = bb_jv_num(e, "compute_bound_gbps_derived"), w = bb_jv_num(e, "bits_per_weight");
+        if (isnan(b) || isnan(w) || !bb_jv_str(e, "kernel")) continue;
+        copy_str(bb_jv_str(e, "kernel"), pr->gk[pr->ngamma], sizeof pr->gk[0]);
+        pr->gbpw[pr->ngamma] = w;
+        pr->gbound[pr->ngamma++] = b;
+    }
+}
+
+static int profile_read(const char *path, profile *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    char err[512];
+    bb_jv *root = bb_json_load(path, err, sizeof err);
+    if (!root) return -1;
+    profile_from_json(root, pr);
+    bb_jv_free(root);
+    return pr->maxthreads > 0 ? 0 : -1;
+}
+
+/* ---- running gnuplot ---- */
+
+/* What one `bitbench plot` works with.  Gnuplot only ever sees paths of ours: the scripts folder
+ * (made absolute) and the files in the temporary folder tmp (mkdtemp's, absolute); the rendered
+ * images are copied to out by bb_output_*, so a results folder's name never reaches gnuplot, and
+ * a failed plot leaves the previous files in out as they were. */
+typedef struct {
+    char scripts[PATH_MAX], out[PATH_MAX], tmp[64], title_tail[256];
+    char made[32][24]; /* the names of the files made in tmp, removed at the end */
+    int nmade;
+    int produced;
+    bool no_gnuplot; /* gnuplot could not be started: said once */
+} plot_ctx;
+
+/* tmp/name into out, remembered for the clean-up. */
+static void tmp_file(plot_ctx *c, const char *name, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s", c->tmp, name);
+    for (int i = 0; i < c->nmade; i++)
+        if (!strcmp(c->made[i], name)) return;
+    if (c->nmade < (int)(sizeof c->made / sizeof c->made[0])) snprintf(c->made[c->nmade++], sizeof c->made[0], "%s", name);
+}
+
+/* The temporary folder and the files bitbench made in it, with C calls (nothing else writes in a
+ * mkdtemp folder; one that is not empty is left, harmless). */
+static void remove_tmp(plot_ctx *c)
+{
+    char p[128];
+    for (int i = 0; i < c->nmade; i++) {
+        snprintf(p, sizeof p, "%s/%s", c->tmp, c->made[i]);
+        unlink(p);
+    }
+    rmdir(c->tmp);
+}
+
+/* gnuplot SCRIPT with an argument vector (no shell), stdin from /dev/null, its stdout onto our
+ * stderr (bitbench's stdout lists the files written), its stderr passed through.  0 when it
+ * exited with status 0; else -1 with one line on stderr. */
+static int run_gnuplot(plot_ctx *c, const char *kind, const char *script)
+{
+    if (c->no_gnuplot) return -1;
+    char *const argv[] = {"gnuplot", (char *)script, NULL};
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa)) return -1;
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc) {
+        fprintf(stderr, "bitbench plot: cannot run gnuplot: %s%s\n", strerror(rc),
+                rc == ENOENT ? " (install gnuplot, or put it on PATH)" : "");
+        c->no_gnuplot = true;
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "bitbench plot: %s: waiting for gnuplot: %s\n", kind, strerror(errno));
+            return -1;
+        }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    if (WIFEXITED(st))
+        fprintf(stderr, "bitbench plot: %s: gnuplot exited with status %d (its message above); %s/%s.png and .svg "
+                        "left as they were\n", kind, WEXITSTATUS(st), c->out, kind);
+    else
+        fprintf(stderr, "bitbench plot: %s: gnuplot was ended by signal %d; %s/%s.png and .svg left as they were\n",
+                kind, WTERMSIG(st), c->out, kind);
+    return -1;
+}
+
+/* A rendered image from tmp to its place in out, through a temporary file beside it. */
+static int commit_image(plot_ctx *c, const char *from, const char *kind, const char *ext)
+{
+    char err[600], target[PATH_MAX + 32];
+    snprintf(target, sizeof target, "%s/%s.%s", c->out, kind, ext);
+    size_t n;
+    char *bytes = bb_input_read_all(from, "rendered plot", (uint64_t)1 << 30, &n, err, sizeof err);
+    if (!bytes) {
+        fprintf(stderr, "bitbench plot: %s\n", err);
+        return -1;
+    }
+    bb_output_file o;
+    FILE *f = bb_output_begin(&o, target, err, sizeof err);
+    if (!f) {
+        free(bytes);
+        fprintf(stderr, "bitbench plot: %s\n", err);
+        return -1;
+    }
+    fwrite(bytes, 1, n, f);
+    free(bytes);
+    if (bb_output_commit(&o, err, sizeof err)) {
+        fprintf(stderr, "bitbench plot: %s\n", err);
+        return -1;
+    }
+    printf("%s\n", target);
+    return 0;
+}
+
+/* Draws kind with scripts/SCRIPT and the kind's variables vars (freed here), as PNG and SVG: both
+ * rendered into tmp first, then both put in place, so a failure leaves the previous pair. */
+static int gnuplot(plot_ctx *c, const char *kind, const char *script, bb_gp_script *vars)
+{
+    static const char *const ext[2] = {"png", "svg"};
+    char rendered[2][128], name[24], err[600], path[PATH_MAX + 64], job[128];
+    int rc = 0;
+    snprintf(path, sizeof path, "%s/%s", c->scripts, script);
+    /* the places the images go, tested before gnuplot spends time on them */
+    for (int svg = 0; svg < 2 && !rc; svg++) {
+        char target[PATH_MAX + 32];
+        snprintf(target, sizeof target, "%s/%s.%s", c->out, kind, ext[svg]);
+        if (bb_output_check(target, err, sizeof err)) {
+            fprintf(stderr, "bitbench plot: %s\n", err);
+            rc = -1;
+        }
+    }
+    for (int svg = 0; svg < 2 && !rc; svg++) {
+        snprintf(name, sizeof name, "%s.%s", kind, ext[svg]);
+        tmp_file(c, name, rendered[svg], sizeof rendered[svg]);
+        snprintf(name, sizeof name, "%s.gp", kind);
+        tmp_file(c, name, job, sizeof job);
+        bb_gp_script s;
+        bb_gp_script_init(&s);
+        bb_gp_set_text(&s, "term", ext[svg]);
+        bb_gp_append(&s, vars);
+        if (bb_gp_set_path(&s, "scriptdir", c->scripts, err, sizeof err) ||
+            bb_gp_set_path(&s, "outfile", rendered[svg], err, sizeof err) || bb_gp_load(&s, path, err, sizeof err) ||
+            bb_gp_script_write(&s, job, err, sizeof err)) {
+            fprintf(stderr, "bitbench plot: %s: %s\n", kind, err);
+            rc = -1;
+        } else if (run_gnuplot(c, kind, job)) {
+            rc = -1;
+        } else {
+            struct stat st;
+            if (stat(rendered[svg], &st) || st.st_size == 0) {
+                fprintf(stderr, "bitbench plot: %s: gnuplot wrote no %s file\n", kind, ext[svg]);
+                rc = -1;
+            }
+        }
+        bb_gp_script_free(&s);
+    }
+    bb_gp_script_free(vars);
+    for (int svg = 0; svg < 2 && !rc; svg++) rc = commit_image(c, rendered[svg], kind, ext[svg]);
+    if (rc) return -1;
+    c->produced++;
+    return 0;
+}
+
+/* Distinct string keys, in order of first appearance. */
+typedef struct {
+    int n;
+    char k[PL_MAX_KEYS][240];
+} keys;
+
+static int key_index(keys *ks, const char *k, int add)
+{
+    for (int i = 0; i < ks->n; i++)
+        if (!strcmp(ks->k[i], k)) return i;
+    if (!add || ks->n == PL_MAX_KEYS) return -1;
+    snprintf(ks->k[ks->n], sizeof ks->k[0], "%s", k);
+    return ks->n++;
+}
+
+static void label_of(const bb_csv_table *t, int r, char *buf, size_t len)
+{
+    int ck = bb_csv_col(t, "kernel"), cv = bb_csv_col(t, "variant");
+    const char *v = bb_csv_cell(t, r, cv);
+    snprintf(buf, len, "%s%s%s", bb_csv_cell(t, r, ck), *v ? "@" : "", v);
+}
+
+/* ---- kinds ---- */
+
+static int data_file_failed(const char *path)
+{
+    fprintf(stderr, "bitbench plot: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
+static int data_file_close(FILE *f, const char *path)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        fprintf(stderr, "bitbench plot: write error on %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The variables every kind has: its data file `points` (when there is one) and its title `ttl`,
+ * head then the machine and date. */
+static int kind_vars(const plot_ctx *c, bb_gp_script *vars, const char *points, const char *head)
+{
+    char err[600], ttl[512];
+    bb_gp_script_init(vars);
+    if (points && bb_gp_set_path(vars, "points", points, err, sizeof err)) {
+        fprintf(stderr, "bitbench plot: %s\n", err);
+        bb_gp_script_free(vars);
+        return -1;
+    }
+    snprintf(ttl, sizeof ttl, "%s%s", head, c->title_tail);
+    bb_gp_set_text(vars, "ttl", ttl);
+    return 0;
+}
+
+static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
+{
+    char path[128];
+    tmp_file(c, "roofline.dat", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
+    keys ks = {0};
+    int cg = bb_csv_col(g, "gops"), cb = bb_csv_col(g, "gbps");
+    for (int r = 0; r < g->nrows; r++) {
+        char l[96];
+        label_of(g, r, l, sizeof l);
+        key_index(&ks, l, 1);
+    }
+    int blocks = 0;
+    for (int i = 0; i < ks.n; i++) {
+        int any = 0;
+        for (int r = 0; r < g->nrows; r++) {
+            char l[96];
+            label_of(g, r, l, sizeof l);
+            double ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
+            if (strcmp(l, ks.k[i]) || !(ops > 0) || !(bw > 0)) continue;
+            if (!any) {
+                fputs(blocks ? "\n\n" : "", f);
+                bb_gp_write_data_label(f, ks.k[i]);
+                fputs(" 0 0\n", f);
+            }
+            any = 1;
+            fprintf(f, "x %.6g %.6g\n", ops / bw, ops);
+        }
+        blocks += any;
+    }
+    if (data_file_close(f, path)) return -1;
+    if (!blocks) return 1;
+    int t = pr->maxthreads;
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Roofline: ")) return -1;
+    bb_gp_set_int(&vars, "nblocks", blocks);
+    static const char *const ceiling[4] = {"l1", "l2", "l3", "dram"};
+    for (int l = 0; l < 4; l++) bb_gp_set_number(&vars, ceiling[l], pr->bw[t][l]);
+    bb_gp_set_number(&vars, "peak_i8", pr->peak_i8);
+    bb_gp_set_number(&vars, "peak_f32", pr->peak_f32);
+    return gnuplot(c, "roofline", "roofline.gp", &vars);
+}
+
+/* Against threads: one gnuplot data block per series (at most 12), named by series(), each line
+ * "threads y1 y2" for the first row of each thread count in increasing order (y2 NaN when it is
+ * not a number); values() gives y1 and y2 and returns 0 for a row to leave out.  Returns the
+ * number of blocks written. */
+typedef void (*series_fn)(const bb_csv_table *t, int r, const void *arg, char *name, size_t len);
+typedef int (*values_fn)(const bb_csv_table *t, int r, const void *arg, double *y1, double *y2);
+
+/* A point's error bar and whether it was flagged (spread_flag or busy): a kernel point's
+ * interquartile range of the calls (value * t_median / t_q3 .. value * t_median / t_q1 for a
+ * rate), an end-to-end point's slowest and fastest repetition (tg_tps_min .. tg_tps_max: a few
+ * repetitions have no quartiles worth the name); NaN where the file has neither (older runs). */
+static void bar_of(const bb_csv_table *t, int r, double y, double *lo, double *hi, int *flag)
+{
+    double med = bb_csv_cell_num(t, r, bb_csv_col(t, "t_median_s")), q1 = bb_csv_cell_num(t, r, bb_csv_col(t, "t_q1_s")),
+           q3 = bb_csv_cell_num(t, r, bb_csv_col(t, "t_q3_s")), tgmin = bb_csv_cell_num(t, r, bb_csv_col(t, "tg_tps_min")),
+           tgmax = bb_csv_cell_num(t, r, bb_csv_col(t, "tg_tps_max"));
+    *lo = *hi = NAN;
+    if (med > 0 && q1 > 0 && q3 > 0) *lo = y * med / q3, *hi = y * med / q1;
+    else if (tgmin > 0 && tgmax > 0) *lo = tgmin, *hi = tgmax;
+    *flag = bb_csv_cell_num(t, r, bb_csv_col(t, "spread_flag")) > 0 || bb_csv_cell_num(t, r, bb_csv_col(t, "busy")) > 0;
+}
+
+/* Blocks of "threads y1 y2 y1_low y1_high y2_low y2_high flagged", one per series; *flagged counts
+ * the flagged points. */
+static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn series, values_fn values,
+                               const void *arg, int *flagged)
+{
+    keys ks = {0};
+    char name[240];
+    for (int r = 0; r < t->nrows; r++) {
+        series(t, r, arg, name, sizeof name);
+        key_index(&ks, name, 1);
+    }
+    int blocks = 0;
+    for (int i = 0; i < ks.n && blocks < 12; i++) {
+        int any = 0;
+        for (int th = 1; th <= 256; th++)
+            for (int r = 0; r < t->nrows; r++) {
+                double y1, y2;
+                series(t, r, arg, name, sizeof name);
+                if (strcmp(name, ks.k[i]) || (int)bb_csv_cell_num(t, r, ct) != th || !values(t, r, arg, &y1, &y2)) continue;
+                if (!any) {
+                    fputs(blocks ? "\n\n" : "", f);
+                    bb_gp_write_data_label(f, ks.k[i]);
+                    fputs(" 0 0 0 0 0 0 0\n", f);
+                }
+                any = 1;
+                double lo, hi;
+                int flag;
+                bar_of(t, r, y1, &lo, &hi, &flag);
+                *flagged += flag;
+                /* the bandwidth shares the time's bar: bytes per call are fixed */
+                fprintf(f, "%d %.6g %.6g %.6g %.6g %.6g %.6g %d\n", th, y1, isfinite(y2) ? y2 : NAN, lo, hi,
+                        isfinite(y2) && y1 > 0 ? y2 * lo / y1 : NAN, isfinite(y2) && y1 > 0 ? y2 * hi / y1 : NAN, flag);
+                break;
+            }
+        blocks += any;
+    }
+    return blocks;
+}
+
+/* Kernel sweeps: a series per kernel and shape, GOP/s and weight GB/s. */
+typedef struct {
+    int m, k, n, gops, gbps;
+} gemm_cols;
+
+static void gemm_series(const bb_csv_table *g, int r, const void *arg, char *name, size_t len)
+{
+    const gemm_cols *c = arg;
+    char l[96];
+    label_of(g, r, l, sizeof l);
+    snprintf(name, len, "%s %sx%sx%s", l, bb_csv_cell(g, r, c->m), bb_csv_cell(g, r, c->k), bb_csv_cell(g, r, c->n));
+}
+
+static int gemm_values(const bb_csv_table *g, int r, const void *arg, double *y1, double *y2)
+{
+    const gemm_cols *c = arg;
+    *y1 = bb_csv_cell_num(g, r, c->gops);
+    *y2 = bb_csv_cell_num(g, r, c->gbps);
+    return 1;
+}
+
+static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
+{
+    char path[128];
+    tmp_file(c, "threads.dat", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
+    gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps")};
+    int flagged = 0, blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged);
+    if (data_file_close(f, path)) return -1;
+    if (!blocks) return 1;
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Throughput and bandwidth vs threads: ")) return -1;
+    bb_gp_set_int(&vars, "nblocks", blocks);
+    bb_gp_set_int(&vars, "flagged", flagged);
+    bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    bb_gp_set_text(&vars, "bars", "bars: interquartile range of the calls");
+    return gnuplot(c, "threads", "threads.gp", &vars);
+}
+
+static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
+{
+    int ct = bb_csv_col(g, "threads"), cm = bb_csv_col(g, "m"), ck = bb_csv_col(g, "k"), cn = bb_csv_col(g, "n"), cb = bb_csv_col(g, "gbps");
+    keys shapes = {0}, kern = {0};
+    static double best[PL_MAX_KEYS][PL_MAX_KEYS], bestt[PL_MAX_KEYS][PL_MAX_KEYS];
+    for (int r = 0; r < g->nrows; r++) {
+        if ((int)bb_csv_cell_num(g, r, cn) != 1) continue;
+        char l[96], s[64];
+        label_of(g, r, l, sizeof l);
+        snprintf(s, sizeof s, "%sx%s %s", bb_csv_cell(g, r, cm), bb_csv_cell(g, r, ck), bb_csv_cell(g, r, bb_csv_col(g, "cache")));
+        int si = key_index(&shapes, s, 1), ki = key_index(&kern, l, 1);
+        if (si < 0 || ki < 0) continue;
+        double th = bb_csv_cell_num(g, r, ct), bw = bb_csv_cell_num(g, r, cb);
+        if (th > bestt[si][ki] || (th == bestt[si][ki] && bw > best[si][ki])) bestt[si][ki] = th, best[si][ki] = bw;
+    }
+    if (!shapes.n) return 1;
+    char path[128];
+    tmp_file(c, "gemv_bw.dat", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
+    fprintf(f, "shape");
+    for (int k = 0; k < kern.n; k++) {
+        fputc(' ', f);
+        bb_gp_write_data_label(f, kern.k[k]);
+    }
+    fputc('\n', f);
+    for (int s = 0; s < shapes.n; s++) {
+        bb_gp_write_data_label(f, shapes.k[s]);
+        for (int k = 0; k < kern.n; k++)
+            if (bestt[s][k] > 0) fprintf(f, " %.6g", best[s][k]);
+            else fprintf(f, " NaN");
+        fputc('\n', f);
+    }
+    if (data_file_close(f, path)) return -1;
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "GEMV (N=1) weight bandwidth, most threads: ")) return -1;
+    bb_gp_set_int(&vars, "ncols", kern.n + 1);
+    bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    return gnuplot(c, "gemv_bw", "gemv_bw.gp", &vars);
+}
+
+static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
+{
+    int cmod = bb_csv_col(e, "model"), ck = bb_csv_col(e, "kernel"), ct = bb_csv_col(e, "threads"), ctg = bb_csv_col(e, "tg_tps"),
+        cpp = bb_csv_col(e, "pp_tps");
+    /* the error bars: slowest and fastest repetition (NaN in files without those columns) */
+    int cbar[4] = {bb_csv_col(e, "tg_tps_min"), bb_csv_col(e, "tg_tps_max"), bb_csv_col(e, "pp_tps_min"),
+                   bb_csv_col(e, "pp_tps_max")};
+    if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
+    keys models = {0}, kern = {0};
+    static double tg[PL_MAX_KEYS][PL_MAX_KEYS][3], pp[PL_MAX_KEYS][PL_MAX_KEYS][3], tt[PL_MAX_KEYS][PL_MAX_KEYS];
+    memset(tt, 0, sizeof tt);
+    int has_pp = 0;
+    for (int r = 0; r < e->nrows; r++) {
+        int mi = key_index(&models, bb_csv_cell(e, r, cmod), 1), ki = key_index(&kern, bb_csv_cell(e, r, ck), 1);
+        if (mi < 0 || ki < 0) continue;
+        double th = bb_csv_cell_num(e, r, ct);
+        if (th < tt[mi][ki]) continue;
+        tt[mi][ki] = th;
+        double v[6] = {bb_csv_cell_num(e, r, ctg), bb_csv_cell_num(e, r, cbar[0]), bb_csv_cell_num(e, r, cbar[1]),
+                       bb_csv_cell_num(e, r, cpp), bb_csv_cell_num(e, r, cbar[2]), bb_csv_cell_num(e, r, cbar[3])};
+        memcpy(tg[mi][ki], v, sizeof tg[mi][ki]);
+        memcpy(pp[mi][ki], v + 3, sizeof pp[mi][ki]);
+    }
+    if (!models.n) return 1;
+    /* a prefill that was not measured is an empty cell (older files: 0): no panel for it */
+    for (int m = 0; m < models.n; m++)
+        for (int k = 0; k < kern.n; k++) has_pp |= tt[m][k] > 0 && pp[m][k][0] > 0;
+    char ptg[128], ppp[128];
+    tmp_file(c, "tg.dat", ptg, sizeof ptg);
+    tmp_file(c, "pp.dat", ppp, sizeof ppp);
+    for (int which = 0; which < 2; which++) {
+        FILE *f = fopen(which ? ppp : ptg, "w");
+        if (!f) return data_file_failed(which ? ppp : ptg);
+        fprintf(f, "model");
+        for (int k = 0; k < kern.n; k++) {
+            fputc(' ', f);
+            bb_gp_write_data_label(f, kern.k[k]);
+            fputs(" low high", f);
+        }
+        fputc('\n', f);
+        for (int m = 0; m < models.n; m++) {
+            bb_gp_write_data_label(f, models.k[m]);
+            for (int k = 0; k < kern.n; k++) {
+                const double *v = which ? pp[m][k] : tg[m][k];
+                for (int j = 0; j < 3; j++)
+                    if (tt[m][k] > 0 && isfinite(v[j]) && v[0] > 0) fprintf(f, " %.6g", v[j]);
+                    else fprintf(f, " NaN");
+            }
+            fputc('\n', f);
+        }
+        if (data_file_close(f, which ? ppp : ptg)) return -1;
+    }
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, NULL, "Tokens/s by model and kernel, most threads: ")) return -1;
+    char err[600];
+    if (bb_gp_set_path(&vars, "tg", ptg, err, sizeof err) || bb_gp_set_path(&vars, "pp", ppp, err, sizeof err)) {
+        fprintf(stderr, "bitbench plot: tokens: %s\n", err);
+        bb_gp_script_free(&vars);
+        return -1;
+    }
+    bb_gp_set_int(&vars, "nkernels", kern.n);
+    bb_gp_set_int(&vars, "has_pp", has_pp);
+    return gnuplot(c, "tokens", "tokens.gp", &vars);
+}
+
+/* Model sweeps against threads (bitnet.cpp Figs. 8 and 10): generation tokens/s and the derived
+ * weight bandwidth (weight bytes per token x tokens/s) per kernel and model. */
+typedef struct {
+    int model, tg, gbps;
+} e2e_cols;
+
+static void e2e_series(const bb_csv_table *e, int r, const void *arg, char *name, size_t len)
+{
+    char l[96];
+    label_of(e, r, l, sizeof l);
+    snprintf(name, len, "%s %s", l, bb_csv_cell(e, r, ((const e2e_cols *)arg)->model));
+}
+
+/* tokens/s and the derived GB/s; rows without generation are left out */
+static int e2e_values(const bb_csv_table *e, int r, const void *arg, double *y1, double *y2)
+{
+    const e2e_cols *c = arg;
+    *y1 = bb_csv_cell_num(e, r, c->tg);
+    *y2 = c->gbps >= 0 ? bb_csv_cell_num(e, r, c->gbps) : NAN;
+    return *y1 > 0;
+}
+
+static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *pr)
+{
+    e2e_cols ec = {bb_csv_col(e, "model"), bb_csv_col(e, "tg_tps"), bb_csv_col(e, "tg_gbps_derived")};
+    int ct = bb_csv_col(e, "threads");
+    if (ec.model < 0 || ct < 0 || ec.tg < 0) return 1;
+    char path[128];
+    tmp_file(c, "e2e_threads.dat", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
+    int flagged = 0, blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged);
+    if (data_file_close(f, path)) return -1;
+    if (!blocks) return 1;
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Token generation vs threads: ")) return -1;
+    bb_gp_set_int(&vars, "nblocks", blocks);
+    bb_gp_set_int(&vars, "flagged", flagged);
+    bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    bb_gp_set_text(&vars, "y1", "generation throughput (tokens/s)");
+    bb_gp_set_text(&vars, "y2", "weight bandwidth, derived (GB/s)");
+    bb_gp_set_text(&vars, "bars", "bars: slowest to fastest repetition");
+    return gnuplot(c, "e2e_threads", "threads.gp", &vars);
+}
+
+/* Model sweeps against context depth (e2e.csv's depth column): generation and prefill tokens/s,
+ * one line per kernel, model, threads and KV cache type; blocks of "depth tg tg_low tg_high pp
+ * pp_low pp_high", depths in increasing order.  Files without a depth column, or with depth 0
+ * only, have nothing to draw. */
+static void depth_series(const bb_csv_table *e, int r, char *name, size_t len)
+{
+    char l[96];
+    label_of(e, r, l, sizeof l);
+    const char *k = bb_csv_cell(e, r, bb_csv_col(e, "kv_type_k")), *v = bb_csv_cell(e, r, bb_csv_col(e, "kv_type_v"));
+    snprintf(name, len, "%s %s t%.0f kv %s/%s", l, bb_csv_cell(e, r, bb_csv_col(e, "model")),
+             bb_csv_cell_num(e, r, bb_csv_col(e, "threads")), *k ? k : "?", *v ? v : "?");
+}
+
+static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
+{
+    int cd = bb_csv_col(e, "depth"), ctg = bb_csv_col(e, "tg_tps"), cpp = bb_csv_col(e, "pp_tps");
+    int bars[4] = {bb_csv_col(e, "tg_tps_min"), bb_csv_col(e, "tg_tps_max"), bb_csv_col(e, "pp_tps_min"),
+                   bb_csv_col(e, "pp_tps_max")};
+    if (cd < 0 || ctg < 0 || cpp < 0) return 1;
+    int deep = 0;
+    for (int r = 0; r < e->nrows; r++) deep |= bb_csv_cell_num(e, r, cd) > 0;
+    if (!deep) return 1;
+    keys ks = {0};
+    char name[240];
+    for (int r = 0; r < e->nrows; r++) {
+        depth_series(e, r, name, sizeof name);
+        key_index(&ks, name, 1);
+    }
+    char path[128];
+    tmp_file(c, "e2e_depth.dat", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
+    int blocks = 0;
+    for (int i = 0; i < ks.n && blocks < 12; i++) {
+        int any = 0;
+        double last = -1;
+        for (;;) { /* the next larger depth of this series */
+            int best = -1;
+            for (int r = 0; r < e->nrows; r++) {
+                depth_series(e, r, name, sizeof name);
+                double d = bb_csv_cell_num(e, r, cd);
+                if (!strcmp(name, ks.k[i]) && d > last && (best < 0 || d < bb_csv_cell_num(e, best, cd))) best = r;
+            }
+            if (best < 0) break;
+            last = bb_csv_cell_num(e, best, cd);
+            if (!any) {
+                fputs(blocks ? "\n\n" : "", f);
+                bb_gp_write_data_label(f, ks.k[i]);
+                fputs(" 0 0 0 0 0 0\n", f);
+            }
+            any = 1;
+            fprintf(f, "%.0f", last);
+            double v[6] = {bb_csv_cell_num(e, best, ctg), bb_csv_cell_num(e, best, bars[0]), bb_csv_cell_num(e, best, bars[1]),
+                           bb_csv_cell_num(e, best, cpp), bb_csv_cell_num(e, best, bars[2]), bb_csv_cell_num(e, best, bars[3])};
+            for (int j = 0; j < 6; j++) fprintf(f, " %.6g", isfinite(v[j]) && v[j] > 0 ? v[j] : NAN);
+            fputc('\n', f);
+        }
+        blocks += any;
+    }
+    if (data_file_close(f, path)) return -1;
+    if (!blocks) return 1;
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Tokens/s against KV-cache depth: ")) return -1;
+    bb_gp_set_int(&vars, "nblocks", blocks);
+    return gnuplot(c, "e2e_depth", "depth.gp", &vars);
+}
+
+static int plot_ebw(plot_ctx *c, const profile *pr)
+{
+    if (!pr || !pr->ngamma) return 1;
+    int t = pr->maxthreads;
+    double dram = pr->bw[t][3];
+    char path[128];
+    tmp_file(c, "ebw.dat", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
+    for (int i = 0; i < pr->ngamma; i++) {
+        double bound = pr->gbound[i] * t;
+        char label[96];
+        snprintf(label, sizeof label, "%s %.3g", pr->gk[i], pr->gbpw[i]);
+        bb_gp_write_data_label(f, label);
+        fprintf(f, " %.6g %.6g %.6g\n", pr->gbpw[i], bound, bound < dram ? bound : dram);
+    }
+    if (data_file_close(f, path)) return -1;
+    char head[64];
+    snprintf(head, sizeof head, "Effective bandwidth per kernel, %d threads: ", t);
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, head)) return -1;
+    bb_gp_set_number(&vars, "dram", dram);
+    return gnuplot(c, "ebw", "ebw.gp", &vars);
+}
+
+/* ---- the command ---- */
+
+/* The scripts folder, as an absolute path (gnuplot is given nothing else: a relative name could
+ * begin with '<' or '|'); -1 with a line on stderr when it is not there. */
+static int find_scripts(char *out)
+{
+    const char *src = getenv("BITBENCH_SOURCE_DIR");
+    char exe[PATH_MAX], dir[PATH_MAX + 16];
+    ssize_t n;
+    if (src) snprintf(dir, sizeof dir, "%.4000s/scripts", src);
+    else if (access("scripts/roofline.gp", R_OK) == 0) snprintf(dir, sizeof dir, "%s", "scripts");
+    else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = 0;
+        snprintf(dir, sizeof dir, "%.4000s/../scripts", exe);
+    } else
+        snprintf(dir, sizeof dir, "scripts");
+    if (!realpath(dir, out)) {
+        fprintf(stderr, "bitbench plot: the gnuplot scripts folder %s: %s (BITBENCH_SOURCE_DIR names the source tree)\n",
+                dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: bitbench plot RESULTS_DIR [--kind KIND] [--profile FILE] [--out DIR]\n"
+               "  --kind KIND     roofline, threads, gemv_bw, tokens, ebw, e2e_threads, e2e_depth (default: every\n"
+               "                  kind the data allow)\n"
+               "  --profile FILE  machine profile of `bitbench roofline` (default RESULTS_DIR/machine-profile.json,\n"
+               "                  then results/machine-profile.json)\n"
+               "  --out DIR       where the PNG and SVG files go (default RESULTS_DIR/plots)\n");
+}
+
+/* The options; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const char **kind, const char **prof_path, const char **out)
+{
+    static const struct option opts[] = {{"kind", required_argument, 0, 'k'}, {"profile", required_argument, 0, 'p'},
+                                         {"out", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'k': *kind = optarg; break;
+        case 'p': *prof_path = optarg; break;
+        case 'o': *out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "bitbench plot: unknown option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    if (*kind) {
+        int ok = 0;
+        for (int i = 0; i < BB_PLOT_NKINDS; i++) ok |= !strcmp(*kind, bb_plot_kinds[i]);
+        if (!ok) {
+            fprintf(stderr, "bitbench plot: unknown kind '%s'; valid: roofline, threads, gemv_bw, tokens, ebw, "
+                            "e2e_threads, e2e_depth\n", *kind);
+            return 2;
+        }
+    }
+    return -1;
+}
+
+/* What a results folder offers the plots: its GEMM and e2e tables and a machine profile. */
+typedef struct {
+    bb_csv_table gemm, e2e;
+    int have_gemm, have_e2e, have_prof;
+    profile pr;
+} plot_inputs;
+
+/* The CSV files of the folder, classified by their columns (the first of each kind is used). */
+static int load_tables(const char *dir, plot_inputs *in)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "bitbench plot: %s: not a folder\n", dir);
+        return -1;
+    }
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        size_t n = strlen(ent->d_name);
+        if (n < 5 || strcmp(ent->d_name + n - 4, ".csv")) continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", dir, ent->d_name);
+        bb_csv_table t;
+        char err[512];
+        /* A file that is not a regular one or is past the bound is refused, not skipped in silence
+         * (a FIFO named results.csv would otherwise block the read); a regular file that does not
+         * parse is simply not a table. */
+        FILE *probe = bb_input_open(p, "results table", BB_CSV_MAX_BYTES, NULL, err, sizeof err);
+        if (!probe) {
+            fprintf(stderr, "bitbench plot: %s\n", err);
+            closedir(d);
+            return -1;
+        }
+        fclose(probe);
+        if (bb_csv_load(p, BB_CSV_LENIENT, &t, err, sizeof err)) continue; /* not a table: not plotted */
+        if (!in->have_e2e && bb_csv_col(&t, "model") >= 0 && bb_csv_col(&t, "tg_tps") >= 0 &&
+            bb_csv_col(&t, "kernel") >= 0) {
+            in->e2e = t;
+            in->have_e2e = 1;
+        } else if (!in->have_gemm && bb_csv_col(&t, "gops") >= 0 && bb_csv_col(&t, "gbps") >= 0 &&
+                   bb_csv_col(&t, "kernel") >= 0 && bb_csv_col(&t, "threads") >= 0 && bb_csv_col(&t, "m") >= 0 &&
+                   bb_csv_col(&t, "k") >= 0 && bb_csv_col(&t, "n") >= 0) {
+            in->gemm = t;
+            in->have_gemm = 1;
+        } else
+            bb_csv_table_free(&t);
+    }
+    closedir(d);
+    return 0;
+}
+
+/* --profile FILE, else DIR/machine-profile.json, else results/machine-profile.json.  True when the
+ * profile came from the folder or --profile (results the folder or the command line offers). */
+static bool load_profile(const char *dir, const char *prof_path, plot_inputs *in)
+{
+    char pp[PATH_MAX];
+    if (prof_path) {
+        in->have_prof = profile_read(prof_path, &in->pr) == 0;
+        if (!in->have_prof) fprintf(stderr, "bitbench plot: %s: not a machine profile\n", prof_path);
+        return in->have_prof;
+    }
+    snprintf(pp, sizeof pp, "%s/machine-profile.json", dir);
+    if ((in->have_prof = profile_read(pp, &in->pr) == 0)) return true;
+    in->have_prof = profile_read("results/machine-profile.json", &in->pr) == 0;
+    return false;
+}
+
+/* The output folder: made when missing (its parent must exist), else one line saying what is
+ * wrong.  gnuplot() then tests each image's place before gnuplot runs. */
+static int prepare_out(const char *out)
+{
+    struct stat st;
+    if (stat(out, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return 0;
+        fprintf(stderr, "bitbench plot: the output folder %s is %s, not a folder\n", out, bb_file_kind((unsigned)st.st_mode));
+        return -1;
+    }
+    if (mkdir(out, 0777) == 0 || errno == EEXIST) return 0;
+    if (errno == ENOENT) {
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%s", out);
+        char *slash = strrchr(parent, '/');
+        while (slash && slash > parent && slash[1] == 0) { /* "a/b/" names a/b */
+            *slash = 0;
+            slash = strrchr(parent, '/');
+        }
+        if (slash && slash > parent) *slash = 0;
+        else snprintf(parent, sizeof parent, ".");
+        fprintf(stderr, "bitbench plot: cannot create the output folder %s: the folder %s does not exist\n", out, parent);
+    } else
+        fprintf(stderr, "bitbench plot: cannot create the output folder %s: %s\n", out, strerror(errno));
+    return -1;
+}
+
+/* Machine and date for the titles: the run's run.json, else the profile. */
+static void run_title(const char *dir, const plot_inputs *in, char *out, size_t len)
+{
+    char cpu[128] = "", date[40] = "";
+    char rj[PATH_MAX];
+    snprintf(rj, sizeof rj, "%s/run.json", dir);
+    char err[512];
+    bb_jv *run = bb_json_load(rj, err, sizeof err);
+    copy_str(bb_jv_str(bb_jv_get(run, "machine"), "cpu_model"), cpu, sizeof cpu);
+    copy_str(bb_jv_str(run, "started_at"), date, sizeof date);
+    bb_jv_free(run);
+    if (!cpu[0] && in->have_prof) snprintf(cpu, sizeof cpu, "%s", in->pr.cpu);
+    if (!date[0] && in->have_prof) snprintf(date, sizeof date, "%s", in->pr.date);
+    if (date[10] == 'T') date[10] = 0; /* the day is enough in a title */
+    /* a gnuplot string literal whatever it holds (gnuplot_script.h) */
+    snprintf(out, len, "%s, %s", cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated");
+}
+
+/* Draw kind i of bb_plot_kinds: 0, 1 skipped (with *why when the data lack something), -1 failed. */
+static int draw_kind(plot_ctx *c, int i, plot_inputs *in, const char **why)
+{
+    static const char no_gemm[] = "no GEMM results CSV", no_e2e[] = "no CSV with model, kernel, threads, tg_tps",
+                      no_prof[] = "no machine profile (run bitbench roofline)";
+    const profile *pr = in->have_prof ? &in->pr : NULL;
+    *why = NULL;
+    switch (i) {
+    case 0:
+        if (!in->have_gemm) return *why = no_gemm, 1;
+        if (!pr) return *why = no_prof, 1;
+        return plot_roofline(c, &in->gemm, pr);
+    case 1: return in->have_gemm ? plot_threads(c, &in->gemm, pr) : (*why = no_gemm, 1);
+    case 2: return in->have_gemm ? plot_gemv_bw(c, &in->gemm, pr) : (*why = no_gemm, 1);
+    case 3: return in->have_e2e ? plot_tokens(c, &in->e2e) : (*why = no_e2e, 1);
+    case 4: return pr ? plot_ebw(c, pr) : (*why = no_prof, 1);
+    case 5: return in->have_e2e ? plot_e2e_threads(c, &in->e2e, pr) : (*why = no_e2e, 1);
+    default: return in->have_e2e ? plot_e2e_depth(c, &in->e2e) : (*why = no_e2e, 1);
+    }
+}
+
+int bb_cmd_plot(int argc, char **argv)
+{
+    const char *kind = NULL, *prof_path = NULL, *out = NULL; /* default: RESULTS_DIR/plots */
+    int rc = parse_args(argc, argv, &kind, &prof_path, &out);
+    if (rc >= 0) return rc;
+    const char *dir = argv[optind];
+    static plot_ctx c;
+    memset(&c, 0, sizeof c);
+    static plot_inputs in;
+    memset(&in, 0, sizeof in);
+    if (load_tables(dir, &in)) return 1;
+    bool own_profile = load_profile(dir, prof_path, &in);
+    if (!in.have_gemm && !in.have_e2e && !own_profile) {
+        fprintf(stderr, "bitbench plot: %s: no results to plot (no kernel-sweep CSV with kernel, m, k, n, threads, "
+                        "gops, gbps, no model-sweep CSV with model, kernel, tg_tps, no machine-profile.json)\n", dir);
+        return 1;
+    }
+    if (out) snprintf(c.out, sizeof c.out, "%s", out);
+    else snprintf(c.out, sizeof c.out, "%s/plots", dir);
+    rc = 1;
+    if (find_scripts(c.scripts) || prepare_out(c.out)) goto done;
+    snprintf(c.tmp, sizeof c.tmp, "/tmp/bitbench-plot-XXXXXX");
+    if (!mkdtemp(c.tmp)) {
+        fprintf(stderr, "bitbench plot: cannot create a temporary folder in /tmp: %s\n", strerror(errno));
+        goto done;
+    }
+    run_title(dir, &in, c.title_tail, sizeof c.title_tail);
+
+    int failed = 0, skipped_wanted = 0;
+    for (int i = 0; i < BB_PLOT_NKINDS; i++) {
+        if (kind && strcmp(kind, bb_plot_kinds[i])) continue;
+        const char *why;
+        int drawn = draw_kind(&c, i, &in, &why);
+        if (drawn > 0) {
+            fprintf(stderr, "bitbench plot: %s skipped: %s\n", bb_plot_kinds[i], why ? why : "no points in the data");
+            skipped_wanted += kind != NULL;
+        }
+        failed += drawn < 0;
+    }
+    remove_tmp(&c);
+    rc = failed ? 1 : skipped_wanted ? 1 : 0;
+done:
+    if (in.have_gemm) bb_csv_table_free(&in.gemm);
+    if (in.have_e2e) bb_csv_table_free(&in.e2e);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* The measured part of a results.csv row (result_row.c). */
+#ifndef BB_RESULT_ROW_H
+#define BB_RESULT_ROW_H
+
+#include "bench/e2e_bench.h"
+#include "bench/gemm_bench.h"
+#include "results/results.h"
+#include "results/results_e2e.h"
+
+/* Kernel, shape, threads, cache mode, warm-up and the result's times, rates and verify errors;
+ * attempts 1; everything else zero.  The identity (experiment, sweep, point, model, roles), CPUs,
+ * spread flag, meters and provenance are the caller's. */
+void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_variant *v, int m, int k, int n,
+                            int threads, bb_cache_mode cache, int warmup, const bb_gemm_result *r);
+
+/* The measured part of an e2e.csv row: model, kernel and variant (resolved from spec->kernel),
+ * out_kernel, threads, the CPU of each thread, lengths, repetitions and the result's rates; a phase not measured (prompt
+ * or gen 0) is empty cells.  The compare_logits, perplexity and peer cells are empty (NAN, "");
+ * identity, energy, meters and provenance are the caller's. */
+void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, const bb_e2e_result *r);
+
+#endif

@@ -1,0 +1,135 @@
+#include "results/results_e2e.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COL(name, kind, field, doc) BB_COLUMN(bb_e2e_row, name, kind, field, doc)
+#define COLF(name, field, fmt, doc) BB_COLUMN_FMT(bb_e2e_row, name, BB_COL_NUM, field, fmt, doc)
+
+/* Rates are written with 6 significant digits and shares with 4 decimals: more than a repeated
+ * run reproduces.  Byte counts are integers. */
+const bb_column bb_e2e_columns[] = {
+    COL("experiment", BB_COL_STR, experiment, "the experiment's name"),
+    COL("sweep", BB_COL_STR, sweep, "the sweep's name"),
+    COL("point", BB_COL_INT, point, "the point's number among the run's end-to-end points (1-based)"),
+    COL("model", BB_COL_STR, model, "model config name"),
+    COL("kernel", BB_COL_STR, kernel, "kernel of the linear layers"),
+    COL("variant", BB_COL_STR, variant, "the ISA variant asked for (scalar, avx2, avx512, amx, ...)"),
+    COL("variant_ran_pp", BB_COL_STR, variant_ran_pp,
+        "the variant whose code the linear layers ran in the prefill, by the asked variant's dispatch rule at each "
+        "chunk's N (amx; amx+avx512 when the last chunk is below the rule's N); per-tensor for a model file run "
+        "as stored, whose tensors each run their own kernel (listed in run.json's conversions); empty without a "
+        "prefill"),
+    COL("variant_ran_tg", BB_COL_STR, variant_ran_tg,
+        "the variant whose code the linear layers ran in the decode (N = 1: i2_s@amx runs avx512; per-tensor as "
+        "in variant_ran_pp); empty without one"),
+    COLF("fallback_calls", fallback_calls, "%.0f",
+         "matmul calls of any kernel in the timed prefills and decodes that ran other code for a reason outside the "
+         "dispatch rule (float @amx variants' denormal/inf/NaN rows, an AMX call without scratch memory); 0 = none"),
+    COL("family", BB_COL_STR, family, "kernel family"),
+    COLF("bits_per_weight", bits_per_weight, "%.4f", "bits per weight of the kernel as stored, scales included"),
+    COL("out_kernel", BB_COL_STR, out_kernel, "kernel of the classifier (output projection)"),
+    COL("threads", BB_COL_INT, threads, "threads of the pool"),
+    COL("prompt", BB_COL_INT, prompt, "prompt tokens (prefill); 0 = none"),
+    COL("gen", BB_COL_INT, gen, "generated tokens (decode); 0 = none"),
+    COL("reps", BB_COL_INT, reps, "repetitions of prefill + generation"),
+    COLF("pp_tps", pp_tps, "%.6g", "prefill tokens/s, median of the repetitions"),
+    COLF("pp_tps_min", pp_tps_min, "%.6g", "prefill tokens/s, slowest repetition"),
+    COLF("pp_tps_max", pp_tps_max, "%.6g", "prefill tokens/s, fastest repetition"),
+    COLF("tg_tps", tg_tps, "%.6g", "generation tokens/s, median of the repetitions"),
+    COLF("tg_tps_min", tg_tps_min, "%.6g", "generation tokens/s, slowest repetition"),
+    COLF("tg_tps_max", tg_tps_max, "%.6g", "generation tokens/s, fastest repetition"),
+    COLF("ms_per_token", ms_per_token, "%.6g", "median milliseconds per generated token"),
+    COLF("matmul_share", matmul_share, "%.4f", "fraction of decode time in the linear layers (the kernels)"),
+    COLF("weight_bytes_per_token", weight_bytes_per_token, "%.0f",
+         "packed linear and classifier bytes read per generated token"),
+    COLF("tg_gbps_derived", tg_gbps_derived, "%.6g", "weight_bytes_per_token * tg_tps / 1e9"),
+    COLF("read_tps", read_tps, "%.6g", "tokens/s if a token cost only reading its weights once (median)"),
+    COLF("read_tps_max", read_tps_max, "%.6g", "the same bound, fastest pass"),
+    COLF("read_gbps", read_gbps, "%.6g", "bandwidth of those plain weight reads, GB/s"),
+    COLF("tg_of_read", tg_of_read, "%.4f", "tg_tps / read_tps: how close decode comes to reading the weights"),
+    COLF("footprint_bytes", footprint_bytes, "%.0f", "model bytes in memory"),
+    COL("ref_kernel", BB_COL_STR, ref_kernel, "compare_logits: the reference kernel (empty without it)"),
+    COLF("logit_max_abs_err", logit_max_abs_err, NULL, "compare_logits: max |logit - reference logit|"),
+    COLF("logit_rel_rms_err", logit_rel_rms_err, NULL, "compare_logits: relative RMS error of the logits"),
+    COLF("top1_agreement", top1_agreement, NULL, "compare_logits: share of positions with the same top token"),
+    COLF("logits_identical", logits_identical, "%.0f", "compare_logits: 1 when every logit is bit-identical"),
+    COL("ppl_model", BB_COL_STR, ppl_model,
+        "perplexity: the model scored (a checkpoint's file name, or the model config with synthetic weights)"),
+    COLF("ppl", ppl, "%.4f", "perplexity: PPL on the sweep's text, chunked as llama-perplexity"),
+    COLF("ppl_err", ppl_err, "%.5f", "perplexity: llama-perplexity's +/- (standard error carried through exp)"),
+    COLF("ppl_tokens", ppl_tokens, "%.0f", "perplexity: tokens scored"),
+    COLF("ppl_tps", ppl_tps, "%.6g", "perplexity: tokens/s through the model (ctx per chunk / forward time)"),
+    COL("peer", BB_COL_STR, peer, "peers: the implementation that ran the row (llama.cpp, bitnet.cpp); empty for bitbench"),
+    COL("peer_commit", BB_COL_STR, peer_commit, "peers: the peer's build commit, as its llama-bench reports it"),
+    COL("pp_samples", BB_COL_STR, pp_samples, "peers: prefill tokens/s of each repetition, ';'-separated"),
+    COL("tg_samples", BB_COL_STR, tg_samples, "peers: generation tokens/s of each repetition, ';'-separated"),
+    COLF("energy_per_token_j", energy_per_token_j, NULL,
+         "measured energy of the median generation repetition / gen (empty without an energy meter)"),
+    /* last of the fixed columns, added after the others: the columns before it keep their places */
+    COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated (empty for a peer)"),
+    /* added after cpus, in this order; files without them read as depth 0 and unrecorded types */
+    COL("depth", BB_COL_INT, depth,
+        "tokens in the KV cache before the prompt, filled untimed (llama-bench's -d); pp and tg run after them"),
+    COL("kv_type_k", BB_COL_STR, kv_type_k, "KV cache type of the keys (f32, f16, bf16, q8_0; llama.cpp's -ctk)"),
+    COL("kv_type_v", BB_COL_STR, kv_type_v, "KV cache type of the values (llama.cpp's -ctv)"),
+    COLF("kv_bytes_per_token", kv_bytes_per_token, "%.0f",
+         "KV cache bytes a generated token reads at the middle of the generation (read_tps reads them too)"),
+    BB_PROVENANCE_COLUMNS(bb_e2e_row),
+};
+const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);
+
+void bb_e2e_header(const char *const *meter_cols, int nmeter, char *buf, size_t len)
+{
+    bb_csv_header_line(bb_e2e_columns, bb_e2e_ncolumns, meter_cols, nmeter, buf, len);
+}
+
+int bb_e2e_write_row(FILE *f, const bb_e2e_row *r)
+{
+    return bb_csv_write_table_row(f, bb_e2e_columns, bb_e2e_ncolumns, r, r->meter, r->nmeter);
+}
+
+static int parse_row(char *const *fields, void *row, int nmeter)
+{
+    bb_e2e_row *r = row;
+    memset(r, 0, sizeof *r);
+    r->nmeter = nmeter;
+    return bb_csv_parse_table_row(fields, bb_e2e_columns, bb_e2e_ncolumns, r, r->meter, nmeter);
+}
+
+int bb_e2e_read(const char *path, const char *header, int nmeter, bb_e2e_row **rows, int *count, char *err, size_t errlen)
+{
+    void *v;
+    int rc = bb_csv_read_rows(path, header, sizeof **rows, parse_row, nmeter, &v, count, err, errlen);
+    *rows = v;
+    return rc;
+}
+
+/* "i2_s@amx", or "i2_s@amx (ran avx512)" when the code that ran was another variant's. */
+static void ran_label(const bb_e2e_row *r, const char *ran, char *buf, size_t len)
+{
+    if (ran[0] && strcmp(ran, r->variant)) snprintf(buf, len, "%s@%s (ran %s)", r->kernel, r->variant, ran);
+    else snprintf(buf, len, "%s@%s", r->kernel, r->variant);
+}
+
+void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count)
+{
+    fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |\n");
+    fprintf(f, "|---|---|---:|---|---:|---:|\n");
+    for (int i = 0; i < count; i++) {
+        const bb_e2e_row *r = &rows[i];
+        /* the asked variant, and the code that ran when that differs (i2_s@amx ran avx512 in tg) */
+        char pp_kernel[160], tg_kernel[160];
+        ran_label(r, r->variant_ran_pp, pp_kernel, sizeof pp_kernel);
+        ran_label(r, r->variant_ran_tg, tg_kernel, sizeof tg_kernel);
+        /* llama-bench's test name at a depth: "tg16 @ d4096" */
+        char at[24] = "";
+        if (r->depth > 0) snprintf(at, sizeof at, " @ d%d", r->depth);
+        if (r->prompt > 0)
+            fprintf(f, "| %s | %s | %d | pp%d%s | %.2f | %.2f - %.2f |\n", r->model, pp_kernel, r->threads, r->prompt, at,
+                    r->pp_tps, r->pp_tps_min, r->pp_tps_max);
+        if (r->gen > 0)
+            fprintf(f, "| %s | %s | %d | tg%d%s | %.2f | %.2f - %.2f |\n", r->model, tg_kernel, r->threads, r->gen, at,
+                    r->tg_tps, r->tg_tps_min, r->tg_tps_max);
+    }
+}

@@ -1,0 +1,421 @@
+/* The end-to-end points of a run (model sweeps): bb_e2e_bench for each, the meters around each
+ * repetition's generation, the logit comparison with a reference kernel, perplexity and peer
+ * points, one row appended to e2e.csv. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/e2e_bench.h"
+#include "bench/logit_compare.h"
+#include "bench/perplexity_job.h"
+#include "io/csv_append.h"
+#include "io/json_read.h"
+#include "meters/energy.h"
+#include "peers/peer_sweep.h"
+#include "results/result_row.h"
+#include "run/sweep_state.h"
+
+static bool e2e_same(const bb_e2e_row *r, const char *sweep, const char *model, const char *kernel, const char *variant,
+                     int threads, int prompt, int gen, int depth)
+{
+    return !strcmp(r->sweep, sweep) && !strcmp(r->model, model) && !strcmp(r->kernel, kernel) &&
+           !strcmp(r->variant, variant) && r->threads == threads && r->prompt == prompt && r->gen == gen &&
+           r->depth == depth;
+}
+
+static bool e2e_done(const sweep_state *st, const bb_e2e_point *p)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+    for (int i = 0; i < st->ne2e_rows; i++)
+        if (e2e_same(&st->e2e_rows[i], sw->name, sw->models[p->model].name, kc->kernel->name, kc->variant->isa,
+                     p->threads, p->prompt, p->gen, p->depth))
+            return true;
+    return false;
+}
+
+static int e2e_add(sweep_state *st, const bb_e2e_row *r)
+{
+    bb_e2e_row *v = realloc(st->e2e_rows, sizeof *v * (size_t)(st->ne2e_rows + 1));
+    if (!v) return -1;
+    st->e2e_rows = v;
+    v[st->ne2e_rows++] = *r;
+    return 0;
+}
+
+/* An earlier session's e2e.csv holds each end-to-end point once (peer rows, `peer` set, share
+ * their point's id), or it is not one run's and is not extended.  Returns 0, or -1 with err. */
+static int e2e_repeated_point(sweep_state *st, char *err, size_t errlen)
+{
+    int *ids = malloc(sizeof *ids * (size_t)(st->ne2e_rows ? st->ne2e_rows : 1)), n = 0;
+    if (!ids) {
+        snprintf(err, errlen, "out of memory reading %s", st->e2e_path);
+        return -1;
+    }
+    for (int i = 0; i < st->ne2e_rows; i++)
+        if (!st->e2e_rows[i].peer[0]) ids[n++] = st->e2e_rows[i].point;
+    int repeated = sweep_repeated_point(ids, n);
+    free(ids);
+    if (!repeated) return 0;
+    snprintf(err, errlen, "--resume: %s holds end-to-end point %d more than once, so it is not the rows of one run; "
+                          "it is not extended (run without --resume for a new run)", st->e2e_path, repeated);
+    return -1;
+}
+
+static FILE *e2e_open(sweep_state *st, char *err, size_t errlen)
+{
+    snprintf(st->e2e_path, sizeof st->e2e_path, "%s/%s", st->dir, E2E_NAME);
+    bb_e2e_header(st->meter_cols, st->nmeter_cols, st->e2e_header, sizeof st->e2e_header);
+    /* resumed: the rows there carry on, unless its header never got written (no rows yet) */
+    if (!st->opt->resume || bb_csv_append_unstarted(st->e2e_path))
+        return bb_csv_append_start(st->e2e_path, st->e2e_header, err, errlen);
+    if (bb_e2e_read(st->e2e_path, st->e2e_header, st->nmeter_cols, &st->e2e_rows, &st->ne2e_rows, err, errlen) ||
+        e2e_repeated_point(st, err, errlen))
+        return NULL;
+    FILE *f = fopen(st->e2e_path, "a");
+    if (!f) snprintf(err, errlen, "cannot append to %s: %s", st->e2e_path, strerror(errno));
+    return f;
+}
+
+static void e2e_fail(sweep_state *st, const bb_e2e_point *p, const char *label, const char *why)
+{
+    sweep_note(st, "bitbench run: e2e point %d (%s) failed: %s", p->index, label, why);
+    sweep_add_line(&st->rec.failures, &st->rec.nfailures, "e2e point %d (%s): %s", p->index, label, why);
+    st->rec.e2e_failed++;
+}
+
+/* The meters around each repetition's token generation: one set of values per repetition, of which
+ * the row keeps the median repetition's (the one tg_tps reports). */
+typedef struct {
+    sweep_state *st;
+    double *values;            /* [rep][meter column] */
+    int reps;
+} gen_meters;
+
+static void gen_begin(void *ctx, int rep)
+{
+    gen_meters *g = ctx;
+    (void)rep;
+    for (int i = 0; i < g->st->nmeters; i++) bb_meter_begin(&g->st->meters[i]);
+}
+
+static void gen_end(void *ctx, int rep, int tokens)
+{
+    gen_meters *g = ctx;
+    if (rep < 0 || rep >= g->reps) return;
+    double *v = g->values + (size_t)rep * (size_t)g->st->nmeter_cols;
+    for (int i = 0; i < g->st->nmeters; i++) {
+        bb_meter_end(&g->st->meters[i], tokens, v);
+        v += g->st->meters[i].type->ncolumns;
+    }
+}
+
+static const float *reference_logits(sweep_state *st, bb_pool *pool, const bb_sweep *sw, const bb_model_config *cfg,
+                                     const int *tokens, char *err, size_t errlen)
+{
+    for (int i = 0; i < st->nrefs; i++) {
+        const struct ref_logits *r = &st->refs[i];
+        if (!strcmp(r->model, cfg->name) && !strcmp(r->kernel, sw->compare_logits) &&
+            !strcmp(r->out_kernel, sw->out_kernel) && r->seed == sw->seed &&
+            r->distinct_layers == sw->distinct_layers && r->ntokens == sw->compare_tokens && r->kv_k == sw->kv_k &&
+            r->kv_v == sw->kv_v)
+            return r->logits;
+    }
+    struct ref_logits *v = realloc(st->refs, sizeof *v * (size_t)(st->nrefs + 1));
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    st->refs = v;
+    struct ref_logits *r = &v[st->nrefs];
+    memset(r, 0, sizeof *r);
+    snprintf(r->model, sizeof r->model, "%s", cfg->name);
+    snprintf(r->kernel, sizeof r->kernel, "%s", sw->compare_logits);
+    snprintf(r->out_kernel, sizeof r->out_kernel, "%s", sw->out_kernel);
+    r->seed = sw->seed;
+    r->distinct_layers = sw->distinct_layers;
+    r->ntokens = sw->compare_tokens;
+    r->kv_k = sw->kv_k;
+    r->kv_v = sw->kv_v;
+    r->logits = malloc(sizeof(float) * (size_t)sw->compare_tokens * (size_t)cfg->vocab_size);
+    if (!r->logits) {
+        snprintf(err, errlen, "out of memory for %d x %d reference logits", sw->compare_tokens, cfg->vocab_size);
+        return NULL;
+    }
+    bb_e2e_spec spec = {.model = cfg, .kernel = sw->compare_logits,
+                        .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
+                        .seq_len = sw->compare_tokens, .distinct_layers = sw->distinct_layers, .kv_k = sw->kv_k,
+                        .kv_v = sw->kv_v, .seed = sw->seed, .logit_tokens = tokens, .n_logit_tokens = sw->compare_tokens,
+                        .logits_out = r->logits};
+    char e[BB_ERR_MAX];
+    if (bb_e2e_logits(pool, &spec, e, sizeof e)) {
+        snprintf(err, errlen, "compare_logits: reference %s: %s", sw->compare_logits, e);
+        free(r->logits);
+        return NULL;
+    }
+    st->nrefs++;
+    return r->logits;
+}
+
+static void fill_e2e_row(const sweep_state *st, const bb_e2e_point *p, const bb_e2e_spec *spec, const bb_e2e_result *r,
+                         const bb_logit_diff *diff, double energy, const double *meter_values, bb_e2e_row *row)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    bb_e2e_row_measured(row, spec, p->threads, r);
+    snprintf(row->experiment, sizeof row->experiment, "%s", st->ex->name);
+    snprintf(row->sweep, sizeof row->sweep, "%s", sw->name);
+    row->point = p->index;
+    snprintf(row->ref_kernel, sizeof row->ref_kernel, "%s", diff ? sw->compare_logits : "");
+    row->logit_max_abs_err = diff ? diff->max_abs_err : NAN;
+    row->logit_rel_rms_err = diff ? diff->rel_rms_err : NAN;
+    row->top1_agreement = diff ? diff->top1_agreement : NAN;
+    row->logits_identical = diff ? diff->identical : NAN;
+    row->energy_per_token_j = energy;
+    row->nmeter = st->nmeter_cols;
+    for (int c = 0; c < st->nmeter_cols; c++) row->meter[c] = meter_values ? meter_values[c] : NAN;
+}
+
+/* The sweep's `perplexity` through the point's kernel, out_kernel, kv and threads, into row's ppl
+ * columns; what became of the scored model's weights goes to run.json's conversions under its
+ * ppl_model name. */
+static int e2e_perplexity(sweep_state *st, bb_pool *pool, const bb_sweep *sw, const bb_model_config *cfg,
+                          const bb_kernel_choice *kc, bb_e2e_row *row, char *err, size_t errlen)
+{
+    bb_ppl_job job = {.model = sw->ppl_model[0] ? sw->ppl_model : cfg->name, .text_file = sw->ppl_file,
+                      .ctx = sw->ppl_ctx, .max_chunks = sw->ppl_chunks, .kernel = kc->spec,
+                      .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_k = sw->kv_k,
+                      .kv_v = sw->kv_v, .seed = sw->seed,
+                      .distinct_layers = sw->distinct_layers};
+    bb_ppl_outcome o;
+    char e[BB_ERR_MAX];
+    if (bb_ppl_job_run(pool, &job, &o, e, sizeof e)) {
+        snprintf(err, errlen, "perplexity: %s", e);
+        return -1;
+    }
+    const char *base = strrchr(job.model, '/');
+    snprintf(row->ppl_model, sizeof row->ppl_model, "%s", base ? base + 1 : job.model);
+    row->ppl = o.ppl;
+    row->ppl_err = o.ppl_err;
+    row->ppl_tokens = (double)o.sums.count;
+    row->ppl_tps = o.tokens_per_second;
+    if (sweep_note_conversions(st, row->ppl_model, kc->spec, o.out_kernel, o.conversions)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* run.json's conversions: one entry per model, kernel and out_kernel (the same build whatever the
+ * threads and lengths).  Returns 0, or -1 when out of memory. */
+int sweep_note_conversions(sweep_state *st, const char *model, const char *kernel, const char *out_kernel,
+                           const char *lines)
+{
+    bb_run_record *rec = &st->rec;
+    for (int i = 0; i < rec->nconversions; i++) {
+        const bb_run_conversion *c = &rec->conversions[i];
+        if (!strcmp(c->model, model) && !strcmp(c->kernel, kernel) && !strcmp(c->out_kernel, out_kernel)) return 0;
+    }
+    bb_run_conversion *v = realloc(rec->conversions, sizeof *v * (size_t)(rec->nconversions + 1));
+    if (!v) return -1;
+    rec->conversions = v;
+    bb_run_conversion *c = &v[rec->nconversions++];
+    snprintf(c->model, sizeof c->model, "%s", model);
+    snprintf(c->kernel, sizeof c->kernel, "%s", kernel);
+    snprintf(c->out_kernel, sizeof c->out_kernel, "%s", out_kernel);
+    snprintf(c->lines, sizeof c->lines, "%s", lines);
+    return 0;
+}
+
+void sweep_resume_conversions(sweep_state *st, const bb_jv *list)
+{
+    for (int i = 0; list && list->type == BB_JV_ARR && i < list->n; i++) {
+        const bb_jv *e = &list->items[i], *w = bb_jv_get(e, "weights");
+        const char *model = bb_jv_str(e, "model"), *kernel = bb_jv_str(e, "kernel");
+        const char *out = bb_jv_str(e, "out_kernel");
+        if (!model || !kernel || !out || !w || w->type != BB_JV_OBJ) continue;
+        char lines[1024];
+        size_t o = 0;
+        for (int k = 0; k < w->n && o < sizeof lines; k++)
+            if (w->items[k].type == BB_JV_STR)
+                o += (size_t)snprintf(lines + o, sizeof lines - o, "%s%s: %s", o ? "\n" : "", w->keys[k], w->items[k].str);
+        sweep_note_conversions(st, model, kernel, out, lines);
+    }
+}
+
+/* Peer rows (harness/peers/peer_sweep.h) go into e2e.csv as bitbench's own do; a peer point that
+ * gives no row is a note and a line in run.json's "failed", not a failed point: bitbench's own
+ * measurements stand without it. */
+typedef struct {
+    sweep_state *st;
+    FILE *f;
+    const bb_e2e_point *p;
+} peer_ctx;
+
+static int peer_emit(void *ctx, const bb_e2e_row *peer_row)
+{
+    peer_ctx *pc = ctx;
+    bb_e2e_row r = *peer_row, *row = &r;
+    char label[256];
+    snprintf(label, sizeof label, "peer %s %s pp%d tg%d t%d", r.model, r.kernel, r.prompt, r.gen, r.threads);
+    sweep_provenance_keep_load(pc->st, label, &r.prov);
+    if (bb_e2e_write_row(pc->f, row)) {
+        fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", pc->st->e2e_path, strerror(errno));
+        return -1;
+    }
+    pc->st->peer_rows++;
+    return e2e_add(pc->st, row) || sweep_write_json(pc->st) ? -1 : 0;
+}
+
+static void peer_tried(void *ctx)
+{
+    ((peer_ctx *)ctx)->st->peer_points++;
+}
+
+static void peer_fail(void *ctx, const char *label, const char *why)
+{
+    peer_ctx *pc = ctx;
+    sweep_note(pc->st, "bitbench run: peer point (%s) skipped: %s", label, why);
+    sweep_add_line(&pc->st->rec.failures, &pc->st->rec.nfailures, "peer point (%s) skipped: %s", label, why);
+}
+
+static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    if (!sw->npeers) return 0;
+    peer_ctx pc = {.st = st, .f = f, .p = p};
+    bb_peer_sink sink = {.run_dir = st->dir, .experiment = st->ex->name, .nmeter = st->nmeter_cols,
+                         .quiet = st->opt->quiet, .emit = peer_emit, .fail = peer_fail, .tried = peer_tried,
+                         .ctx = &pc};
+    return bb_peer_points_for(&sink, sw, p);
+}
+
+/* The end-to-end points, after the kernel points: one bb_e2e_bench each (it builds the model's
+ * synthetic weights, times prefill and decode over the sweep's repetitions, and frees it). */
+/* Measure one end-to-end point into row: bb_e2e_bench with the meters around each repetition's
+ * generation, then (after the timing) the logit comparison and the perplexity the sweep asks for.
+ * Returns 0, or -1 with err. */
+static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e2e_row *row, double *pp_seconds,
+                     double *tg_seconds, char *err, size_t errlen)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_kernel_choice *kc = &sw->kernels[p->kernel];
+    const bb_model_config *cfg = &sw->models[p->model];
+    gen_meters gm = {.st = st, .reps = sw->min_reps > 0 ? sw->min_reps : 1};
+    gm.values = malloc(sizeof *gm.values * (size_t)gm.reps * (size_t)(st->nmeter_cols ? st->nmeter_cols : 1));
+    /* compare_logits: the point's own logits of the compared tokens, taken after its timing */
+    bool compare = sw->compare_logits[0] != 0;
+    int ntok = compare ? sw->compare_tokens : 0;
+    int *ctokens = compare ? malloc(sizeof *ctokens * (size_t)ntok) : NULL;
+    float *clogits = compare ? malloc(sizeof *clogits * (size_t)ntok * (size_t)cfg->vocab_size) : NULL;
+    if (!gm.values || (compare && (!ctokens || !clogits))) {
+        free(ctokens);
+        free(clogits);
+        free(gm.values);
+        snprintf(err, errlen, "%s", gm.values ? "out of memory for the compared logits" : "out of memory");
+        return -1;
+    }
+    for (size_t v = 0; v < (size_t)gm.reps * (size_t)st->nmeter_cols; v++) gm.values[v] = NAN;
+    if (compare) bb_logit_tokens(sw->seed, cfg->vocab_size, ntok, ctokens);
+    bb_e2e_spec spec = {.model = cfg, .kernel = kc->spec, .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
+                        .prompt_len = p->prompt, .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
+                        .kv_k = sw->kv_k, .kv_v = sw->kv_v, .depth = p->depth, .seed = sw->seed,
+                        .gen_begin = gen_begin, .gen_end = gen_end,
+                        .hook_ctx = &gm, .logit_tokens = ctokens, .n_logit_tokens = ntok, .logits_out = clogits,
+                        .seq_len = p->depth + p->prompt + p->gen > ntok ? p->depth + p->prompt + p->gen : ntok,
+                        .pp_seconds = pp_seconds, .tg_seconds = tg_seconds};
+    bb_e2e_result r;
+    bb_logit_diff diff = {0};
+    const float *ref = NULL;
+    int bench_rc = bb_e2e_bench(pool, &spec, &r, err, errlen);
+    if (bench_rc == 0 && compare) {
+        ref = reference_logits(st, pool, sw, cfg, ctokens, err, errlen);
+        if (ref) bb_logits_compare(ref, clogits, ntok, cfg->vocab_size, &diff);
+    }
+    free(ctokens);
+    free(clogits);
+    if (bench_rc || (compare && !ref)) {
+        free(gm.values);
+        return -1;
+    }
+    const double *mv = NULL; /* the median repetition's meter values; none without generation */
+    if (r.tg_median_rep >= 0 && r.tg_median_rep < gm.reps)
+        mv = gm.values + (size_t)r.tg_median_rep * (size_t)st->nmeter_cols;
+    double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
+    fill_e2e_row(st, p, &spec, &r, compare ? &diff : NULL, energy, mv, row);
+    free(gm.values);
+    if (sweep_note_conversions(st, cfg->name, kc->spec, r.out_kernel, r.conversions)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return sw->ppl_file[0] ? e2e_perplexity(st, pool, sw, cfg, kc, row, err, errlen) : 0;
+}
+
+/* Append a measured row to e2e.csv and the run's rows.  Returns 0 or -1. */
+static int e2e_record(sweep_state *st, FILE *f, const bb_e2e_row *row)
+{
+    if (bb_e2e_write_row(f, row)) {
+        fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", st->e2e_path, strerror(errno));
+        return -1;
+    }
+    if (e2e_add(st, row)) return -1;
+    st->rec.e2e_done++;
+    return sweep_write_json(st);
+}
+
+int sweep_measure_e2e(sweep_state *st)
+{
+    const bb_plan *plan = st->plan;
+    char err[2048];
+    FILE *f = e2e_open(st, err, sizeof err);
+    if (!f) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        return -1;
+    }
+    if (sweep_open_e2e_samples(st)) {
+        fclose(f);
+        return -1;
+    }
+    for (int i = 0; i < plan->ne2e; i++)
+        st->rec.e2e_done += e2e_done(st, &plan->e2e[i]);
+    int rc = 0, measured = 0;
+    for (int i = 0; i < plan->ne2e && !sweep_stop && rc == 0; i++) {
+        const bb_e2e_point *p = &plan->e2e[i];
+        if (e2e_done(st, p)) continue;
+        if (peer_points(st, f, p)) {
+            rc = -1;
+            break;
+        }
+        const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+        char label[256];
+        char depth[24] = ""; /* only when not 0 */
+        if (p->depth) snprintf(depth, sizeof depth, " d%d", p->depth);
+        snprintf(label, sizeof label, "%s %s %s pp%d tg%d%s t%d", sw->name, sw->models[p->model].name,
+                 sw->kernels[p->kernel].spec, p->prompt, p->gen, depth, p->threads);
+        if (!st->opt->quiet) fprintf(stderr, "bitbench run: e2e %d/%d: %s\n", p->index, plan->ne2e, label);
+        bb_pool *pool = sweep_pool_for(st, sw, p->threads, err, sizeof err);
+        bb_e2e_row row;
+        int reps = sw->min_reps > 0 ? sw->min_reps : 1;
+        double *seconds = calloc(2 * (size_t)reps, sizeof *seconds); /* prefill, then generation */
+        bb_load_reading load_before;
+        if (measured++) sweep_cool_down(st, sw->delay);
+        bb_load_read(&load_before);
+        if (!seconds || !pool || e2e_point(st, pool, p, &row, seconds, seconds + reps, err, sizeof err)) {
+            if (!seconds) snprintf(err, sizeof err, "out of memory");
+            free(seconds);
+            e2e_fail(st, p, label, err);
+            continue;
+        }
+        sweep_provenance(st, &load_before, label, &row.prov);
+        rc = sweep_write_e2e_samples(st, &row, seconds, seconds + reps, reps);
+        free(seconds);
+        if (rc == 0) rc = e2e_record(st, f, &row);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* llama-bench's table: one line per test (pp<P>, tg<G>) with tokens/s, median (min-max). */
+void sweep_e2e_markdown(FILE *f, const sweep_state *st) { bb_e2e_markdown_table(f, st->e2e_rows, st->ne2e_rows); }
+
