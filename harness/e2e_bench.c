@@ -157,36 +157,20 @@ static void variants_ran(const bb_e2e_spec *s, int max_batch, bb_e2e_result *r)
     if (s->gen_len > 0) snprintf(r->tg_variant_ran, sizeof r->tg_variant_ran, "%s", bb_variant_ran(v, 1));
 }
 
-int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+/* The weight buffers of a model, read by the bound passes (bb_read_buffers). */
+typedef struct {
+    const void **bufs;
+    size_t *bytes;
+    int n;
+} read_set;
+
+/* One attempt: reps repetitions of prefill and generation, timed, each followed by the plain
+ * weight reads that bound generation, into pp/tg/rd and r's rates. */
+static void timed_reps(bb_transformer *tf, bb_pool *pool, const bb_e2e_spec *s, const bb_tf_dims *dims, int reps,
+                       const int *tokens, read_set rs, double *pp, double *tg, double *rd, bb_e2e_result *r)
 {
-    memset(r, 0, sizeof *r);
-    bb_pool_cpus(pool, r->cpus, sizeof r->cpus);
-    snprintf(r->placement, sizeof r->placement, "%s", bb_pool_placement(pool));
-    double t0 = bb_now();
-    bb_transformer *tf = build_model(s, r, err, errlen);
-    if (!tf) return -1;
-    const bb_tf_dims d = *bb_tf_get_dims(tf);
-    r->build_seconds = bb_now() - t0;
-    r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(tf);
-    r->weight_pad_bytes_per_token = bb_tf_weight_pad_bytes_per_token(tf);
-    snprintf(r->conversions, sizeof r->conversions, "%s", bb_tf_conversions(tf));
-    r->footprint = bb_tf_footprint(tf);
-    variants_ran(s, bb_tf_max_batch(tf), r);
-    int reps = s->reps > 0 ? s->reps : 1;
-    double *pp = calloc((size_t)reps, sizeof(double)), *tg = calloc((size_t)reps, sizeof(double));
-    double *rd = calloc((size_t)reps * BB_E2E_READ_PASSES, sizeof(double));
-    int *tokens = calloc((size_t)(s->prompt_len > 0 ? s->prompt_len : 1), sizeof(int));
-    int nbuf = bb_tf_weight_buffers(tf, NULL, NULL);
-    const void **bufs = calloc((size_t)nbuf, sizeof *bufs);
-    size_t *bytes = calloc((size_t)nbuf, sizeof *bytes), read_bytes = 0;
-    if (!pp || !tg || !rd || !tokens || !bufs || !bytes) {
-        snprintf(err, errlen, "out of memory");
-        free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
-        bb_tf_free(tf);
-        return -1;
-    }
-    bb_tf_weight_buffers(tf, bufs, bytes);
-    for (int i = 0; i < s->prompt_len; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
+    const bb_tf_dims d = *dims;
+    size_t read_bytes = 0;
     double mm_total = 0, tg_total = 0;
     uint64_t fallbacks_before = bb_kernel_fallback_calls(); /* the read passes between run no kernel */
     for (int rep = 0; rep < reps; rep++) {
@@ -214,7 +198,7 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
             mm_total += mm;
             tg_total += dt;
             for (int p = 0; p < BB_E2E_READ_PASSES; p++)
-                rd[rep * BB_E2E_READ_PASSES + p] = 1.0 / bb_read_buffers(pool, bufs, bytes, nbuf, &read_bytes);
+                rd[rep * BB_E2E_READ_PASSES + p] = 1.0 / bb_read_buffers(pool, rs.bufs, rs.bytes, rs.n, &read_bytes);
         }
     }
     r->fallback_calls = bb_kernel_fallback_calls() - fallbacks_before;
@@ -236,6 +220,41 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
         r->read_gbps = read_bytes * sr.median / 1e9;
         r->tg_of_read = st.median / sr.median;
     }
+}
+
+int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    bb_pool_cpus(pool, r->cpus, sizeof r->cpus);
+    snprintf(r->placement, sizeof r->placement, "%s", bb_pool_placement(pool));
+    double t0 = bb_now();
+    bb_transformer *tf = build_model(s, r, err, errlen);
+    if (!tf) return -1;
+    const bb_tf_dims d = *bb_tf_get_dims(tf);
+    r->build_seconds = bb_now() - t0;
+    r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(tf);
+    r->weight_pad_bytes_per_token = bb_tf_weight_pad_bytes_per_token(tf);
+    snprintf(r->conversions, sizeof r->conversions, "%s", bb_tf_conversions(tf));
+    r->footprint = bb_tf_footprint(tf);
+    variants_ran(s, bb_tf_max_batch(tf), r);
+    int reps = s->reps > 0 ? s->reps : 1;
+    double *pp = calloc((size_t)reps, sizeof(double)), *tg = calloc((size_t)reps, sizeof(double));
+    double *rd = calloc((size_t)reps * BB_E2E_READ_PASSES, sizeof(double));
+    int *tokens = calloc((size_t)(s->prompt_len > 0 ? s->prompt_len : 1), sizeof(int));
+    int nbuf = bb_tf_weight_buffers(tf, NULL, NULL);
+    const void **bufs = calloc((size_t)nbuf, sizeof *bufs);
+    size_t *bytes = calloc((size_t)nbuf, sizeof *bytes);
+    if (!pp || !tg || !rd || !tokens || !bufs || !bytes) {
+        snprintf(err, errlen, "out of memory");
+        free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
+        bb_tf_free(tf);
+        return -1;
+    }
+    bb_tf_weight_buffers(tf, bufs, bytes);
+    for (int i = 0; i < s->prompt_len; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
+    do {
+        timed_reps(tf, pool, s, &d, reps, tokens, (read_set){bufs, bytes, nbuf}, pp, tg, rd, r);
+    } while (s->again && s->again(s->again_ctx));
     free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
     int rc = run_logits(tf, pool, s, err, errlen);
     bb_tf_free(tf);

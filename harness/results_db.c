@@ -118,9 +118,10 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
 
 /* The columns added since version 1: 2 (one branch) gave points "verify", 2 (another) gave
  * e2e_points "cpus"; 3 has both; 4 adds the code that ran (kernel.h's bb_variant: points
- * variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and fallback_calls).
- * A file of version 1 to 3 gains whichever it lacks, empty in the rows stored before (what ran
- * was not recorded then).  Inside one write transaction, with the version read again there: two
+ * variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and fallback_calls);
+ * 5 adds e2e_points' noise (pp_spread, tg_spread, spread_flag, attempts: harness/noise.h).
+ * A file of version 1 to 4 gains whichever it lacks, empty in the rows stored before (what ran
+ * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
 static const struct {
     const char *table, *column, *type;
@@ -130,7 +131,11 @@ static const struct {
                      {"points", "fallback_calls", "REAL"},
                      {"e2e_points", "variant_ran_pp", "TEXT"},
                      {"e2e_points", "variant_ran_tg", "TEXT"},
-                     {"e2e_points", "fallback_calls", "REAL"}};
+                     {"e2e_points", "fallback_calls", "REAL"},
+                     {"e2e_points", "pp_spread", "REAL"},
+                     {"e2e_points", "tg_spread", "REAL"},
+                     {"e2e_points", "spread_flag", "INTEGER"},
+                     {"e2e_points", "attempts", "INTEGER"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {

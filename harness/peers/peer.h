@@ -59,10 +59,10 @@ int bb_peer_locate(const bb_peer *p, char *path, size_t len, char *why, size_t w
 /* bitbench.peer_available(name): the peer is known and its program is found (not run). */
 bool bb_peer_available(const char *name, char *why, size_t whylen);
 
-/* Run the peer's llama-bench at path on spec, at most timeout_s seconds, and read its result.
- * Returns 0, or -1 with why: how it ended and what it said last, or what was wrong with its
- * output. */
-int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, bb_llama_bench_result *r,
-                  char *why, size_t whylen);
+/* Run the peer's llama-bench at path on spec, at most timeout_s seconds, on the CPUs cpus[0..ncpus)
+ * (ncpus 0: those this process may use; peer_exec.h), and read its result.  Returns 0, or -1
+ * with why: how it ended and what it said last, or what was wrong with its output. */
+int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, const int *cpus, int ncpus,
+                  bb_llama_bench_result *r, char *why, size_t whylen);
 
 #endif
