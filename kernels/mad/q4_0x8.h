@@ -42,10 +42,6 @@
 #define BB_Q4_0X8_CHUNK 8   /* bytes of a row's qs per chunk (q4_0_interleaved.h) */
 #define BB_Q4_0X8_BYTES 144 /* one record: 8 fp16 scales + 128 bytes of nibbles */
 
-/* The records as row_interleave.h's layout (q4_0x8.c): q4_0x8's parameters, shared with
- * iq4_nl_x8, whose IQ4_NL blocks have block_q4_0's shape. */
-extern const bb_il_layout bb_q4_0x8_layout;
-
 static inline const uint8_t *bb_q4_0x8_record(const void *w, int k, int g, int b)
 {
     return (const uint8_t *)w + ((size_t)g * (k / BB_QK) + b) * BB_Q4_0X8_BYTES;
