@@ -207,35 +207,35 @@ static void test_run(const char *model)
     bb_llama_bench_spec s = {.model = model, .threads = 2, .prompt = 32, .gen = 16, .reps = 3};
 
     data_path(tool, sizeof tool, "fake_llama_bench.sh");
-    CHECK(bb_peer_bench(tool, &s, 10, &r, why, sizeof why) == 0, "%s", why);
+    CHECK(bb_peer_bench(tool, &s, 10, NULL, 0, &r, why, sizeof why) == 0, "%s", why);
     CHECK(r.pp.n_prompt == 32 && r.tg.n_gen == 16 && r.tg.n_threads == 2 && r.tg.nsamples == 3 &&
               !strcmp(r.build_commit, "c392e5094"),
           "fake result");
 
     s.model = "/nonexistent.gguf";
-    CHECK(bb_peer_bench(tool, &s, 10, &r, why, sizeof why) == -1 &&
+    CHECK(bb_peer_bench(tool, &s, 10, NULL, 0, &r, why, sizeof why) == -1 &&
               strstr(why, "exited with status 1: \"main: error: failed to load model '/nonexistent.gguf'\""),
           "%s", why);
     s.model = model;
 
     data_path(tool, sizeof tool, "fake_peer_fail.sh");
-    CHECK(bb_peer_bench(tool, &s, 10, &r, why, sizeof why) == -1 && strstr(why, "exited with status 1") &&
+    CHECK(bb_peer_bench(tool, &s, 10, NULL, 0, &r, why, sizeof why) == -1 && strstr(why, "exited with status 1") &&
               strstr(why, "failed to load model"),
           "%s", why);
 
     data_path(tool, sizeof tool, "fake_peer_hang.sh");
     double t0 = now_s();
-    CHECK(bb_peer_bench(tool, &s, 0.5, &r, why, sizeof why) == -1 &&
+    CHECK(bb_peer_bench(tool, &s, 0.5, NULL, 0, &r, why, sizeof why) == -1 &&
               strstr(why, "timed out after 0.5 s: \"llama-bench: loading...\""),
           "%s", why);
     double took = now_s() - t0;
     CHECK(took >= 0.5 && took < 3, "hang ended after %.2f s", took);
 
     data_path(tool, sizeof tool, "fake_peer_garbage.sh");
-    CHECK(bb_peer_bench(tool, &s, 10, &r, why, sizeof why) == -1 && strstr(why, "its output is not JSON: offset 42: unexpected end"),
+    CHECK(bb_peer_bench(tool, &s, 10, NULL, 0, &r, why, sizeof why) == -1 && strstr(why, "its output is not JSON: offset 42: unexpected end"),
           "%s", why);
 
-    CHECK(bb_peer_bench("/nonexistent/llama-bench", &s, 10, &r, why, sizeof why) == -1 &&
+    CHECK(bb_peer_bench("/nonexistent/llama-bench", &s, 10, NULL, 0, &r, why, sizeof why) == -1 &&
               strstr(why, "cannot run /nonexistent/llama-bench: No such file or directory"),
           "%s", why);
 }
@@ -246,14 +246,14 @@ static void test_exec(void)
     char *argv[] = {"/bin/sh", "-c", "echo out; echo err1 >&2; echo err2 >&2; exit 3", NULL};
     bb_exec_result x;
     char err[300], why[300];
-    CHECK(bb_exec_capture(argv, 5, &x, err, sizeof err) == 0, "%s", err);
+    CHECK(bb_exec_capture(argv, 5, NULL, 0, &x, err, sizeof err) == 0, "%s", err);
     CHECK(x.exited && x.exit_code == 3 && !x.timed_out && !strcmp(x.out, "out\n") && !strcmp(x.err, "err1\nerr2\n"),
           "exec result");
     bb_exec_describe(&x, 5, why, sizeof why);
     CHECK(!strcmp(why, "exited with status 3: \"err2\""), "%s", why);
     bb_exec_result_free(&x);
     char *big[] = {"/bin/sh", "-c", "head -c 300000 /dev/zero | tr '\\0' x; kill -9 $$", NULL};
-    CHECK(bb_exec_capture(big, 5, &x, err, sizeof err) == 0 && x.out_len == 300000 && !x.exited && x.signal == 9,
+    CHECK(bb_exec_capture(big, 5, NULL, 0, &x, err, sizeof err) == 0 && x.out_len == 300000 && !x.exited && x.signal == 9,
           "big output, signal");
     bb_exec_describe(&x, 5, why, sizeof why);
     CHECK(!strncmp(why, "killed by signal 9", 18), "%s", why);
@@ -270,9 +270,23 @@ static void test_exec(void)
         }
     char *count[] = {"/bin/sh", "-c", "nproc", NULL};
     CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "pin this thread to one CPU");
-    CHECK(bb_exec_capture(count, 5, &x, err, sizeof err) == 0 && atoi(x.out) == CPU_COUNT(&mine),
+    CHECK(bb_exec_capture(count, 5, NULL, 0, &x, err, sizeof err) == 0 && atoi(x.out) == CPU_COUNT(&mine),
           "the child may use all %d CPUs, not the caller's one: nproc says %s", CPU_COUNT(&mine), x.out);
     bb_exec_result_free(&x);
+    /* given CPUs (a sweep's cpus), the child runs on those only, and they are written as a row's
+     * cpus cell */
+    int first = -1;
+    for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+        if (CPU_ISSET(c, &mine)) first = c;
+    char *allowed[] = {"/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status", NULL};
+    char want[64], text[64];
+    snprintf(want, sizeof want, "\t%d\n", first);
+    CHECK(bb_exec_capture(allowed, 5, &first, 1, &x, err, sizeof err) == 0 && strstr(x.out, want),
+          "the child on CPU %d only: %s", first, x.out);
+    bb_exec_result_free(&x);
+    bb_exec_cpus_text(&first, 1, text, sizeof text);
+    snprintf(want, sizeof want, "%d", first);
+    CHECK(!strcmp(text, want), "cpus text '%s'", text);
     sched_setaffinity(0, sizeof mine, &mine);
 }
 

@@ -48,8 +48,11 @@ R=$(ls -d "$T"/half/pm-* 2>/dev/null)
 check '[ "$rc" -eq 3 ] && tail -n 1 "$T/half.err" | grep -q "^bitbench run: 1 of 2 peer points ran" && [ "$(status_of "$R")" = incomplete ]' \
     "partial: rc=$rc $(status_of "$R"): $(cat "$T/half.err")"
 
-# every peer point ran: complete, no peer line; the peer row has its load columns
-BITBENCH_LLAMA_BENCH="$D/fake_llama_bench.sh" BITBENCH_TEST_OUT="$T/ok" "$BB" run --quiet "$T/exp.lua" >/dev/null 2>"$T/ok.err"; rc=$?
+# every peer point ran: complete, no peer line; the peer row has its load columns.  The recorded
+# output's prefill repetitions disagree (25658, 1939 and 23794 t/s: the row would be flagged and run
+# again, tests/test_peers_noise.sh); a quiet copy of it here
+sed 's/25657.7, 1938.58, 23794.1/25657.7, 25100.0, 23794.1/' "$D/llama_bench_c392e50_tq2_0.json" > "$T/quiet.json"
+BB_FAKE_BENCH_JSON="$T/quiet.json" BITBENCH_LLAMA_BENCH="$D/fake_llama_bench.sh" BITBENCH_TEST_OUT="$T/ok" "$BB" run --quiet "$T/exp.lua" >/dev/null 2>"$T/ok.err"; rc=$?
 R=$(ls -d "$T"/ok/pm-* 2>/dev/null)
 check '[ "$rc" -eq 0 ] && [ "$(status_of "$R")" = complete ] && ! grep -q "peer points ran" "$T/ok.err"' \
     "all peers ran: rc=$rc $(status_of "$R"): $(cat "$T/ok.err")"
@@ -66,7 +69,9 @@ if command -v lua5.4 >/dev/null 2>&1; then
     check 'grep -q "^| f32 *| [0-9.]* ([0-9.]* – [0-9.]*) ⚠ busy" "$T/busy.out" && grep -q "other_cpu_share" "$T/busy.out"' \
         "peers.lua marks the busy peer's ratio: $(cat "$T/busy.out")"
     lua5.4 "$SRC/scripts/peers.lua" "$csv" tg >"$T/quiet.out" 2>&1
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "other_cpu_share") s = i } NR > 1 && $s > 0.25 { b = 1 } END { exit !b }' "$csv" ||
+    # (unless a row was measured while busy, or its repetitions disagreed: this machine is shared)
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "other_cpu_share") s = i; if ($i == "spread_flag") f = i } }
+             NR > 1 && ($s > 0.25 || $f == 1) { b = 1 } END { exit !b }' "$csv" ||
         check '! grep -q "⚠" "$T/quiet.out"' "peers.lua: a quiet run's ratios are not marked: $(cat "$T/quiet.out")"
 fi
 

@@ -148,6 +148,20 @@ static int kernel_points(const bb_run_tables *t, side *s)
     return 0;
 }
 
+/* Whether an e2e.csv row's repetitions disagreed: its spread_flag (harness/results/noise.h, after
+ * re-measuring); a row from before that column (attempts 0: not recorded) by the rule the reports
+ * use for it (scripts/lib/report.lua): the phase's slowest and fastest repetitions more than
+ * BB_E2E_RANGE_LIMIT of its median apart, which with 3 repetitions is the interquartile range over
+ * the default spread_limit. */
+#define BB_E2E_RANGE_LIMIT 0.20
+static bool e2e_noisy(const bb_e2e_row *r, int phase)
+{
+    if (r->attempts > 0) return r->spread_flag != 0;
+    double med = phase ? r->tg_tps : r->pp_tps, lo = phase ? r->tg_tps_min : r->pp_tps_min;
+    double hi = phase ? r->tg_tps_max : r->pp_tps_max;
+    return med > 0 && (hi - lo) / med > BB_E2E_RANGE_LIMIT;
+}
+
 /* The end-to-end points of t, prefill and generation apart: seconds per token. */
 static int e2e_points(const bb_run_tables *t, side *s)
 {
@@ -164,7 +178,7 @@ static int e2e_points(const bb_run_tables *t, side *s)
                          r->kv_type_k, r->kv_type_v);
             side_point *p = point_for(s, &m, measured, r->prov.host);
             if (!p) return -1;
-            p->noisy |= r->prov.busy;
+            p->noisy |= r->prov.busy || e2e_noisy(r, ph);
         }
     }
     for (int i = 0; i < t->ne2e_samples; i++) {

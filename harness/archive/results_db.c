@@ -119,9 +119,11 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
 /* The columns added since version 1: 2 (one branch) gave points "verify", 2 (another) gave
  * e2e_points "cpus"; 3 has both; 4 adds the code that ran (kernel.h's bb_variant: points
  * variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and fallback_calls); 5 the
- * context (e2e_points and e2e_samples depth, kv_type_k, kv_type_v; e2e_points kv_bytes_per_token).
- * A file of version 1 to 4 gains whichever it lacks, empty in the rows stored before (what ran
- * was not recorded then).  Inside one write transaction, with the version read again there: two
+ * context (e2e_points and e2e_samples depth, kv_type_k, kv_type_v; e2e_points kv_bytes_per_token);
+ * 6 e2e_points' noise (pp_spread, tg_spread, spread_flag, attempts: harness/results/noise.h).
+ * A file of version 1 to 5 gains whichever it lacks, empty in the rows stored before (what ran
+ * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write
+ * transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
 static const struct {
     const char *table, *column, *type;
@@ -138,7 +140,11 @@ static const struct {
                      {"e2e_points", "kv_bytes_per_token", "REAL"},
                      {"e2e_samples", "depth", "INTEGER"},
                      {"e2e_samples", "kv_type_k", "TEXT"},
-                     {"e2e_samples", "kv_type_v", "TEXT"}};
+                     {"e2e_samples", "kv_type_v", "TEXT"},
+                     {"e2e_points", "pp_spread", "REAL"},
+                     {"e2e_points", "tg_spread", "REAL"},
+                     {"e2e_points", "spread_flag", "INTEGER"},
+                     {"e2e_points", "attempts", "INTEGER"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {

@@ -27,8 +27,9 @@
 /* 3: points has results.csv's verify column, e2e_points e2e.csv's cpus
  * 4: points has variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and
  *    fallback_calls (the code that ran, kernel.h's bb_variant)
- * (files of 1 to 3 are brought up to it when opened, the new cells empty in their rows) */
-#define BB_DB_SCHEMA_VERSION 5
+ * 6: e2e_points has pp_spread, tg_spread, spread_flag and attempts (harness/results/noise.h)
+ * (files of 1 to 5 are brought up to it when opened, the new cells empty in their rows) */
+#define BB_DB_SCHEMA_VERSION 6
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

@@ -43,6 +43,12 @@ typedef struct {
     /* Optional: the seconds of each repetition's prefill and generation (reps entries each; the raw
      * samples of samples.h) */
     double *pp_seconds, *tg_seconds;
+    /* Optional: called after the timed repetitions, outside their timing; when it returns true the
+     * repetitions are timed again on the same built model (a point measured again because its
+     * repetitions disagreed: harness/results/noise.h), the seconds, hooks and results overwritten, so the
+     * last attempt is what is reported. */
+    bool (*again)(void *ctx);
+    void *again_ctx;
 } bb_e2e_spec;
 
 typedef struct {

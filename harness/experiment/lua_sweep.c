@@ -28,7 +28,8 @@ static const char *const model_sweep_fields[] = {"name",    "models", "kernels",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
                                                  "compare_logits", "compare_tokens", "perplexity",
                                                  "depth",   "kv_type_k", "kv_type_v",
-                                                 "peers",   "peer_paths", "peer_timeout", "delay", "cpus"};
+                                                 "peers",   "peer_paths", "peer_timeout", "delay", "cpus",
+                                                 "spread_limit", "sd_limit", "remeasure"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16", "bf16", "q8_0"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -338,6 +339,27 @@ static void read_delay(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     if (rc > 0) sw->delay = d;
 }
 
+/* spread_limit, sd_limit, remeasure: when a point's repetitions disagree too much (noise.h) and
+ * how often it is measured again; kernel and model sweeps alike, with the same defaults. */
+static void read_noise_limits(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    char err[1024];
+    long v;
+    double d;
+    sw->spread_limit = BB_DEFAULT_SPREAD_LIMIT;
+    sw->sd_limit = BB_DEFAULT_SD_LIMIT;
+    sw->remeasure = BB_DEFAULT_REMEASURE;
+    int rc = bb_lua_get_number(L, t, "spread_limit", 0, 1000, &d, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->spread_limit = d;
+    rc = bb_lua_get_number(L, t, "sd_limit", 0, 1000, &d, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->sd_limit = d;
+    rc = bb_lua_get_int(L, t, "remeasure", 0, 100, &v, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->remeasure = (int)v;
+}
+
 /* reps (fixed: end-to-end points repeat a set number of times), distinct_layers, compare_tokens. */
 static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
@@ -357,6 +379,7 @@ static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
         load_fail(L, c, sw, "field 'compare_tokens' is set but 'compare_logits' is not (the reference kernel whose "
                             "logits the points are compared with, e.g. compare_logits = \"f32\")");
     if (rc > 0) sw->compare_tokens = (int)v;
+    read_noise_limits(L, c, t, sw);
     read_delay(L, c, t, sw);
 }
 
@@ -426,15 +449,7 @@ static void read_timing(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     rc = bb_lua_get_number(L, t, "min_seconds", 0, 3600, &d, err, sizeof err);
     if (rc < 0) load_fail(L, c, sw, "%s", err);
     if (rc > 0) sw->min_seconds = d;
-    rc = bb_lua_get_number(L, t, "spread_limit", 0, 1000, &d, err, sizeof err);
-    if (rc < 0) load_fail(L, c, sw, "%s", err);
-    if (rc > 0) sw->spread_limit = d;
-    rc = bb_lua_get_number(L, t, "sd_limit", 0, 1000, &d, err, sizeof err);
-    if (rc < 0) load_fail(L, c, sw, "%s", err);
-    if (rc > 0) sw->sd_limit = d;
-    rc = bb_lua_get_int(L, t, "remeasure", 0, 100, &v, err, sizeof err);
-    if (rc < 0) load_fail(L, c, sw, "%s", err);
-    if (rc > 0) sw->remeasure = (int)v;
+    read_noise_limits(L, c, t, sw);
     read_delay(L, c, t, sw);
 }
 
@@ -471,9 +486,6 @@ static void read_kernel_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     sw->min_reps = BB_DEFAULT_MIN_REPS;
     sw->max_reps = BB_DEFAULT_MAX_REPS;
     sw->min_seconds = BB_DEFAULT_MIN_SECONDS;
-    sw->spread_limit = BB_DEFAULT_SPREAD_LIMIT;
-    sw->sd_limit = BB_DEFAULT_SD_LIMIT;
-    sw->remeasure = BB_DEFAULT_REMEASURE;
     sw->seed = BB_DEFAULT_SEED;
     read_kernels(L, c, t, sw);
     read_shapes(L, c, t, sw);

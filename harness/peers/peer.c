@@ -174,7 +174,7 @@ int bb_peer_bench_has_depth(const char *path, double timeout_s, char *why, size_
     char *argv[] = {(char *)path, "--help", NULL};
     bb_exec_result x;
     char e[1200];
-    if (bb_exec_capture(argv, timeout_s, &x, e, sizeof e)) {
+    if (bb_exec_capture(argv, timeout_s, NULL, 0, &x, e, sizeof e)) {
         snprintf(why, whylen, "%s", e);
         return -1;
     }
@@ -189,8 +189,8 @@ int bb_peer_bench_has_depth(const char *path, double timeout_s, char *why, size_
     return has;
 }
 
-int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, bb_llama_bench_result *r,
-                  char *why, size_t whylen)
+int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, const int *cpus, int ncpus,
+                  bb_llama_bench_result *r, char *why, size_t whylen)
 {
     char *argv[BB_LLAMA_BENCH_MAX_ARGS];
     bb_llama_bench_numbers num;
@@ -198,7 +198,7 @@ int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double time
     bb_llama_bench_argv(spec, argv, &num);
     bb_exec_result x;
     char e[1200];
-    if (bb_exec_capture(argv, timeout_s, &x, e, sizeof e)) {
+    if (bb_exec_capture(argv, timeout_s, cpus, ncpus, &x, e, sizeof e)) {
         snprintf(why, whylen, "%s", e);
         return -1;
     }

@@ -59,11 +59,11 @@ int bb_peer_locate(const bb_peer *p, char *path, size_t len, char *why, size_t w
 /* bitbench.peer_available(name): the peer is known and its program is found (not run). */
 bool bb_peer_available(const char *name, char *why, size_t whylen);
 
-/* Run the peer's llama-bench at path on spec, at most timeout_s seconds, and read its result.
- * Returns 0, or -1 with why: how it ended and what it said last, or what was wrong with its
- * output. */
-int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, bb_llama_bench_result *r,
-                  char *why, size_t whylen);
+/* Run the peer's llama-bench at path on spec, at most timeout_s seconds, on the CPUs cpus[0..ncpus)
+ * (ncpus 0: those this process may use; peer_exec.h), and read its result.  Returns 0, or -1
+ * with why: how it ended and what it said last, or what was wrong with its output. */
+int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, const int *cpus, int ncpus,
+                  bb_llama_bench_result *r, char *why, size_t whylen);
 /* Does the llama-bench at path take -d (bb_llama_bench_help_has_depth on what `path --help`
  * prints)?  1 or 0; -1 with why when it could not be asked. */
 int bb_peer_bench_has_depth(const char *path, double timeout_s, char *why, size_t whylen);

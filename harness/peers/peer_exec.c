@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/affinity.h"
+
 typedef struct {
     char *buf;
     size_t len, cap;
@@ -48,17 +50,35 @@ static int drain(int fd, sink *s)
     return 0;
 }
 
-/* Every CPU of the machine; the kernel keeps a child to those its cpuset allows. */
-static void all_cpus(cpu_set_t *set)
+/* The CPUs a child may use: the list given, else the process's start-up mask (support/affinity.h;
+ * read before the pool bound the calling thread). */
+static void child_cpus(const int *cpus, int ncpus, cpu_set_t *set)
 {
     CPU_ZERO(set);
-    long n = sysconf(_SC_NPROCESSORS_CONF);
-    for (long i = 0; i < n && i < CPU_SETSIZE; i++) CPU_SET((int)i, set);
+    for (int i = 0; i < ncpus; i++)
+        if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE) CPU_SET(cpus[i], set);
+    for (int c = 0; ncpus <= 0 && c <= BB_AFFINITY_MAX_CPU && c < CPU_SETSIZE; c++)
+        if (bb_affinity_allows(c)) CPU_SET(c, set);
+}
+
+void bb_exec_cpus_text(const int *cpus, int ncpus, char *buf, size_t len)
+{
+    cpu_set_t set;
+    child_cpus(cpus, ncpus, &set);
+    size_t o = 0;
+    buf[0] = 0;
+    for (int c = 0; c < CPU_SETSIZE && o < len; c++)
+        if (CPU_ISSET(c, &set)) {
+            int n = snprintf(buf + o, len - o, "%s%d", o ? ";" : "", c);
+            if (n < 0 || (size_t)n >= len - o) break;
+            o += (size_t)n;
+        }
 }
 
 /* A child inherits the CPU affinity of the thread that forks it, and the sweep's calling thread
  * is bound to one core by its pool: without this, all of a peer's threads would share that core
- * (a 2-thread llama-bench ran at its 1-thread speed). */
+ * (a 2-thread llama-bench ran at its 1-thread speed).  So it is given its CPUs (child_cpus): those
+ * bitbench itself may use, not every CPU of the machine. */
 static void child(char *const argv[], int out, int err, int status_pipe, const cpu_set_t *cpus)
 {
     setpgid(0, 0);
@@ -137,7 +157,8 @@ static void collect(pid_t pid, int out_fd, int err_fd, double timeout_s, bb_exec
     r->err_len = se.len;
 }
 
-int bb_exec_capture(char *const argv[], double timeout_s, bb_exec_result *r, char *err, size_t errlen)
+int bb_exec_capture(char *const argv[], double timeout_s, const int *cpus, int ncpus, bb_exec_result *r, char *err,
+                    size_t errlen)
 {
     memset(r, 0, sizeof *r);
     int out[2], errp[2], st[2];
@@ -154,14 +175,14 @@ int bb_exec_capture(char *const argv[], double timeout_s, bb_exec_result *r, cha
         close(errp[1]);
         goto pipe_failed;
     }
-    cpu_set_t cpus;
-    all_cpus(&cpus); /* before fork: the child keeps to async-signal-safe calls */
+    cpu_set_t set;
+    child_cpus(cpus, ncpus, &set); /* before fork: the child keeps to async-signal-safe calls */
     pid_t pid = fork();
     if (pid == 0) {
         close(out[0]);
         close(errp[0]);
         close(st[0]);
-        child(argv, out[1], errp[1], st[1], &cpus);
+        child(argv, out[1], errp[1], st[1], &set);
     }
     close(out[1]);
     close(errp[1]);

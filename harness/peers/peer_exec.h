@@ -23,10 +23,18 @@ typedef struct {
     double seconds;        /* wall time from start to end */
 } bb_exec_result;
 
-/* Runs argv[0] (a path; no PATH search) with argv, NULL-terminated.  Returns 0 once the program
+/* Runs argv[0] (a path; no PATH search) with argv, NULL-terminated, on the CPUs cpus[0..ncpus)
+ * (its affinity mask, set in the child before exec), or, with ncpus 0, on every CPU this process
+ * was allowed at start-up (support/affinity.h: taskset, Slurm, a cgroup cpuset): a peer runs
+ * where bitbench's own points may, never on CPUs the job does not own.  Returns 0 once the program
  * has ended, however it ended (see the result), or -1 with err when it could not be started (not
  * executable, fork or pipe failed).  timeout_s <= 0 means no limit. */
-int bb_exec_capture(char *const argv[], double timeout_s, bb_exec_result *r, char *err, size_t errlen);
+int bb_exec_capture(char *const argv[], double timeout_s, const int *cpus, int ncpus, bb_exec_result *r, char *err,
+                    size_t errlen);
+
+/* Those CPUs (as bb_exec_capture reads cpus and ncpus), ';'-separated in ascending order as the
+ * cpus column of results.csv and e2e.csv writes them: "0;1". */
+void bb_exec_cpus_text(const int *cpus, int ncpus, char *buf, size_t len);
 void bb_exec_result_free(bb_exec_result *r);
 
 /* One line saying how a program that did not succeed ended: "timed out after 5 s", "exited with

@@ -71,7 +71,7 @@ static int run_program(const bb_sweep *sw, const char *peer_name, sweep_peers *s
     for (int i = 0; bb_backend_ops_args[i]; i++) argv[i + 1] = (char *)bb_backend_ops_args[i];
     bb_exec_result x;
     char e[1200];
-    if (bb_exec_capture(argv, sw->peer_timeout, &x, e, sizeof e)) {
+    if (bb_exec_capture(argv, sw->peer_timeout, sw->cpus, sw->ncpus, &x, e, sizeof e)) {
         snprintf(why, whylen, "%s", e);
         return -1;
     }
@@ -114,6 +114,7 @@ static void fill_row(const bb_kernel_peer_sink *s, const bb_sweep *sw, const bb_
     row->k = sh->k;
     row->n = p->n;
     row->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    bb_exec_cpus_text(sw->cpus, sw->ncpus, row->cpus, sizeof row->cpus); /* the CPUs it was allowed */
     snprintf(row->cache, sizeof row->cache, "resident");
     row->warmup = 1;
     row->reps = (int)c->runs;
@@ -123,6 +124,9 @@ static void fill_row(const bb_kernel_peer_sink *s, const bb_sweep *sw, const bb_
     row->weight_bytes = (double)sh->m * sh->k * row->bits_per_weight / 8;
     row->gbps = row->weight_bytes / t / 1e9;
     row->err_max_abs = row->err_rel_rms = row->err_master_rel_rms = row->weight_rel_rms = NAN;
+    /* one run of the program, its mean time per case: no repetitions to judge (spread_flag 0; its
+     * load columns still say whether it was disturbed) */
+    row->attempts = 1;
     row->nmeter = s->nmeter;
     for (int m = 0; m < s->nmeter; m++) row->meter[m] = NAN;
 }
@@ -169,17 +173,47 @@ static int entry_row(const bb_kernel_peer_sink *s, const bb_sweep *sw, sweep_pee
     return s->emit(s->ctx, &row);
 }
 
+/* The flag "written" of entry e at point p's shape and N; NULL when the sweep has no peers or p's
+ * N is not among its n. */
+static bool *written_flag(bb_kernel_peers *kp, const bb_point *p, int e)
+{
+    const bb_sweep *sw = &kp->ex->sweeps[p->sweep];
+    sweep_peers *sp = &kp->sweeps[p->sweep];
+    if (!sw->npeers || !sp->written) return NULL;
+    int ni = 0;
+    while (ni < sw->nn && sw->n[ni] != p->n) ni++;
+    if (ni == sw->nn) return NULL;
+    return &sp->written[((size_t)e * (size_t)sw->nshapes + (size_t)p->shape) * (size_t)sw->nn + (size_t)ni];
+}
+
+int bb_kernel_peer_resumed(bb_kernel_peers *kp, const bb_point *p, const bb_result_row *rows, int nrows, int *found)
+{
+    const bb_sweep *sw = &kp->ex->sweeps[p->sweep];
+    const bb_shape *sh = &sw->shapes[p->shape];
+    int sought = 0;
+    *found = 0;
+    for (int e = 0; e < sw->npeers; e++) {
+        bool *w = written_flag(kp, p, e);
+        if (!w || *w || bb_peer_attached_kernel(sw, sw->peers[e]) != p->kernel) continue;
+        *w = true;
+        sought++;
+        for (int i = 0; i < nrows; i++)
+            if (!strcmp(rows[i].kernel, sw->peers[e]) && !strcmp(rows[i].sweep, sw->name) && rows[i].m == sh->m &&
+                rows[i].k == sh->k && rows[i].n == p->n) {
+                ++*found;
+                break;
+            }
+    }
+    return sought;
+}
+
 int bb_kernel_peer_rows_after(bb_kernel_peers *kp, const bb_kernel_peer_sink *s, const bb_point *p)
 {
     const bb_sweep *sw = &kp->ex->sweeps[p->sweep];
     sweep_peers *sp = &kp->sweeps[p->sweep];
-    if (!sw->npeers || !sp->written) return 0;
-    int ni = 0;
-    while (ni < sw->nn && sw->n[ni] != p->n) ni++;
-    if (ni == sw->nn) return 0;
     for (int e = 0; e < sw->npeers; e++) {
-        bool *w = &sp->written[((size_t)e * (size_t)sw->nshapes + (size_t)p->shape) * (size_t)sw->nn + (size_t)ni];
-        if (*w || bb_peer_attached_kernel(sw, sw->peers[e]) != p->kernel) continue;
+        bool *w = written_flag(kp, p, e);
+        if (!w || *w || bb_peer_attached_kernel(sw, sw->peers[e]) != p->kernel) continue;
         *w = true;
         if (entry_row(s, sw, sp, p, sw->peers[e])) return -1;
     }

@@ -9,8 +9,10 @@
  * peer_timeout bounds its run (all its MUL_MAT cases, each timed for at least 1 s: minutes).
  *
  * The row: kernel "llama.cpp:q4_0", variant and family "peer", the shape and N, threads = the
- * CPUs test-backend-ops gives its CPU backend (every online CPU; it has no option), reps = its
- * runs, t_median_s = its mean time per run (it prints no spread: t_min/t_max/t_sd/spread empty),
+ * CPUs test-backend-ops gives its CPU backend (every online CPU; it has no option), cpus = the CPUs
+ * it was allowed to run on (bitbench's own: the sweep's cpus, else the start-up mask; peer_exec.h),
+ * reps = its runs, t_median_s = its mean time per run (it prints no spread: t_min/t_max/t_sd/spread
+ * empty, spread_flag 0, attempts 1: nothing to judge or re-measure by harness/results/noise.h's rule),
  * gops and gbps from that time (weight bytes = M*K at the GGUF type's size).  Order: the peer
  * program runs when the sweep's first point that has a peer row is reached; each row is written
  * right after bitbench's point of the same shape and N whose kernel stores that type (the sweep's
@@ -42,6 +44,11 @@ typedef struct bb_kernel_peers bb_kernel_peers;
  * written).  NULL when out of memory. */
 bb_kernel_peers *bb_kernel_peers_new(const bb_experiment *ex);
 void bb_kernel_peers_free(bb_kernel_peers *kp);
+
+/* --resume: point p was measured by an earlier session, so the peer rows that go after it were
+ * sought then: they are marked as such (not sought again) and counted: returns how many, with
+ * *found the number of them that rows[0..nrows) (the earlier sessions' results.csv) holds. */
+int bb_kernel_peer_resumed(bb_kernel_peers *kp, const bb_point *p, const bb_result_row *rows, int nrows, int *found);
 
 /* The peer rows that go after bitbench's point p (see above).  Returns 0, or -1 when emit failed. */
 int bb_kernel_peer_rows_after(bb_kernel_peers *kp, const bb_kernel_peer_sink *s, const bb_point *p);

@@ -16,6 +16,8 @@
 #include "models/gguf_types.h"
 #include "models/model_load.h"
 #include "peers/peer.h"
+#include "peers/peer_exec.h"
+#include "results/result_row.h"
 #include "support/lua_fields.h"
 #include "support/stats.h"
 
@@ -253,11 +255,32 @@ static void fill_row(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
                       &row->logits_identical, &row->ppl, &row->ppl_err, &row->ppl_tokens, &row->ppl_tps,
                       &row->energy_per_token_j, &row->fallback_calls, &row->kv_bytes_per_token};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) *nums[i] = NAN;
+    row->pp_spread = row->tg_spread = NAN;
+    row->attempts = 1;
     row->nmeter = s->nmeter;
     for (int c = 0; c < s->nmeter; c++) row->meter[c] = NAN;
 }
 
-/* One peer point: find the program, export the model, run, emit.  Returns -1 only when emit
+/* The repetitions' times of a llama-bench test, as the inverse of its tokens/s (the tokens are the
+ * same in each, so proportional to the seconds: what noise.h judges); NULL without the test. */
+static const double *rep_times(const bb_llama_bench_test *t, double *v)
+{
+    if (!t->present) return NULL;
+    for (int i = 0; i < t->nsamples; i++) v[i] = t->samples_ts[i] > 0 ? 1.0 / t->samples_ts[i] : INFINITY;
+    return v;
+}
+
+/* The CPUs a peer point runs on: with the sweep's cpus (or --cpus), those bitbench's pool of the
+ * point's thread count uses (thread t on the t-th); else the process's allowed CPUs (ncpus 0). */
+static int point_cpus(const bb_sweep *sw, const bb_e2e_point *p, const int **cpus)
+{
+    *cpus = sw->cpus;
+    return sw->ncpus ? (p->threads < sw->ncpus ? p->threads : sw->ncpus) : 0;
+}
+
+/* One peer point: find the program, export the model, run, emit.  A point whose repetitions
+ * disagree beyond the sweep's bounds (harness/results/noise.h, the rule of bitbench's own points) runs
+ * again, up to the sweep's `remeasure` more times, the last run kept.  Returns -1 only when emit
  * failed; every other outcome is a failed point with its reason. */
 static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_point *p, const char *entry)
 {
@@ -292,19 +315,40 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
     if (!s->quiet) fprintf(stderr, "bitbench run: peer: %s (%s)\n", label, tool);
     bb_llama_bench_spec spec = {.model = model, .threads = p->threads, .prompt = p->prompt, .gen = p->gen,
                                 .reps = sw->min_reps, .depth = p->depth};
+    const int *cpus;
+    int ncpus = point_cpus(sw, p, &cpus);
     bb_llama_bench_result r;
-    bb_load_reading before, after;
-    bb_load_read(&before);
-    if (bb_peer_bench(tool, &spec, sw->peer_timeout, &r, why, sizeof why)) {
-        s->fail(s->ctx, label, why);
-        return 0;
-    }
-    bb_load_read(&after);
     bb_e2e_row row;
-    fill_row(s, sw, p, entry, &r, &row);
-    /* the load while the peer ran, as bitbench's own rows have it (the sink adds the run's part) */
     bb_load_around load;
-    bb_load_between(&before, &after, &load);
+    for (int attempt = 1;; attempt++) {
+        bb_load_reading before, after;
+        bb_load_read(&before);
+        if (bb_peer_bench(tool, &spec, sw->peer_timeout, cpus, ncpus, &r, why, sizeof why)) {
+            if (attempt == 1) {
+                s->fail(s->ctx, label, why);
+                return 0;
+            }
+            /* a run again that failed: the previous run stands, flagged as it was */
+            if (!s->quiet)
+                fprintf(stderr, "bitbench run: peer %s: running it again failed: %s; the previous run is kept\n",
+                        label, why);
+            break;
+        }
+        bb_load_read(&after);
+        bb_load_between(&before, &after, &load); /* the load while the kept run ran */
+        fill_row(s, sw, p, entry, &r, &row);
+        double pp[BB_PEER_MAX_SAMPLES], tg[BB_PEER_MAX_SAMPLES];
+        bool noisy = bb_e2e_row_noise(&row, rep_times(&r.pp, pp), r.pp.nsamples, rep_times(&r.tg, tg),
+                                      r.tg.nsamples, sw->spread_limit, sw->sd_limit);
+        row.attempts = attempt;
+        if (!noisy || attempt > sw->remeasure) break;
+        if (!s->quiet)
+            fprintf(stderr, "bitbench run: peer %s: spread pp %.1f%%, tg %.1f%%: running it again (%d of %d)\n",
+                    label, 100 * (isfinite(row.pp_spread) ? row.pp_spread : 0),
+                    100 * (isfinite(row.tg_spread) ? row.tg_spread : 0), attempt, sw->remeasure);
+    }
+    bb_exec_cpus_text(cpus, ncpus, row.cpus, sizeof row.cpus);
+    /* the load while the peer ran, as bitbench's own rows have it (the sink adds the run's part) */
     row.prov.load_before = load.load_before;
     row.prov.load_after = load.load_after;
     row.prov.other_cpu_share = load.other_cpu_share;

@@ -7,8 +7,11 @@
  * becomes one peer point per (model, threads, prompt, gen) of the sweep: the model exported to
  * GGUF in that type (once per model and type, into RUN_DIR/peers/MODEL-TYPE.gguf, from the same
  * weights bitbench's points use: same seed and distinct_layers), then the peer's llama-bench on
- * it with the point's threads, lengths, repetitions and KV type.  Its row in e2e.csv has kernel
- * "peer:type", peer, peer_commit and the samples.
+ * it with the point's threads, lengths, repetitions and KV type, on bitbench's CPUs (the first
+ * `threads` of the sweep's cpus, else the process's allowed CPUs: peer_exec.h).  Its row in e2e.csv
+ * has kernel "peer:type", peer, peer_commit, the samples, the CPUs it was allowed, and the noise of
+ * bitbench's own rows (harness/results/noise.h on the samples; a noisy point runs again, up to the sweep's
+ * remeasure more times, its last run kept: attempts).
  *
  * Order: a peer point runs just before the bitbench point of the same (model, threads, prompt,
  * gen) whose kernel stores or rearranges its type (the last kernel of the sweep when none does),

@@ -7,6 +7,8 @@
 
 #include "results/result_row.h"
 
+#include "results/noise.h"
+
 void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_variant *v, int m, int k, int n,
                             int threads, bb_cache_mode cache, int warmup, const bb_gemm_result *r)
 {
@@ -95,4 +97,18 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     row->logit_max_abs_err = row->logit_rel_rms_err = row->top1_agreement = row->logits_identical = NAN;
     row->ppl = row->ppl_err = row->ppl_tokens = row->ppl_tps = NAN;
     row->energy_per_token_j = NAN;
+    row->pp_spread = row->tg_spread = NAN; /* bb_e2e_row_noise fills them from the repetitions */
+    row->attempts = 1;
+}
+
+bool bb_e2e_row_noise(bb_e2e_row *row, const double *pp, int npp, const double *tg, int ntg, double spread_limit,
+                      double sd_limit)
+{
+    double sd_pp = 0, sd_tg = 0;
+    bool noisy = false;
+    row->pp_spread = row->tg_spread = NAN;
+    if (row->prompt > 0 && pp) noisy |= bb_reps_too_noisy(pp, npp, spread_limit, sd_limit, &row->pp_spread, &sd_pp);
+    if (row->gen > 0 && tg) noisy |= bb_reps_too_noisy(tg, ntg, spread_limit, sd_limit, &row->tg_spread, &sd_tg);
+    row->spread_flag = noisy;
+    return noisy;
 }

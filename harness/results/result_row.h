@@ -15,8 +15,14 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
 
 /* The measured part of an e2e.csv row: model, kernel and variant (resolved from spec->kernel),
  * out_kernel, threads, the CPU of each thread, lengths, repetitions and the result's rates; a phase not measured (prompt
- * or gen 0) is empty cells.  The compare_logits, perplexity and peer cells are empty (NAN, "");
- * identity, energy, meters and provenance are the caller's. */
+ * or gen 0) is empty cells.  The compare_logits, perplexity, peer and spread cells are empty (NAN,
+ * ""), attempts 1; identity, energy, meters and provenance are the caller's. */
 void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, const bb_e2e_result *r);
+
+/* The noise of an e2e.csv row (harness/results/noise.h) from its repetitions' times of each phase (npp and
+ * ntg of them; pp or tg may be NULL, and a phase the row does not measure is not judged):
+ * pp_spread, tg_spread and spread_flag.  Returns the flag. */
+bool bb_e2e_row_noise(bb_e2e_row *row, const double *pp, int npp, const double *tg, int ntg, double spread_limit,
+                      double sd_limit);
 
 #endif

@@ -1,5 +1,6 @@
 #include "results/results_e2e.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,9 @@ const bb_column bb_e2e_columns[] = {
     COLF("energy_per_token_j", energy_per_token_j, NULL,
          "measured energy of the median generation repetition / gen (empty without an energy meter)"),
     /* last of the fixed columns, added after the others: the columns before it keep their places */
-    COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated (empty for a peer)"),
+    COL("cpus", BB_COL_STR, cpus,
+        "OS index of the processing unit of each thread, ';'-separated (a peer's row: the CPUs its program was "
+        "allowed)"),
     /* added after cpus, in this order; files without them read as depth 0 and unrecorded types */
     COL("depth", BB_COL_INT, depth,
         "tokens in the KV cache before the prompt, filled untimed (llama-bench's -d); pp and tg run after them"),
@@ -76,6 +79,18 @@ const bb_column bb_e2e_columns[] = {
     COLF("kv_bytes_per_token", kv_bytes_per_token, "%.0f",
          "KV cache bytes a generated token reads at the middle of the generation (read_tps reads them too)"),
     BB_PROVENANCE_COLUMNS(bb_e2e_row),
+    /* added after the provenance columns, so that the columns before them keep their places; a file
+     * written before them reads with spread_flag 0 and attempts 0 (run_tables.h), which the
+     * readers take for "not recorded" (compare and the reports then judge the row by its range) */
+    COLF("pp_spread", pp_spread, "%.4f",
+         "interquartile range / median of the prefill repetitions' times (harness/results/noise.h); empty without a prefill "
+         "or a repetition"),
+    COLF("tg_spread", tg_spread, "%.4f", "the same for the generation repetitions"),
+    COL("spread_flag", BB_COL_INT, spread_flag,
+        "1 when a phase's spread exceeds the sweep's spread_limit or its sd / median the sd_limit (after remeasure)"),
+    COL("attempts", BB_COL_INT, attempts,
+        "measurements of the point: 1, or more when its repetitions disagreed and the sweep's remeasure allowed "
+        "another (the row is the last attempt's)"),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);
 
@@ -112,24 +127,39 @@ static void ran_label(const bb_e2e_row *r, const char *ran, char *buf, size_t le
     else snprintf(buf, len, "%s@%s", r->kernel, r->variant);
 }
 
+/* The note of a flagged row: both phases' spreads (the flag is the row's; the sweep's limits are
+ * not in the row), and the attempts it took. */
+static void flag_note(const bb_e2e_row *r, char *buf, size_t len)
+{
+    size_t o = (size_t)snprintf(buf, len, "flagged:");
+    if (isfinite(r->pp_spread) && o < len) o += (size_t)snprintf(buf + o, len - o, " pp IQR/median %.0f%%", 100 * r->pp_spread);
+    if (isfinite(r->tg_spread) && o < len)
+        o += (size_t)snprintf(buf + o, len - o, "%s tg IQR/median %.0f%%", isfinite(r->pp_spread) ? "," : "",
+                              100 * r->tg_spread);
+    if (o < len) snprintf(buf + o, len - o, " after %d attempt%s", r->attempts, r->attempts == 1 ? "" : "s");
+}
+
 void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count)
 {
-    fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |\n");
-    fprintf(f, "|---|---|---:|---|---:|---:|\n");
+    bool flagged = false;
+    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0;
+    fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |%s\n", flagged ? " note |" : "");
+    fprintf(f, "|---|---|---:|---|---:|---:|%s\n", flagged ? "---|" : "");
     for (int i = 0; i < count; i++) {
         const bb_e2e_row *r = &rows[i];
         /* the asked variant, and the code that ran when that differs (i2_s@amx ran avx512 in tg) */
-        char pp_kernel[160], tg_kernel[160];
+        char pp_kernel[160], tg_kernel[160], note[160] = "";
         ran_label(r, r->variant_ran_pp, pp_kernel, sizeof pp_kernel);
         ran_label(r, r->variant_ran_tg, tg_kernel, sizeof tg_kernel);
+        if (r->spread_flag) flag_note(r, note, sizeof note);
         /* llama-bench's test name at a depth: "tg16 @ d4096" */
         char at[24] = "";
         if (r->depth > 0) snprintf(at, sizeof at, " @ d%d", r->depth);
         if (r->prompt > 0)
-            fprintf(f, "| %s | %s | %d | pp%d%s | %.2f | %.2f - %.2f |\n", r->model, pp_kernel, r->threads, r->prompt, at,
-                    r->pp_tps, r->pp_tps_min, r->pp_tps_max);
+            fprintf(f, "| %s | %s | %d | pp%d%s | %.2f | %.2f - %.2f |%s%s%s\n", r->model, pp_kernel, r->threads,
+                    r->prompt, at, r->pp_tps, r->pp_tps_min, r->pp_tps_max, flagged ? " " : "", note, flagged ? " |" : "");
         if (r->gen > 0)
-            fprintf(f, "| %s | %s | %d | tg%d%s | %.2f | %.2f - %.2f |\n", r->model, tg_kernel, r->threads, r->gen, at,
-                    r->tg_tps, r->tg_tps_min, r->tg_tps_max);
+            fprintf(f, "| %s | %s | %d | tg%d%s | %.2f | %.2f - %.2f |%s%s%s\n", r->model, tg_kernel, r->threads,
+                    r->gen, at, r->tg_tps, r->tg_tps_min, r->tg_tps_max, flagged ? " " : "", note, flagged ? " |" : "");
     }
 }

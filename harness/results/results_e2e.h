@@ -36,13 +36,18 @@ typedef struct {
     char peer[16], peer_commit[48];
     char pp_samples[640], tg_samples[640]; /* tokens/s of each repetition, ';'-separated */
     double energy_per_token_j;
-    char cpus[128];                  /* OS CPU of each thread, "0;1" (bb_pool_cpus); "" for a peer's row */
+    char cpus[128];                  /* OS CPU of each thread, "0;1" (bb_pool_cpus); a peer's: its allowed CPUs */
     /* after cpus (files written before have none of them: depth 0, the types ""): tokens in the KV
      * cache before the prompt, the cache's types, its bytes read per generated token */
     int depth;
     char kv_type_k[8], kv_type_v[8];
     double kv_bytes_per_token;
     bb_row_provenance prov;
+    /* noise (harness/results/noise.h): each phase's interquartile range / median of its repetitions' times
+     * (NAN without the phase), the flag after re-measuring, and how many attempts there were (0 in
+     * a row read from a file written before these columns) */
+    double pp_spread, tg_spread;
+    int spread_flag, attempts;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];
 } bb_e2e_row;

@@ -178,6 +178,9 @@ static void write_model_sweep(bb_json *j, const bb_sweep *sw)
     else bb_json_null(j, "compare_tokens");
     bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
     bb_json_int(j, "seed", (long long)sw->seed);
+    bb_json_number(j, "spread_limit", sw->spread_limit);
+    bb_json_number(j, "sd_limit", sw->sd_limit);
+    bb_json_int(j, "remeasure", sw->remeasure);
     if (sw->ppl_file[0]) {
         bb_json_object_begin(j, "perplexity");
         bb_json_string(j, "file", sw->ppl_file);
@@ -297,6 +300,7 @@ static void write_progress(bb_json *j, const bb_run_record *r)
     bb_json_int(j, "total", r->plan->ne2e);
     bb_json_int(j, "done", r->e2e_done);
     bb_json_int(j, "failed", r->e2e_failed);
+    bb_json_int(j, "flagged", r->e2e_flagged);
     bb_json_object_end(j);
 }
 

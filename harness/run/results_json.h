@@ -63,6 +63,7 @@ typedef struct {
     const char *csv_file, *md_file;
     const char *e2e_file;        /* model sweeps' CSV (null in run.json when there are none) */
     int e2e_done, e2e_failed;
+    int e2e_flagged;             /* e2e.csv rows (bitbench's and the peers') with spread_flag 1 */
     bb_run_conversion *conversions; /* model sweeps, in the order first built */
     int nconversions;
     const bb_shard *shard;       /* --shard: which share of the plan this run measures; NULL: all */

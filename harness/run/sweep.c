@@ -477,6 +477,9 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
         if (st.rec.points_flagged)
             fprintf(stderr, "bitbench run: %d point%s flagged for a large spread (see the spread_flag column)\n",
                     st.rec.points_flagged, st.rec.points_flagged == 1 ? "" : "s");
+        if (st.rec.e2e_flagged)
+            fprintf(stderr, "bitbench run: %d end-to-end row%s flagged for a large spread after re-measuring (see "
+                    "e2e.csv's spread_flag column)\n", st.rec.e2e_flagged, st.rec.e2e_flagged == 1 ? "" : "s");
     }
     if (sig) exit_code = 128 + sig;
     else if (failed_write || st.rec.points_failed || st.rec.e2e_failed || st.rec.verify_failed) exit_code = 1;

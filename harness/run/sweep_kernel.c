@@ -10,6 +10,7 @@
 #include "bench/gemm_bench.h"
 #include "io/csv_append.h"
 #include "peers/peer_kernels.h"
+#include "results/noise.h"
 #include "results/result_row.h"
 #include "run/sweep_state.h"
 
@@ -26,12 +27,10 @@ static int add_row(sweep_state *st, const bb_result_row *r)
     return 0;
 }
 
-/* Do the repetitions of a measurement disagree beyond the sweep's bounds?  The interquartile
- * range catches a bulk that wanders; sd / median catches the few far outliers (one call in a
- * thousand 28x slower) that leave the interquartile range small. */
+/* Do the repetitions of a measurement disagree beyond the sweep's bounds (noise.h)? */
 static bool too_noisy(const bb_sweep *sw, const bb_gemm_result *r)
 {
-    return r->spread > sw->spread_limit || (r->t_median > 0 && r->t_sd / r->t_median > sw->sd_limit);
+    return bb_too_noisy(r->spread, r->t_median > 0 ? r->t_sd / r->t_median : 0, sw->spread_limit, sw->sd_limit);
 }
 
 static void fill_row(sweep_state *st, const bb_point *p, bb_pool *pool, const bb_gemm_result *r,
@@ -271,6 +270,13 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         free(vc);
         return -1;
     }
+    /* --resume: the peer rows an earlier session sought count in the run's "k of N peer points ran" */
+    for (int i = 0; i < st->plan->npoints; i++)
+        if (sweep_point_done(st, &st->plan->points[i])) {
+            int found;
+            st->peer_points += bb_kernel_peer_resumed(peers, &st->plan->points[i], st->rows, st->nrows, &found);
+            st->peer_rows += found;
+        }
     int rc = 0, measured = 0;
     for (int i = 0; i < st->plan->npoints && !sweep_stop && rc == 0; i++) {
         const bb_point *p = &st->plan->points[i];

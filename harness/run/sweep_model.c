@@ -79,6 +79,35 @@ static FILE *e2e_open(sweep_state *st, char *err, size_t errlen)
     return f;
 }
 
+/* "12.3%", or "-" for a phase not measured. */
+static void spread_text(double spread, char *buf, size_t len)
+{
+    if (isfinite(spread)) snprintf(buf, len, "%.1f%%", 100 * spread);
+    else snprintf(buf, len, "-");
+}
+
+/* A row still flagged after its attempts (bitbench's or a peer's): counted, with a line in run.json's
+ * warnings naming the spreads and the sweep's bounds. */
+static void e2e_note_flagged(sweep_state *st, const bb_e2e_row *r)
+{
+    double spread_limit = NAN, sd_limit = NAN;
+    for (int s = 0; s < st->ex->nsweeps; s++)
+        if (!strcmp(st->ex->sweeps[s].name, r->sweep)) {
+            spread_limit = st->ex->sweeps[s].spread_limit;
+            sd_limit = st->ex->sweeps[s].sd_limit;
+        }
+    char pp[16], tg[16];
+    spread_text(r->pp_spread, pp, sizeof pp);
+    spread_text(r->tg_spread, tg, sizeof tg);
+    st->rec.e2e_flagged++;
+    sweep_add_line(&st->rec.flagged, &st->rec.nflagged,
+                   "e2e point %d (%s: %s %s pp%d tg%d threads=%d%s%s): spread pp %s, tg %s (interquartile range / "
+                   "median of the repetitions' times) or sd / median exceeds the sweep's spread_limit %.1f%% or "
+                   "sd_limit %.0f%%, after %d attempt%s", r->point, r->sweep, r->model, r->kernel, r->prompt, r->gen,
+                   r->threads, r->peer[0] ? ", peer " : "", r->peer, pp, tg, 100 * spread_limit, 100 * sd_limit,
+                   r->attempts, r->attempts == 1 ? "" : "s");
+}
+
 static void e2e_fail(sweep_state *st, const bb_e2e_point *p, const char *label, const char *why)
 {
     sweep_note(st, "bitbench run: e2e point %d (%s) failed: %s", p->index, label, why);
@@ -265,7 +294,9 @@ static int peer_emit(void *ctx, const bb_e2e_row *peer_row)
         return -1;
     }
     pc->st->peer_rows++;
-    return e2e_add(pc->st, row) || sweep_write_json(pc->st) ? -1 : 0;
+    if (e2e_add(pc->st, row)) return -1;
+    if (row->spread_flag) e2e_note_flagged(pc->st, row);
+    return sweep_write_json(pc->st);
 }
 
 static void peer_tried(void *ctx)
@@ -280,6 +311,25 @@ static void peer_fail(void *ctx, const char *label, const char *why)
     sweep_add_line(&pc->st->rec.failures, &pc->st->rec.nfailures, "peer point (%s) skipped: %s", label, why);
 }
 
+/* --resume: point p was measured by an earlier session, and its peer points were run then (just
+ * before it); they count among the run's peer points, and those that gave a row among the rows, so
+ * that "k of N peer points ran" is the whole run's. */
+static void earlier_peers(sweep_state *st, const bb_e2e_point *p)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    for (int e = 0; e < sw->npeers; e++) {
+        if (bb_peer_attached_kernel(sw, sw->peers[e]) != p->kernel) continue;
+        st->peer_points++;
+        for (int i = 0; i < st->ne2e_rows; i++) {
+            const bb_e2e_row *r = &st->e2e_rows[i];
+            if (r->peer[0] && r->point == p->index && !strcmp(r->sweep, sw->name) && !strcmp(r->kernel, sw->peers[e])) {
+                st->peer_rows++;
+                break;
+            }
+        }
+    }
+}
+
 static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p)
 {
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
@@ -291,13 +341,41 @@ static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p)
     return bb_peer_points_for(&sink, sw, p);
 }
 
-/* The end-to-end points, after the kernel points: one bb_e2e_bench each (it builds the model's
- * synthetic weights, times prefill and decode over the sweep's repetitions, and frees it). */
+/* The attempts of one end-to-end point: after each, bb_e2e_bench asks e2e_again whether to time
+ * its repetitions again (noise.h: a phase whose repetitions disagree beyond the sweep's bounds, up
+ * to its `remeasure` more times, as kernel points; the last attempt is kept). */
+typedef struct {
+    sweep_state *st;
+    const bb_sweep *sw;
+    const bb_e2e_point *p;
+    const char *label;
+    const double *pp_seconds, *tg_seconds;
+    int reps, attempts;
+    gen_meters *gm;
+} e2e_attempts;
+
+static bool e2e_again(void *ctx)
+{
+    e2e_attempts *a = ctx;
+    bb_e2e_row probe = {.prompt = a->p->prompt, .gen = a->p->gen};
+    if (sweep_stop || a->attempts > a->sw->remeasure ||
+        !bb_e2e_row_noise(&probe, a->pp_seconds, a->reps, a->tg_seconds, a->reps, a->sw->spread_limit, a->sw->sd_limit))
+        return false;
+    char pp[16], tg[16];
+    spread_text(probe.pp_spread, pp, sizeof pp);
+    spread_text(probe.tg_spread, tg, sizeof tg);
+    sweep_note(a->st, "bitbench run: e2e %s: spread pp %s, tg %s: measuring again (%d of %d)", a->label, pp, tg,
+               a->attempts, a->sw->remeasure);
+    a->attempts++;
+    for (size_t v = 0; v < (size_t)a->gm->reps * (size_t)a->st->nmeter_cols; v++) a->gm->values[v] = NAN;
+    return true;
+}
+
 /* Measure one end-to-end point into row: bb_e2e_bench with the meters around each repetition's
- * generation, then (after the timing) the logit comparison and the perplexity the sweep asks for.
- * Returns 0, or -1 with err. */
-static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e2e_row *row, double *pp_seconds,
-                     double *tg_seconds, char *err, size_t errlen)
+ * generation, measured again while its repetitions disagree (e2e_again), then (after the timing)
+ * the logit comparison and the perplexity the sweep asks for.  Returns 0, or -1 with err. */
+static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, const char *label, bb_e2e_row *row,
+                     double *pp_seconds, double *tg_seconds, char *err, size_t errlen)
 {
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
     const bb_kernel_choice *kc = &sw->kernels[p->kernel];
@@ -325,6 +403,10 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
                         .hook_ctx = &gm, .logit_tokens = ctokens, .n_logit_tokens = ntok, .logits_out = clogits,
                         .seq_len = p->depth + p->prompt + p->gen > ntok ? p->depth + p->prompt + p->gen : ntok,
                         .pp_seconds = pp_seconds, .tg_seconds = tg_seconds};
+    e2e_attempts at = {.st = st, .sw = sw, .p = p, .label = label, .pp_seconds = pp_seconds,
+                       .tg_seconds = tg_seconds, .reps = gm.reps, .attempts = 1, .gm = &gm};
+    spec.again = e2e_again;
+    spec.again_ctx = &at;
     bb_e2e_result r;
     bb_logit_diff diff = {0};
     const float *ref = NULL;
@@ -344,6 +426,8 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
         mv = gm.values + (size_t)r.tg_median_rep * (size_t)st->nmeter_cols;
     double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
     fill_e2e_row(st, p, &spec, &r, compare ? &diff : NULL, energy, mv, row);
+    bb_e2e_row_noise(row, pp_seconds, gm.reps, tg_seconds, gm.reps, sw->spread_limit, sw->sd_limit);
+    row->attempts = at.attempts;
     free(gm.values);
     if (sweep_note_conversions(st, cfg->name, kc->spec, r.out_kernel, r.conversions)) {
         snprintf(err, errlen, "out of memory");
@@ -361,6 +445,7 @@ static int e2e_record(sweep_state *st, FILE *f, const bb_e2e_row *row)
     }
     if (e2e_add(st, row)) return -1;
     st->rec.e2e_done++;
+    if (row->spread_flag) e2e_note_flagged(st, row);
     return sweep_write_json(st);
 }
 
@@ -378,7 +463,12 @@ int sweep_measure_e2e(sweep_state *st)
         return -1;
     }
     for (int i = 0; i < plan->ne2e; i++)
-        st->rec.e2e_done += e2e_done(st, &plan->e2e[i]);
+        if (e2e_done(st, &plan->e2e[i])) {
+            st->rec.e2e_done++;
+            earlier_peers(st, &plan->e2e[i]);
+        }
+    for (int i = 0; i < st->ne2e_rows; i++) /* an earlier session's flagged rows stay flagged */
+        if (st->e2e_rows[i].spread_flag) e2e_note_flagged(st, &st->e2e_rows[i]);
     int rc = 0, measured = 0;
     for (int i = 0; i < plan->ne2e && !sweep_stop && rc == 0; i++) {
         const bb_e2e_point *p = &plan->e2e[i];
@@ -401,7 +491,7 @@ int sweep_measure_e2e(sweep_state *st)
         bb_load_reading load_before;
         if (measured++) sweep_cool_down(st, sw->delay);
         bb_load_read(&load_before);
-        if (!seconds || !pool || e2e_point(st, pool, p, &row, seconds, seconds + reps, err, sizeof err)) {
+        if (!seconds || !pool || e2e_point(st, pool, p, label, &row, seconds, seconds + reps, err, sizeof err)) {
             if (!seconds) snprintf(err, sizeof err, "out of memory");
             free(seconds);
             e2e_fail(st, p, label, err);

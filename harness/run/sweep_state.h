@@ -63,7 +63,8 @@ typedef struct {
     FILE *samples, *e2e_samples; /* samples.h: every repetition of the kernel and end-to-end points */
     char samples_path[RUN_FILE_MAX], e2e_samples_path[RUN_FILE_MAX];
     bb_run_settings settings;  /* the command line's, completed (run_settings.h) */
-    int peer_points, peer_rows; /* this session's peer points tried, and those that gave a row */
+    int peer_points, peer_rows; /* the run's peer points tried (an earlier session's too, on --resume), and
+                                 * those that gave a row */
 } sweep_state;
 
 /* The logits of a model through a sweep's reference kernel, for every point that compares with it:

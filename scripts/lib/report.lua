@@ -285,13 +285,14 @@ function M.ratio(a, b)
   return string.format("%.2f×", a / b)
 end
 
--- Flagged points.  The harness flags a kernel point whose spread stayed above its sweep's limits
--- after re-measuring (spread_flag), and a point measured while other work took the CPUs (busy);
--- an end-to-end row has no flag column, so its slowest and fastest repetitions stand in: with the
--- 2-3 repetitions of a model sweep the interquartile range is half the range, so a range over
--- E2E_RANGE_LIMIT (twice the kernel sweeps' default spread_limit) is the same bound.  A table
--- never presents such a point as a finding: its value, and any ratio built from it, carry MARK,
--- and the table a legend (M.table adds it).
+-- Flagged points.  The harness flags a point whose spread stayed above its sweep's limits after
+-- re-measuring (spread_flag: kernel points in results.csv, end-to-end points and peer rows in
+-- e2e.csv, harness/results/noise.h), and a point measured while other work took the CPUs (busy).  An
+-- e2e.csv written before its spread_flag column (no attempts cell, or 0) has its slowest and
+-- fastest repetitions stand in: with the 2-3 repetitions of a model sweep the interquartile range
+-- is half the range, so a range over E2E_RANGE_LIMIT (twice the default spread_limit) is the same
+-- bound.  A table never presents such a point as a finding: its value, and any ratio built from
+-- it, carry MARK, and the table a legend (M.table adds it).
 M.MARK = "†"
 M.LEGEND = "† a point the harness flagged as noisy or disturbed (its spread stayed above the limits after "
   .. "re-measuring, or other work took the CPUs): the value, and any ratio built from it, is not a finding."
@@ -299,15 +300,42 @@ local SPREAD_LIMIT, SD_LIMIT, E2E_RANGE_LIMIT = 0.10, 0.50, 0.20
 
 local function pct(x) return string.format("%.0f %%", 100 * x) end
 
+-- Is row an e2e.csv row (it has the prefill or generation rates)?
+local function is_e2e(row) return row.pp_tps ~= nil or row.tg_tps ~= nil end
+
+-- Does the row carry the harness's own flag?  Every results.csv row does; an e2e.csv row only
+-- from the version that added spread_flag and attempts (attempts >= 1 in each of its rows).
+local function has_flag(row)
+  if not is_e2e(row) then return true end
+  local attempts = M.num(row.attempts)
+  return attempts ~= nil and attempts >= 1
+end
+
 -- Why a row is flagged, as a few words with the measure that exceeded its limit and its value
--- ("IQR/median 117 %", "sd/median 18000 %", "tg range/median 44 %", "busy"), or nil when it is
--- not.  limits: {spread_limit, sd_limit} of the row's sweep when known (run.json), else defaults.
+-- ("IQR/median 117 %", "sd/median 18000 %", "tg IQR/median 44 %", "tg range/median 44 %",
+-- "busy"), or nil when it is not.  limits: {spread_limit, sd_limit} of the row's sweep when known
+-- (run.json), else defaults.
 function M.flagged(row, limits)
   if type(row) ~= "table" then return nil end
   local why = {}
-  if row.spread_flag == "1" or row.spread_flag == 1 then
-    local spread_limit = (limits and limits.spread_limit) or SPREAD_LIMIT
-    local sd_limit = (limits and limits.sd_limit) or SD_LIMIT
+  local spread_limit = (limits and limits.spread_limit) or SPREAD_LIMIT
+  local sd_limit = (limits and limits.sd_limit) or SD_LIMIT
+  local flag = row.spread_flag == "1" or row.spread_flag == 1
+  if flag and is_e2e(row) then
+    -- the spreads of the phases (the sd is not in the row: name both when neither is over)
+    local spreads = {}
+    for _, test in ipairs({ "pp", "tg" }) do
+      local v = M.num(row[test .. "_spread"])
+      if v then spreads[#spreads + 1] = { test, v } end
+    end
+    for _, t in ipairs(spreads) do
+      if t[2] > spread_limit then why[#why + 1] = t[1] .. " IQR/median " .. pct(t[2]) end
+    end
+    if #why == 0 then
+      for _, t in ipairs(spreads) do why[#why + 1] = t[1] .. " IQR/median " .. pct(t[2]) end
+      why[#why + 1] = "sd/median over " .. pct(sd_limit)
+    end
+  elseif flag then
     local spread, sd, med = M.num(row.spread), M.num(row.t_sd_s), M.num(row.t_median_s)
     local sd_rel = sd and med and med > 0 and sd / med or nil
     if spread and spread > spread_limit then why[#why + 1] = "IQR/median " .. pct(spread) end
@@ -317,10 +345,12 @@ function M.flagged(row, limits)
         sd_rel and pct(sd_rel) or "?")
     end
   end
-  for _, test in ipairs({ "pp", "tg" }) do
-    local med, lo, hi = M.num(row[test .. "_tps"]), M.num(row[test .. "_tps_min"]), M.num(row[test .. "_tps_max"])
-    if med and lo and hi and med > 0 and (hi - lo) / med > E2E_RANGE_LIMIT then
-      why[#why + 1] = test .. " range/median " .. pct((hi - lo) / med)
+  if not has_flag(row) then
+    for _, test in ipairs({ "pp", "tg" }) do
+      local med, lo, hi = M.num(row[test .. "_tps"]), M.num(row[test .. "_tps_min"]), M.num(row[test .. "_tps_max"])
+      if med and lo and hi and med > 0 and (hi - lo) / med > E2E_RANGE_LIMIT then
+        why[#why + 1] = test .. " range/median " .. pct((hi - lo) / med)
+      end
     end
   end
   if row.busy == "1" or row.busy == 1 then

@@ -7,12 +7,16 @@
  *               must fail.
  *   test_slow   f32's scalar kernel, each call made `slow_seconds` longer by spinning on the clock
  *               inside the matmul: a kernel that really is slower, so that bitbench compare must
- *               find a regression, and a run takes long enough for a test to interrupt it. */
+ *               find a regression, and a run takes long enough for a test to interrupt it.
+ *   test_noisy  f32's scalar kernel whose first call in the process takes `noisy_seconds` longer:
+ *               a point disturbed once.  The first repetition of the first point that runs it is
+ *               that much slower than the others, so its repetitions disagree and it must be
+ *               measured again; the next attempt is quiet. */
 #ifndef BB_TEST_KERNELS_H
 #define BB_TEST_KERNELS_H
 
-/* Register both; slow_seconds is test_slow's extra time per call.  Returns 0, or -1 after saying
- * why on stderr. */
-int bb_test_kernels_register(double slow_seconds);
+/* Register them; slow_seconds is test_slow's extra time per call, noisy_seconds test_noisy's
+ * extra time in its first call.  Returns 0, or -1 after saying why on stderr. */
+int bb_test_kernels_register(double slow_seconds, double noisy_seconds);
 
 #endif
