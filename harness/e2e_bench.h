@@ -18,6 +18,7 @@ typedef struct {
     /* NULL: not given; models/kernel_choice.h's rule then decides (a model file's tensors and
      * classifier as stored; a config needs a kernel, its classifier f16) */
     const char *kernel, *out_kernel;
+    bool keep_layout;                /* --no-repack: a model file's tensors in their stored layouts */
     int prompt_len, gen_len;         /* either may be 0 */
     int reps;                        /* repetitions of (prefill + generation) */
     int distinct_layers;             /* synthetic layers actually generated; 0 = all */

@@ -19,6 +19,18 @@ static void quant_flipped(const bb_weights *w, int r, int b, void *dst)
 
 void bb_q4_0il_pack(const bb_il_layout *L, const bb_weights *w, void *dst) { bb_il_pack(L, w, dst, quant_flipped); }
 
+void bb_q4_0il_repack(const bb_il_layout *L, const void *src, int m, int k, void *dst)
+{
+    int nblk = k / BB_QK;
+    for (int r = 0; r < m; r++)
+        for (int b = 0; b < nblk; b++) {
+            bb_block_q4_0 blk;
+            memcpy(&blk, (const uint8_t *)src + ((size_t)r * nblk + b) * sizeof blk, sizeof blk);
+            flip_qs(&blk);
+            bb_il_put(L, (uint8_t *)bb_il_record(L, dst, k, r, b), r % L->rows, (const uint8_t *)&blk);
+        }
+}
+
 uint16_t bb_q4_0il_get(const bb_il_layout *L, const void *w, int k, int r, int b, int8_t vals[BB_QK])
 {
     bb_block_q4_0 blk;

@@ -37,6 +37,10 @@ static inline const uint8_t *bb_q4_0il_record(const void *w, int k, int rows, in
 /* pack: q4_0-quantize each row (bb_quant_q4_0_block), flip the qs (XOR 0x88) and interleave;
  * M a multiple of L->rows. */
 void bb_q4_0il_pack(const bb_il_layout *L, const bb_weights *w, void *dst);
+/* The records of an M x K tensor of Q4_0 blocks as GGUF stores them (row-major block_q4_0, the
+ * q4_0 kernel's bytes): every block flipped (XOR 0x88) and put where it belongs, its bits
+ * otherwise unchanged (kernel.h repack_stored); M a multiple of L->rows. */
+void bb_q4_0il_repack(const bb_il_layout *L, const void *src, int m, int k, void *dst);
 /* Block b of row r: its fp16 scale (returned) and its 32 signed weights (bb_qx_get_block). */
 uint16_t bb_q4_0il_get(const bb_il_layout *L, const void *w, int k, int r, int b, int8_t vals[BB_QK]);
 

@@ -33,6 +33,10 @@ static void q4_0x8_matmul_ref(const void *w, const void *act, float *y, int m, i
     bb_qx_matmul_ref(q4_0x8_get, w, act, y, m, k, n, m0, m1);
 }
 
+/* A GGUF Q4_0 tensor's blocks into the records (kernel.h gguf_repack_type), as llama.cpp's
+ * CPU_REPACK buffers make block_q4_0x8 from Q4_0 at load. */
+static void q4_0x8_repack(const void *src, int m, int k, void *dst) { bb_q4_0il_repack(&bb_q4_0x8_layout, src, m, k, dst); }
+
 const bb_kernel bb_kernel_q4_0x8 = {
     .name = "q4_0x8",
     .family = "mad",
@@ -45,6 +49,8 @@ const bb_kernel bb_kernel_q4_0x8 = {
     .plain_rows = false,
     .float_accumulation = false,
     .k_multiple = BB_QK,
+    .gguf_repack_type = "Q4_0",
+    .repack_stored = q4_0x8_repack,
     .m_multiple = BB_Q4_0X8_ROWS,
     .packed_size = q4_0x8_packed_size,
     .pack = q4_0x8_pack,
