@@ -8,7 +8,7 @@
  * would accumulate in binary16, 13 fewer significand bits than f16.h's semantics allow.
  * The prepare rounds with FCVTN (round to nearest even under the default FPCR, as
  * bb_fp32_to_fp16) and widens back with FCVTL; NaN lanes become the reference's quiet NaN with the
- * input's sign, since FCVTN keeps part of the payload.  The FP16 baseline of the seed papers' Arm
+ * input's sign, since FCVTN keeps part of the payload.  The FP16 baseline of the papers' Arm
  * tables (bitnet.cpp §4 on the Apple M2, the 1-bit AI infra article's Raspberry Pi 5 figures). */
 #include "f16.h"
 #include "float_tile.h"

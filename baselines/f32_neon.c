@@ -6,7 +6,7 @@
  * activations, so nothing spills.  N = 1 (GEMV, memory-bound) takes 8 weight rows x 1, eight
  * independent FMLA chains covering the FMLA latency (4 cycles on Neoverse N1/V1) at two per cycle.
  * As the AVX2/AVX-512 variants (float_accumulation), it differs from the scalar reference only by
- * the float rounding of the reordered sum.  The FP baseline of the seed papers' Arm tables
+ * the float rounding of the reordered sum.  The FP baseline of the papers' Arm tables
  * (bitnet.cpp's Apple M2 half of Table 7, T-MAC's M2 / Raspberry Pi figures; see f32.h). */
 #include "f32.h"
 #include "float_tile.h"

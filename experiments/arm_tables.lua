@@ -17,7 +17,7 @@
 -- shape per layer) × layers:  tokens/s = N / that sum.  This counts the linear layers only
 -- (no attention, norms, embedding or classifier), so our absolute tokens/s are upper bounds and
 -- the kernel ratios are what compares with the paper.  The paper's prompt length did not survive
--- in the seed copy; P = 8 here (32 with --full).
+-- in the copy this project has; P = 8 here (32 with --full).
 --
 -- Sizes on the 2-core Emerald Rapids VM, 2 threads:
 --   default: P = 8 (prefill N = 8, 32, 64, 128), batches 1, 4, 8, 16: about 2.5 min.

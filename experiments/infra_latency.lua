@@ -6,7 +6,7 @@
 -- sizes (synthetic ternary weights): 700M = bitnet-b1.58-large; models/ has no 1.3B config, the
 -- nearest preset is bitnet-dummy-1.5b; 3B = bitnet-dummy-2.7b (the released bitnet-b1.58-3b's
 -- FFN width 8640 is no multiple of 128, which i2_s needs); 7B, 13B, 30B = bitnet.cpp's presets.
--- The seed does not say how many tokens its latency covers; the report compares speed-ups.
+-- The paper does not say how many tokens its latency covers; the report compares speed-ups.
 -- Energy: the meters rapl and pcm bracket every point's token generation; where the machine
 -- cannot measure (this VM: no powercap, no MSRs) their columns stay empty and run.json says why.
 --
@@ -15,7 +15,7 @@
 --   bitbench run experiments/infra_latency.lua --full   # all six sizes (what fits in memory), 128 tokens, 3 reps: ~15 min
 --   bitbench run experiments/infra_latency.lua --smoke  # bitnet-dummy-125m, 2 tokens: seconds
 --
--- Report: scripts/reproduce/infra_latency.lua (speed-up over f16 per size beside the seed's table).
+-- Report: scripts/reproduce/infra_latency.lua (speed-up over f16 per size beside the paper's table).
 local S = bitbench.size
 local smoke, full = S == "smoke", S == "full"
 

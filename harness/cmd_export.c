@@ -19,12 +19,13 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitbench export --model NAME|FILE --type TYPE -o FILE.gguf [--seed S] [--ctx N]\n"
+    fprintf(f, "usage: bitbench export --model NAME|FILE --type TYPE -o|--output FILE.gguf [--seed S] [--ctx N]\n"
                "                       [--tokenizer PATH] [--name NAME]\n"
                "  NAME: a model config (models/NAME.lua) with synthetic weights from --seed (default 1);\n"
                "  FILE: a llama2.c checkpoint (vocabulary from --tokenizer, default tok<vocab>.bin or\n"
                "  tokenizer.bin beside it) or a GGUF file.  TYPE: %s.\n"
-               "  --ctx: the context length the file declares (default: the model file's, %d for a config).\n",
+               "  --ctx: the context length the file declares (default: the model file's, %d for a config).\n"
+               "  --name: general.name (default: the config's name, or the file's without directory and extension).\n",
             bb_gguf_export_types(), DEFAULT_CONFIG_CTX);
 }
 

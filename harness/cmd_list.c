@@ -1,11 +1,12 @@
-/* bitbench list kernels|models [DIR]|meters: the registry, the model configs (and the GGUF files
- * in DIR), the meters, as tables. */
+/* bitbench list kernels|models [DIR]|meters|columns [TABLE]: the registry, the model configs (and
+ * the GGUF files in DIR), the meters, the columns of a run's CSV files, as tables. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "column_tables.h"
 #include "commands.h"
 #include "e2e_bench.h"
 #include "kernels/kernel.h"
@@ -187,15 +188,62 @@ static int list_meters(void)
     return 0;
 }
 
+/* The columns of one table of a run directory, or of every table (each under a heading naming its
+ * file), as markdown: the results schema of docs/results.md. */
+static int list_columns(const char *table)
+{
+    if (table) {
+        bb_column_table t;
+        if (!bb_column_table_by_name(table, &t)) {
+            char names[128];
+            bb_column_table_names(names, sizeof names);
+            fprintf(stderr, "bitbench list columns: unknown table '%s'; valid: %s\n", table, names);
+            return 2;
+        }
+        bb_columns_markdown(stdout, &t);
+        return 0;
+    }
+    for (int i = 0; i < bb_column_table_count(); i++) {
+        bb_column_table t = bb_column_table_at(i);
+        printf("%s## %s (bitbench list columns %s)\n\n", i ? "\n" : "", t.file, t.name);
+        bb_columns_markdown(stdout, &t);
+        if (t.meter_columns) printf("\nthen one column per meter value (bitbench list meters)\n");
+    }
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    char names[128];
+    bb_column_table_names(names, sizeof names);
+    fprintf(f, "usage: bitbench list kernels          the registered kernels, their variants usable here\n"
+               "       bitbench list models [DIR]     the model configs (and the GGUF files in DIR)\n"
+               "       bitbench list meters           the meters, available here or why not\n"
+               "       bitbench list columns [TABLE]  the columns of a run's CSV files as markdown tables\n"
+               "                                      (TABLE: %s; default all)\n",
+            names);
+}
+
 int bb_cmd_list(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
+    if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
     if (strcmp(what, "kernels") == 0) {
         list_kernels();
         return 0;
     }
     if (strcmp(what, "models") == 0) return list_models(argc > 2 ? argv[2] : NULL);
     if (strcmp(what, "meters") == 0) return list_meters();
-    fprintf(stderr, "bitbench list: unknown list '%s'; valid: kernels, models, meters\n", what);
+    if (strcmp(what, "columns") == 0) {
+        if (argc > 3) {
+            fprintf(stderr, "bitbench list columns: one table at most, got '%s' after '%s'\n", argv[3], argv[2]);
+            return 2;
+        }
+        return list_columns(argc > 2 ? argv[2] : NULL);
+    }
+    fprintf(stderr, "bitbench list: unknown list '%s'; valid: kernels, models, meters, columns\n", what);
     return 2;
 }

@@ -14,6 +14,7 @@
 #include "args.h"
 #include "commands.h"
 #include "experiment.h"
+#include "peers/peer.h"
 #include "sha256.h"
 #include "shard.h"
 #include "slurm_script.h"
@@ -33,8 +34,9 @@ static void usage(FILE *f)
             "                      when shards failed, merges what finished and names the rest)\n"
             "  --submit            submit the arrays and the merge job (submit.sh) and print the job ids\n"
             "Run options passed to every shard: --smoke, --full, --threads L, --reps R, --min-time S,\n"
-            "--only K, --meters M, --max-points N, --unsafe-lua.  The file is checked here first (bitbench\n"
-            "run --dry-run).\n");
+            "--only K, --meters M, --max-points N, --unsafe-lua, --peer NAME=PATH (the peer's program on\n"
+            "the nodes), --allow-missing-peers.  The file is checked here first (`bitbench\n"
+            "run --dry-run`).\n");
 }
 
 /* The binary's own path, the file's absolute path, both pinned by SHA-256. */
@@ -146,6 +148,19 @@ static int add_run_arg(bb_slurm_job *job, const char *opt, const char *value)
     return 0;
 }
 
+/* --peer NAME=PATH for every shard: the person submitting chooses the program, as with `bitbench
+ * run --peer` (the experiment file never does).  NAME is checked here; PATH is a path on the
+ * nodes, so it need not exist on this machine, and is quoted for bash with the other run options. */
+static int peer_arg(bb_slurm_job *job, const char *value)
+{
+    char err[512];
+    if (bb_peer_set_program(value, err, sizeof err)) {
+        fprintf(stderr, "bitbench slurm: %s\n", err);
+        return -1;
+    }
+    return add_run_arg(job, "--peer", value);
+}
+
 static int add_constraint(bb_slurm_job *job, const char *c)
 {
     if (script_value("--constraint", c, true)) return -1;
@@ -193,6 +208,8 @@ static int parse_option(int c, char **argv, bb_slurm_job *job, const char **out,
     case 'M': return add_run_arg(job, "--meters", optarg) ? 2 : -1;
     case 'P': return add_run_arg(job, "--max-points", optarg) ? 2 : -1;
     case 'U': return add_run_arg(job, "--unsafe-lua", NULL) ? 2 : -1;
+    case 'e': return peer_arg(job, optarg) ? 2 : -1;
+    case 'A': return add_run_arg(job, "--allow-missing-peers", NULL) ? 2 : -1;
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench slurm: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -296,6 +313,7 @@ int bb_cmd_slurm(int argc, char **argv)
         {"reps", required_argument, 0, 'r'},       {"min-time", required_argument, 0, 'i'},
         {"only", required_argument, 0, 'O'},       {"meters", required_argument, 0, 'M'},
         {"max-points", required_argument, 0, 'P'}, {"unsafe-lua", no_argument, 0, 'U'},
+        {"peer", required_argument, 0, 'e'},       {"allow-missing-peers", no_argument, 0, 'A'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     static bb_slurm_job job;
     memset(&job, 0, sizeof job);

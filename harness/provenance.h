@@ -54,14 +54,21 @@ typedef struct {
 /* Its columns in a row type T with a bb_row_provenance member named prov (for the column tables
  * of csv.h). */
 #define BB_PROVENANCE_COLUMNS(T)                                                                                   \
-    BB_COLUMN(T, "run_id", BB_COL_STR, prov.run_id, "the run (run.json's run_id)"),                                 \
+    BB_COLUMN(T, "run_id", BB_COL_STR, prov.run_id,                                                                \
+              "the run: run.json's run_id (UTC start, host, 32 random bits; a resumed run keeps its id)"),         \
     BB_COLUMN(T, "host", BB_COL_STR, prov.host, "host name of the machine"),                                        \
     BB_COLUMN(T, "commit", BB_COL_STR, prov.commit, "bitbench's build commit, -dirty when built from changed files"), \
-    BB_COLUMN_FMT(T, "load_before", BB_COL_NUM, prov.load_before, "%.2f", "1-minute load average before the point"), \
+    BB_COLUMN_FMT(T, "load_before", BB_COL_NUM, prov.load_before, "%.2f",                                          \
+                  "1-minute load average (/proc/loadavg) before the point"),                                       \
     BB_COLUMN_FMT(T, "load_after", BB_COL_NUM, prov.load_after, "%.2f", "1-minute load average after the point"),    \
     BB_COLUMN_FMT(T, "other_cpu_share", BB_COL_NUM, prov.other_cpu_share, "%.4f",                                  \
-                  "share of all CPUs' time other processes took while the point ran (/proc/stat)"),                \
-    BB_COLUMN(T, "busy", BB_COL_INT, prov.busy, "1 when other_cpu_share exceeded 0.10: measured on a busy machine")
+                  "share of all CPUs' time other processes took while the point ran: /proc/stat's busy jiffies "   \
+                  "of the machine minus this process's own (utime + stime of all its threads), over the "          \
+                  "machine's jiffies; coarse on points shorter than a few hundred ms (a jiffy is 10 ms), empty "    \
+                  "where /proc cannot be read"),                                                                   \
+    BB_COLUMN(T, "busy", BB_COL_INT, prov.busy,                                                                    \
+              "1 when other_cpu_share exceeded 0.10 (a neighbour had more than a tenth of the machine); the point " \
+              "then has a line in run.json's warnings")
 
 void bb_load_read(bb_load_reading *r);
 /* What happened between two readings. */

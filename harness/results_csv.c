@@ -13,8 +13,8 @@ const bb_column bb_result_columns[] = {
     COL("kernel", BB_COL_STR, kernel, "kernel name"),
     COL("variant", BB_COL_STR, variant, "the ISA variant asked for (scalar, avx2, avx512, amx, ...)"),
     COL("variant_ran", BB_COL_STR, variant_ran,
-        "the variant whose code ran at this N by the asked variant's dispatch rule (i2_s@amx at N < 16: avx512); "
-        "the asked variant when it has no rule"),
+        "the variant whose code ran at this N by the asked variant's documented small-N rule (i2_s@amx at N < 16: "
+        "avx512; kernels/kernel.h, small_n_isa and min_n); the asked variant when it has no rule"),
     COL("fallback_calls", BB_COL_NUM, fallback_calls,
         "timed matmul calls (one per thread's row slice) that ran other code for a reason outside the dispatch "
         "rule: the float @amx variants' denormal/inf/NaN rows, an AMX call without scratch memory; 0 = none, "
@@ -38,26 +38,30 @@ const bb_column bb_result_columns[] = {
     COL("t_sd_s", BB_COL_NUM, t_sd_s, "standard deviation of the calls, seconds"),
     COL("spread", BB_COL_NUM, spread, "interquartile range of the calls / t_median_s"),
     COL("spread_flag", BB_COL_INT, spread_flag,
-        "1 when spread exceeds the sweep's spread_limit or t_sd_s / t_median_s its sd_limit (after remeasure)"),
+        "1 when spread exceeds the sweep's spread_limit or t_sd_s / t_median_s its sd_limit (after remeasure): the "
+        "repetitions disagreed; the median is still reported"),
     COL("gops", BB_COL_NUM, gops, "2*M*K*N / t_median_s / 1e9"),
     COL("weight_bytes", BB_COL_NUM, weight_bytes, "packed weight bytes read per call"),
     COL("gbps", BB_COL_NUM, gbps, "attained weight bandwidth: weight_bytes / t_median_s / 1e9"),
     COL("err_max_abs", BB_COL_NUM, err_max_abs,
-        "verify: max |y - W_deq x| over the outputs of one call (W_deq = the kernel's own dequantized weights, fp64)"),
+        "verify: max |y - W_deq x| over the outputs y of one call, against the fp64 product of the kernel's own "
+        "dequantized weights W_deq = unpack(pack(W)) and the float activations x"),
     COL("err_rel_rms", BB_COL_NUM, err_rel_rms,
         "verify: ||y - W_deq x|| / ||W_deq x||, the error the kernel's arithmetic adds (activation and table "
         "quantization, aggregation)"),
     COL("err_master_rel_rms", BB_COL_NUM, err_master_rel_rms,
         "verify: ||y - W x|| / ||W x|| with the master float weights W, the total error including the weight format"),
     COL("weight_rel_rms", BB_COL_NUM, weight_rel_rms,
-        "verify: ||W_deq - W|| / ||W||, the weight format's reconstruction error"),
+        "verify: ||W_deq - W|| / ||W||, the weight format's reconstruction error (0 for a format that holds the "
+        "weights exactly, as i2_s ternary weights)"),
     COL("attempts", BB_COL_INT, attempts,
-        "measurements of the point: 1, or more when its spread exceeded the bounds and the sweep's remeasure allowed"),
-    COL("t_q1_s", BB_COL_NUM, t_q1_s, "first quartile of the calls, seconds"),
+        "measurements of the point: 1, or more when its spread exceeded the bounds and the sweep's remeasure allowed "
+        "(the row is the last attempt's)"),
+    COL("t_q1_s", BB_COL_NUM, t_q1_s, "first quartile of the calls, seconds (the plots' error bars)"),
     COL("t_q3_s", BB_COL_NUM, t_q3_s, "third quartile of the calls, seconds (spread = (t_q3_s - t_q1_s) / t_median_s)"),
     COL("verify", BB_COL_STR, verify,
         "verify: passed, or FAILED when an output's error exceeds the format's bound (the point fails, the run "
-        "ends failed); empty when the sweep did not ask"),
+        "ends failed, exit status 1); empty when the sweep did not ask"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
 };
 const int bb_result_ncolumns = (int)(sizeof bb_result_columns / sizeof bb_result_columns[0]);

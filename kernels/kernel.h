@@ -47,12 +47,26 @@ typedef enum {
 /* Master weights handed to pack().  The harness always fills f32 (row-major M×K); for
  * BB_WEIGHTS_TERNARY kernels it also fills ternary/ternary_scale (absmean-ternarized from f32
  * when the source was not ternary already), so that W = ternary * ternary_scale exactly. */
-typedef struct {
+typedef struct bb_weights {
     int m, k;
     const float *f32;
     const int8_t *ternary;
     float ternary_scale;
 } bb_weights;
+
+/* The types of a kernel's functions (the fields below hold pointers to them).  A family whose
+ * kernels differ only in parameters (a bit width, a table kind, a record layout) has one
+ * implementation taking the parameters as arguments; the file holding it instantiates it per
+ * parameter set as one-line functions declared with these types (bb_matmul_fn
+ * bb_tmac_w2_avx2;), and each kernel's file is its descriptor, pointing at them.  The pointers
+ * carry no parameter of their own, so this is how parameters reach the code: docs/kernels.md,
+ * "Binding a family's parameters". */
+typedef void bb_matmul_fn(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
+typedef void bb_prepare_fn(const float *x, int n, int k, void *act);
+typedef size_t bb_act_size_fn(int n, int k);
+typedef size_t bb_packed_size_fn(int m, int k);
+typedef int bb_pack_fn(const struct bb_weights *w, void *dst, char *err, size_t errlen);
+typedef void bb_unpack_fn(const void *src, int m, int k, float *dst);
 
 /* One ISA variant of a kernel.  `requires` is a mask of BB_CPU_* features that must all be
  * present.  prepare may be NULL: the kernel's own prepare is used.
@@ -73,8 +87,8 @@ typedef struct {
 typedef struct {
     const char *isa; /* "scalar", "avx2", "avx512", "avx512bf16", ... */
     uint64_t requires;
-    void (*matmul)(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
-    void (*prepare)(const float *x, int n, int k, void *act);
+    bb_matmul_fn *matmul;
+    bb_prepare_fn *prepare;
     const char *small_n_isa; /* the variant that runs when n < min_n; NULL: no such rule */
     int min_n;
 } bb_variant;
@@ -121,14 +135,14 @@ typedef struct bb_kernel {
      * static message saying what is valid. */
     const char *(*shape_error)(int m, int k);
 
-    size_t (*packed_size)(int m, int k);
+    bb_packed_size_fn *packed_size;
     /* Returns 0, or -1 with a message in err (e.g. a codebook that cannot be fitted). */
-    int (*pack)(const bb_weights *w, void *dst, char *err, size_t errlen);
+    bb_pack_fn *pack;
     /* Dequantize the packed weights to float M×K: what the kernel multiplies by. */
-    void (*unpack)(const void *src, int m, int k, float *dst);
+    bb_unpack_fn *unpack;
 
-    size_t (*act_size)(int n, int k);
-    void (*prepare)(const float *x, int n, int k, void *act);
+    bb_act_size_fn *act_size;
+    bb_prepare_fn *prepare;
 
     /* Only for BB_ACT_CUSTOM: a bound on |y - sum_k wdeq[k]*x[k]| for one output. */
     double (*error_bound)(const float *wdeq_row, const float *x, int k);

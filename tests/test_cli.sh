@@ -2,20 +2,10 @@
 # bitbench's command line on bad input: one clear error line naming the problem and what is
 # valid, a non-zero exit, never a crash.  $1 is the bitbench binary.
 BB="$1"
-pass=0; fail=0
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/check.sh"
 # Huge allocations must fail cleanly under the sanitizer build too.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1"
 
-# expect_error "pattern" args...: exit status must be 1 or 2 (not a signal) and stderr must match.
-expect_error() {
-    pattern="$1"; shift
-    err=$("$BB" "$@" 2>&1 >/dev/null); rc=$?
-    if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && printf '%s' "$err" | grep -q -- "$pattern"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: bitbench $* -> rc=$rc, stderr: $err (wanted /$pattern/)"
-    fi
-}
 expect_ok() {
     out=$("$BB" "$@" 2>&1); rc=$?
     if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: bitbench $* -> rc=$rc: $out"; fi
@@ -75,5 +65,4 @@ case "$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read)" i
 *"the same bytes read alone: median"*"the kernel takes"*) pass=$((pass + 1)) ;;
 *) fail=$((fail + 1)); echo "FAIL: --read text output" ;; esac
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary cli

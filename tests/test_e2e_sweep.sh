@@ -3,20 +3,8 @@
 # model sweep runs end to end into a well-formed e2e.csv with positive tokens/s, and a model that
 # cannot fit in memory is refused before any work.  $1 is the bitbench binary.
 BB="$1"
-pass=0; fail=0
-T=$(mktemp -d /tmp/bb_e2e_sweep_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-
-expect_error() {
-    pattern="$1"; shift
-    err=$("$BB" "$@" 2>&1 >/dev/null); rc=$?
-    if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && printf '%s' "$err" | grep -q -- "$pattern"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: bitbench $* -> rc=$rc, stderr: $err (wanted /$pattern/)"
-    fi
-}
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/check.sh"
+check_scratch e2e_sweep
 
 # a tiny BitNet model in a models directory of our own
 mkdir -p "$T/models"
@@ -69,9 +57,9 @@ out=$("$BB" run "$T/good.lua" 2>"$T/stderr"); rc=$?
 check '[ "$rc" -eq 0 ]' "tiny sweep exit $rc: $(cat "$T/stderr")"
 csv=$(ls "$T"/res/e2e_t-*/e2e.csv 2>/dev/null | head -1)
 check '[ -f "$csv" ]' "no e2e.csv"
-check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,variant_ran_pp,variant_ran_tg,fallback_calls,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,tg_samples,energy_per_token_j,cpus,run_id,host,commit,load_before,load_after,other_cpu_share,busy,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
+check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,variant_ran_pp,variant_ran_tg,fallback_calls,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,tg_samples,energy_per_token_j,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token,run_id,host,commit,load_before,load_after,other_cpu_share,busy,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
 check '[ "$(wc -l < "$csv")" -eq 3 ]' "e2e.csv: want 2 rows"
-bad=$(awk -F, 'NR > 1 && (NF != 57 || $7 != ($6 == "amx" ? "avx512" : $6) || $8 != ($6 == "amx" ? "avx512" : $6) || $9 != 0 || $32 != "" || $4 != "tiny" || $13 != 1 || $14 != 8 || $15 != 4 || !($17 > 0) || !($20 > 0) || !($18 <= $17 && $17 <= $19) || !($21 <= $20 && $20 <= $22) || !($25 > 0) || !($27 > 0) || !($28 >= $27) || !($29 > 0) || !($30 > 0) || !($31 > 0)) { print }' "$csv")
+bad=$(awk -F, 'NR > 1 && (NF != 61 || $48 != 0 || $49 != "f16" || $50 != "f16" || !($51 > 0) || $7 != ($6 == "amx" ? "avx512" : $6) || $8 != ($6 == "amx" ? "avx512" : $6) || $9 != 0 || $32 != "" || $4 != "tiny" || $13 != 1 || $14 != 8 || $15 != 4 || !($17 > 0) || !($20 > 0) || !($18 <= $17 && $17 <= $19) || !($21 <= $20 && $20 <= $22) || !($25 > 0) || !($27 > 0) || !($28 >= $27) || !($29 > 0) || !($30 > 0) || !($31 > 0)) { print }' "$csv")
 check '[ -z "$bad" ]' "malformed rows: $bad"
 check 'printf "%s" "$out" | grep -q "| tiny | i2_s@[a-z0-9]*\( (ran [a-z0-9+]*)\)\? | 1 | tg4 |"' "markdown table: $out"
 check 'grep -q "\"e2e_csv\": \"e2e.csv\"" "$T"/res/e2e_t-*/run.json' "run.json names e2e.csv"
@@ -139,5 +127,4 @@ dcsv=$(ls "$T"/res/e2e_d-*/e2e.csv 2>/dev/null | head -1)
 check '[ "$rc" -eq 0 ] && [ "$(awk -F, "NR == 2 { print \$32 \",\" \$36 }" "$dcsv")" = "i2_s,1" ]' \
     "bitnet-dummy-125m tl2_1 vs i2_s: exit $rc, want logits_identical 1: $(cat "$dcsv") $(cat "$T/stderr5")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary

@@ -4,7 +4,7 @@
 # on stderr and a non-zero exit, and leaves no file; a failed or killed export leaves the file it
 # was replacing as it was, and a device, FIFO or folder given as -o is refused before any work.  $1 is the bitbench binary.
 BB="$1"
-SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/shared_dir.sh"
 BIN="$SHARED/models/stories260K/stories260K.bin"
 pass=0; fail=0
 tmp=$(mktemp -d) || exit 1

@@ -6,7 +6,7 @@
 # llama2.c checkpoint with run.c's text; a tokenizer larger than the model's vocabulary is refused
 # in one line.  $1 is the bitbench binary.
 BB="$1"
-SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/shared_dir.sh"
 G="$SHARED/golden/gguf"
 pass=0; fail=0
 tmp=$(mktemp -d) || exit 1

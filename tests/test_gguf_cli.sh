@@ -3,7 +3,7 @@
 # missing argument each give exactly one line on stderr and a non-zero exit, never a crash.
 # $1 is the bitbench binary.
 BB="$1"
-SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/shared_dir.sh"
 GOLD="$SHARED/golden/gguf/stories260K/stories260K-q8_0.gguf"
 pass=0; fail=0
 tmp=$(mktemp -d) || exit 1

@@ -16,33 +16,14 @@
 
 #include "check.h"
 #include "files.h"
+#include "gguf_bytes.h"
 #include "kernels/common/fp16.h"
 #include "models/gguf.h"
 #include "models/gguf_types.h"
 
 static char tmpdir[256], shared[1024];
 
-/* ---- a GGUF writer for the test ---- */
-typedef struct {
-    uint8_t *b;
-    size_t n, cap;
-} buf;
-
-static void put(buf *o, const void *p, size_t n)
-{
-    if (o->n + n > o->cap) {
-        o->cap = (o->n + n) * 2;
-        o->b = realloc(o->b, o->cap);
-    }
-    memcpy(o->b + o->n, p, n);
-    o->n += n;
-}
-static void put_u8(buf *o, uint8_t v) { put(o, &v, 1); }
-static void put_u32(buf *o, uint32_t v) { put(o, &v, 4); }
-static void put_u64(buf *o, uint64_t v) { put(o, &v, 8); }
-static void put_str(buf *o, const char *s) { put_u64(o, strlen(s)); put(o, s, strlen(s)); }
-static void put_key(buf *o, const char *key, uint32_t type) { put_str(o, key); put_u32(o, type); }
-static void pad_to(buf *o, size_t align) { while (o->n % align) put_u8(o, 0); }
+/* ---- the test file, written with gguf_bytes.h ---- */
 
 /* Where the fields that the hostile cases change were written. */
 enum { NT = 5 };
@@ -54,7 +35,7 @@ typedef struct {
 
 /* depth levels of arrays: element 0 holds the next level, element 1 an array of two strings;
  * the innermost is UINT8 [1, 2, 3]. */
-static void put_nested(buf *o, int depth)
+static void put_nested(gguf_buf *o, int depth)
 {
     if (depth == 1) {
         put_u32(o, BB_GGUF_UINT8);
@@ -80,7 +61,7 @@ static int i2s_t(uint64_t i) { return (int)((i * 7 + i / 5) % 3) - 1; }
 static int q6_code(int i) { return (i * 7 + 3) % 64; }
 static int8_t q6_scale(int j) { return (int8_t)(j * 3 - 20); }
 
-static void put_tensor_data(buf *o, int t)
+static void put_tensor_data(gguf_buf *o, int t)
 {
     if (t == 0) {
         for (int i = 0; i < 16; i++) { float v = (float)i * 0.5f - 3; put(o, &v, 4); }
@@ -118,7 +99,7 @@ static void put_tensor_data(buf *o, int t)
     }
 }
 
-static void put_kvs(buf *o, layout *L, int depth, int64_t alignment)
+static void put_kvs(gguf_buf *o, layout *L, int depth, int64_t alignment)
 {
     L->key0_len = o->n;
     put_key(o, "t.u8", BB_GGUF_UINT8);
@@ -151,9 +132,9 @@ static void put_kvs(buf *o, layout *L, int depth, int64_t alignment)
 }
 
 /* A valid file (for alignment a power of two or -1: absent, default 32). */
-static buf build(layout *L, int depth, int64_t alignment, bool dup_name)
+static gguf_buf build(layout *L, int depth, int64_t alignment, bool dup_name)
 {
-    buf o = {0};
+    gguf_buf o = {0};
     L->alignment = alignment > 0 ? (uint64_t)alignment : 32;
     put(&o, "GGUF", 4);
     L->version = o.n;
@@ -274,7 +255,7 @@ static void check_built_file(void)
     static const int64_t aligns[3] = {64, 1, -1};
     for (int a = 0; a < 3; a++) {
         layout L;
-        buf o = build(&L, 3, aligns[a], false);
+        gguf_buf o = build(&L, 3, aligns[a], false);
         char path[400], err[512];
         snprintf(path, sizeof path, "%s/valid%d.gguf", tmpdir, a);
         write_file(path, o.b, o.n);
@@ -314,13 +295,13 @@ static void expect_bad(const char *what, const uint8_t *b, size_t n, const char 
     n_hostile++;
 }
 
-static void patch_u32(buf *o, size_t at, uint32_t v) { memcpy(o->b + at, &v, 4); }
-static void patch_u64(buf *o, size_t at, uint64_t v) { memcpy(o->b + at, &v, 8); }
+static void patch_u32(gguf_buf *o, size_t at, uint32_t v) { memcpy(o->b + at, &v, 4); }
+static void patch_u64(gguf_buf *o, size_t at, uint64_t v) { memcpy(o->b + at, &v, 8); }
 
 /* Apply one change to a fresh copy of the valid file and expect an error. */
 #define CASE(what, want, change)                          \
     do {                                                  \
-        buf o = build(&L, 3, 32, false);                  \
+        gguf_buf o = build(&L, 3, 32, false);             \
         change;                                           \
         expect_bad(what, o.b, o.n, want);                 \
         free(o.b);                                        \
@@ -368,7 +349,7 @@ static void check_bad_fields(void)
     CASE("NUL in name", "tensor #0: name 'a?f32' contains a NUL byte", o.b[L.name[0] + 1] = 0);
     CASE("empty", "header: magic runs past the end of the file (0 bytes)", o.n = 0);
     {
-        buf o = build(&L, 100, -1, false);
+        gguf_buf o = build(&L, 100, -1, false);
         expect_bad("nested 100", o.b, o.n, "metadata key #13 't.nested': arrays nested deeper than 8 levels");
         free(o.b);
         o = build(&L, 3, -1, true);
@@ -387,7 +368,7 @@ static void check_bad_fields(void)
 static void check_truncations(void)
 {
     layout L;
-    buf o = build(&L, 3, -1, false);
+    gguf_buf o = build(&L, 3, -1, false);
     for (size_t cut = 0; cut < o.n; cut++) expect_bad("truncated built file", o.b, cut, NULL);
     free(o.b);
     char path[1400];

@@ -29,24 +29,6 @@
 
 static char shared[1024];
 
-/* "key: 1 2 3" line of a greedy_ids file. */
-static int read_ids(const char *path, const char *key, int *ids, int cap)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    static char line[1 << 16];
-    int n = -1;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, key, strlen(key)) != 0) continue;
-        n = 0;
-        for (char *tok = strtok(strchr(line, ':') + 1, " \n"); tok && n < cap; tok = strtok(NULL, " \n"))
-            ids[n++] = atoi(tok);
-        break;
-    }
-    fclose(f);
-    return n;
-}
-
 /* Blocks of vocab values, each after a "# generated position" line; returns the block count. */
 static int read_logits(const char *path, float *out, int vocab, int max_blocks)
 {
@@ -80,7 +62,7 @@ static void against_llamacpp(bb_pool *pool, const char *model, const char *ids_r
     golden_path(ipath, sizeof ipath, ids_rel);
     golden_path(lpath, sizeof lpath, logits_rel);
     int prompt[16], want[256];
-    int np = read_ids(ipath, "prompt_ids", prompt, 16), ng = read_ids(ipath, "generated_ids", want, 256);
+    int np = golden_ids(ipath, "prompt_ids", prompt, 16), ng = golden_ids(ipath, "generated_ids", want, 256);
     CHECK(np > 0 && ng > 0, "cannot read %s", ipath);
     if (np <= 0 || ng <= 0) return;
     bb_tf_options opt = {.kernel = kernel, .out_kernel = out_kernel, .max_batch = 16};

@@ -8,7 +8,7 @@
 # model sweeps run each GGUF tensor through the kernel that stores its type, the classifier as
 # stored, and --kernel says on stderr what it requantizes.  $1 is the bitbench binary.
 BB="$1"
-SHARED="${BITBENCH_SHARED_DIR:-${BITBENCH_SOURCE_DIR:-.}/../shared}"
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/shared_dir.sh"
 G="$SHARED/golden/gguf"
 pass=0; fail=0
 tmp=$(mktemp -d) || exit 1

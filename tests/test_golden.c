@@ -1,6 +1,6 @@
 /* The engine against an independent implementation: the real tiny model stories260K
- * (../shared/models/) run greedily in f32 must reproduce llama2.c's run.c token for token and
- * its logits to float rounding (../shared/golden/stories260K/, 200 positions, two prompts), with
+ * ($BITBENCH_SHARED_DIR/models/) run greedily in f32 must reproduce llama2.c's run.c token for token and
+ * its logits to float rounding ($BITBENCH_SHARED_DIR/golden/stories260K/, 200 positions, two prompts), with
  * the prompt prefilled as one GEMM.  Also: prefill and token-by-token decode agree, and the
  * decoded text equals run.c's output. */
 #include <math.h>
@@ -15,23 +15,6 @@
 #include "models/tokenizer.h"
 
 static char shared[1024];
-
-static int read_ids(const char *path, const char *key, int *ids, int cap)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    static char line[65536];
-    int n = -1;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, key, strlen(key)) != 0) continue;
-        char *p = strchr(line, ':');
-        n = 0;
-        for (char *tok = strtok(p + 1, " \n"); tok && n < cap; tok = strtok(NULL, " \n")) ids[n++] = atoi(tok);
-        break;
-    }
-    fclose(f);
-    return n;
-}
 
 /* Logits blocks: "gen J pos P argmax A" then vocab lines. Returns count of blocks read. */
 static int read_logits(const char *path, float *out, int vocab, int max_blocks)
@@ -85,7 +68,7 @@ static void run_prompt(bb_pool *pool, int which, const char *prompt)
     int ids[512], want_prompt[64], want_gen[512];
     snprintf(lpath, sizeof lpath, "%s/golden/stories260K/greedy_n200_prompt%d.tokens.txt", shared, which);
     int np = bb_tokenizer_encode(tok, prompt, ids, 512, err, sizeof err);
-    int nwp = read_ids(lpath, "prompt_ids", want_prompt, 64), nwg = read_ids(lpath, "generated_ids", want_gen, 512);
+    int nwp = golden_ids(lpath, "prompt_ids", want_prompt, 64), nwg = golden_ids(lpath, "generated_ids", want_gen, 512);
     CHECK(nwp > 0 && nwg > 0, "cannot read %s", lpath);
     CHECK(np == nwp && memcmp(ids, want_prompt, sizeof(int) * (size_t)np) == 0, "prompt %d encodes differently", which);
 

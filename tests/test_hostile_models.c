@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "llama2c_files.h"
 #include "models/gguf.h"
 #include "models/gguf_export.h"
 #include "models/gguf_vocab.h"
@@ -65,17 +66,7 @@ static void write_tokenizer32(const char *path)
         letters[i][0] = (char)('a' + i);
         pieces[6 + i] = letters[i];
     }
-    FILE *f = fopen(path, "wb");
-    int32_t max_len = 5;
-    fwrite(&max_len, 4, 1, f);
-    for (int i = 0; i < 32; i++) {
-        float score = (float)-i;
-        int32_t len = (int32_t)strlen(pieces[i]);
-        fwrite(&score, 4, 1, f);
-        fwrite(&len, 4, 1, f);
-        fwrite(pieces[i], 1, (size_t)len, f);
-    }
-    fclose(f);
+    write_llama2c_tokenizer(path, pieces, 32, 5);
 }
 
 static void small_vocab_byte_fallback(const char *dir)

@@ -9,7 +9,7 @@
 # message.  Every command runs under `timeout 20`, so a hang fails the test instead of blocking.
 # $1 is the bitbench binary.
 BB="$1"
-SHARED="${BITBENCH_SHARED_DIR:-$BITBENCH_SOURCE_DIR/../shared}"
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/shared_dir.sh"
 L2C="$SHARED/models/stories260K/stories260K.bin"
 TOK="$SHARED/models/stories260K/tok512.bin"
 pass=0; fail=0

@@ -3,19 +3,9 @@
 # error line with the file, the line when known, what was wrong and what is valid, and a
 # non-zero exit before any measurement; good input is accepted.  $1 is the bitbench binary.
 BB="$1"
-pass=0; fail=0
-T=$(mktemp -d /tmp/bb_lua_cli_XXXXXX)
-trap 'rm -rf "$T"' EXIT
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/check.sh"
+check_scratch lua_cli
 
-expect_error() {
-    pattern="$1"; shift
-    err=$("$BB" "$@" 2>&1 >/dev/null); rc=$?
-    if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && printf '%s' "$err" | grep -q -- "$pattern"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: bitbench $* -> rc=$rc, stderr: $err (wanted /$pattern/)"
-    fi
-}
 expect_ok() {
     pattern="$1"; shift
     out=$("$BB" "$@" 2>&1); rc=$?
@@ -92,5 +82,4 @@ printf 'return { name = "typo", style = "llama", dim = 64, ffn_dim = 128, n_laye
 BITBENCH_MODELS="$T/models" expect_error "unknown field 'vocab' (did you mean 'vocab_size'?)" list models
 unset BITBENCH_MODELS
 
-echo "lua_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary lua_cli

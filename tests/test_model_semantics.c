@@ -14,7 +14,7 @@
  *     or with entries that are not pairs: loaded as llama.cpp loads them, with one note each on
  *     stderr saying what bitbench does (and it does that: the byte is dropped, nothing merges).
  * Every refusal is one line naming the file and the key or tensor; the real GGUF files of
- * ../shared/golden/gguf still load, with no notes.
+ * $BITBENCH_SHARED_DIR/golden/gguf still load, with no notes.
  * With a directory argument the hostile files are kept there (the fuzz regressions in
  * tests/fuzz/regressions/gguf/ were made so). */
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 
 #include "check.h"
 #include "files.h"
+#include "llama2c_files.h"
 #include "models/gguf_source.h"
 #include "models/gguf_types.h"
 #include "models/gguf_write.h"
@@ -276,18 +277,8 @@ static void duplicates(void)
     /* a llama2.c tokenizer with "b" twice */
     char path[600], err[1024] = "";
     snprintf(path, sizeof path, "%s/dup-tok.bin", dir);
-    FILE *f = fopen(path, "wb");
     const char *pieces[6] = {"<unk>", "<s>", "</s>", "a", "b", "b"};
-    int32_t max_len = 5;
-    fwrite(&max_len, 4, 1, f);
-    for (int i = 0; i < 6; i++) {
-        float score = (float)-i;
-        int32_t len = (int32_t)strlen(pieces[i]);
-        fwrite(&score, 4, 1, f);
-        fwrite(&len, 4, 1, f);
-        fwrite(pieces[i], 1, (size_t)len, f);
-    }
-    fclose(f);
+    write_llama2c_tokenizer(path, pieces, 6, 5);
     bb_tokenizer *t = bb_tokenizer_load(path, 6, err, sizeof err);
     CHECK(t == NULL && strstr(err, "dup-tok.bin: token 5 'b' repeats token 4; every token's text must be unique"),
           "llama2.c duplicate: %s", t ? "accepted" : err);

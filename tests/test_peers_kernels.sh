@@ -8,13 +8,10 @@
 # point still runs; a run whose peer rows are not all there exits 3, its last line "k of N peer
 # points ran"; bad fields are one error line.  $1 is the bitbench binary.
 BB="$1"
-D="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/data/peers"
-D=$(cd "$D" && pwd)
-pass=0; fail=0
-T=$(mktemp -d /tmp/bb_peers_kernels_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
-unset BITBENCH_TEST_BACKEND_OPS
+SRC="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}"
+. "$SRC/tests/lib/check.sh"
+. "$SRC/tests/lib/peers.sh"
+peers_begin peers_kernels
 BB_FAKE_M=256 BB_FAKE_K=512; export BB_FAKE_M BB_FAKE_K
 
 # one sweep with a llama.cpp peer; its test-backend-ops comes from the command line (--peer)
@@ -82,5 +79,4 @@ bad 'peers = {"llama.cpp"}, kernels = {"i2_s"}' "llama.cpp runs none of the swee
 bad 'peers = {"llama.cpp"}, peer_timeout = -1' "peer_timeout"
 bad 'peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "/x"}' "field 'peer_paths': an experiment names peers, not their programs; give the program on the command line: bitbench run --peer NAME=PATH"
 
-echo "test_peers_kernels: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary test_peers_kernels

@@ -7,19 +7,10 @@
 # measured on a busy machine instead of printing it as an ordinary one.  $1 is the bitbench binary.
 BB="$1"
 SRC="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}"
-D=$(cd "$SRC/tests/data/peers" && pwd)
-pass=0; fail=0
-T=$(mktemp -d /tmp/bb_peers_missing_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
-unset BITBENCH_LLAMA_BENCH BITBENCH_BITNET_BENCH
-
-mkdir -p "$T/models"
-cat > "$T/models/tiny.lua" <<'LUA'
-return { name = "tiny", style = "bitnet", dim = 128, ffn_dim = 256, n_layers = 2, n_heads = 4,
-         n_kv_heads = 4, vocab_size = 320, ffn_act = "relu2", tied_embedding = true, source = "test" }
-LUA
-BITBENCH_MODELS="$T/models"; export BITBENCH_MODELS
+. "$SRC/tests/lib/check.sh"
+. "$SRC/tests/lib/peers.sh"
+peers_begin peers_missing
+peers_tiny_model
 cat > "$T/exp.lua" <<'LUA'
 bitbench.experiment { name = "pm", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
   bitbench.sweep { models = {"tiny"}, kernels = {"f32"}, threads = {1, 2}, prompt = 4, gen = 2, reps = 2, kv = "f16",
@@ -63,7 +54,7 @@ R=$(ls -d "$T"/ok/pm-* 2>/dev/null)
 check '[ "$rc" -eq 0 ] && [ "$(status_of "$R")" = complete ] && ! grep -q "peer points ran" "$T/ok.err"' \
     "all peers ran: rc=$rc $(status_of "$R"): $(cat "$T/ok.err")"
 csv="$R/e2e.csv"
-col() { awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR == row + 1 { print $c }' "$csv"; }
+col() { csv_col "$csv" "$1" "$2"; }
 check '[ "$(col peer 1)" = llama.cpp ] && [ -n "$(col load_before 1)" ] && [ -n "$(col load_after 1)" ] && [ -n "$(col busy 1)" ] && [ -n "$(col run_id 1)" ]' \
     "the peer row's provenance and load: $(head -1 "$csv" | tr , '\n' | grep -n "load\|other_cpu\|busy" | tr '\n' ' ') $(sed -n 2p "$csv")"
 
@@ -79,5 +70,4 @@ if command -v lua5.4 >/dev/null 2>&1; then
         check '! grep -q "⚠" "$T/quiet.out"' "peers.lua: a quiet run's ratios are not marked: $(cat "$T/quiet.out")"
 fi
 
-echo "test_peers_missing: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary test_peers_missing

@@ -6,20 +6,11 @@
 # one clear line and no row, and every bitbench point still runs (the run exits 3, its last line
 # "0 of 1 peer points ran"); bad peer fields are one error line.  $1 is the bitbench binary.
 BB="$1"
-D="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/data/peers"
-D=$(cd "$D" && pwd)
-pass=0; fail=0
-T=$(mktemp -d /tmp/bb_peers_sweep_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
-unset BITBENCH_LLAMA_BENCH BITBENCH_BITNET_BENCH
-
-mkdir -p "$T/models"
-cat > "$T/models/tiny.lua" <<'LUA'
-return { name = "tiny", style = "bitnet", dim = 128, ffn_dim = 256, n_layers = 2, n_heads = 4,
-         n_kv_heads = 4, vocab_size = 320, ffn_act = "relu2", tied_embedding = true, source = "test" }
-LUA
-BITBENCH_MODELS="$T/models"; export BITBENCH_MODELS
+SRC="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}"
+. "$SRC/tests/lib/check.sh"
+. "$SRC/tests/lib/peers.sh"
+peers_begin peers_sweep
+peers_tiny_model
 
 # one sweep with a llama.cpp peer; its program comes from the command line (--peer), never the file
 exp() { # name
@@ -32,7 +23,7 @@ check '[ $rc -eq 0 ]' "run exit code $rc: $(cat "$T/err")"
 check 'grep -q "^available	true	false	bitnet.cpp: llama-bench is not on PATH, BITBENCH_BITNET_BENCH is not set and no --peer bitnet.cpp=PATH was given" "$T/out"' \
     "peer_available with --peer llama.cpp: $(cat "$T/out")"
 csv=$(ls "$T"/res_ok/*/e2e.csv)
-col() { awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR == row + 1 { print $c }' "$csv"; }
+col() { csv_col "$csv" "$1" "$2"; }
 check '[ "$(wc -l < "$csv")" -eq 3 ]' "1 header + 1 bitbench row + 1 peer row, got: $(cat "$csv")"
 check '[ "$(col kernel 1)" = "llama.cpp:f32" ] && [ "$(col peer 1)" = llama.cpp ] && [ "$(col peer_commit 1)" = c392e5094 ]' \
     "peer row first (it runs before its bitbench point): $(sed -n 2p "$csv")"
@@ -87,5 +78,4 @@ bad 'peers = {"llama.cpp"}' "needs kv = \"f16\""
 bad 'kv = "f16", peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "/x"}' "field 'peer_paths': an experiment names peers, not their programs; give the program on the command line: bitbench run --peer NAME=PATH (NAME: llama.cpp, bitnet.cpp, test-backend-ops)"
 bad 'kv = "f16", peers = {"llama.cpp"}, peer_timeout = 0' "peer_timeout"
 
-echo "test_peers_sweep: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary test_peers_sweep

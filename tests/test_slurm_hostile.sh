@@ -96,6 +96,9 @@ refused --out "$T/exp.lua" --shards 2 --out "$T/refused/a b"
 refused --out "$T/exp.lua" --shards 2 --out "$T/refused/a%jb"
 refused --only "$T/exp.lua" --shards 2 --out "$T/refused" --only "i2_s${NL}touch CANARY"
 refused --meters "$T/exp.lua" --shards 2 --out "$T/refused" --meters "$(printf 'timer\033[2J')"
+refused --peer "$T/exp.lua" --shards 2 --out "$T/refused" --peer "llama.cpp=/opt/x${NL}touch CANARY"
+refused --peer "$T/exp.lua" --shards 2 --out "$T/refused" --peer "/opt/llama-bench"
+refused --peer "$T/exp.lua" --shards 2 --out "$T/refused" --peer "sh=/bin/sh"
 mkdir -p "$T/nl${NL}touch CANARY"
 cp "$T/exp.lua" "$T/nl${NL}touch CANARY/exp.lua"
 refused "the experiment path" "$T/nl${NL}touch CANARY/exp.lua" --shards 2 --out "$T/refused"
@@ -113,7 +116,8 @@ mkdir -p "$work"
 out='o$(touch${IFS}CANARY)`touch${IFS}CANARY`;ü&|*?[a]'
 (cd "$work" && "$BB" slurm "$E" --shards 2 --out "$out" --submit --partition 'p;touch${IFS}CANARY' \
      --account '$(touch${IFS}CANARY)' --time '1:00|touch${IFS}CANARY' \
-     --constraint 'a&b|$(touch${IFS}CANARY)' --constraint '`touch${IFS}CANARY`*?[' --only i2_s) \
+     --constraint 'a&b|$(touch${IFS}CANARY)' --constraint '`touch${IFS}CANARY`*?[' --only i2_s \
+     --peer 'llama.cpp=/opt/l b/$(touch${IFS}CANARY)/llama-bench' --allow-missing-peers) \
     > "$T/odd.out" 2>&1; rc=$?
 dir="$work/$out"
 check '[ $rc -eq 0 ]' "bitbench slurm --submit of the odd job: exit $rc: $(cat "$T/odd.out")"
@@ -127,6 +131,9 @@ check 'grep -q "\"status\": \"complete\"" "$dir/merged/run.json" && [ "$(grep -c
     "the merged run is complete, with both node types' points: $(cat "$dir"/logs/* 2> /dev/null)"
 check 'grep -qx "#SBATCH --partition=p;touch\${IFS}CANARY" "$dir/merge.sbatch"' "--partition reaches sbatch as it was given"
 check '[ -z "$(grep "srun:" "$FAKE_LOG")" ]' "the scripts do not use srun"
+peer_words="'--peer' 'llama.cpp=/opt/l b/\$(touch\${IFS}CANARY)/llama-bench' '--allow-missing-peers'"
+check 'grep -qF -- "$peer_words" "$dir/array-a_b___touch__IFS_CANARY_.sbatch"' \
+    "--peer and --allow-missing-peers reach every shard as single words: $(grep -h -- "exec" "$dir"/array*.sbatch)"
 
 # submit.sh by hand: the same, through bash
 rm -f "$FAKE_LOG"

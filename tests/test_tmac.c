@@ -228,7 +228,7 @@ static void measure_lossy(int b)
     float *y[3];
     bb_fill_gauss(&r, w, (size_t)m * k, 1.0f);
     bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
-    /* the three share the packed weights (bb_tmac_pack with the same b): packed once */
+    /* the three share the packed weights (one bb_tmac_w<b>_pack per width): packed once */
     const bb_kernel *kern0 = kernel(names[0]);
     if (!kern0) return;
     void *packed = bb_alloc(kern0->packed_size(m, k));

@@ -1,5 +1,5 @@
 /* Tokenizers from GGUF metadata against llama.cpp's tokenizer test vectors
- * (../shared/golden/gguf/tokenizer/, README §2: 46 texts each, encoded without BOS and without
+ * ($BITBENCH_SHARED_DIR/golden/gguf/tokenizer/, README §2: 46 texts each, encoded without BOS and without
  * parsing special tokens, which llama.cpp reproduces 46/46):
  *  - llama-spm (SentencePiece, 32000 tokens) and gpt-2 (byte-level BPE, 50000 merges): the ids
  *    of every text, id for id, and decoding gives the text back;
@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "files.h"
+#include "gguf_bytes.h"
 #include "models/bpe_pretok.h"
 #include "models/gguf.h"
 #include "models/tokenizer.h"
@@ -229,29 +230,7 @@ done:
     bb_tokenizer_free(b);
 }
 
-/* ---- a GGUF vocabulary written here ---- */
-typedef struct {
-    uint8_t b[1 << 16];
-    size_t n;
-    uint64_t n_kv;
-} gbuf;
-
-static void put(gbuf *o, const void *p, size_t n) { memcpy(o->b + o->n, p, n), o->n += n; }
-static void put_u32(gbuf *o, uint32_t v) { put(o, &v, 4); }
-static void put_u64(gbuf *o, uint64_t v) { put(o, &v, 8); }
-static void put_str(gbuf *o, const char *s) { put_u64(o, strlen(s)), put(o, s, strlen(s)); }
-static void kv_str(gbuf *o, const char *k, const char *v) { put_str(o, k), put_u32(o, 8), put_str(o, v), o->n_kv++; }
-static void kv_u32(gbuf *o, const char *k, uint32_t v) { put_str(o, k), put_u32(o, 4), put_u32(o, v), o->n_kv++; }
-static void kv_strs(gbuf *o, const char *k, const char *const *v, int n)
-{
-    put_str(o, k), put_u32(o, 9), put_u32(o, 8), put_u64(o, (uint64_t)n), o->n_kv++;
-    for (int i = 0; i < n; i++) put_str(o, v[i]);
-}
-static void kv_i32s(gbuf *o, const char *k, const int32_t *v, int n)
-{
-    put_str(o, k), put_u32(o, 9), put_u32(o, 5), put_u64(o, (uint64_t)n), o->n_kv++;
-    put(o, v, sizeof(int32_t) * (size_t)n);
-}
+/* ---- a GGUF vocabulary written here (gguf_bytes.h) ---- */
 
 /* GPT-2's printable character for byte b (the other 68 bytes map to U+0100 on, in order). */
 static int byte_char(int b, char *out)
@@ -278,7 +257,7 @@ static bb_tokenizer *tiny_bpe(const char *model, const char *pre, uint32_t bos, 
     const int32_t extra_type[] = {1, 1, 1, 3, 4};
     for (int i = 0; i < 5; i++) tokens[256 + i] = extra[i], types[256 + i] = extra_type[i];
     const char *merges[] = {"\xC4\xA0 w", "\xC4\xA0w o"};
-    static gbuf o;
+    static gguf_buf o; /* kept between calls: its memory is reused */
     o.n = o.n_kv = 0;
     put(&o, "GGUF", 4), put_u32(&o, 3), put_u64(&o, 0);
     size_t kv_at = o.n;

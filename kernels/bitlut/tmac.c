@@ -20,9 +20,9 @@ static inline float round_even(float v)
 /* Offline: quantizer and packing                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-size_t bb_tmac_packed_size(const bb_tmac_params *params, int m, int k)
+static size_t packed_size(int b, int m, int k)
 {
-    return tmac_wbytes(m, k, params->bits) + (size_t)m * (k / TMAC_QG) * 5;
+    return tmac_wbytes(m, k, b) + (size_t)m * (k / TMAC_QG) * 5;
 }
 
 /* Codes of the grid (z2, s = 2 h) for a group, q = clamp(nearbyint(w / s + z2/2), 0, L), written to
@@ -161,9 +161,9 @@ static inline size_t nibble_at(const int inv[4][4], int b, int rr, int j, int i,
     return (size_t)(j / 4) * 64 * b + (size_t)(ut / 4) * 64 + (size_t)4 * (rr % 16) + (size_t)(ut % 4);
 }
 
-int bb_tmac_pack(const bb_tmac_params *params, const bb_weights *w, void *dst)
+static int pack(int b, const bb_weights *w, void *dst, char *err, size_t errlen)
 {
-    const int b = params->bits;
+    (void)err, (void)errlen; /* cannot fail */
     const int m = w->m, k = w->k, G = k / TMAC_QG;
     int inv[4][4];
     slot_inverse(b, inv);
@@ -203,9 +203,8 @@ static inline int pattern(const void *w, const int inv[4][4], int k, int b, int 
     return (wb[at] >> shift) & 15;
 }
 
-void bb_tmac_unpack(const bb_tmac_params *params, const void *src, int m, int k, float *dst)
+static void unpack(int b, const void *src, int m, int k, float *dst)
 {
-    const int b = params->bits;
     const int L = (1 << b) - 1;
     int inv[4][4];
     slot_inverse(b, inv);
@@ -346,11 +345,9 @@ static inline int lookup(const void *tab, tmac_mode mode, int j, int p)
 
 static inline int avg_u8(int a, int b) { return (a + b + 1) >> 1; } /* vpavgb */
 
-void bb_tmac_matmul_ref(const bb_tmac_params *params, const void *w, const void *act,
-                        float *y, int m, int k, int n, int m0, int m1)
+static void matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1, int b,
+                       tmac_mode mode)
 {
-    const int b = params->bits;
-    const tmac_mode mode = params->mode;
     const int G = k / TMAC_QG;
     int inv[4][4];
     slot_inverse(b, inv);
@@ -393,6 +390,80 @@ void bb_tmac_matmul_ref(const bb_tmac_params *params, const void *w, const void 
             y[(size_t)c * m + r] = acc;
         }
     }
+}
+
+/* ---- the twelve kernels' scalar functions (tmac.h): the code above for each b and mode ---- */
+size_t bb_tmac_w1_packed_size(int m, int k) { return packed_size(1, m, k); }
+size_t bb_tmac_w2_packed_size(int m, int k) { return packed_size(2, m, k); }
+size_t bb_tmac_w3_packed_size(int m, int k) { return packed_size(3, m, k); }
+size_t bb_tmac_w4_packed_size(int m, int k) { return packed_size(4, m, k); }
+int bb_tmac_w1_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    return pack(1, w, dst, err, errlen);
+}
+int bb_tmac_w2_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    return pack(2, w, dst, err, errlen);
+}
+int bb_tmac_w3_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    return pack(3, w, dst, err, errlen);
+}
+int bb_tmac_w4_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    return pack(4, w, dst, err, errlen);
+}
+void bb_tmac_w1_unpack(const void *src, int m, int k, float *dst) { unpack(1, src, m, k, dst); }
+void bb_tmac_w2_unpack(const void *src, int m, int k, float *dst) { unpack(2, src, m, k, dst); }
+void bb_tmac_w3_unpack(const void *src, int m, int k, float *dst) { unpack(3, src, m, k, dst); }
+void bb_tmac_w4_unpack(const void *src, int m, int k, float *dst) { unpack(4, src, m, k, dst); }
+void bb_tmac_w1_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 1, TMAC_LUT8);
+}
+void bb_tmac_w1_fa_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 1, TMAC_FA);
+}
+void bb_tmac_w1_exact_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 1, TMAC_EXACT);
+}
+void bb_tmac_w2_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 2, TMAC_LUT8);
+}
+void bb_tmac_w2_fa_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 2, TMAC_FA);
+}
+void bb_tmac_w2_exact_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 2, TMAC_EXACT);
+}
+void bb_tmac_w3_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 3, TMAC_LUT8);
+}
+void bb_tmac_w3_fa_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 3, TMAC_FA);
+}
+void bb_tmac_w3_exact_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 3, TMAC_EXACT);
+}
+void bb_tmac_w4_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 4, TMAC_LUT8);
+}
+void bb_tmac_w4_fa_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 4, TMAC_FA);
+}
+void bb_tmac_w4_exact_ref(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    matmul_ref(w, a, y, m, k, n, m0, m1, 4, TMAC_EXACT);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -160,46 +160,39 @@ static inline tmac_ghead *tmac_col_begin(void *act, int n, int k, tmac_mode mode
     return head;
 }
 
-/* ---- a kernel's parameters ----
- * What distinguishes the twelve T-MAC kernels: the bit width b and the table mode.  Each kernel
- * file (tmac_w1.c .. tmac_w4.c) names its kernels' parameters as static const structs and binds
- * them to the shared code below with one-line functions (the kernel interface's function
- * pointers carry no parameter of their own), the way every parameterised family binds its
- * kernels (elut/elut.h, mad/q4_0_interleaved.h, codebook/iq4_nl_x8.h). */
-typedef struct {
-    int bits;       /* b: 1 .. 4 bit planes */
-    tmac_mode mode; /* which tables prepare() writes and matmul reads */
-} bb_tmac_params;
+/* ---- the twelve kernels' functions: one implementation, instantiated per bit width ----
+ * What distinguishes the twelve T-MAC kernels is the bit width b (1 .. 4 bit planes) and the
+ * table mode.  Each implementation takes them as arguments: tmac.c's scalar functions (pack,
+ * unpack, the reference) as ordinary ints, each SIMD file's matmul as constants of an
+ * always-inline function, so that the compiler specialises the inner loops for them.  The
+ * kernel interface's function pointers carry no parameter of their own, so the file holding an
+ * implementation also instantiates it for each (b, mode): one one-line function per kernel,
+ * named for the kernel (bb_tmac_w<b>[_fa|_exact]_<isa>; scripts/insn-table reads these names).
+ * The kernel files tmac_w1.c .. tmac_w4.c are descriptors only, pointing at them: the way every
+ * parameterised family binds its kernels (docs/kernels.md, "Binding a family's parameters").
+ * The packed weights depend on b alone: one packed_size/pack/unpack per width. */
+bb_packed_size_fn bb_tmac_w1_packed_size, bb_tmac_w2_packed_size, bb_tmac_w3_packed_size,
+    bb_tmac_w4_packed_size;
+bb_pack_fn bb_tmac_w1_pack, bb_tmac_w2_pack, bb_tmac_w3_pack, bb_tmac_w4_pack;
+bb_unpack_fn bb_tmac_w1_unpack, bb_tmac_w2_unpack, bb_tmac_w3_unpack, bb_tmac_w4_unpack;
+/* matmul: the scalar reference (tmac.c) and the SIMD variants (tmac_avx2.c, tmac_avx512.c,
+ * tmac_neon.c), for each kernel */
+bb_matmul_fn bb_tmac_w1_ref, bb_tmac_w1_fa_ref, bb_tmac_w1_exact_ref, bb_tmac_w2_ref,
+    bb_tmac_w2_fa_ref, bb_tmac_w2_exact_ref, bb_tmac_w3_ref, bb_tmac_w3_fa_ref,
+    bb_tmac_w3_exact_ref, bb_tmac_w4_ref, bb_tmac_w4_fa_ref, bb_tmac_w4_exact_ref;
+bb_matmul_fn bb_tmac_w1_avx2, bb_tmac_w1_fa_avx2, bb_tmac_w1_exact_avx2, bb_tmac_w2_avx2,
+    bb_tmac_w2_fa_avx2, bb_tmac_w2_exact_avx2, bb_tmac_w3_avx2, bb_tmac_w3_fa_avx2,
+    bb_tmac_w3_exact_avx2, bb_tmac_w4_avx2, bb_tmac_w4_fa_avx2, bb_tmac_w4_exact_avx2;
+bb_matmul_fn bb_tmac_w1_avx512, bb_tmac_w1_fa_avx512, bb_tmac_w1_exact_avx512, bb_tmac_w2_avx512,
+    bb_tmac_w2_fa_avx512, bb_tmac_w2_exact_avx512, bb_tmac_w3_avx512, bb_tmac_w3_fa_avx512,
+    bb_tmac_w3_exact_avx512, bb_tmac_w4_avx512, bb_tmac_w4_fa_avx512, bb_tmac_w4_exact_avx512;
+bb_matmul_fn bb_tmac_w1_neon, bb_tmac_w1_fa_neon, bb_tmac_w1_exact_neon, bb_tmac_w2_neon,
+    bb_tmac_w2_fa_neon, bb_tmac_w2_exact_neon, bb_tmac_w3_neon, bb_tmac_w3_fa_neon,
+    bb_tmac_w3_exact_neon, bb_tmac_w4_neon, bb_tmac_w4_fa_neon, bb_tmac_w4_exact_neon;
 
-/* ---- shared scalar parts (tmac.c); the packed weights depend on p->bits only ---- */
-size_t bb_tmac_packed_size(const bb_tmac_params *params, int m, int k);
-int bb_tmac_pack(const bb_tmac_params *params, const bb_weights *w, void *dst);
-void bb_tmac_unpack(const bb_tmac_params *params, const void *src, int m, int k, float *dst);
-void bb_tmac_matmul_ref(const bb_tmac_params *params, const void *w, const void *act,
-                        float *y, int m, int k, int n, int m0, int m1);
-double bb_tmac_error_bound(const float *wdeq_row, const float *x, int k, tmac_mode mode);
 /* One group's float tables (mirror half, 8 entries per K-group, fixed order of additions) and
  * their absolute maximum; used by prepare and by the error bound, so both see the same d. */
 float bb_tmac_float_tables(const float *x, float *tab);
-
-/* ---- SIMD variants (tmac_avx2.c, tmac_avx512.c, tmac_neon.c): matmul for any bit width and mode ---- */
-/* bb_tmac_matmul_<isa> body: RUN(w, act, y, m, k, n, m0, m1, B, MODE) specialised for the constant
- * bit width and mode P names.  A macro because each ISA file's always-inline RUN must be expanded
- * twelve times with constants, and C cannot pass a function to be inlined that way. */
-#define TMAC_RUN_B(RUN, B, P)                                                       \
-    case B:                                                                         \
-        if ((P)->mode == TMAC_LUT8) RUN(w, act, y, m, k, n, m0, m1, B, TMAC_LUT8);  \
-        else if ((P)->mode == TMAC_FA) RUN(w, act, y, m, k, n, m0, m1, B, TMAC_FA); \
-        else RUN(w, act, y, m, k, n, m0, m1, B, TMAC_EXACT);                        \
-        break;
-#define TMAC_DISPATCH(RUN, P) \
-    switch ((P)->bits) { TMAC_RUN_B(RUN, 1, P) TMAC_RUN_B(RUN, 2, P) TMAC_RUN_B(RUN, 3, P) TMAC_RUN_B(RUN, 4, P) }
-void bb_tmac_matmul_avx2(const bb_tmac_params *params, const void *w, const void *act,
-                         float *y, int m, int k, int n, int m0, int m1);
-void bb_tmac_matmul_avx512(const bb_tmac_params *params, const void *w, const void *act,
-                           float *y, int m, int k, int n, int m0, int m1);
-void bb_tmac_matmul_neon(const bb_tmac_params *params, const void *w, const void *act,
-                         float *y, int m, int k, int n, int m0, int m1);
 
 /* Per-mode prepare/act_size/bound wrappers, shared by the four bit widths (tmac.c; the SIMD
  * prepares of the int8-table modes in tmac_avx2.c / tmac_avx512.c write the same bytes; _exact's

@@ -193,10 +193,54 @@ AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m
         for (int c = 0; c < n; c++) tile(w, act, y, m, k, n, c, blk, 1, b, mode, &cs);
 }
 
-void bb_tmac_matmul_avx512(const bb_tmac_params *params, const void *w, const void *act,
-                           float *y, int m, int k, int n, int m0, int m1)
+/* ---- the twelve kernels' avx512 matmuls (tmac.h): run() for each constant b and mode ---- */
+void bb_tmac_w1_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
 {
-    TMAC_DISPATCH(run, params)
+    run(w, a, y, m, k, n, m0, m1, 1, TMAC_LUT8);
+}
+void bb_tmac_w1_fa_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 1, TMAC_FA);
+}
+void bb_tmac_w1_exact_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 1, TMAC_EXACT);
+}
+void bb_tmac_w2_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 2, TMAC_LUT8);
+}
+void bb_tmac_w2_fa_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 2, TMAC_FA);
+}
+void bb_tmac_w2_exact_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 2, TMAC_EXACT);
+}
+void bb_tmac_w3_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 3, TMAC_LUT8);
+}
+void bb_tmac_w3_fa_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 3, TMAC_FA);
+}
+void bb_tmac_w3_exact_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 3, TMAC_EXACT);
+}
+void bb_tmac_w4_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 4, TMAC_LUT8);
+}
+void bb_tmac_w4_fa_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 4, TMAC_FA);
+}
+void bb_tmac_w4_exact_avx512(const void *w, const void *a, float *y, int m, int k, int n, int m0, int m1)
+{
+    run(w, a, y, m, k, n, m0, m1, 4, TMAC_EXACT);
 }
 
 /* ---- prepare (tmac_wB, tmac_wB_fa): the same bytes as the scalar prepare ----

@@ -8,7 +8,7 @@ static size_t iq4_nl_x8_packed_size(int m, int k) { return (size_t)m * (k / BB_Q
 
 _Static_assert(sizeof(bb_iq4_nl_block) == sizeof(bb_block_q4_0), "an IQ4_NL block is laid out as a Q4_0 block");
 
-/* q4_0x8's records (mad/q4_0x8.h's bb_q4_0x8_layout) of IQ4_NL blocks, indices stored as they are. */
+/* q4_0x8's records (mad/q4_0_interleaved.h's bb_q4_0x8_layout) of IQ4_NL blocks, indices stored as they are. */
 static void quant_block(const bb_weights *w, int r, int b, void *dst)
 {
     bb_iq4_nl_block blk;

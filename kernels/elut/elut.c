@@ -278,3 +278,63 @@ double elut_error_bound(const float *wdeq, const float *x, int k, bool tl2)
     double table = nonzero * d * (0.5 + 0x1p-14) * ws / as;
     return base + table * (1 + 0x1p-20);
 }
+
+/* ---- the four kernels' scalar functions (elut.h): the code above, per kernel ---- */
+size_t bb_tl1_packed_size(int m, int k) { return elut_packed_size(m, k, false); }
+size_t bb_tl2_packed_size(int m, int k) { return elut_packed_size(m, k, true); }
+int bb_tl1_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err, (void)errlen; /* cannot fail */
+    return elut_pack(w, dst, false);
+}
+int bb_tl2_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
+{
+    (void)err, (void)errlen; /* cannot fail */
+    return elut_pack(w, dst, true);
+}
+void bb_tl1_unpack(const void *src, int m, int k, float *dst) { elut_unpack(src, m, k, dst, false); }
+void bb_tl2_unpack(const void *src, int m, int k, float *dst) { elut_unpack(src, m, k, dst, true); }
+double bb_tl1_error_bound(const float *wdeq_row, const float *x, int k)
+{
+    return elut_error_bound(wdeq_row, x, k, false);
+}
+double bb_tl2_error_bound(const float *wdeq_row, const float *x, int k)
+{
+    return elut_error_bound(wdeq_row, x, k, true);
+}
+size_t bb_tl1_0_act_size(int n, int k) { return elut_act_size(n, k, elut_tl1_0); }
+size_t bb_tl1_1_act_size(int n, int k) { return elut_act_size(n, k, elut_tl1_1); }
+size_t bb_tl2_0_act_size(int n, int k) { return elut_act_size(n, k, elut_tl2_0); }
+size_t bb_tl2_1_act_size(int n, int k) { return elut_act_size(n, k, elut_tl2_1); }
+void bb_tl1_0_prepare(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl1_0, bb_quant_i8_rows, elut_tables_ref);
+}
+void bb_tl1_1_prepare(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl1_1, bb_quant_i8_rows, elut_tables_ref);
+}
+void bb_tl2_0_prepare(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl2_0, bb_quant_i8_rows, elut_tables_ref);
+}
+void bb_tl2_1_prepare(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl2_1, bb_quant_i8_rows, elut_tables_ref);
+}
+void bb_tl1_0_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_ref(w, act, y, m, k, n, m0, m1, elut_tl1_0);
+}
+void bb_tl1_1_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_ref(w, act, y, m, k, n, m0, m1, elut_tl1_1);
+}
+void bb_tl2_0_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_ref(w, act, y, m, k, n, m0, m1, elut_tl2_0);
+}
+void bb_tl2_1_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_ref(w, act, y, m, k, n, m0, m1, elut_tl2_1);
+}

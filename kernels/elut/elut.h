@@ -73,6 +73,15 @@ typedef struct {
     bool q8;        /* _0: int8 tables with one scale per activation row; else _1: int16 tables */
 } elut_kind;
 
+/* The four kernels' parameters.  elut.c and each ISA file instantiate the shared code for each
+ * as one-line functions named for the kernel (declared below, kernel.h's function types); tl1_0.c
+ * .. tl2_1.c are descriptors only, pointing at them (docs/kernels.md, "Binding a family's
+ * parameters").  scripts/insn-table reads the variant functions' names. */
+static const elut_kind elut_tl1_0 = {.tl2 = false, .q8 = true};
+static const elut_kind elut_tl1_1 = {.tl2 = false, .q8 = false};
+static const elut_kind elut_tl2_0 = {.tl2 = true, .q8 = true};
+static const elut_kind elut_tl2_1 = {.tl2 = true, .q8 = false};
+
 typedef struct {
     int k3, k2;          /* columns done by TL2 and by TL1 */
     int nb3, nb1;        /* index blocks per tile of each part */
@@ -197,7 +206,7 @@ void elut_matmul_tiled(const void *w, const void *act, float *y, int m, int k, i
 /* In an ISA file's elut_tiles_fn: its always-inline TILES(w, g, tab, tile, tp, q8, tl2, isum)
  * expanded with constant q8 and tl2 for the kind and the constant tile count TPC.  A macro because
  * each ISA file's TILES must be specialized with constants, and C cannot pass a function to be
- * inlined (as TMAC_DISPATCH in bitlut/tmac.h). */
+ * inlined. */
 #define ELUT_TILES_KIND(TILES, TPC)                                                                  \
     do {                                                                                             \
         if (kind.q8 && kind.tl2) TILES(w, g, tab, tile, TPC, true, true, isum);                      \
@@ -211,5 +220,25 @@ void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, 
                         elut_kind kind);
 void elut_matmul_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
                       elut_kind kind);
+
+/* ---- the four kernels' functions (see elut_tl1_0 .. above) ----
+ * The packed weights and the error bound depend on TL1/TL2 alone (elut.c). */
+bb_packed_size_fn bb_tl1_packed_size, bb_tl2_packed_size;
+bb_pack_fn bb_tl1_pack, bb_tl2_pack;
+bb_unpack_fn bb_tl1_unpack, bb_tl2_unpack;
+double bb_tl1_error_bound(const float *wdeq_row, const float *x, int k);
+double bb_tl2_error_bound(const float *wdeq_row, const float *x, int k);
+/* per kernel: act_size, the prepares (elut.c; elut_<isa>.c) and the matmuls (reference in
+ * elut.c, variants in elut_<isa>.c) */
+bb_act_size_fn bb_tl1_0_act_size, bb_tl1_1_act_size, bb_tl2_0_act_size, bb_tl2_1_act_size;
+bb_prepare_fn bb_tl1_0_prepare, bb_tl1_1_prepare, bb_tl2_0_prepare, bb_tl2_1_prepare;
+bb_prepare_fn bb_tl1_0_prepare_avx2, bb_tl1_1_prepare_avx2, bb_tl2_0_prepare_avx2, bb_tl2_1_prepare_avx2;
+bb_prepare_fn bb_tl1_0_prepare_avx512, bb_tl1_1_prepare_avx512, bb_tl2_0_prepare_avx512,
+    bb_tl2_1_prepare_avx512;
+bb_prepare_fn bb_tl1_0_prepare_neon, bb_tl1_1_prepare_neon, bb_tl2_0_prepare_neon, bb_tl2_1_prepare_neon;
+bb_matmul_fn bb_tl1_0_ref, bb_tl1_1_ref, bb_tl2_0_ref, bb_tl2_1_ref;
+bb_matmul_fn bb_tl1_0_avx2, bb_tl1_1_avx2, bb_tl2_0_avx2, bb_tl2_1_avx2;
+bb_matmul_fn bb_tl1_0_avx512, bb_tl1_1_avx512, bb_tl2_0_avx512, bb_tl2_1_avx512;
+bb_matmul_fn bb_tl1_0_neon, bb_tl1_1_neon, bb_tl2_0_neon, bb_tl2_1_neon;
 
 #endif

@@ -186,3 +186,37 @@ void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *t
         }
     }
 }
+
+/* ---- the four kernels' avx512 prepares and matmuls (elut.h): the code above, per kernel ---- */
+void bb_tl1_0_prepare_avx512(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl1_0, bb_quant_i8_rows_avx512, elut_tables_avx512);
+}
+void bb_tl1_1_prepare_avx512(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl1_1, bb_quant_i8_rows_avx512, elut_tables_avx512);
+}
+void bb_tl2_0_prepare_avx512(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl2_0, bb_quant_i8_rows_avx512, elut_tables_avx512);
+}
+void bb_tl2_1_prepare_avx512(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl2_1, bb_quant_i8_rows_avx512, elut_tables_avx512);
+}
+void bb_tl1_0_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_avx512(w, act, y, m, k, n, m0, m1, elut_tl1_0);
+}
+void bb_tl1_1_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_avx512(w, act, y, m, k, n, m0, m1, elut_tl1_1);
+}
+void bb_tl2_0_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_avx512(w, act, y, m, k, n, m0, m1, elut_tl2_0);
+}
+void bb_tl2_1_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_avx512(w, act, y, m, k, n, m0, m1, elut_tl2_1);
+}

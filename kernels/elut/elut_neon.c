@@ -250,3 +250,37 @@ void elut_tables_neon(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab
         }
     }
 }
+
+/* ---- the four kernels' neon prepares and matmuls (elut.h): the code above, per kernel ---- */
+void bb_tl1_0_prepare_neon(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl1_0, bb_quant_i8_rows_neon, elut_tables_neon);
+}
+void bb_tl1_1_prepare_neon(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl1_1, bb_quant_i8_rows_neon, elut_tables_neon);
+}
+void bb_tl2_0_prepare_neon(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl2_0, bb_quant_i8_rows_neon, elut_tables_neon);
+}
+void bb_tl2_1_prepare_neon(const float *x, int n, int k, void *act)
+{
+    elut_prepare_with(x, n, k, act, elut_tl2_1, bb_quant_i8_rows_neon, elut_tables_neon);
+}
+void bb_tl1_0_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_neon(w, act, y, m, k, n, m0, m1, elut_tl1_0);
+}
+void bb_tl1_1_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_neon(w, act, y, m, k, n, m0, m1, elut_tl1_1);
+}
+void bb_tl2_0_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_neon(w, act, y, m, k, n, m0, m1, elut_tl2_0);
+}
+void bb_tl2_1_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    elut_matmul_neon(w, act, y, m, k, n, m0, m1, elut_tl2_1);
+}

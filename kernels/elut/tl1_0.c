@@ -1,64 +1,9 @@
-/* tl1_0: descriptor and scalar reference; the work is shared with the other TL kernels in
- * elut.c (pack, tables, reference) and elut_avx2.c / elut_avx512.c / elut_neon.c.  Semantics:
- * tl1_0.h. */
+/* tl1_0: the kernel descriptor (semantics: tl1_0.h).  The code is shared by the four TL
+ * kernels (elut.c, elut_avx2.c, elut_avx512.c, elut_neon.c), which instantiate it for this
+ * kernel's parameters (elut.h: elut_tl1_0) as the functions named here. */
 #include "tl1_0.h"
 
 #include "elut.h"
-
-/* This kernel's parameters (elut.h: TL1, int8 tables), bound to the descriptor's function
- * pointers one line each.  The names are the kernel's own: scripts/insn-table finds the variant
- * functions by name. */
-static const elut_kind kind = {.tl2 = false, .q8 = true};
-
-static size_t tl1_0_packed_size(int m, int k) { return elut_packed_size(m, k, kind.tl2); }
-static int tl1_0_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    return elut_pack(w, dst, kind.tl2);
-}
-static void tl1_0_unpack(const void *src, int m, int k, float *dst) { elut_unpack(src, m, k, dst, kind.tl2); }
-static size_t tl1_0_act_size(int n, int k) { return elut_act_size(n, k, kind); }
-
-static void tl1_0_prepare(const float *x, int n, int k, void *act)
-{
-    elut_prepare_with(x, n, k, act, kind, bb_quant_i8_rows, elut_tables_ref);
-}
-static void tl1_0_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    elut_matmul_ref(w, act, y, m, k, n, m0, m1, kind);
-}
-#if defined(__x86_64__)
-static void tl1_0_prepare_avx2(const float *x, int n, int k, void *act)
-{
-    elut_prepare_with(x, n, k, act, kind, bb_quant_i8_rows_avx2, elut_tables_avx2);
-}
-static void tl1_0_prepare_avx512(const float *x, int n, int k, void *act)
-{
-    elut_prepare_with(x, n, k, act, kind, bb_quant_i8_rows_avx512, elut_tables_avx512);
-}
-static void tl1_0_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    elut_matmul_avx2(w, act, y, m, k, n, m0, m1, kind);
-}
-static void tl1_0_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    elut_matmul_avx512(w, act, y, m, k, n, m0, m1, kind);
-}
-#elif defined(__aarch64__)
-static void tl1_0_prepare_neon(const float *x, int n, int k, void *act)
-{
-    elut_prepare_with(x, n, k, act, kind, bb_quant_i8_rows_neon, elut_tables_neon);
-}
-static void tl1_0_neon(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    elut_matmul_neon(w, act, y, m, k, n, m0, m1, kind);
-}
-#endif
-
-static double tl1_0_error_bound(const float *wdeq_row, const float *x, int k)
-{
-    return elut_error_bound(wdeq_row, x, k, kind.tl2);
-}
 
 const bb_kernel bb_kernel_tl1_0 = {
     .name = "tl1_0",
@@ -73,19 +18,19 @@ const bb_kernel bb_kernel_tl1_0 = {
     .k_multiple = ELUT_KMULT,
     .m_multiple = 1,
     .shape_error = elut_shape_error,
-    .packed_size = tl1_0_packed_size,
-    .pack = tl1_0_pack,
-    .unpack = tl1_0_unpack,
-    .act_size = tl1_0_act_size,
-    .prepare = tl1_0_prepare,
-    .error_bound = tl1_0_error_bound,
+    .packed_size = bb_tl1_packed_size,
+    .pack = bb_tl1_pack,
+    .unpack = bb_tl1_unpack,
+    .act_size = bb_tl1_0_act_size,
+    .prepare = bb_tl1_0_prepare,
+    .error_bound = bb_tl1_error_bound,
     .variants = {
-        {"scalar", 0, tl1_0_ref, NULL},
+        {"scalar", 0, bb_tl1_0_ref, NULL},
 #if defined(__x86_64__)
-        {"avx2", BB_ISA_AVX2, tl1_0_avx2, tl1_0_prepare_avx2},
-        {"avx512", BB_ISA_AVX512, tl1_0_avx512, tl1_0_prepare_avx512},
+        {"avx2", BB_ISA_AVX2, bb_tl1_0_avx2, bb_tl1_0_prepare_avx2},
+        {"avx512", BB_ISA_AVX512, bb_tl1_0_avx512, bb_tl1_0_prepare_avx512},
 #elif defined(__aarch64__)
-        {"neon", BB_ISA_NEON, tl1_0_neon, tl1_0_prepare_neon},
+        {"neon", BB_ISA_NEON, bb_tl1_0_neon, bb_tl1_0_prepare_neon},
 #endif
     },
 };

@@ -1,38 +1,7 @@
-/* q4_0_4_4: llama.cpp's 4-row record block_q4_0x4 with 4-byte chunks (Arm paper §4.1.1, Table 2;
- * layout and semantics: q4_0_4_4.h).  Its parameters are its records' layout, bound to the shared
- * code (q4_0_interleaved.c over row_interleave.c, q4_0's scalar reference in qx_0.c) one line each;
- * q4_0_4_8 is the same record with 8-byte chunks. */
+/* q4_0_4_4: the kernel descriptor (layout and semantics: q4_0_4_4.h).  Its parameters are its
+ * records' layout (bb_q4_0_4_4_layout); the shared code (q4_0_interleaved.c over row_interleave.c,
+ * q4_0's scalar reference in qx_0.c) is instantiated for it as the functions named here. */
 #include "q4_0_4_4.h"
-
-static const bb_il_layout layout = {
-    .rows = BB_Q4_0_4_4_ROWS,
-    .block_values = BB_QK,
-    .block_bytes = sizeof(bb_block_q4_0),
-    .nsections = 2,
-    .sections = {{2, 1}, {BB_Q4_0_4_4_CHUNK, BB_QK / 2 / BB_Q4_0_4_4_CHUNK}}, /* d, then the qs in chunks */
-};
-
-static size_t q4_0_4_4_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
-
-static int q4_0_4_4_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    bb_q4_0il_pack(&layout, w, dst);
-    return 0;
-}
-
-static uint16_t q4_0_4_4_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
-{
-    (void)m;
-    return bb_q4_0il_get(&layout, w, k, r, b, vals);
-}
-
-static void q4_0_4_4_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q4_0_4_4_get, src, m, k, dst); }
-
-static void q4_0_4_4_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
-{
-    bb_qx_matmul_ref(q4_0_4_4_get, w, act, y, m, k, n, m0, m1);
-}
 
 const bb_kernel bb_kernel_q4_0_4_4 = {
     .name = "q4_0_4_4",
@@ -47,13 +16,13 @@ const bb_kernel bb_kernel_q4_0_4_4 = {
     .float_accumulation = false,
     .k_multiple = BB_QK,
     .m_multiple = BB_Q4_0_4_4_ROWS,
-    .packed_size = q4_0_4_4_packed_size,
-    .pack = q4_0_4_4_pack,
-    .unpack = q4_0_4_4_unpack,
+    .packed_size = bb_q4_0il_packed_size,
+    .pack = bb_q4_0_4_4_pack,
+    .unpack = bb_q4_0_4_4_unpack,
     .act_size = bb_qx_act_size,
     .prepare = bb_qx_prepare,
     .variants = {
-        {"scalar", 0, q4_0_4_4_matmul_ref, NULL},
+        {"scalar", 0, bb_q4_0_4_4_matmul_ref, NULL},
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_q4_0_4_4_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_q4_0_4_4_matmul_avx512, bb_qx_prepare_avx512},

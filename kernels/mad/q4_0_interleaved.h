@@ -34,14 +34,23 @@ static inline const uint8_t *bb_q4_0il_record(const void *w, int k, int rows, in
     return (const uint8_t *)w + ((size_t)g * (k / BB_QK) + b) * bb_q4_0il_record_bytes(rows);
 }
 
-/* pack: q4_0-quantize each row (bb_quant_q4_0_block), flip the qs (XOR 0x88) and interleave;
- * M a multiple of L->rows. */
-void bb_q4_0il_pack(const bb_il_layout *L, const bb_weights *w, void *dst);
-/* The records of an M x K tensor of Q4_0 blocks as GGUF stores them (row-major block_q4_0, the
- * q4_0 kernel's bytes): every block flipped (XOR 0x88) and put where it belongs, its bits
- * otherwise unchanged (kernel.h repack_stored); M a multiple of L->rows. */
-void bb_q4_0il_repack(const bb_il_layout *L, const void *src, int m, int k, void *dst);
-/* Block b of row r: its fp16 scale (returned) and its 32 signed weights (bb_qx_get_block). */
-uint16_t bb_q4_0il_get(const bb_il_layout *L, const void *w, int k, int r, int b, int8_t vals[BB_QK]);
+/* ---- the three kernels' parameters and functions (q4_0_interleaved.c) ----
+ * A kernel's parameters are its records' layout (row_interleave.h): the d section (one 2-byte
+ * run), then the qs in runs of the kernel's chunk.  bb_q4_0x8_layout is also iq4_nl_x8's, whose
+ * IQ4_NL blocks have block_q4_0's shape.  q4_0_interleaved.c instantiates the shared code for each
+ * layout as one-line functions named for the kernel (kernel.h's function types); q4_0_4_4.c,
+ * q4_0_4_8.c and q4_0x8.c are descriptors pointing at them (docs/kernels.md, "Binding a family's
+ * parameters").
+ * pack: q4_0-quantize each row (bb_quant_q4_0_block), flip the qs (XOR 0x88) and interleave, M a
+ * multiple of the layout's rows; unpack and the reference read block b of row r back through
+ * bb_il_block (its fp16 scale and 32 signed weights, bb_qx_get_block) and are q4_0's (qx_0.h). */
+extern const bb_il_layout bb_q4_0_4_4_layout, bb_q4_0_4_8_layout, bb_q4_0x8_layout;
+bb_packed_size_fn bb_q4_0il_packed_size; /* the blocks, only rearranged: q4_0's size */
+bb_pack_fn bb_q4_0_4_4_pack, bb_q4_0_4_8_pack, bb_q4_0x8_pack;
+bb_unpack_fn bb_q4_0_4_4_unpack, bb_q4_0_4_8_unpack, bb_q4_0x8_unpack;
+bb_matmul_fn bb_q4_0_4_4_matmul_ref, bb_q4_0_4_8_matmul_ref, bb_q4_0x8_matmul_ref;
+/* q4_0x8's repack_stored (kernel.h gguf_repack_type "Q4_0"): a GGUF Q4_0 tensor's blocks, flipped
+ * and moved into the records, every bit otherwise kept; M a multiple of 8. */
+void bb_q4_0x8_repack(const void *src, int m, int k, void *dst);
 
 #endif

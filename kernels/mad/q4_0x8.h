@@ -13,7 +13,7 @@
  * bit of both nibbles (Arm paper §4.1.2): a stored nibble read as a signed 4-bit number is the
  * weight nibble - 8 itself.  This is byte for byte llama.cpp's repacked block_q4_0x8.  Same
  * bytes per weight as q4_0: 4.5 bits per weight.  M must be a multiple of 8.  A GGUF Q4_0 tensor
- * becomes these records at load by bb_q4_0il_repack (kernel.h gguf_repack_type): its blocks
+ * becomes these records at load by bb_q4_0x8_repack (kernel.h gguf_repack_type): its blocks
  * moved and flipped, every bit of every block kept.
  *
  * Numbers: exactly q4_0's — the same per-block quantization (bb_quant_q4_0_block), the same
@@ -43,10 +43,6 @@
 #define BB_Q4_0X8_ROWS 8
 #define BB_Q4_0X8_CHUNK 8   /* bytes of a row's qs per chunk (q4_0_interleaved.h) */
 #define BB_Q4_0X8_BYTES 144 /* one record: 8 fp16 scales + 128 bytes of nibbles */
-
-/* The records as row_interleave.h's layout (q4_0x8.c): q4_0x8's parameters, shared with
- * iq4_nl_x8, whose IQ4_NL blocks have block_q4_0's shape. */
-extern const bb_il_layout bb_q4_0x8_layout;
 
 static inline const uint8_t *bb_q4_0x8_record(const void *w, int k, int g, int b)
 {

@@ -373,6 +373,37 @@ function M.machine_sentence(run)
   return string.format("%s of %s%s, %s", cores, cpu, guest, bw)
 end
 
+-- The instruction sets of the variants that ran in rows (results.csv's variant_ran, e2e.csv's
+-- variant_ran_tg, else the variant asked for), as text: "AVX2", "AVX2 and AVX-512", or nil when
+-- no row says.  Reports name the code that ran from this, never from the machine they were
+-- written on.
+local ISA_NAMES = { scalar = "scalar", avx2 = "AVX2", avxvnni = "AVX-VNNI", avx512 = "AVX-512", amx = "AMX",
+  neon = "NEON", dotprod = "NEON dot-product", i8mm = "NEON i8mm", sve = "SVE" }
+local ISA_ORDER = { "scalar", "avx2", "avxvnni", "avx512", "amx", "neon", "dotprod", "i8mm", "sve" }
+function M.isa_text(rows)
+  local seen = {}
+  for _, r in ipairs(rows or {}) do
+    local v = r.variant_ran_tg or r.variant_ran
+    if v == nil or v == "" or v == "per-tensor" then v = r.variant end
+    if v and v ~= "" then seen[v] = true end
+  end
+  local names = {}
+  for _, v in ipairs(ISA_ORDER) do if seen[v] then names[#names + 1] = ISA_NAMES[v] end end
+  if #names == 0 then return nil end
+  if #names == 1 then return names[1] end
+  return table.concat(names, ", ", 1, #names - 1) .. " and " .. names[#names]
+end
+
+-- True when a variant of this instruction set ran in any of rows.
+function M.ran_isa(rows, isa)
+  for _, r in ipairs(rows or {}) do
+    local v = r.variant_ran_tg or r.variant_ran
+    if v == nil or v == "" or v == "per-tensor" then v = r.variant end
+    if v == isa then return true end
+  end
+  return false
+end
+
 -- The DRAM read bandwidth of the machine profile at each thread count it measured, as text
 -- ("13.8 GB/s with 1 thread, 27.1 GB/s with 2, by the run's machine profile"), or that it was not
 -- measured; written to stand inside parentheses.

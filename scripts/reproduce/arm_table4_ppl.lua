@@ -17,7 +17,7 @@ local ORDER = { "f32", "q8_0", "iq4_nl", "q4_0", "cb2", "q2_k" }
 local PAIRS = { { "cb2", "q2_k" }, { "iq4_nl", "q4_0" } }
 
 -- llama.cpp c392e50's llama-perplexity on stories260K's GGUF forms, GPL-3 at -c 128, f32 KV
--- (../shared/golden/gguf/stories260K/perplexity_gpl3_c128_*_kvf32.txt; Q8_0/Q4_0 from the build
+-- ($BITBENCH_SHARED_DIR/golden/gguf/stories260K/perplexity_gpl3_c128_*_kvf32.txt; Q8_0/Q4_0 from the build
 -- without AMX): its F32 figure is the model bitbench's f32 kernel runs; its Q8_0 / Q4_0 files keep the
 -- 172-column ffn_down in F32 and the classifier in Q8_0, where bitbench puts every linear layer
 -- through the kernel.

@@ -18,7 +18,7 @@ local ORDER = { "f16", "i2_s", "tl1_1", "tl2_1", "tl1_0", "tl2_0", "q4_0", "tq2_
 local LOSSLESS = { "i2_s", "tl1_1", "tl2_1" }
 
 -- llama.cpp c392e50's llama-perplexity on the golden files, GPL-3 at -c 128, f32 KV, every chunk
--- (../shared/golden/gguf/bitnet/perplexity_gpl3_c128_*_kvf32.txt): an independent measurement of the
+-- ($BITBENCH_SHARED_DIR/golden/gguf/bitnet/perplexity_gpl3_c128_*_kvf32.txt): an independent measurement of the
 -- same file and text, for the rows whose kernel computes what llama.cpp's type does.
 local LLAMA_CPP = {
   ["tiny-bitnet-tq2_0-embf16.gguf"] = { tq2_0 = "6339.5571", f32_model = "6334.5112", tokens = "10899" },
@@ -107,7 +107,7 @@ local function render(run, util)
   end
 
   add("**Where and why it differs from the paper.** The paper's model is the trained bitnet_b1_58-large; "
-    .. "the default here is the golden tiny BitNet (../shared/golden/gguf/README.md §3): random ternary "
+    .. "the default here is llama.cpp's golden tiny BitNet (the test data directory's golden/gguf/README.md §3, getting-started.md): random ternary "
     .. "weights with one scale per tensor, stored by llama.cpp as TQ2_0, so its perplexity is that of a "
     .. "random model (thousands, above its 512-token vocabulary) and no kernel is closer to a \"right\" "
     .. "answer. The paper's Float16 row equals I2_S because the checkpoint was trained for int8 "

@@ -1,7 +1,7 @@
 -- Report for experiments/infra_latency.lua: 1-bit AI Infra, the x86 latency table
 -- (Intel Core Ultra 7-155H P-cores, FP16 vs BitNet b1.58) and the energy table (E-cores).
 
--- The seed's x86 latency table: model size -> FP16 s, BitNet b1.58 s (speed-up = their ratio),
+-- 1-bit AI Infra's x86 latency table: model size -> FP16 s, BitNet b1.58 s (speed-up = their ratio),
 -- its printed speed-up, and its E-core power table: FP16 W, BitNet W ("efficiency" = their ratio).
 local PAPER = {
   { size = "700M", model = "bitnet-b1.58-large", f16 = 2.18, bitnet = 0.92, speedup = 2.37, w16 = 8.2, wb = 2.3, eff = 3.57 },
@@ -37,7 +37,7 @@ local function render(run, util)
   add(string.format("Latency of a fixed generation — a %s-token prompt (prefill) then %s generated tokens, "
     .. "batch 1, %s thread(s), median of %s repetitions — with f16 weights and with bitnet.cpp's x86 kernels "
     .. "i2_s and tl2_0 (classifier f16 in every run, as bitnet.cpp does), synthetic ternary weights. "
-    .. "The seed does not say how many tokens its latencies cover, so the comparison is of speed-ups over "
+    .. "The paper does not say how many tokens its latencies cover, so the comparison is of speed-ups over "
     .. "FP16. Sizes without a shape of that size use the nearest one: 1.3B → bitnet-dummy-1.5b, 3B → "
     .. "bitnet-dummy-2.7b (N/A: not run at this size, or does not fit in this machine's memory):",
     any.prompt or "?", any.gen or "?", any.threads or "?", any.reps or "?"))
@@ -79,7 +79,7 @@ local function render(run, util)
       eb[#eb + 1] = { p.size, p.model, util.fmt(ef, 3), util.fmt(ei, 3), (ef and ei) and util.ratio(ef, ei) or "N/A",
         p.eff and string.format("%.2f× (%s W / %s W)", p.eff, p.w16, p.wb) or "–" }
     end
-    add("Energy per generated token (J, from the energy meter) beside the seed's E-core power ratio:")
+    add("Energy per generated token (J, from the energy meter) beside the paper's E-core power ratio:")
     add("")
     add(util.table({ "seed size", "model here", "f16 J/token:", "i2_s J/token:", "f16 / i2_s:",
       "seed's FP16 W / BitNet W:" }, eb))
@@ -97,7 +97,7 @@ local function render(run, util)
     end
     add("Energy: not measured on this machine, so there is no energy column — "
       .. (#why > 0 and table.concat(why, "; ") or "run.json records no rapl or pcm meter")
-      .. ". The seed's E-core power table (FP16 W / BitNet W: 700M 8.2/2.3 = 3.57×, 1.3B 9.1/2.1 = "
+      .. ". The paper's E-core power table (FP16 W / BitNet W: 700M 8.2/2.3 = 3.57×, 1.3B 9.1/2.1 = "
       .. "4.33×, 3B 10.4/1.8 = 5.78×, 7B 11.8/1.6 = 7.38×, 13B 12.3/1.58 = 7.79×) has no counterpart "
       .. "here; no estimate is made.")
   end
@@ -110,8 +110,8 @@ local function render(run, util)
   local unfit = #unfit_list > 0 and (" Left out because they do not fit in this machine's memory (N/A above): "
     .. table.concat(unfit_list, ", ") .. ".") or ""
   add("")
-  add("Why they differ. The seed measures bitnet.cpp on a Core Ultra 7-155H laptop chip's P-cores; "
-    .. "here " .. util.machine_sentence(run) .. ", where f16 decode of the seed's sizes streams its weights from DRAM "
+  add("Why they differ. The paper measures bitnet.cpp on a Core Ultra 7-155H laptop chip's P-cores; "
+    .. "here " .. util.machine_sentence(run) .. ", where f16 decode of the paper's sizes streams its weights from DRAM "
     .. "(the f16 column above), while i2_s and tl2_0 must also keep up with that stream on "
     .. tostring((run.json.machine or {}).cores or "its") .. " cores "
     .. "(their compute bound: measurement.md's γ table and intel_fig4). "

@@ -106,9 +106,12 @@ local function render(run, util)
         .. "(0.8-3.52). ", beta_core)
     end
   end
-  add("Why they differ. γ here comes from the AVX-512 variants (64 weights per instruction, so per "
-    .. "32 weights about half the instructions of the paper's 256-bit AVX2-VNNI sequence: 1 shift + "
-    .. "2 AND + 4 shuffles + 4 VNNI per 128 2-bit weights), on this machine ("
+  local isa = util.ran_isa(run.csv, "avx512")
+    and ("the AVX-512 variants (64 weights per instruction, so per 32 weights about half the instructions of "
+      .. "the paper's 256-bit AVX2-VNNI sequence: 1 shift + 2 AND + 4 shuffles + 4 VNNI per 128 2-bit weights)")
+    or ("the " .. (util.isa_text(run.csv) or "recorded") .. " variants (the paper's sequence is 256-bit "
+      .. "AVX2-VNNI: 1 shift + 2 AND + 4 shuffles + 4 VNNI per 128 2-bit weights)")
+  add("Why they differ. γ here comes from " .. isa .. ", on this machine ("
     .. util.machine_sentence(run) .. "); the paper's P and E cores "
     .. "are those of Core Ultra client chips (ARL, ARLH, LNL). γ here is the whole GEMV matmul on cache-resident weights "
     .. "(loads, loop and reduction included), not the isolated up-convert sequence the paper times. "

@@ -161,8 +161,8 @@ local function render(run, util)
     .. "draw only 0.8-3.5 bytes/cycle; here " .. util.machine_sentence(run)
     .. single_core(run, util) .. ", so per core the up-convert sequence "
     .. "must keep up with several bytes per cycle (intel_fig4 measures where it does). The kernels here "
-    .. "are the AVX-512 variants (64 weights per instruction; the paper's are 256-bit AVX2-VNNI; "
-    .. "`--full` adds the `@avxvnni` variants). The sweep rotates packed copies exceeding twice the "
+    .. "are the " .. (util.isa_text(run.csv) or "recorded") .. " variants (the paper's are 256-bit "
+    .. "AVX2-VNNI; on a CPU with AVX-512, `--full` adds the `@avxvnni` variants). The sweep rotates packed copies exceeding twice the "
     .. "last-level cache (" .. (util.llc_text(run) or "its size not recorded in run.json") .. " here) so that "
     .. "every call reads its weights from DRAM; with " .. tmax .. " thread" .. (tmax == "1" and "" or "s")
     .. " the pool's fork/join cost (about 0.5 µs, results.md, \"Harness overhead\") weighs on the "

@@ -62,9 +62,9 @@ local function render(run, util)
       if e_ex and e_fa and e_ex > 0 then fahi = math.max(fahi or 0, e_fa / e_ex) end
     end
   end
-  out[#out + 1] = "**The paper** (`../shared/seeds/002`, §3.3, §4, §5.6) names table quantization and fast 8-bit "
+  out[#out + 1] = "**The paper** (T-MAC §3.3, §4, §5.6) names table quantization and fast 8-bit "
     .. "aggregation as the sources of T-MAC's error, fast aggregation trading accuracy for throughput; the "
-    .. "seed copy keeps no error figures, so there is no number to set ours beside. "
+    .. "summary this project has (papers.md) keeps no error figures, so there is no number to set ours beside. "
     .. string.format("Here int8 tables give %s-%s the arithmetic error of exact tables (T-MAC's table "
       .. "quantization quantizes the float sums directly, with one scale per 128 activations, no coarser "
       .. "than int8 activations), and fast aggregation up to %s: it is the one that costs accuracy, as the "

@@ -97,8 +97,8 @@ local function render(run, util)
     .. "3 bits is N/A: llama.cpp's 3-bit type (Q3_K) has no kernel in bitbench. llama.cpp has no 1-bit "
     .. "type, so 1-bit weights are set against q2_k, its smallest integer format."
   out[#out + 1] = ""
-  out[#out + 1] = "**The paper.** The copy of T-MAC in `../shared/seeds/002` is a summary whose figure "
-    .. "values were lost; the kernel numbers it keeps are: T-MAC's kernels are up to **6.6×** faster than "
+  out[#out + 1] = "**The paper.** The T-MAC text this project has is a summary whose figure values were lost "
+    .. "(papers.md); the kernel numbers it keeps are: T-MAC's kernels are up to **6.6×** faster than "
     .. "llama.cpp's (§7, conclusion); llama.cpp's kernel gets about **15 % slower** when the weights go "
     .. "down to 3 bits, because decoding 3-bit data costs more (§5.2); T-MAC's best speed-up is at 3 bits, "
     .. "where 8 is not a multiple of 3 and the multiply-add kernel needs shifts and adds (§5.2); and T-MAC's "
@@ -110,13 +110,17 @@ local function render(run, util)
       ((best.gemv or {}).flagged or (best.gemm or {}).flagged)
         and ("; " .. util.MARK .. ": built from a point the harness flagged, so not a finding") or "")
   out[#out + 1] = ""
-  out[#out + 1] = "**Why they differ.** The paper measures edge CPUs (the seed copy names Apple M2-Ultra and "
+  out[#out + 1] = "**Why they differ.** The paper measures edge CPUs (the summary names Apple M2-Ultra and "
     .. "Raspberry Pi 5; NEON `tbl` and AVX2 `pshufb` lookups, §4) against llama.cpp b2794's own kernels. Here "
-    .. "both sides are bitbench's implementations on " .. util.machine_sentence(run) .. ". In the AVX-512 "
-    .. "variants (see the variants that ran, above) "
-    .. "T-MAC's lookups use 64-byte `vpermb` tables (four 16-entry tables per register, where AVX2 "
-    .. "`pshufb` holds one) summed by `vpdpbusd`, and the multiply-add baselines use VNNI too, which "
-    .. "narrows the gap the paper saw against NEON/AVX2 dequantize-and-multiply. mpGEMV reads the "
+    .. "both sides are bitbench's implementations on " .. util.machine_sentence(run) .. ". "
+    .. (util.ran_isa(rows, "avx512")
+      and ("In the AVX-512 variants (see the variants that ran, above) T-MAC's lookups use 64-byte `vpermb` "
+        .. "tables (four 16-entry tables per register, where AVX2 `pshufb` holds one) summed by `vpdpbusd`, "
+        .. "and the multiply-add baselines use VNNI too, which narrows the gap the paper saw against "
+        .. "NEON/AVX2 dequantize-and-multiply. ")
+      or ("The variants that ran here are " .. (util.isa_text(rows) or "not recorded") .. " (listed above); "
+        .. "in AVX2 T-MAC's lookups are 16-entry `pshufb` tables, the paper's own x86 instruction. "))
+    .. "mpGEMV reads the "
     .. "weights from DRAM (" .. util.dram_text(run.profile) .. "): where both kernels reach the memory "
     .. "ceiling the ratio tends to the ratio of their bits per weight (tmac_wB stores B + 0.31 bits, "
     .. "q2_k 2.625, q4_0 4.5), not the compute ratio. The mpGEMM weights (N = 256) stay in the "

@@ -6,7 +6,7 @@
  * allows), every tensor's first and last data byte and its first and last row decoded to float;
  * then a tokenizer is built from its metadata and encodes and decodes a text, and the model
  * reader opens it.  bb_gguf_open promises that every accessor is safe after it succeeds; this
- * target checks that promise.  Seeds: the GGUF files of ../shared/golden/gguf cut to max_len and
+ * target checks that promise.  Seeds: the GGUF files of $BITBENCH_SHARED_DIR/golden/gguf cut to max_len and
  * small hand-made files (tests/fuzz/regressions/gguf). */
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 # fuzz_targets are built (scripts/test's fuzz stage does both).  Each target (all of them by
 # default; names as in tests/fuzz/fuzz_<name>.c) runs for SECONDS (default 60) under ASan+UBSan
 # with a max_len chosen for its inputs, starting from:
-#   BUILD_DIR/fuzz/seeds/<target>     made here from the real files of the tree and ../shared
+#   BUILD_DIR/fuzz/seeds/<target>     made here from the real files of the tree and $BITBENCH_SHARED_DIR
 #                                     (models, tokenizers, GGUF goldens, experiments, model configs,
 #                                     the reference runs' results.csv/e2e.csv/run.json, the recorded
 #                                     PCM outputs, a Slurm job's values), cut or wrapped as the
@@ -17,7 +17,7 @@
 # A crash, leak, timeout (10 s per input) or out-of-memory (2 GiB) fails the script and prints
 # the input's path, to be copied into tests/fuzz/regressions/<target>/ once fixed.  A summary
 # line per target gives its executions and executions per second.
-# BITBENCH_SHARED_DIR overrides ../shared beside the tree.
+# BITBENCH_SHARED_DIR is the test data directory (docs/getting-started.md); unset, the folder shared beside the tree.
 set -eu
 
 if [ $# -lt 1 ]; then
