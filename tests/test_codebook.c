@@ -404,7 +404,8 @@ static void test_iq4_nl_arm_exact(void)
 
 /* iq4_nl_x8 holds iq4_nl's numbers: the same weights packed by both give the same dequantized
  * weights and, through every variant of iq4_nl_x8 (bit-exact to its reference), the bits of
- * iq4_nl's reference; and its records are iq4_nl's blocks interleaved (q4_0x8.h's offsets). */
+ * iq4_nl's reference; its records are iq4_nl's blocks interleaved (q4_0x8.h's offsets), and
+ * repacking iq4_nl's bytes (a GGUF IQ4_NL tensor at load) gives those records. */
 static void test_iq4_nl_x8_same_numbers(void)
 {
     const int m = 24, k = 320, n = 5;
@@ -435,6 +436,17 @@ static void test_iq4_nl_x8_same_numbers(void)
             for (int j = 0; j < 16; j++) bad += rec[16 + 8 * (8 * (j / 8) + row % 8) + j % 8] != blk[row * nb + b].qs[j];
         }
     CHECK(bad == 0, "iq4_nl_x8 records are not iq4_nl's blocks interleaved (%d bytes differ)", bad);
+    /* the engine's load path for a GGUF IQ4_NL tensor (kernel.h gguf_repack_type): its blocks,
+     * rearranged, are the very bytes packing gives */
+    CHECK(x8->gguf_repack_type && !strcmp(x8->gguf_repack_type, "IQ4_NL") && x8->repack_stored,
+          "iq4_nl_x8 does not take IQ4_NL tensors' blocks");
+    if (x8->repack_stored) {
+        uint8_t *pr = malloc(x8->packed_size(m, k));
+        memset(pr, 0xa5, x8->packed_size(m, k));
+        x8->repack_stored(p0, m, k, pr);
+        CHECK(memcmp(pr, p1, x8->packed_size(m, k)) == 0, "iq4_nl_x8: repacking iq4_nl's bytes differs from packing");
+        free(pr);
+    }
     plain->unpack(p0, m, k, d0);
     x8->unpack(p1, m, k, d1);
     CHECK(memcmp(d0, d1, sizeof(float) * m * k) == 0, "iq4_nl_x8 dequantizes to other weights than iq4_nl");

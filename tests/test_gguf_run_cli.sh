@@ -67,9 +67,17 @@ if [ -r "$GPL3" ]; then
     got=$(final "$tmp/out"); want=$(llama_at "$G/stories260K/perplexity_gpl3_c128_q4_0_kvf32.txt" 24)
     conv=$(tr -d '\n ' <"$tmp/q4.json" 2>/dev/null)
     if [ "$rc" -eq 0 ] && near "$got" "$want" 0.01 && printf '%s' "$conv" | grep -q '"kernel":"as-stored","out_kernel":"q8_0"' &&
-       printf '%s' "$conv" | grep -q '"wq":"Q4_0usedasstoredbyq4_0"' && printf '%s' "$conv" | grep -q '"w2":"F32usedasstoredbyf32"' &&
+       printf '%s' "$conv" | grep -q '"wq":"Q4_0blocksrearranged(notrequantized)forq4_0x8"' &&
+       printf '%s' "$conv" | grep -q '"w1":"Q4_0usedasstoredbyq4_0"' && printf '%s' "$conv" | grep -q '"w2":"F32usedasstoredbyf32"' &&
        printf '%s' "$conv" | grep -q '"classifier":"Q8_0usedasstoredbyq8_0"' && ! grep -q requantizes "$tmp/err"; then ok
     else bad "perplexity q4_0 default -> rc=$rc PPL[24] $got, llama.cpp $want: $(cat "$tmp/err") $conv"; fi
+
+    "$BB" perplexity --model "$G/stories260K/stories260K-q4_0.gguf" --file "$GPL3" --ctx 128 --chunks 1 --no-repack \
+        --csv "$tmp/q4k.csv" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    conv=$(tr -d '\n ' <"$tmp/q4k.json" 2>/dev/null)
+    if [ "$rc" -eq 0 ] && printf '%s' "$conv" | grep -q '"kernel":"as-stored-no-repack","out_kernel":"q8_0"' &&
+       printf '%s' "$conv" | grep -q '"wq":"Q4_0usedasstoredbyq4_0"' && ! grep -q rearrang "$tmp/err"; then ok
+    else bad "perplexity q4_0 --no-repack -> rc=$rc: $(cat "$tmp/err") $conv"; fi
 
     "$BB" perplexity --model "$G/bitnet/tiny-bitnet-tq2_0-embf16.gguf" --file "$GPL3" --ctx 128 --chunks 24 --threads 2 \
         --kernel tq2_0 >"$tmp/out" 2>"$tmp/err"; rc=$?
@@ -86,12 +94,22 @@ else
     echo "skipped: no $GPL3 (Debian's base-files) for the perplexity checks"
 fi
 
-# e2e takes the same default: a GGUF file needs no --kernel, and the classifier stays as stored
-out=$("$BB" e2e --model "$G/stories260K/stories260K-q4_0.gguf" --prompt 4 --gen 4 --reps 1 2>&1); rc=$?
+# e2e takes the same default: a GGUF file needs no --kernel, and the classifier stays as stored;
+# the Q4_0 blocks of tensors whose rows fill q4_0x8's groups of 8 (attn_*, not the 172-row FFN)
+# are rearranged into it, and stderr says so in one line; --no-repack keeps every stored layout
+out=$("$BB" e2e --model "$G/stories260K/stories260K-q4_0.gguf" --prompt 4 --gen 4 --reps 1 2>"$tmp/err"); rc=$?
 if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "kernel as-stored" &&
-   printf '%s\n' "$out" | grep -q "weights  wq: Q4_0 used as stored by q4_0" &&
-   printf '%s\n' "$out" | grep -q "weights  classifier: Q8_0 used as stored by q8_0"; then ok
-else bad "e2e stories260K-q4_0 with no kernel -> rc=$rc: $out"; fi
+   printf '%s\n' "$out" | grep -q "weights  wq: Q4_0 blocks rearranged (not requantized) for q4_0x8" &&
+   printf '%s\n' "$out" | grep -q "weights  w1: Q4_0 used as stored by q4_0" &&
+   printf '%s\n' "$out" | grep -q "weights  classifier: Q8_0 used as stored by q8_0" &&
+   [ "$(grep -c rearranges "$tmp/err")" -eq 1 ] &&
+   grep -q "^bitbench: rearranges 20 tensors at load into a faster layout, bits unchanged: 20 Q4_0 (attn_q, attn_k, attn_v, attn_output) for q4_0x8 (--no-repack keeps the stored layout)" "$tmp/err"
+then ok
+else bad "e2e stories260K-q4_0 with no kernel -> rc=$rc: $out $(cat "$tmp/err")"; fi
+out=$("$BB" e2e --model "$G/stories260K/stories260K-q4_0.gguf" --no-repack --prompt 4 --gen 4 --reps 1 2>"$tmp/err"); rc=$?
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "kernel as-stored-no-repack" &&
+   printf '%s\n' "$out" | grep -q "weights  wq: Q4_0 used as stored by q4_0" && ! grep -q rearrang "$tmp/err"; then ok
+else bad "e2e stories260K-q4_0 --no-repack -> rc=$rc: $out $(cat "$tmp/err")"; fi
 out=$("$BB" e2e --model "$G/stories260K/stories260K-q4_0.gguf" --kernel q4_0 --prompt 4 --gen 4 --reps 1 --csv 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^bitbench: --kernel q4_0 requantizes 5 tensors: 5 F32 (ffn_down); the classifier (output) stays Q8_0" &&
    printf '%s\n' "$out" | grep -q '^stories260K-q4_0.gguf,q4_0,'; then ok

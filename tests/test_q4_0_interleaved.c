@@ -1,7 +1,8 @@
 /* The Arm paper's interleaved Q4_0 kernels hold q4_0's numbers (§4.1.1): q4_0x8 (8 rows,
  * 8-byte chunks, Q4_0_8_8), q4_0_4_8 (4 rows, 8-byte chunks) and q4_0_4_4 (4 rows, 4-byte chunks).
  * From the same float weights each one's bytes are q4_0's blocks rearranged exactly as
- * q4_0_interleaved.h states, they dequantize to identical floats, and every variant of each gives
+ * q4_0_interleaved.h states (q4_0x8's also by repacking q4_0's bytes, the engine's load path for
+ * a GGUF Q4_0 tensor), they dequantize to identical floats, and every variant of each gives
  * the q4_0 scalar reference's result bit for bit (they keep the reference's order of float
  * operations): q4_0_4_4 == q4_0_4_8 == q4_0x8 == q4_0.  q4_0's own SIMD variants, which
  * accumulate in FMA lanes, agree within float rounding. */
@@ -56,6 +57,19 @@ static void run_case(const interleaving *il, int m, int k, int n, uint64_t seed)
                 if (rec[2 * R + C * (R * (j / C) + i) + j % C] != (blk[2 + j] ^ 0x88)) bad = 1;
             CHECK(!bad, "%s M=%d K=%d: row %d block %d not where q4_0_interleaved.h puts it", il->name, m, k, row, b);
         }
+
+    /* q4_0x8 is the layout a GGUF Q4_0 tensor is rearranged into at load (kernel.h
+     * gguf_repack_type): repacking q4_0's bytes gives the very records packing gives */
+    if (!strcmp(il->name, "q4_0x8"))
+        CHECK(qi->gguf_repack_type && !strcmp(qi->gguf_repack_type, "Q4_0") && qi->repack_stored,
+              "q4_0x8 does not take Q4_0 tensors' blocks");
+    if (qi->repack_stored) {
+        uint8_t *pr = bb_alloc(psize);
+        memset(pr, 0xa5, psize);
+        qi->repack_stored(p4, m, k, pr);
+        CHECK(memcmp(pr, pi, psize) == 0, "%s M=%d K=%d: repacking q4_0's bytes differs from packing", il->name, m, k);
+        free(pr);
+    }
 
     q4->unpack(p4, m, k, w4);
     qi->unpack(pi, m, k, wi);

@@ -62,7 +62,7 @@ static bb_transformer *build_file_model(const bb_e2e_spec *s, int seq, int max_b
     bb_tf_dims d;
     bb_kernel_choice kc = {0};
     if (bb_model_source_run_dims(src, seq, &d, warn, sizeof warn, e, sizeof e) ||
-        bb_kernel_choose(src, &d, s->kernel, s->out_kernel, &kc, e, sizeof e)) {
+        bb_kernel_choose(src, &d, s->kernel, s->out_kernel, s->keep_layout, &kc, e, sizeof e)) {
         snprintf(err, errlen, "model %s: %s", s->model->name, e);
         goto done;
     }
@@ -123,7 +123,7 @@ static int run_logits(bb_transformer *tf, bb_pool *pool, const bb_e2e_spec *s, c
     if (!s->logit_tokens || s->n_logit_tokens < 1 || !s->logits_out) return 0;
     if (bb_tf_teacher_forced(tf, pool, s->logit_tokens, s->n_logit_tokens, s->logits_out) == 0) return 0;
     snprintf(err, errlen, "model %s with kernel %s: the %d compared tokens exceed its context", s->model->name,
-             s->kernel ? s->kernel : BB_KERNEL_AS_STORED, s->n_logit_tokens);
+             s->kernel ? s->kernel : s->keep_layout ? BB_KERNEL_STORED_LAYOUT : BB_KERNEL_AS_STORED, s->n_logit_tokens);
     return -1;
 }
 

@@ -18,6 +18,7 @@ typedef struct {
     /* NULL: not given; models/kernel_choice.h's rule then decides (a model file's tensors and
      * classifier as stored; a config needs a kernel, its classifier f16) */
     const char *kernel, *out_kernel;
+    bool keep_layout;                /* --no-repack: a model file's tensors in their stored layouts */
     int prompt_len, gen_len;         /* either may be 0 */
     /* Tokens put in the KV cache before the repetitions, untimed, once (llama-bench's -d; each
      * repetition writes only positions depth.., so the cache before them is the same for every

@@ -93,7 +93,7 @@ static int tokenize(const bb_ppl_job *job, const char *text, size_t len, job_mod
 static int job_kernels(const bb_ppl_job *job, const job_model *m, bb_kernel_choice *kc, char *err, size_t errlen)
 {
     char e[BB_ERR_MAX];
-    if (bb_kernel_choose(m->src, &m->dims, job->kernel, job->out_kernel, kc, e, sizeof e)) {
+    if (bb_kernel_choose(m->src, &m->dims, job->kernel, job->out_kernel, job->keep_layout, kc, e, sizeof e)) {
         snprintf(err, errlen, "%s: %s", job->model, e);
         return -1;
     }

@@ -22,7 +22,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: bitbench e2e --model NAME|FILE.gguf|FILE.bin --kernel K [--out-kernel K] [--threads T] [--prompt P]\n"
                "                    [--gen G] [--depth D] [--reps R] [--kv T]\n"
                "                    [--kv-type-k T] [--kv-type-v T] [--distinct-layers L] [--seed S] [--csv]\n"
-               "                    [--db FILE.sqlite] [--cpus LIST]\n"
+               "                    [--db FILE.sqlite] [--cpus LIST] [--no-repack]\n"
                "  --depth D     D tokens in the KV cache before the prompt, filled untimed (llama-bench's -d); default 0\n"
                "  --kv T        KV cache type of keys and values: f32 (default), f16, bf16, q8_0 (q8_0: head dim a multiple of 32)\n"
                "  --kv-type-k T, --kv-type-v T   the keys' and the values' type apart (llama.cpp's -ctk, -ctv)\n"
@@ -30,6 +30,8 @@ static void usage(FILE *f)
                "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
                "  A model file's tensors go through the kernels that store their types unless --kernel K (the linear\n"
                "  layers; stderr lists what it requantizes); the classifier stays as stored unless --out-kernel.\n"
+               "  Q4_0, IQ4_NL, Q2_K and TQ1_0 blocks are rearranged at load into the faster interleaved layout\n"
+               "  (bits unchanged; stderr says so); --no-repack keeps every tensor's stored layout.\n"
                "  A config (synthetic weights) needs --kernel; its classifier defaults to f16.\n");
 }
 
@@ -42,6 +44,7 @@ static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **mode
     case 'm': *model = optarg; return -1;
     case 'K': spec->kernel = optarg; return -1;
     case 'O': spec->out_kernel = optarg; return -1;
+    case 'R': spec->keep_layout = true; return -1;
     case 't': return bb_parse_int("--threads", optarg, 1, 1 << 16, threads) ? 2 : -1;
     case 'P':
         free(*cpus);
@@ -87,7 +90,7 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
         {"depth", required_argument, 0, 'd'},
         {"distinct-layers", required_argument, 0, 'L'}, {"seed", required_argument, 0, 's'},
         {"csv", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {"db", required_argument, 0, 'B'},
-        {"cpus", required_argument, 0, 'P'}, {0, 0, 0, 0}};
+        {"cpus", required_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'}, {0, 0, 0, 0}};
     const char *model = NULL;
     int *cpus = NULL, ncpus = 0;
     *threads = 0;
@@ -243,7 +246,7 @@ int bb_cmd_e2e(int argc, char **argv)
     }
     if (r.kernel_note[0]) fprintf(stderr, "bitbench: %s\n", r.kernel_note);
     /* what the run is called and its classifier's kernel, as kernel_choice.h decided them */
-    if (!spec.kernel) spec.kernel = BB_KERNEL_AS_STORED;
+    if (!spec.kernel) spec.kernel = spec.keep_layout ? BB_KERNEL_STORED_LAYOUT : BB_KERNEL_AS_STORED;
     spec.out_kernel = r.out_kernel;
     if (csv) print_csv(&spec, &r, threads);
     else print_text(&spec, &r, threads, &mach);

@@ -17,7 +17,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitbench generate --model PATH [--tokenizer PATH] [--kernel K] [--out-kernel K]\n"
+    fprintf(f, "usage: bitbench generate --model PATH [--tokenizer PATH] [--kernel K] [--out-kernel K] [--no-repack]\n"
                "                         [--prompt TEXT] [--steps N] [--ctx N] [--temperature T] [--top-k K] [--seed S]\n"
                "                         [--threads T] [--cpus LIST] [--kv T]\n"
                "                         [--kv-type-k T] [--kv-type-v T]  (T: f32, f16, bf16, q8_0)\n"
@@ -26,7 +26,9 @@ static void usage(FILE *f)
                "  --tokenizer takes a llama2.c tokenizer file or a .gguf's tokenizer.  --ctx (default: the larger\n"
                "  of the model's context and --steps) may exceed the model's training context, with a warning.\n"
                "  Each tensor goes through the kernel that stores its type (as llama.cpp computes it); --kernel K\n"
-               "  puts the linear layers through K (stderr lists what it requantizes), --out-kernel the classifier.\n");
+               "  puts the linear layers through K (stderr lists what it requantizes), --out-kernel the classifier.\n"
+               "  Q4_0, IQ4_NL, Q2_K and TQ1_0 blocks are rearranged at load into the faster interleaved layout\n"
+               "  (bits unchanged; stderr says so); --no-repack keeps every tensor's stored layout.\n");
 }
 
 /* The command line of `bitbench generate`. */
@@ -34,6 +36,7 @@ typedef struct {
     const char *model, *tokpath, *prompt;
     bb_tf_options opt;
     int steps, top_k, threads, ctx;
+    bool keep_layout; /* --no-repack */
     double temperature;
     uint64_t seed;
 } gen_args;
@@ -46,6 +49,7 @@ static int parse_option(int c, char **argv, const bb_machine *mach, gen_args *a)
     case 'z': a->tokpath = optarg; return -1;
     case 'K': a->opt.kernel = optarg; return -1;
     case 'O': a->opt.out_kernel = optarg; return -1;
+    case 'R': a->keep_layout = true; return -1;
     case 'p': a->prompt = optarg; return -1;
     case 'n': return bb_parse_int("--steps", optarg, 1, 1 << 20, &a->steps) ? 2 : -1;
     case 'c': return bb_parse_int("--ctx", optarg, 1, 1 << 20, &a->ctx) ? 2 : -1;
@@ -92,7 +96,8 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, gen_args *a
         {"seed", required_argument, 0, 's'}, {"threads", required_argument, 0, 't'},
         {"kv", required_argument, 0, 'v'}, {"ctx", required_argument, 0, 'c'},
         {"kv-type-k", required_argument, 0, 'j'}, {"kv-type-v", required_argument, 0, 'V'},
-        {"cpus", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"cpus", required_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
     int c;
@@ -202,7 +207,7 @@ int bb_cmd_generate(int argc, char **argv)
     if ((np = encode_prompt(tok, d, &a, &ids)) < 0) goto done;
     char warn[512];
     bb_kernel_choice kc;
-    if (bb_kernel_choose(ck, d, a.opt.kernel, a.opt.out_kernel, &kc, err, sizeof err)) {
+    if (bb_kernel_choose(ck, d, a.opt.kernel, a.opt.out_kernel, a.keep_layout, &kc, err, sizeof err)) {
         fprintf(stderr, "bitbench generate: %s\n", err);
         goto done;
     }

@@ -21,14 +21,16 @@ static void usage(FILE *f)
     fprintf(f, "usage: bitbench perplexity --model FILE.gguf|FILE.bin|NAME --file TEXT --ctx C [--chunks N] [--kernel K]\n"
                "                           [--out-kernel K] [--kv T] [--kv-type-k T] [--kv-type-v T] [--threads T]\n"
                "                           [--cpus LIST] [--batch B]\n"
-               "                           [--tokenizer T] [--seed S] [--csv FILE.csv] [--max-text-bytes N]\n"
+               "                           [--tokenizer T] [--seed S] [--csv FILE.csv] [--max-text-bytes N] [--no-repack]\n"
                "  FILE.gguf: a GGUF model and its tokenizer; FILE.bin: a llama2.c checkpoint (tokenizer tok<vocab>.bin\n"
                "  or tokenizer.bin beside it, or --tokenizer);\n"
                "  NAME: a model config (bitbench list models) with synthetic weights, the text fed as bytes (speed only).\n"
                "  Chunks of C tokens, BOS first, second half scored, as llama-perplexity; --chunks N runs the first N.\n"
                "  A model file's tensors each go through the kernel that stores their type (as llama.cpp computes\n"
                "  them); --kernel K puts the linear layers through K (stderr lists what it requantizes) and\n"
-               "  --out-kernel the classifier, which otherwise stays as stored.  A config: --kernel defaults to f32,\n"
+               "  --out-kernel the classifier, which otherwise stays as stored.  Q4_0, IQ4_NL, Q2_K and TQ1_0 blocks\n"
+               "  are rearranged at load into the faster interleaved layout (bits unchanged; stderr says so);\n"
+               "  --no-repack keeps every tensor's stored layout.  A config: --kernel defaults to f32,\n"
                "  --out-kernel to f16.  --batch (prefill piece) defaults to C.\n"
                "  --kv T: the KV cache's type, keys and values (f32 default, f16, bf16, q8_0: llama.cpp's -ctk/-ctv;\n"
                "  --kv-type-k, --kv-type-v set them apart).\n"
@@ -107,7 +109,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         {"threads", required_argument, 0, 't'}, {"batch", required_argument, 0, 'b'},
         {"seed", required_argument, 0, 's'}, {"csv", required_argument, 0, 'C'},
         {"max-text-bytes", required_argument, 0, 'X'}, {"cpus", required_argument, 0, 'P'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"no-repack", no_argument, 0, 'R'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     bb_machine mach;
     bb_machine_detect(&mach);
     optind = 1;
@@ -122,6 +124,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         case 'n': if (bb_parse_int("--chunks", optarg, 1, 1 << 30, &job->max_chunks)) return 2; break;
         case 'K': job->kernel = optarg; break;
         case 'O': job->out_kernel = optarg; break;
+        case 'R': job->keep_layout = true; break;
         case 't': if (bb_parse_int("--threads", optarg, 1, 1 << 16, threads)) return 2; break;
         case 'P': {
             int *cpus = NULL, ncpus = 0;

@@ -39,6 +39,10 @@ static void iq4_nl_x8_matmul_ref(const void *w, const void *act, float *y, int m
     bb_iq4_nl_matmul_ref_with(iq4_nl_x8_get, w, act, y, m, k, n, m0, m1);
 }
 
+/* A GGUF IQ4_NL tensor's blocks into the records, indices as they are (kernel.h
+ * gguf_repack_type), as llama.cpp's CPU_REPACK buffers repack IQ4_NL at load. */
+static void iq4_nl_x8_repack(const void *src, int m, int k, void *dst) { bb_il_repack(&bb_q4_0x8_layout, src, m, k, dst); }
+
 const bb_kernel bb_kernel_iq4_nl_x8 = {
     .name = "iq4_nl_x8",
     .family = "codebook",
@@ -51,6 +55,8 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
     .plain_rows = false,
     .float_accumulation = false,
     .k_multiple = BB_QK4_NL,
+    .gguf_repack_type = "IQ4_NL",
+    .repack_stored = iq4_nl_x8_repack,
     .m_multiple = BB_Q4_0X8_ROWS,
     .packed_size = iq4_nl_x8_packed_size,
     .pack = iq4_nl_x8_pack,

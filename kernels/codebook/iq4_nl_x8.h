@@ -9,7 +9,8 @@
  * 8 fp16 d, then byte 8*(c/8)+t of row (c%8)'s qs at qs[8c+t] - where a row's block is its
  * iq4_nl block: byte j holds the index of weight j (low nibble) and j+16 (high nibble).  The
  * indices are stored as they are (no XOR: they index the table).  4.5 bits per weight, M a
- * multiple of 8.
+ * multiple of 8.  A GGUF IQ4_NL tensor becomes these records at load by row_interleave.h's
+ * bb_il_repack (kernel.h gguf_repack_type): its blocks moved, not changed.
  *
  * Numbers: exactly iq4_nl's - the same quantizer per block (bb_iq4_nl_quant_block), the same
  * weights, the same q8_0 activations and the same reference, y = 0; for b in order:

@@ -77,6 +77,22 @@ int bb_q4_0x8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
     return pack(&bb_q4_0x8_layout, w, dst, err, errlen);
 }
+
+/* A GGUF Q4_0 tensor's row-major blocks into q4_0x8's records: each block flipped (XOR 0x88) and
+ * put where it belongs, its bits otherwise unchanged, as llama.cpp's CPU_REPACK buffers make
+ * block_q4_0x8 from Q4_0 at load. */
+void bb_q4_0x8_repack(const void *src, int m, int k, void *dst)
+{
+    int nblk = k / BB_QK;
+    for (int r = 0; r < m; r++)
+        for (int b = 0; b < nblk; b++) {
+            bb_block_q4_0 blk;
+            memcpy(&blk, (const uint8_t *)src + ((size_t)r * nblk + b) * sizeof blk, sizeof blk);
+            flip_qs(&blk);
+            bb_il_put(&bb_q4_0x8_layout, (uint8_t *)bb_il_record(&bb_q4_0x8_layout, dst, k, r, b), r % 8,
+                      (const uint8_t *)&blk);
+        }
+}
 static uint16_t q4_0_4_4_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
 {
     (void)m;

@@ -49,5 +49,8 @@ bb_packed_size_fn bb_q4_0il_packed_size; /* the blocks, only rearranged: q4_0's 
 bb_pack_fn bb_q4_0_4_4_pack, bb_q4_0_4_8_pack, bb_q4_0x8_pack;
 bb_unpack_fn bb_q4_0_4_4_unpack, bb_q4_0_4_8_unpack, bb_q4_0x8_unpack;
 bb_matmul_fn bb_q4_0_4_4_matmul_ref, bb_q4_0_4_8_matmul_ref, bb_q4_0x8_matmul_ref;
+/* q4_0x8's repack_stored (kernel.h gguf_repack_type "Q4_0"): a GGUF Q4_0 tensor's blocks, flipped
+ * and moved into the records, every bit otherwise kept; M a multiple of 8. */
+void bb_q4_0x8_repack(const void *src, int m, int k, void *dst);
 
 #endif

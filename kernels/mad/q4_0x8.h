@@ -12,7 +12,9 @@
  * row, the next 64 bytes bytes 8..15 (weights 8..15 and 24..31).  The XOR 0x88 flips the top
  * bit of both nibbles (Arm paper §4.1.2): a stored nibble read as a signed 4-bit number is the
  * weight nibble - 8 itself.  This is byte for byte llama.cpp's repacked block_q4_0x8.  Same
- * bytes per weight as q4_0: 4.5 bits per weight.  M must be a multiple of 8.
+ * bytes per weight as q4_0: 4.5 bits per weight.  M must be a multiple of 8.  A GGUF Q4_0 tensor
+ * becomes these records at load by bb_q4_0x8_repack (kernel.h gguf_repack_type): its blocks
+ * moved and flipped, every bit of every block kept.
  *
  * Numbers: exactly q4_0's — the same per-block quantization (bb_quant_q4_0_block), the same
  * dequantized weights, the same q8_0 activations (BB_ACT_I8_BLOCK32 + aux, qx_0.h) and the same
