@@ -55,8 +55,29 @@ for layer in kernels baselines support models; do
     checked=$((checked + $(find "$src/$layer" -type f \( -name '*.c' -o -name '*.h' \) | wc -l)))
 done
 [ "$checked" -gt 50 ] || fail "only $checked source files found under $src"
+
+# Within kernels/: a family folder (kernels/<family>/) may include its own folder, kernels/common/
+# and the support-free headers at kernels/ itself (kernel.h, cpu.h), never another family's
+# folder; machinery two families share lives in kernels/common/ (docs/design.md), which itself
+# includes no family's folder.
+families=0
+for d in "$src"/kernels/*/; do
+    fam=$(basename "$d")
+    [ "$fam" = common ] || families=$((families + 1))
+    find "$d" -type f \( -name '*.c' -o -name '*.h' \) | sort | while read -r f; do
+        grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r hit; do
+            name=$(echo "$hit" | sed 's/^[^"]*"\([^"]*\)".*/\1/')
+            target=$(resolve "$(dirname "$f")" "$name")
+            case $target in
+            kernels/common/* | "kernels/$fam"/*) ;;
+            kernels/*/*) echo "${f#"$src"/}:${hit%%:*}: includes $target (another family's folder; shared code goes in kernels/common/): ${hit#*:}" >>"$bad" ;;
+            esac
+        done
+    done
+done
+[ "$families" -ge 3 ] || fail "only $families kernel family folders found under $src/kernels"
 if [ -s "$bad" ]; then
-    echo "FAIL: includes of a higher layer (kernels, baselines <- support <- models <- harness):"
+    echo "FAIL: includes of a higher layer (kernels, baselines <- support <- models <- harness) or of another kernel family:"
     cat "$bad"
     exit 1
 fi
