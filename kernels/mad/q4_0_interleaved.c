@@ -55,13 +55,6 @@ const bb_il_layout bb_q4_0_4_8_layout = {
     .nsections = 2,
     .sections = {{2, 1}, {BB_Q4_0_4_8_CHUNK, BB_QK / 2 / BB_Q4_0_4_8_CHUNK}}, /* d, then the qs in chunks */
 };
-const bb_il_layout bb_q4_0x8_layout = {
-    .rows = BB_Q4_0X8_ROWS,
-    .block_values = BB_QK,
-    .block_bytes = sizeof(bb_block_q4_0),
-    .nsections = 2,
-    .sections = {{2, 1}, {BB_Q4_0X8_CHUNK, BB_QK / 2 / BB_Q4_0X8_CHUNK}}, /* d, then the qs in chunks */
-};
 
 size_t bb_q4_0il_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
 
@@ -75,7 +68,7 @@ int bb_q4_0_4_8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 }
 int bb_q4_0x8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
-    return pack(&bb_q4_0x8_layout, w, dst, err, errlen);
+    return pack(&bb_nibble_x8_layout, w, dst, err, errlen);
 }
 static uint16_t q4_0_4_4_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
 {
@@ -90,7 +83,7 @@ static uint16_t q4_0_4_8_get(const void *w, int m, int k, int r, int b, int8_t v
 static uint16_t q4_0x8_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
 {
     (void)m;
-    return get(&bb_q4_0x8_layout, w, k, r, b, vals);
+    return get(&bb_nibble_x8_layout, w, k, r, b, vals);
 }
 void bb_q4_0_4_4_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q4_0_4_4_get, src, m, k, dst); }
 void bb_q4_0_4_8_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q4_0_4_8_get, src, m, k, dst); }
