@@ -20,8 +20,12 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench e2e --model NAME|FILE.gguf|FILE.bin --kernel K [--out-kernel K] [--threads T] [--prompt P]\n"
-               "                    [--gen G] [--reps R] [--kv f32|f16] [--distinct-layers L] [--seed S] [--csv]\n"
+               "                    [--gen G] [--depth D] [--reps R] [--kv T]\n"
+               "                    [--kv-type-k T] [--kv-type-v T] [--distinct-layers L] [--seed S] [--csv]\n"
                "                    [--db FILE.sqlite] [--cpus LIST]\n"
+               "  --depth D     D tokens in the KV cache before the prompt, filled untimed (llama-bench's -d); default 0\n"
+               "  --kv T        KV cache type of keys and values: f32 (default), f16, bf16, q8_0 (q8_0: head dim a multiple of 32)\n"
+               "  --kv-type-k T, --kv-type-v T   the keys' and the values' type apart (llama.cpp's -ctk, -ctv)\n"
                "  --threads T   default 1, or one per CPU of --cpus; at most the CPUs this process may run on\n"
                "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
                "  A model file's tensors go through the kernels that store their types unless --kernel K (the linear\n"
@@ -47,13 +51,20 @@ static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **mode
     case 'r': return bb_parse_int("--reps", optarg, 1, 10000, &spec->reps) ? 2 : -1;
     case 'L': return bb_parse_int("--distinct-layers", optarg, 0, 1 << 16, &spec->distinct_layers) ? 2 : -1;
     case 's': return bb_parse_u64("--seed", optarg, &spec->seed) ? 2 : -1;
+    case 'd': return bb_parse_int("--depth", optarg, 0, 1 << 20, &spec->depth) ? 2 : -1;
     case 'v':
-        if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
-            fprintf(stderr, "bitbench e2e: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);
+    case 'k':
+    case 'V': {
+        char err[160];
+        bb_kv_type t;
+        if (bb_kv_type_parse(optarg, &t, err, sizeof err)) {
+            fprintf(stderr, "bitbench e2e: %s: %s\n", c == 'v' ? "--kv" : c == 'k' ? "--kv-type-k" : "--kv-type-v", err);
             return 2;
         }
-        spec->kv_f16 = !strcmp(optarg, "f16");
+        if (c != 'V') spec->kv_k = t;
+        if (c != 'k') spec->kv_v = t;
         return -1;
+    }
     case 'C': *csv = 1; return -1;
     case 'h': usage(stdout); return 0;
     default:
@@ -72,6 +83,8 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
         {"out-kernel", required_argument, 0, 'O'}, {"threads", required_argument, 0, 't'},
         {"prompt", required_argument, 0, 'p'}, {"gen", required_argument, 0, 'g'},
         {"reps", required_argument, 0, 'r'}, {"kv", required_argument, 0, 'v'},
+        {"kv-type-k", required_argument, 0, 'k'}, {"kv-type-v", required_argument, 0, 'V'},
+        {"depth", required_argument, 0, 'd'},
         {"distinct-layers", required_argument, 0, 'L'}, {"seed", required_argument, 0, 's'},
         {"csv", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {"db", required_argument, 0, 'B'},
         {"cpus", required_argument, 0, 'P'}, {0, 0, 0, 0}};
@@ -114,12 +127,13 @@ static void print_csv(const bb_e2e_spec *spec, const bb_e2e_result *r, int threa
 {
     printf("model,kernel,threads,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,"
            "weight_bytes_per_token,weight_pad_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
-           "tg_of_read,footprint_bytes,cpus\n");
-    printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%s\n",
+           "tg_of_read,footprint_bytes,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token\n");
+    printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%s,%d,%s,%s,%zu\n",
            spec->model->name, spec->kernel, threads, spec->prompt_len, spec->gen_len, spec->reps, r->pp_tps_median, r->tg_tps_median,
            r->tg_tps_min, r->tg_tps_max, r->tg_ms_per_token, r->matmul_share, r->weight_bytes_per_token,
            r->weight_pad_bytes_per_token, r->tg_gbps, r->read_tps_median, r->read_tps_max, r->read_gbps,
-           r->tg_of_read, r->footprint, r->cpus);
+           r->tg_of_read, r->footprint, r->cpus, spec->depth, bb_kv_type_name(spec->kv_k), bb_kv_type_name(spec->kv_v),
+           r->kv_bytes_per_token);
 }
 
 static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads, const bb_machine *mach)
@@ -131,6 +145,8 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
     printf("%s  kernel %s  threads %d  (built in %.1f s, %.2f GiB in memory, peak RSS %.2f GiB)\n", cfg->name,
            spec->kernel, threads, r->build_seconds, r->footprint / 1073741824.0, peak);
     printf("  placed   %s  (allowed CPUs %s)\n", r->placement, mach->allowed_cpus);
+    printf("  context  depth %d, KV cache keys %s, values %s\n", spec->depth, bb_kv_type_name(spec->kv_k),
+           bb_kv_type_name(spec->kv_v));
     if (cfg->path[0]) /* what became of the file's tensors, one kind per line */
         for (const char *l = r->conversions; *l;) {
             const char *end = strchr(l, '\n');
@@ -143,12 +159,12 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
                r->pp_tps_max);
     if (spec->gen_len)
         printf("  tg%-5d %8.2f tok/s  (min %.2f, max %.2f)  %.2f ms/token, %.1f%% in linear layers\n"
-               "          %.1f MB of weights per token (%.3f MB of it padding) -> %.2f GB/s (derived)\n"
-               "  read     %8.2f tok/s  (max %.2f)  the same weights read alone by the same threads, %.2f GB/s;\n"
+               "          %.1f MB of weights per token (%.3f MB of it padding) -> %.2f GB/s (derived), %.1f MB of KV cache\n"
+               "  read     %8.2f tok/s  (max %.2f)  the same weights and KV rows read alone by the same threads, %.2f GB/s;\n"
                "           tg is %.0f%% of it (median over median; best over best %.0f%%)\n",
                spec->gen_len, r->tg_tps_median, r->tg_tps_min, r->tg_tps_max, r->tg_ms_per_token,
                100 * r->matmul_share, r->weight_bytes_per_token / 1e6, r->weight_pad_bytes_per_token / 1e6,
-               r->tg_gbps, r->read_tps_median, r->read_tps_max, r->read_gbps, 100 * r->tg_of_read,
+               r->tg_gbps, r->kv_bytes_per_token / 1e6, r->read_tps_median, r->read_tps_max, r->read_gbps, 100 * r->tg_of_read,
                100 * r->tg_tps_max / r->read_tps_max);
 }
 
@@ -180,6 +196,9 @@ static int store(const char *db, const bb_single_run *run, int argc, char **argv
             snprintf(s->variant, sizeof s->variant, "%s", row.variant);
             snprintf(s->phase, sizeof s->phase, "%s", ph ? "tg" : "pp");
             s->point = 1, s->threads = threads, s->prompt = row.prompt, s->gen = row.gen, s->rep = i;
+            s->depth = row.depth;
+            snprintf(s->kv_type_k, sizeof s->kv_type_k, "%s", row.kv_type_k);
+            snprintf(s->kv_type_v, sizeof s->kv_type_v, "%s", row.kv_type_v);
             s->tokens = tokens;
             s->seconds = (ph ? spec->tg_seconds : spec->pp_seconds)[i];
         }

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench generate --model PATH [--tokenizer PATH] [--kernel K] [--out-kernel K]\n"
                "                         [--prompt TEXT] [--steps N] [--ctx N] [--temperature T] [--top-k K] [--seed S]\n"
-               "                         [--threads T] [--cpus LIST] [--kv f32|f16]\n"
+               "                         [--threads T] [--cpus LIST] [--kv T]\n"
+               "                         [--kv-type-k T] [--kv-type-v T]  (T: f32, f16, bf16, q8_0)\n"
                "  PATH is a GGUF file (.gguf: architectures llama, bitnet) or a llama2.c checkpoint; the tokenizer\n"
                "  is a GGUF model's own (tokenizer.ggml.*), else tok<vocab>.bin or tokenizer.bin beside the model;\n"
                "  --tokenizer takes a llama2.c tokenizer file or a .gguf's tokenizer.  --ctx (default: the larger\n"
@@ -59,12 +60,19 @@ static int parse_option(int c, char **argv, const bb_machine *mach, gen_args *a)
         return rc ? 2 : -1;
     }
     case 'v':
-        if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
-            fprintf(stderr, "bitbench generate: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);
+    case 'j':
+    case 'V': {
+        char err[160];
+        bb_kv_type t;
+        if (bb_kv_type_parse(optarg, &t, err, sizeof err)) {
+            fprintf(stderr, "bitbench generate: %s: %s\n", c == 'v' ? "--kv" : c == 'j' ? "--kv-type-k" : "--kv-type-v",
+                    err);
             return 2;
         }
-        a->opt.kv_f16 = !strcmp(optarg, "f16");
+        if (c != 'V') a->opt.kv_k = t;
+        if (c != 'j') a->opt.kv_v = t;
         return -1;
+    }
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench generate: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -83,6 +91,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, gen_args *a
         {"temperature", required_argument, 0, 'T'}, {"top-k", required_argument, 0, 'k'},
         {"seed", required_argument, 0, 's'}, {"threads", required_argument, 0, 't'},
         {"kv", required_argument, 0, 'v'}, {"ctx", required_argument, 0, 'c'},
+        {"kv-type-k", required_argument, 0, 'j'}, {"kv-type-v", required_argument, 0, 'V'},
         {"cpus", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -198,7 +207,8 @@ int bb_cmd_generate(int argc, char **argv)
         goto done;
     }
     if (kc.note[0]) fprintf(stderr, "bitbench: %s\n", kc.note);
-    kc.opt.kv_f16 = a.opt.kv_f16;
+    kc.opt.kv_k = a.opt.kv_k;
+    kc.opt.kv_v = a.opt.kv_v;
     kc.opt.max_batch = a.opt.max_batch;
     tf = bb_model_source_build(ck, a.ctx, &kc.opt, warn, sizeof warn, err, sizeof err);
     a.opt.kernel = kc.opt.kernel; /* the name the statistics line gives */

@@ -19,7 +19,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench perplexity --model FILE.gguf|FILE.bin|NAME --file TEXT --ctx C [--chunks N] [--kernel K]\n"
-               "                           [--out-kernel K] [--kv f32|f16] [--threads T] [--cpus LIST] [--batch B]\n"
+               "                           [--out-kernel K] [--kv T] [--kv-type-k T] [--kv-type-v T] [--threads T]\n"
+               "                           [--cpus LIST] [--batch B]\n"
                "                           [--tokenizer T] [--seed S] [--csv FILE.csv] [--max-text-bytes N]\n"
                "  FILE.gguf: a GGUF model and its tokenizer; FILE.bin: a llama2.c checkpoint (tokenizer tok<vocab>.bin\n"
                "  or tokenizer.bin beside it, or --tokenizer);\n"
@@ -28,7 +29,9 @@ static void usage(FILE *f)
                "  A model file's tensors each go through the kernel that stores their type (as llama.cpp computes\n"
                "  them); --kernel K puts the linear layers through K (stderr lists what it requantizes) and\n"
                "  --out-kernel the classifier, which otherwise stays as stored.  A config: --kernel defaults to f32,\n"
-               "  --out-kernel to f16.  --kv defaults to f32, --batch (prefill piece) to C.\n"
+               "  --out-kernel to f16.  --batch (prefill piece) defaults to C.\n"
+               "  --kv T: the KV cache's type, keys and values (f32 default, f16, bf16, q8_0: llama.cpp's -ctk/-ctv;\n"
+               "  --kv-type-k, --kv-type-v set them apart).\n"
                "  --csv writes chunk,ppl,chunk_nll,scored,seconds rows and FILE.json beside it.\n"
                "  --max-text-bytes N: the largest TEXT read (default %llu, 256 MiB); TEXT must be a regular file.\n",
             (unsigned long long)BB_PPL_DEFAULT_MAX_TEXT_BYTES);
@@ -69,7 +72,9 @@ static void write_sidecar(FILE *f, const bb_machine *mach, int argc, char **argv
     bb_json_int(&j, "batch", job->batch > 0 ? job->batch : job->ctx);
     bb_json_string(&j, "kernel", r->kernel);
     bb_json_string(&j, "out_kernel", r->out_kernel);
-    bb_json_string(&j, "kv", job->kv_f16 ? "f16" : "f32");
+    bb_json_string(&j, "kv", job->kv_k == job->kv_v ? bb_kv_type_name(job->kv_k) : "mixed");
+    bb_json_string(&j, "kv_type_k", bb_kv_type_name(job->kv_k));
+    bb_json_string(&j, "kv_type_v", bb_kv_type_name(job->kv_v));
     bb_json_int(&j, "threads", threads);
     bb_json_number(&j, "ppl", r->ppl);
     bb_json_number(&j, "ppl_err", r->ppl_err);
@@ -98,6 +103,7 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
         {"file", required_argument, 0, 'f'}, {"ctx", required_argument, 0, 'c'},
         {"chunks", required_argument, 0, 'n'}, {"kernel", required_argument, 0, 'K'},
         {"out-kernel", required_argument, 0, 'O'}, {"kv", required_argument, 0, 'v'},
+        {"kv-type-k", required_argument, 0, 'k'}, {"kv-type-v", required_argument, 0, 'V'},
         {"threads", required_argument, 0, 't'}, {"batch", required_argument, 0, 'b'},
         {"seed", required_argument, 0, 's'}, {"csv", required_argument, 0, 'C'},
         {"max-text-bytes", required_argument, 0, 'X'}, {"cpus", required_argument, 0, 'P'},
@@ -135,12 +141,19 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
             }
             break;
         case 'v':
-            if (strcmp(optarg, "f16") && strcmp(optarg, "f32")) {
-                fprintf(stderr, "bitbench perplexity: --kv: unknown cache type '%s'; valid: f32, f16\n", optarg);
+        case 'k':
+        case 'V': {
+            char err[160];
+            bb_kv_type t;
+            if (bb_kv_type_parse(optarg, &t, err, sizeof err)) {
+                fprintf(stderr, "bitbench perplexity: %s: %s\n",
+                        c == 'v' ? "--kv" : c == 'k' ? "--kv-type-k" : "--kv-type-v", err);
                 return 2;
             }
-            job->kv_f16 = !strcmp(optarg, "f16");
+            if (c != 'V') job->kv_k = t;
+            if (c != 'k') job->kv_v = t;
             break;
+        }
         case 'h': usage(stdout); return 1; /* 1: done, exit status 0 */
         default:
             fprintf(stderr, "bitbench perplexity: unknown or incomplete option '%s' (bitbench perplexity --help)\n",
@@ -204,7 +217,7 @@ int bb_cmd_perplexity(int argc, char **argv)
     fprintf(stderr, "perplexity: %d chunks of %d tokens (%ld scored) of %d text tokens (%s); kernel %s, out %s, kv %s, "
             "%d threads, batch %d: %.1f tokens/s (%.3f s in the model)\n", r.chunks, job.ctx, r.sums.count,
             r.n_tokens, r.tokenization, r.kernel, r.out_kernel,
-            job.kv_f16 ? "f16" : "f32", threads, job.batch > 0 ? job.batch : job.ctx, r.tokens_per_second,
+            job.kv_k == job.kv_v ? bb_kv_type_name(job.kv_k) : "mixed", threads, job.batch > 0 ? job.batch : job.ctx, r.tokens_per_second,
             r.sums.seconds);
     if (out.csv) {
         if (bb_output_commit(&csv_file, err, sizeof err)) {

@@ -595,6 +595,73 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
     return gnuplot(c, "e2e_threads", "threads.gp", &vars);
 }
 
+/* Model sweeps against context depth (e2e.csv's depth column): generation and prefill tokens/s,
+ * one line per kernel, model, threads and KV cache type; blocks of "depth tg tg_low tg_high pp
+ * pp_low pp_high", depths in increasing order.  Files without a depth column, or with depth 0
+ * only, have nothing to draw. */
+static void depth_series(const bb_csv_table *e, int r, char *name, size_t len)
+{
+    char l[96];
+    label_of(e, r, l, sizeof l);
+    const char *k = bb_csv_cell(e, r, bb_csv_col(e, "kv_type_k")), *v = bb_csv_cell(e, r, bb_csv_col(e, "kv_type_v"));
+    snprintf(name, len, "%s %s t%.0f kv %s/%s", l, bb_csv_cell(e, r, bb_csv_col(e, "model")),
+             bb_csv_cell_num(e, r, bb_csv_col(e, "threads")), *k ? k : "?", *v ? v : "?");
+}
+
+static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
+{
+    int cd = bb_csv_col(e, "depth"), ctg = bb_csv_col(e, "tg_tps"), cpp = bb_csv_col(e, "pp_tps");
+    int bars[4] = {bb_csv_col(e, "tg_tps_min"), bb_csv_col(e, "tg_tps_max"), bb_csv_col(e, "pp_tps_min"),
+                   bb_csv_col(e, "pp_tps_max")};
+    if (cd < 0 || ctg < 0 || cpp < 0) return 1;
+    int deep = 0;
+    for (int r = 0; r < e->nrows; r++) deep |= bb_csv_cell_num(e, r, cd) > 0;
+    if (!deep) return 1;
+    keys ks = {0};
+    char name[240];
+    for (int r = 0; r < e->nrows; r++) {
+        depth_series(e, r, name, sizeof name);
+        key_index(&ks, name, 1);
+    }
+    char path[128];
+    tmp_file(c, "e2e_depth.dat", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) return data_file_failed(path);
+    int blocks = 0;
+    for (int i = 0; i < ks.n && blocks < 12; i++) {
+        int any = 0;
+        double last = -1;
+        for (;;) { /* the next larger depth of this series */
+            int best = -1;
+            for (int r = 0; r < e->nrows; r++) {
+                depth_series(e, r, name, sizeof name);
+                double d = bb_csv_cell_num(e, r, cd);
+                if (!strcmp(name, ks.k[i]) && d > last && (best < 0 || d < bb_csv_cell_num(e, best, cd))) best = r;
+            }
+            if (best < 0) break;
+            last = bb_csv_cell_num(e, best, cd);
+            if (!any) {
+                fputs(blocks ? "\n\n" : "", f);
+                bb_gp_write_data_label(f, ks.k[i]);
+                fputs(" 0 0 0 0 0 0\n", f);
+            }
+            any = 1;
+            fprintf(f, "%.0f", last);
+            double v[6] = {bb_csv_cell_num(e, best, ctg), bb_csv_cell_num(e, best, bars[0]), bb_csv_cell_num(e, best, bars[1]),
+                           bb_csv_cell_num(e, best, cpp), bb_csv_cell_num(e, best, bars[2]), bb_csv_cell_num(e, best, bars[3])};
+            for (int j = 0; j < 6; j++) fprintf(f, " %.6g", isfinite(v[j]) && v[j] > 0 ? v[j] : NAN);
+            fputc('\n', f);
+        }
+        blocks += any;
+    }
+    if (data_file_close(f, path)) return -1;
+    if (!blocks) return 1;
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Tokens/s against KV-cache depth: ")) return -1;
+    bb_gp_set_int(&vars, "nblocks", blocks);
+    return gnuplot(c, "e2e_depth", "depth.gp", &vars);
+}
+
 static int plot_ebw(plot_ctx *c, const profile *pr)
 {
     if (!pr || !pr->ngamma) return 1;
@@ -649,14 +716,15 @@ static int find_scripts(char *out)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench plot RESULTS_DIR [--kind KIND] [--profile FILE] [--out DIR]\n"
-               "  --kind KIND     roofline, threads, gemv_bw, tokens, ebw, e2e_threads (default: every kind the\n"
-               "                  data allow)\n"
+               "  --kind KIND     roofline, threads, gemv_bw, tokens, ebw, e2e_threads, e2e_depth (default: every\n"
+               "                  kind the data allow)\n"
                "  --profile FILE  machine profile of `bitbench roofline` (default RESULTS_DIR/machine-profile.json,\n"
                "                  then results/machine-profile.json)\n"
                "  --out DIR       where the PNG and SVG files go (default RESULTS_DIR/plots)\n");
 }
 
-const char *const bb_plot_kinds[BB_PLOT_NKINDS] = {"roofline", "threads", "gemv_bw", "tokens", "ebw", "e2e_threads"};
+const char *const bb_plot_kinds[BB_PLOT_NKINDS] = {"roofline", "threads", "gemv_bw", "tokens",
+                                                    "ebw",      "e2e_threads", "e2e_depth"};
 
 /* The options; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, const char **kind, const char **prof_path, const char **out)
@@ -688,7 +756,7 @@ static int parse_args(int argc, char **argv, const char **kind, const char **pro
         for (int i = 0; i < BB_PLOT_NKINDS; i++) ok |= !strcmp(*kind, bb_plot_kinds[i]);
         if (!ok) {
             fprintf(stderr, "bitbench plot: unknown kind '%s'; valid: roofline, threads, gemv_bw, tokens, ebw, "
-                            "e2e_threads\n", *kind);
+                            "e2e_threads, e2e_depth\n", *kind);
             return 2;
         }
     }
@@ -822,7 +890,8 @@ static int draw_kind(plot_ctx *c, int i, plot_inputs *in, const char **why)
     case 2: return in->have_gemm ? plot_gemv_bw(c, &in->gemm, pr) : (*why = no_gemm, 1);
     case 3: return in->have_e2e ? plot_tokens(c, &in->e2e) : (*why = no_e2e, 1);
     case 4: return pr ? plot_ebw(c, pr) : (*why = no_prof, 1);
-    default: return in->have_e2e ? plot_e2e_threads(c, &in->e2e, pr) : (*why = no_e2e, 1);
+    case 5: return in->have_e2e ? plot_e2e_threads(c, &in->e2e, pr) : (*why = no_e2e, 1);
+    default: return in->have_e2e ? plot_e2e_depth(c, &in->e2e) : (*why = no_e2e, 1);
     }
 }
 

@@ -94,12 +94,14 @@ static void print_plan(const bb_experiment *ex, const bb_plan *plan)
     }
     printf("%d points, %d skipped\n", plan->npoints, plan->nskipped);
     if (!plan->ne2e) return;
-    printf("\n| e2e point | sweep | model | kernel | threads | prompt | gen |\n|---:|---|---|---|---:|---:|---:|\n");
+    printf("\n| e2e point | sweep | model | kernel | threads | prompt | gen | depth |\n"
+           "|---:|---|---|---|---:|---:|---:|---:|\n");
     for (int i = 0; i < plan->ne2e; i++) {
         const bb_e2e_point *p = &plan->e2e[i];
         const bb_sweep *sw = &ex->sweeps[p->sweep];
-        printf("| %d | %s | %s | %s@%s | %d | %d | %d |\n", p->index, sw->name, sw->models[p->model].name,
-               sw->kernels[p->kernel].kernel->name, sw->kernels[p->kernel].variant->isa, p->threads, p->prompt, p->gen);
+        printf("| %d | %s | %s | %s@%s | %d | %d | %d | %d |\n", p->index, sw->name, sw->models[p->model].name,
+               sw->kernels[p->kernel].kernel->name, sw->kernels[p->kernel].variant->isa, p->threads, p->prompt, p->gen,
+               p->depth);
     }
     printf("%d end-to-end points\n", plan->ne2e);
 }

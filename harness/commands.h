@@ -8,7 +8,7 @@ int bb_cmd_run(int argc, char **argv);
 int bb_cmd_overhead(int argc, char **argv);
 int bb_cmd_roofline(int argc, char **argv); /* cmd_roofline.c */
 int bb_cmd_plot(int argc, char **argv);     /* cmd_plot.c */
-#define BB_PLOT_NKINDS 6
+#define BB_PLOT_NKINDS 7
 extern const char *const bb_plot_kinds[BB_PLOT_NKINDS]; /* what `bitbench plot --kind` draws */
 int bb_cmd_generate(int argc, char **argv);
 int bb_cmd_e2e(int argc, char **argv);

@@ -71,10 +71,22 @@ static void kernel_measured(char *buf, size_t len, const char *kernel, int M, in
     snprintf(buf, len, "%s M=%d K=%d N=%d threads=%d %s", kernel, M, K, N, threads, cache);
 }
 
-static void e2e_measured(char *buf, size_t len, const char *model, const char *kernel, int threads, const char *phase,
-                         int tokens)
+/* " @ d4096 kv=q8_0/q8_0": the depth when not 0 (llama-bench's "tg16 @ d4096") and the KV types
+ * when recorded and not f32 (files from before either was a column read as depth 0 and no types,
+ * and their points keep their keys). */
+static void e2e_context(char *buf, size_t len, int depth, const char *kv_k, const char *kv_v)
 {
-    snprintf(buf, len, "%s %s threads=%d %s%d", model, kernel, threads, phase, tokens);
+    int n = depth > 0 ? snprintf(buf, len, " @ d%d", depth) : (buf[0] = 0, 0);
+    bool f32 = (!kv_k[0] || !strcmp(kv_k, "f32")) && (!kv_v[0] || !strcmp(kv_v, "f32"));
+    if (!f32 && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, " kv=%s/%s", kv_k, kv_v);
+}
+
+static void e2e_measured(char *buf, size_t len, const char *model, const char *kernel, int threads, const char *phase,
+                         int tokens, int depth, const char *kv_k, const char *kv_v)
+{
+    char ctx[64];
+    e2e_context(ctx, sizeof ctx, depth, kv_k, kv_v);
+    snprintf(buf, len, "%s %s threads=%d %s%d%s", model, kernel, threads, phase, tokens, ctx);
 }
 
 static void kernel_meta(bb_compare_row *m, const char *kernel, const char *variant, int M, int K, int N, int threads,
@@ -90,15 +102,17 @@ static void kernel_meta(bb_compare_row *m, const char *kernel, const char *varia
 }
 
 static void e2e_meta(bb_compare_row *m, const char *model, const char *kernel, const char *variant, int threads,
-                     const char *phase, int tokens)
+                     const char *phase, int tokens, int depth, const char *kv_k, const char *kv_v)
 {
+    char ctx[64];
+    e2e_context(ctx, sizeof ctx, depth, kv_k, kv_v);
     memset(m, 0, sizeof *m);
     snprintf(m->kind, sizeof m->kind, "%s", phase);
     snprintf(m->model, sizeof m->model, "%s", model);
     snprintf(m->kernel, sizeof m->kernel, "%s", kernel);
     snprintf(m->variant, sizeof m->variant, "%s", variant);
     m->threads = threads, m->tokens = tokens;
-    snprintf(m->key, sizeof m->key, "%s %s@%s threads=%d %s%d", model, kernel, variant, threads, phase, tokens);
+    snprintf(m->key, sizeof m->key, "%s %s@%s threads=%d %s%d%s", model, kernel, variant, threads, phase, tokens, ctx);
 }
 
 /* The kernel points of t: samples from samples.csv, else each row's median. */
@@ -144,8 +158,10 @@ static int e2e_points(const bb_run_tables *t, side *s)
         for (int ph = 0; ph < 2; ph++) {
             int tokens = ph ? r->gen : r->prompt;
             if (tokens <= 0) continue;
-            e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, ph ? "tg" : "pp", tokens);
-            e2e_measured(measured, sizeof measured, r->model, r->kernel, r->threads, ph ? "tg" : "pp", tokens);
+            e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, ph ? "tg" : "pp", tokens, r->depth, r->kv_type_k,
+                     r->kv_type_v);
+            e2e_measured(measured, sizeof measured, r->model, r->kernel, r->threads, ph ? "tg" : "pp", tokens, r->depth,
+                         r->kv_type_k, r->kv_type_v);
             side_point *p = point_for(s, &m, measured, r->prov.host);
             if (!p) return -1;
             p->noisy |= r->prov.busy;
@@ -153,7 +169,8 @@ static int e2e_points(const bb_run_tables *t, side *s)
     }
     for (int i = 0; i < t->ne2e_samples; i++) {
         const bb_e2e_sample_row *r = &t->e2e_samples[i];
-        e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, r->phase, r->tokens);
+        e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, r->phase, r->tokens, r->depth, r->kv_type_k,
+                 r->kv_type_v);
         int at = find_point(s, m.key);
         if (at >= 0 && r->tokens > 0 && add_sample(&s->p[at], r->seconds / r->tokens)) return -1;
     }
@@ -163,7 +180,8 @@ static int e2e_points(const bb_run_tables *t, side *s)
             int tokens = ph ? r->gen : r->prompt;
             double tps = ph ? r->tg_tps : r->pp_tps;
             if (tokens <= 0) continue;
-            e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, ph ? "tg" : "pp", tokens);
+            e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, ph ? "tg" : "pp", tokens, r->depth, r->kv_type_k,
+                     r->kv_type_v);
             side_point *p = &s->p[find_point(s, m.key)];
             if (p->n == 0 && add_sample(p, 1.0 / tps)) return -1;
         }

@@ -66,7 +66,8 @@ static bb_transformer *build_file_model(const bb_e2e_spec *s, int seq, int max_b
         snprintf(err, errlen, "model %s: %s", s->model->name, e);
         goto done;
     }
-    kc.opt.kv_f16 = s->kv_f16;
+    kc.opt.kv_k = s->kv_k;
+    kc.opt.kv_v = s->kv_v;
     kc.opt.max_batch = max_batch;
     if (r) {
         snprintf(r->kernel_note, sizeof r->kernel_note, "%s", kc.note);
@@ -84,17 +85,19 @@ done:
  * in the available memory.  r (may be NULL) gets the classifier's kernel and the kernel note. */
 static bb_transformer *build_model(const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
 {
-    int seq = s->seq_len > 0 ? s->seq_len : s->prompt_len + s->gen_len;
+    int seq = s->seq_len > 0 ? s->seq_len : s->depth + s->prompt_len + s->gen_len;
     if (seq < 1) seq = 1;
-    if (s->prompt_len + s->gen_len > seq) {
-        snprintf(err, errlen, "prompt %d + generation %d tokens exceed the context of %d", s->prompt_len, s->gen_len, seq);
+    if (s->depth < 0 || (long)s->depth + s->prompt_len + s->gen_len > seq) {
+        snprintf(err, errlen, "depth %d + prompt %d + generation %d tokens exceed the context of %d (valid: depth + "
+                 "prompt + gen <= the context)", s->depth, s->prompt_len, s->gen_len, seq);
         return NULL;
     }
     if (s->n_logit_tokens > seq) {
         snprintf(err, errlen, "%d compared tokens exceed the context of %d", s->n_logit_tokens, seq);
         return NULL;
     }
-    int max_batch = s->prompt_len > 0 ? (s->prompt_len < 512 ? s->prompt_len : 512) : 1;
+    int longest = s->prompt_len > s->depth ? s->prompt_len : s->depth;
+    int max_batch = longest > 0 ? (longest < 512 ? longest : 512) : 1;
     if (s->model->path[0]) return build_file_model(s, seq, max_batch, r, err, errlen);
     if (!s->kernel) {
         snprintf(err, errlen, "model %s has synthetic weights: give a kernel", s->model->name);
@@ -103,8 +106,8 @@ static bb_transformer *build_model(const bb_e2e_spec *s, bb_e2e_result *r, char 
     bb_tf_dims d;
     bb_tf_dims_from_config(s->model, seq, &d);
     /* the same defaults as every command's for a config (kernel_choice.h) */
-    bb_tf_options opt = {.kernel = s->kernel, .out_kernel = s->out_kernel ? s->out_kernel : "f16", .kv_f16 = s->kv_f16,
-                         .max_batch = max_batch};
+    bb_tf_options opt = {.kernel = s->kernel, .out_kernel = s->out_kernel ? s->out_kernel : "f16", .kv_k = s->kv_k,
+                         .kv_v = s->kv_v, .max_batch = max_batch};
     if (r) snprintf(r->out_kernel, sizeof r->out_kernel, "%s", opt.out_kernel);
     if (bb_model_check_fits(s->model->name, &d, &opt, err, errlen)) return NULL;
     bb_synthetic syn = {.dims = d, .seed = s->seed, .distinct_layers = s->distinct_layers};
@@ -175,8 +178,11 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
     int reps = s->reps > 0 ? s->reps : 1;
     double *pp = calloc((size_t)reps, sizeof(double)), *tg = calloc((size_t)reps, sizeof(double));
     double *rd = calloc((size_t)reps * BB_E2E_READ_PASSES, sizeof(double));
-    int *tokens = calloc((size_t)(s->prompt_len > 0 ? s->prompt_len : 1), sizeof(int));
-    int nbuf = bb_tf_weight_buffers(tf, NULL, NULL);
+    int ntok = s->depth + s->prompt_len;
+    int *tokens = calloc((size_t)(ntok > 0 ? ntok : 1), sizeof(int));
+    /* the read-alone bound reads the weights and the KV rows of the middle generated token */
+    int mid = s->depth + s->prompt_len + (s->gen_len > 0 ? (s->gen_len - 1) / 2 : 0);
+    int nweights = bb_tf_weight_buffers(tf, NULL, NULL), nbuf = nweights + bb_tf_kv_buffers(tf, mid, NULL, NULL);
     const void **bufs = calloc((size_t)nbuf, sizeof *bufs);
     size_t *bytes = calloc((size_t)nbuf, sizeof *bytes), read_bytes = 0;
     if (!pp || !tg || !rd || !tokens || !bufs || !bytes) {
@@ -186,18 +192,31 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
         return -1;
     }
     bb_tf_weight_buffers(tf, bufs, bytes);
-    for (int i = 0; i < s->prompt_len; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
+    if (s->gen_len > 0) {
+        bb_tf_kv_buffers(tf, mid, bufs + nweights, bytes + nweights);
+        r->kv_bytes_per_token = bb_tf_kv_bytes_per_token(tf, mid);
+    }
+    for (int i = 0; i < ntok; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
     double mm_total = 0, tg_total = 0;
     uint64_t fallbacks_before = bb_kernel_fallback_calls(); /* the read passes between run no kernel */
+    /* the depth's tokens into the cache, untimed, as llama-bench fills its -d context; once: a
+     * repetition writes only the positions after them, so the first depth rows stay what this
+     * fill left (llama-bench clears its cache and fills again for each repetition, to the same
+     * contents) */
+    int depth_tok = 1;
+    if (s->depth > 0) {
+        const float *l = bb_tf_forward(tf, pool, tokens, s->depth, 0, NULL);
+        depth_tok = l ? (int)(l[0] > l[1]) : 1;
+    }
     for (int rep = 0; rep < reps; rep++) {
-        int pos = 0, tok = 1;
+        int pos = s->depth, tok = depth_tok;
         if (s->prompt_len > 0) {
             double a = bb_now();
-            const float *l = bb_tf_forward(tf, pool, tokens, s->prompt_len, 0, NULL);
+            const float *l = bb_tf_forward(tf, pool, tokens + s->depth, s->prompt_len, s->depth, NULL);
             double dt = bb_now() - a;
             pp[rep] = s->prompt_len / dt;
             if (s->pp_seconds) s->pp_seconds[rep] = dt;
-            pos = s->prompt_len;
+            pos = s->depth + s->prompt_len;
             tok = l ? (int)(l[0] > l[1]) : 1; /* a data-dependent next token */
         }
         if (s->gen_len > 0 && s->gen_begin) s->gen_begin(s->hook_ctx, rep);

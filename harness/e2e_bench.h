@@ -19,10 +19,14 @@ typedef struct {
      * classifier as stored; a config needs a kernel, its classifier f16) */
     const char *kernel, *out_kernel;
     int prompt_len, gen_len;         /* either may be 0 */
+    /* Tokens put in the KV cache before the repetitions, untimed, once (llama-bench's -d; each
+     * repetition writes only positions depth.., so the cache before them is the same for every
+     * one): the prompt is then prefilled and the tokens generated at positions depth.. */
+    int depth;
     int reps;                        /* repetitions of (prefill + generation) */
     int distinct_layers;             /* synthetic layers actually generated; 0 = all */
-    int seq_len;                     /* context; 0 = prompt_len + gen_len (at least 1) */
-    bool kv_f16;
+    int seq_len;                     /* context; 0 = depth + prompt_len + gen_len (at least 1) */
+    bb_kv_type kv_k, kv_v;           /* the KV cache's types (models/kv_type.h) */
     uint64_t seed;
     /* Optional: called just before and just after each repetition's token generation, outside its
      * timing (the runner brackets it with the experiment's meters; models/ stays free of them).
@@ -48,12 +52,16 @@ typedef struct {
     double matmul_share;      /* fraction of decode time in linear layers (kernels) */
     size_t weight_bytes_per_token; /* packed linear + classifier bytes read per generated token */
     size_t weight_pad_bytes_per_token; /* of which zeros added to pad M and K to the kernel's blocks */
+    /* KV cache bytes a generated token reads, at the middle of the generation (position depth +
+     * prompt_len + (gen_len - 1) / 2); 0 when gen_len is 0 */
+    size_t kv_bytes_per_token;
     char conversions[1024];   /* bb_tf_conversions: what became of each kind of weight */
     char out_kernel[64];      /* the classifier's kernel */
     char kernel_note[1024];   /* "" or what the kernel requantizes (kernel_choice.h), for stderr */
     double tg_gbps;           /* weight_bytes_per_token * tg tokens/s (derived) */
-    /* The bound of token generation measured in the same run: the same packed weight buffers read
-     * once per "token" by the same pool with plain loads and no arithmetic (bb_read_buffers),
+    /* The bound of token generation measured in the same run: the same packed weight buffers and the
+     * KV cache rows a generated token attends over (kv_bytes_per_token) read once per "token" by the
+     * same pool with plain loads and no arithmetic (bb_read_buffers),
      * BB_E2E_READ_PASSES times after each repetition's generation, so that it sees the machine as
      * the generation did.  Tokens/s = 1 / seconds per pass; read_gbps = bytes / median seconds.
      * tg_of_read = tg_tps_median / read_tps_median.  All 0 when gen_len is 0. */

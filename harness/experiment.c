@@ -20,6 +20,7 @@ void bb_experiment_free(bb_experiment *ex)
         free(s->peers);
         free(s->prompt);
         free(s->gen);
+        free(s->depth);
     }
     free(ex->sweeps);
     free(ex->meters);

@@ -13,6 +13,7 @@
 
 #include "gemm_bench.h"
 #include "kernels/kernel.h"
+#include "models/kv_type.h"
 #include "models/model_config.h"
 #include "support/machine.h"
 
@@ -66,7 +67,8 @@ typedef struct {
     char out_kernel[BB_NAME_MAX];
     int *prompt, nprompt;       /* prompt lengths (pp) */
     int *gen, ngen;             /* generation lengths (tg) */
-    bool kv_f16;
+    int *depth, ndepth;         /* context depths (tokens in the KV cache before the prompt; llama-bench's -d) */
+    bb_kv_type kv_k, kv_v;      /* KV cache types (`kv`, or `kv_type_k` and `kv_type_v`) */
     int distinct_layers;        /* synthetic layers generated (the rest reuse them); 0 = all */
     /* `compare_logits`: after each point's timing, the logits of compare_tokens teacher-forced
      * tokens through the point's kernel are compared with those through this reference kernel

@@ -148,7 +148,7 @@ static void check_plot_kind(lua_State *L, load_ctx *c, const char *field, int en
     for (int k = 0; k < BB_PLOT_NKINDS; k++)
         if (!strcmp(name, bb_plot_kinds[k])) return;
     load_fail(L, c, NULL, "field '%s', entry %d: unknown plot kind '%s'; valid kinds: roofline, threads, gemv_bw, "
-                     "tokens, ebw, e2e_threads", field, entry, name);
+                     "tokens, ebw, e2e_threads, e2e_depth", field, entry, name);
 }
 
 static void read_meters(lua_State *L, load_ctx *c, int t)

@@ -27,9 +27,10 @@ static const char *const model_sweep_fields[] = {"name",    "models", "kernels",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
                                                  "compare_logits", "compare_tokens", "perplexity",
+                                                 "depth",   "kv_type_k", "kv_type_v",
                                                  "peers",   "peer_paths", "peer_timeout", "delay", "cpus"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
-static const char *const kv_names[] = {"f32", "f16"};
+static const char *const kv_names[] = {"f32", "f16", "bf16", "q8_0"};
 static const char *const unsupported_names[] = {"skip", "error"};
 
 static void kernel_error(lua_State *L, load_ctx *c, const bb_sweep *sw, int entry, const char *spec, const char *why)
@@ -317,6 +318,9 @@ static void read_lengths(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     int_list_default(L, &sw->gen, &sw->ngen, 8);
     read_ints(L, c, t, sw, "prompt", 0, 1 << 16, &sw->prompt, &sw->nprompt);
     read_ints(L, c, t, sw, "gen", 0, 1 << 16, &sw->gen, &sw->ngen);
+    /* depth: a list like llama-bench's -d (default {0}) */
+    int_list_default(L, &sw->depth, &sw->ndepth, 0);
+    read_ints(L, c, t, sw, "depth", 0, 1 << 20, &sw->depth, &sw->ndepth);
     for (int i = 0; i < sw->nprompt; i++)
         for (int j = 0; j < sw->ngen; j++)
             if (sw->prompt[i] == 0 && sw->gen[j] == 0)
@@ -356,6 +360,25 @@ static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_delay(L, c, t, sw);
 }
 
+/* kv (keys and values), kv_type_k, kv_type_v: the KV cache types (llama.cpp's -ctk, -ctv), f32 by
+ * default; the two specific fields override kv. */
+static void read_kv_types(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    static const char *const fields[] = {"kv", "kv_type_k", "kv_type_v"};
+    bb_kv_type *into[][2] = {{&sw->kv_k, &sw->kv_v}, {&sw->kv_k, NULL}, {&sw->kv_v, NULL}};
+    char err[1024];
+    for (int f = 0; f < 3; f++) {
+        char s[32] = "";
+        int rc = bb_lua_get_string(L, t, fields[f], kv_names, 4, s, sizeof s, err, sizeof err);
+        if (rc < 0) load_fail(L, c, sw, "%s", err);
+        if (rc == 0) continue;
+        bb_kv_type k;
+        if (bb_kv_type_parse(s, &k, err, sizeof err)) load_fail(L, c, sw, "field '%s': %s", fields[f], err);
+        for (int i = 0; i < 2; i++)
+            if (into[f][i]) *into[f][i] = k;
+    }
+}
+
 /* The fields of a model sweep (sw->name and sw->line are set). */
 static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
@@ -375,11 +398,9 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_lengths(L, c, t, sw);
     read_model_counts(L, c, t, sw);
     read_perplexity(L, c, t, sw);
+    read_kv_types(L, c, t, sw);
     if (bb_peer_read_fields(L, t, sw, err, sizeof err)) load_fail(L, c, sw, "%s", err);
     read_seed(L, c, t, sw);
-    char s[32] = "f32";
-    if (bb_lua_get_string(L, t, "kv", kv_names, 2, s, sizeof s, err, sizeof err) < 0) load_fail(L, c, sw, "%s", err);
-    sw->kv_f16 = strcmp(s, "f16") == 0;
     read_on_unsupported(L, c, t, sw);
 }
 

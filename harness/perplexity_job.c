@@ -97,7 +97,8 @@ static int job_kernels(const bb_ppl_job *job, const job_model *m, bb_kernel_choi
         snprintf(err, errlen, "%s: %s", job->model, e);
         return -1;
     }
-    kc->opt.kv_f16 = job->kv_f16;
+    kc->opt.kv_k = job->kv_k;
+    kc->opt.kv_v = job->kv_v;
     kc->opt.max_batch = job->batch > 0 ? job->batch : job->ctx;
     return 0;
 }

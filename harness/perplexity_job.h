@@ -34,7 +34,7 @@ typedef struct {
     /* NULL: not given; which kernels a run then takes is models/kernel_choice.h's rule (a model
      * file's tensors as stored, the classifier as stored; a config's f32 and f16) */
     const char *kernel, *out_kernel;
-    bool kv_f16;
+    bb_kv_type kv_k, kv_v;  /* KV cache types (models/kv_type.h) */
     int batch;              /* prefill piece (the engine's max_batch); 0 = ctx */
     uint64_t seed;          /* synthetic weights */
     int distinct_layers;    /* synthetic weights: 0 = every layer distinct */

@@ -57,12 +57,15 @@ static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int
     const bb_sweep *sw = &ex->sweeps[s];
     char where[1100];
     bb_experiment_where(ex, sw->line ? sw->line : ex->line, where, sizeof where);
-    int max_seq = 1, max_prompt = 1;
+    int max_seq = 1, max_prompt = 1, max_depth = 0;
+    for (int k = 0; k < sw->ndepth; k++)
+        if (sw->depth[k] > max_depth) max_depth = sw->depth[k];
     for (int i = 0; i < sw->nprompt; i++)
         for (int j = 0; j < sw->ngen; j++) {
-            if (sw->prompt[i] + sw->gen[j] > max_seq) max_seq = sw->prompt[i] + sw->gen[j];
+            if (max_depth + sw->prompt[i] + sw->gen[j] > max_seq) max_seq = max_depth + sw->prompt[i] + sw->gen[j];
             if (sw->prompt[i] > max_prompt) max_prompt = sw->prompt[i];
         }
+    if (max_depth > max_prompt) max_prompt = max_depth; /* the depth is prefilled in chunks of up to 512 */
     if (sw->compare_logits[0] && sw->compare_tokens > max_seq) max_seq = sw->compare_tokens;
     /* compare_logits: the reference must take every model of the sweep (a comparison was asked for,
      * so a reference that cannot run is an error whatever on_unsupported says) */
@@ -70,7 +73,7 @@ static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int
         bb_tf_dims d;
         bb_tf_dims_from_config(&sw->models[mi], sw->compare_tokens, &d);
         bb_tf_options o = {.kernel = sw->compare_logits, .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
-                           .kv_f16 = sw->kv_f16, .max_batch = 1};
+                           .kv_k = sw->kv_k, .kv_v = sw->kv_v, .max_batch = 1};
         size_t need = 0;
         char why[1024] = "";
         if (!bb_tf_estimate_bytes(&d, &o, &need, why, sizeof why) && mach->mem_available &&
@@ -89,8 +92,8 @@ static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int
             bb_tf_dims d;
             bb_tf_dims_from_config(cfg, max_seq, &d);
             bb_tf_options o = {.kernel = sw->kernels[ki].kernel->name,
-                               .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_f16 = sw->kv_f16,
-                               .max_batch = max_prompt < 512 ? max_prompt : 512};
+                               .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_k = sw->kv_k,
+                               .kv_v = sw->kv_v, .max_batch = max_prompt < 512 ? max_prompt : 512};
             size_t need = 0;
             char why[1024] = "";
             if (!bb_tf_estimate_bytes(&d, &o, &need, why, sizeof why) && mach->mem_available &&
@@ -112,19 +115,20 @@ static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int
             }
             for (int pi = 0; pi < sw->nprompt; pi++)
                 for (int gi = 0; gi < sw->ngen; gi++)
-                    for (int ti = 0; ti < sw->nthreads; ti++) {
-                        if (sw->prompt[pi] == 0 && sw->gen[gi] == 0) continue;
-                        if ((size_t)plan->ne2e == *cap) {
-                            *cap = *cap ? 2 * *cap : 16;
-                            bb_e2e_point *v = realloc(plan->e2e, sizeof *v * *cap);
-                            if (!v) goto oom;
-                            plan->e2e = v;
+                    for (int di = 0; di < (sw->ndepth ? sw->ndepth : 1); di++) /* none given: depth 0 */
+                        for (int ti = 0; ti < sw->nthreads; ti++) {
+                            if (sw->prompt[pi] == 0 && sw->gen[gi] == 0) continue;
+                            if ((size_t)plan->ne2e == *cap) {
+                                *cap = *cap ? 2 * *cap : 16;
+                                bb_e2e_point *v = realloc(plan->e2e, sizeof *v * *cap);
+                                if (!v) goto oom;
+                                plan->e2e = v;
+                            }
+                            int index = plan->ne2e + 1;
+                            plan->e2e[plan->ne2e++] = (bb_e2e_point){
+                                .index = index, .sweep = s, .kernel = ki, .model = mi, .prompt = sw->prompt[pi],
+                                .gen = sw->gen[gi], .threads = sw->threads[ti], .depth = sw->ndepth ? sw->depth[di] : 0};
                         }
-                        int index = plan->ne2e + 1;
-                        plan->e2e[plan->ne2e++] = (bb_e2e_point){.index = index, .sweep = s, .kernel = ki,
-                                                                 .model = mi, .prompt = sw->prompt[pi],
-                                                                 .gen = sw->gen[gi], .threads = sw->threads[ti]};
-                    }
         }
     return 0;
 oom:
@@ -142,7 +146,7 @@ uint64_t bb_plan_count(const bb_experiment *ex)
             uint64_t runs = 0;
             for (int pi = 0; pi < sw->nprompt; pi++)
                 for (int gi = 0; gi < sw->ngen; gi++) runs += sw->prompt[pi] || sw->gen[gi];
-            total += (uint64_t)sw->nkernels * (uint64_t)sw->nmodels * runs * per;
+            total += (uint64_t)sw->nkernels * (uint64_t)sw->nmodels * runs * (uint64_t)(sw->ndepth ? sw->ndepth : 1) * per;
             continue;
         }
         char why[256];

@@ -24,6 +24,7 @@ typedef struct {
     int index;          /* 1-based among the e2e points */
     int sweep, kernel, model;
     int prompt, gen, threads;
+    int depth;          /* tokens in the KV cache before the prompt */
 } bb_e2e_point;
 
 typedef struct {

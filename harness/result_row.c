@@ -68,6 +68,10 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     snprintf(row->cpus, sizeof row->cpus, "%s", r->cpus);
     row->prompt = spec->prompt_len;
     row->gen = spec->gen_len;
+    row->depth = spec->depth;
+    snprintf(row->kv_type_k, sizeof row->kv_type_k, "%s", bb_kv_type_name(spec->kv_k));
+    snprintf(row->kv_type_v, sizeof row->kv_type_v, "%s", bb_kv_type_name(spec->kv_v));
+    row->kv_bytes_per_token = (double)r->kv_bytes_per_token;
     row->reps = spec->reps;
     row->pp_tps = r->pp_tps_median;
     row->pp_tps_min = r->pp_tps_min;

@@ -118,8 +118,9 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
 
 /* The columns added since version 1: 2 (one branch) gave points "verify", 2 (another) gave
  * e2e_points "cpus"; 3 has both; 4 adds the code that ran (kernel.h's bb_variant: points
- * variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and fallback_calls).
- * A file of version 1 to 3 gains whichever it lacks, empty in the rows stored before (what ran
+ * variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and fallback_calls); 5 the
+ * context (e2e_points and e2e_samples depth, kv_type_k, kv_type_v; e2e_points kv_bytes_per_token).
+ * A file of version 1 to 4 gains whichever it lacks, empty in the rows stored before (what ran
  * was not recorded then).  Inside one write transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
 static const struct {
@@ -130,7 +131,14 @@ static const struct {
                      {"points", "fallback_calls", "REAL"},
                      {"e2e_points", "variant_ran_pp", "TEXT"},
                      {"e2e_points", "variant_ran_tg", "TEXT"},
-                     {"e2e_points", "fallback_calls", "REAL"}};
+                     {"e2e_points", "fallback_calls", "REAL"},
+                     {"e2e_points", "depth", "INTEGER"},
+                     {"e2e_points", "kv_type_k", "TEXT"},
+                     {"e2e_points", "kv_type_v", "TEXT"},
+                     {"e2e_points", "kv_bytes_per_token", "REAL"},
+                     {"e2e_samples", "depth", "INTEGER"},
+                     {"e2e_samples", "kv_type_k", "TEXT"},
+                     {"e2e_samples", "kv_type_v", "TEXT"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {

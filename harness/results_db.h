@@ -28,7 +28,7 @@
  * 4: points has variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and
  *    fallback_calls (the code that ran, kernel.h's bb_variant)
  * (files of 1 to 3 are brought up to it when opened, the new cells empty in their rows) */
-#define BB_DB_SCHEMA_VERSION 4
+#define BB_DB_SCHEMA_VERSION 5
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

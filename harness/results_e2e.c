@@ -68,6 +68,13 @@ const bb_column bb_e2e_columns[] = {
          "measured energy of the median generation repetition / gen (empty without an energy meter)"),
     /* last of the fixed columns, added after the others: the columns before it keep their places */
     COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated (empty for a peer)"),
+    /* added after cpus, in this order; files without them read as depth 0 and unrecorded types */
+    COL("depth", BB_COL_INT, depth,
+        "tokens in the KV cache before the prompt, filled untimed (llama-bench's -d); pp and tg run after them"),
+    COL("kv_type_k", BB_COL_STR, kv_type_k, "KV cache type of the keys (f32, f16, bf16, q8_0; llama.cpp's -ctk)"),
+    COL("kv_type_v", BB_COL_STR, kv_type_v, "KV cache type of the values (llama.cpp's -ctv)"),
+    COLF("kv_bytes_per_token", kv_bytes_per_token, "%.0f",
+         "KV cache bytes a generated token reads at the middle of the generation (read_tps reads them too)"),
     BB_PROVENANCE_COLUMNS(bb_e2e_row),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);
@@ -115,11 +122,14 @@ void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count)
         char pp_kernel[160], tg_kernel[160];
         ran_label(r, r->variant_ran_pp, pp_kernel, sizeof pp_kernel);
         ran_label(r, r->variant_ran_tg, tg_kernel, sizeof tg_kernel);
+        /* llama-bench's test name at a depth: "tg16 @ d4096" */
+        char at[24] = "";
+        if (r->depth > 0) snprintf(at, sizeof at, " @ d%d", r->depth);
         if (r->prompt > 0)
-            fprintf(f, "| %s | %s | %d | pp%d | %.2f | %.2f - %.2f |\n", r->model, pp_kernel, r->threads, r->prompt,
+            fprintf(f, "| %s | %s | %d | pp%d%s | %.2f | %.2f - %.2f |\n", r->model, pp_kernel, r->threads, r->prompt, at,
                     r->pp_tps, r->pp_tps_min, r->pp_tps_max);
         if (r->gen > 0)
-            fprintf(f, "| %s | %s | %d | tg%d | %.2f | %.2f - %.2f |\n", r->model, tg_kernel, r->threads, r->gen,
+            fprintf(f, "| %s | %s | %d | tg%d%s | %.2f | %.2f - %.2f |\n", r->model, tg_kernel, r->threads, r->gen, at,
                     r->tg_tps, r->tg_tps_min, r->tg_tps_max);
     }
 }

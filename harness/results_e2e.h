@@ -37,6 +37,11 @@ typedef struct {
     char pp_samples[640], tg_samples[640]; /* tokens/s of each repetition, ';'-separated */
     double energy_per_token_j;
     char cpus[128];                  /* OS CPU of each thread, "0;1" (bb_pool_cpus); "" for a peer's row */
+    /* after cpus (files written before have none of them: depth 0, the types ""): tokens in the KV
+     * cache before the prompt, the cache's types, its bytes read per generated token */
+    int depth;
+    char kv_type_k[8], kv_type_v[8];
+    double kv_bytes_per_token;
     bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

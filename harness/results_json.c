@@ -166,7 +166,12 @@ static void write_model_sweep(bb_json *j, const bb_sweep *sw)
     for (int i = 0; i < sw->ngen; i++) bb_json_int(j, NULL, sw->gen[i]);
     bb_json_array_end(j);
     bb_json_int(j, "reps", sw->min_reps);
-    bb_json_string(j, "kv", sw->kv_f16 ? "f16" : "f32");
+    bb_json_string(j, "kv", sw->kv_k == sw->kv_v ? bb_kv_type_name(sw->kv_k) : "mixed");
+    bb_json_string(j, "kv_type_k", bb_kv_type_name(sw->kv_k));
+    bb_json_string(j, "kv_type_v", bb_kv_type_name(sw->kv_v));
+    bb_json_array_begin(j, "depth");
+    for (int i = 0; i < sw->ndepth; i++) bb_json_int(j, NULL, sw->depth[i]);
+    bb_json_array_end(j);
     bb_json_int(j, "distinct_layers", sw->distinct_layers);
     bb_json_string(j, "compare_logits", sw->compare_logits[0] ? sw->compare_logits : NULL);
     if (sw->compare_logits[0]) bb_json_int(j, "compare_tokens", sw->compare_tokens);

@@ -43,6 +43,9 @@ const bb_column bb_e2e_sample_columns[] = {
     ECOL("rep", BB_COL_INT, rep, "the repetition, 0-based"),
     ECOL("tokens", BB_COL_INT, tokens, "tokens of the phase (tokens / seconds = tokens/s)"),
     ECOL("seconds", BB_COL_NUM, seconds, "seconds of the phase in that repetition"),
+    ECOL("depth", BB_COL_INT, depth, "tokens in the KV cache before the prompt, as in e2e.csv"),
+    ECOL("kv_type_k", BB_COL_STR, kv_type_k, "KV cache type of the keys, as in e2e.csv"),
+    ECOL("kv_type_v", BB_COL_STR, kv_type_v, "KV cache type of the values, as in e2e.csv"),
 };
 const int bb_e2e_sample_ncolumns = (int)(sizeof bb_e2e_sample_columns / sizeof bb_e2e_sample_columns[0]);
 

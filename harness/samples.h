@@ -43,6 +43,8 @@ typedef struct {
     char phase[4];                   /* "pp" or "tg" */
     int rep, tokens;
     double seconds;
+    int depth;                       /* e2e.csv's depth and KV types (after seconds: files without them read as 0, "") */
+    char kv_type_k[8], kv_type_v[8];
 } bb_e2e_sample_row;
 
 extern const bb_column bb_sample_columns[];

@@ -82,7 +82,7 @@ double bb_e2e_estimate_s(const bb_experiment *ex, const bb_e2e_point *p)
     double bytes = params * sw->kernels[p->kernel].kernel->bits_per_weight / 8;
     double prefill_token = 2 * params / (p->threads * NOMINAL_OPS_PER_THREAD_S);
     double decode_token = fmax(prefill_token, bytes / NOMINAL_BYTES_S);
-    double rep = p->prompt * prefill_token + p->gen * decode_token;
+    double rep = (p->depth + p->prompt) * prefill_token + p->gen * decode_token;
     double build = 4 * params / NOMINAL_BUILD_BYTES_S;
     double t = (sw->min_reps + 1) * rep + build; /* + 1: the warm-up repetition */
     if (sw->compare_logits[0]) t += 2 * sw->compare_tokens * decode_token;
@@ -110,8 +110,13 @@ static void hash_sweep(bb_sha256 *h, const bb_sweep *sw)
                 sw->max_reps, sw->min_seconds, sw->spread_limit, (unsigned long long)sw->seed, sw->verify,
                 (int)sw->on_unsupported);
     for (int i = 0; i < sw->nmodels; i++) hash_printf(h, "model %s %s\n", sw->models[i].name, sw->models[i].path);
+    /* kv_f16 as before the KV types were separate, so that the hash of a sweep without the new
+     * fields stays what it was */
+    bool kv_f16 = sw->kv_k == BB_KV_F16 && sw->kv_v == BB_KV_F16;
+    if (sw->kv_k != sw->kv_v || (sw->kv_k != BB_KV_F32 && !kv_f16))
+        hash_printf(h, "kv=%s/%s\n", bb_kv_type_name(sw->kv_k), bb_kv_type_name(sw->kv_v));
     hash_printf(h, "out_kernel=%s kv_f16=%d distinct_layers=%d compare=%s/%d ppl=%s/%s/%d/%d\n", sw->out_kernel,
-                sw->kv_f16, sw->distinct_layers, sw->compare_logits, sw->compare_tokens, sw->ppl_file,
+                kv_f16, sw->distinct_layers, sw->compare_logits, sw->compare_tokens, sw->ppl_file,
                 sw->ppl_model, sw->ppl_ctx, sw->ppl_chunks);
     for (int i = 0; i < sw->npeers; i++) hash_printf(h, "peer %s\n", sw->peers[i]);
 }
@@ -132,8 +137,10 @@ void bb_plan_sha256(const bb_experiment *ex, const bb_plan *plan, char hex[65])
         const bb_e2e_point *p = &plan->e2e[i];
         const bb_sweep *sw = &ex->sweeps[p->sweep];
         const bb_kernel_choice *kc = &sw->kernels[p->kernel];
-        hash_printf(&h, "e2e %d %s|%s|%s|%s|%d|%d|%d\n", p->index, sw->name, sw->models[p->model].name,
-                    kc->kernel->name, kc->variant->isa, p->prompt, p->gen, p->threads);
+        char depth[24] = ""; /* only when not 0: a plan without depths keeps its hash */
+        if (p->depth) snprintf(depth, sizeof depth, "|d%d", p->depth);
+        hash_printf(&h, "e2e %d %s|%s|%s|%s|%d|%d|%d%s\n", p->index, sw->name, sw->models[p->model].name,
+                    kc->kernel->name, kc->variant->isa, p->prompt, p->gen, p->threads, depth);
     }
     uint8_t d[32];
     bb_sha256_final(&h, d);

@@ -18,10 +18,11 @@
 #include "sweep_state.h"
 
 static bool e2e_same(const bb_e2e_row *r, const char *sweep, const char *model, const char *kernel, const char *variant,
-                     int threads, int prompt, int gen)
+                     int threads, int prompt, int gen, int depth)
 {
     return !strcmp(r->sweep, sweep) && !strcmp(r->model, model) && !strcmp(r->kernel, kernel) &&
-           !strcmp(r->variant, variant) && r->threads == threads && r->prompt == prompt && r->gen == gen;
+           !strcmp(r->variant, variant) && r->threads == threads && r->prompt == prompt && r->gen == gen &&
+           r->depth == depth;
 }
 
 static bool e2e_done(const sweep_state *st, const bb_e2e_point *p)
@@ -30,7 +31,7 @@ static bool e2e_done(const sweep_state *st, const bb_e2e_point *p)
     const bb_kernel_choice *kc = &sw->kernels[p->kernel];
     for (int i = 0; i < st->ne2e_rows; i++)
         if (e2e_same(&st->e2e_rows[i], sw->name, sw->models[p->model].name, kc->kernel->name, kc->variant->isa,
-                     p->threads, p->prompt, p->gen))
+                     p->threads, p->prompt, p->gen, p->depth))
             return true;
     return false;
 }
@@ -118,7 +119,8 @@ static const float *reference_logits(sweep_state *st, bb_pool *pool, const bb_sw
         const struct ref_logits *r = &st->refs[i];
         if (!strcmp(r->model, cfg->name) && !strcmp(r->kernel, sw->compare_logits) &&
             !strcmp(r->out_kernel, sw->out_kernel) && r->seed == sw->seed &&
-            r->distinct_layers == sw->distinct_layers && r->ntokens == sw->compare_tokens && r->kv_f16 == sw->kv_f16)
+            r->distinct_layers == sw->distinct_layers && r->ntokens == sw->compare_tokens && r->kv_k == sw->kv_k &&
+            r->kv_v == sw->kv_v)
             return r->logits;
     }
     struct ref_logits *v = realloc(st->refs, sizeof *v * (size_t)(st->nrefs + 1));
@@ -135,7 +137,8 @@ static const float *reference_logits(sweep_state *st, bb_pool *pool, const bb_sw
     r->seed = sw->seed;
     r->distinct_layers = sw->distinct_layers;
     r->ntokens = sw->compare_tokens;
-    r->kv_f16 = sw->kv_f16;
+    r->kv_k = sw->kv_k;
+    r->kv_v = sw->kv_v;
     r->logits = malloc(sizeof(float) * (size_t)sw->compare_tokens * (size_t)cfg->vocab_size);
     if (!r->logits) {
         snprintf(err, errlen, "out of memory for %d x %d reference logits", sw->compare_tokens, cfg->vocab_size);
@@ -143,8 +146,8 @@ static const float *reference_logits(sweep_state *st, bb_pool *pool, const bb_sw
     }
     bb_e2e_spec spec = {.model = cfg, .kernel = sw->compare_logits,
                         .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
-                        .seq_len = sw->compare_tokens, .distinct_layers = sw->distinct_layers, .kv_f16 = sw->kv_f16,
-                        .seed = sw->seed, .logit_tokens = tokens, .n_logit_tokens = sw->compare_tokens,
+                        .seq_len = sw->compare_tokens, .distinct_layers = sw->distinct_layers, .kv_k = sw->kv_k,
+                        .kv_v = sw->kv_v, .seed = sw->seed, .logit_tokens = tokens, .n_logit_tokens = sw->compare_tokens,
                         .logits_out = r->logits};
     char e[BB_ERR_MAX];
     if (bb_e2e_logits(pool, &spec, e, sizeof e)) {
@@ -182,8 +185,8 @@ static int e2e_perplexity(sweep_state *st, bb_pool *pool, const bb_sweep *sw, co
 {
     bb_ppl_job job = {.model = sw->ppl_model[0] ? sw->ppl_model : cfg->name, .text_file = sw->ppl_file,
                       .ctx = sw->ppl_ctx, .max_chunks = sw->ppl_chunks, .kernel = kc->spec,
-                      .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_f16 = sw->kv_f16,
-                      .seed = sw->seed,
+                      .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_k = sw->kv_k,
+                      .kv_v = sw->kv_v, .seed = sw->seed,
                       .distinct_layers = sw->distinct_layers};
     bb_ppl_outcome o;
     char e[BB_ERR_MAX];
@@ -317,9 +320,10 @@ static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, bb_e
     if (compare) bb_logit_tokens(sw->seed, cfg->vocab_size, ntok, ctokens);
     bb_e2e_spec spec = {.model = cfg, .kernel = kc->spec, .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
                         .prompt_len = p->prompt, .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
-                        .kv_f16 = sw->kv_f16, .seed = sw->seed, .gen_begin = gen_begin, .gen_end = gen_end,
+                        .kv_k = sw->kv_k, .kv_v = sw->kv_v, .depth = p->depth, .seed = sw->seed,
+                        .gen_begin = gen_begin, .gen_end = gen_end,
                         .hook_ctx = &gm, .logit_tokens = ctokens, .n_logit_tokens = ntok, .logits_out = clogits,
-                        .seq_len = p->prompt + p->gen > ntok ? p->prompt + p->gen : ntok,
+                        .seq_len = p->depth + p->prompt + p->gen > ntok ? p->depth + p->prompt + p->gen : ntok,
                         .pp_seconds = pp_seconds, .tg_seconds = tg_seconds};
     bb_e2e_result r;
     bb_logit_diff diff = {0};
@@ -385,8 +389,10 @@ int sweep_measure_e2e(sweep_state *st)
         }
         const bb_sweep *sw = &st->ex->sweeps[p->sweep];
         char label[256];
-        snprintf(label, sizeof label, "%s %s %s pp%d tg%d t%d", sw->name, sw->models[p->model].name,
-                 sw->kernels[p->kernel].spec, p->prompt, p->gen, p->threads);
+        char depth[24] = ""; /* only when not 0 */
+        if (p->depth) snprintf(depth, sizeof depth, " d%d", p->depth);
+        snprintf(label, sizeof label, "%s %s %s pp%d tg%d%s t%d", sw->name, sw->models[p->model].name,
+                 sw->kernels[p->kernel].spec, p->prompt, p->gen, depth, p->threads);
         if (!st->opt->quiet) fprintf(stderr, "bitbench run: e2e %d/%d: %s\n", p->index, plan->ne2e, label);
         bb_pool *pool = sweep_pool_for(st, sw, p->threads, err, sizeof err);
         bb_e2e_row row;

@@ -78,7 +78,10 @@ int sweep_write_samples(sweep_state *st, const bb_result_row *row, const double 
 int sweep_write_e2e_samples(sweep_state *st, const bb_e2e_row *row, const double *pp_seconds,
                             const double *tg_seconds, int reps)
 {
-    bb_e2e_sample_row base = {.point = row->point, .threads = row->threads, .prompt = row->prompt, .gen = row->gen};
+    bb_e2e_sample_row base = {.point = row->point, .threads = row->threads, .prompt = row->prompt, .gen = row->gen,
+                              .depth = row->depth};
+    snprintf(base.kv_type_k, sizeof base.kv_type_k, "%s", row->kv_type_k);
+    snprintf(base.kv_type_v, sizeof base.kv_type_v, "%s", row->kv_type_v);
     snprintf(base.run_id, sizeof base.run_id, "%s", st->rec.run_id);
     snprintf(base.experiment, sizeof base.experiment, "%s", row->experiment);
     snprintf(base.sweep, sizeof base.sweep, "%s", row->sweep);

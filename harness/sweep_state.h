@@ -71,7 +71,7 @@ struct ref_logits {
     char model[BB_NAME_MAX], kernel[BB_NAME_MAX], out_kernel[BB_NAME_MAX];
     uint64_t seed;
     int distinct_layers, ntokens;
-    bool kv_f16;
+    bb_kv_type kv_k, kv_v;
     float *logits;             /* ntokens × vocab */
 };
 

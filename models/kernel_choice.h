@@ -31,7 +31,7 @@
 typedef struct {
     /* kernel (the name of the run: the given kernel, or BB_KERNEL_AS_STORED), out_kernel and
      * tensor_kernels set, pointing to the given strings (which must outlive the build), the
-     * registry's names and tensor_kernels; the caller adds kv_f16 and max_batch */
+     * registry's names and tensor_kernels; the caller adds kv_k, kv_v and max_batch */
     bb_tf_options opt;
     const char **tensor_kernels; /* BB_TF_LINEARS per layer, or NULL: opt.kernel for all */
     int requantized;             /* linear tensors not used as stored */

@@ -7,6 +7,7 @@
 
 #include "kernels/common/prefetch.h"
 #include "support/timer.h"
+#include "attention.h"
 #include "transformer_state.h"
 
 static float eps_of(const bb_tf_dims *d) { return d->norm_eps > 0 ? d->norm_eps : 1e-5f; }
@@ -294,14 +295,9 @@ static void row_rope_store(const rows_job *j, int i)
     t->vec->rope(t->q + (size_t)i * dq, d->n_heads, hd, cs);
     t->vec->rope(k, d->n_kv_heads, hd, cs);
     for (int h = 0; h < d->n_kv_heads; h++) {
-        size_t at = (((size_t)j->layer * d->n_kv_heads + h) * d->seq_len + p) * hd;
-        if (t->opt.kv_f16) {
-            t->vec->to_f16((uint16_t *)t->key_cache + at, k + (size_t)h * hd, hd);
-            t->vec->to_f16((uint16_t *)t->value_cache + at, v + (size_t)h * hd, hd);
-        } else {
-            memcpy((float *)t->key_cache + at, k + (size_t)h * hd, sizeof(float) * hd);
-            memcpy((float *)t->value_cache + at, v + (size_t)h * hd, sizeof(float) * hd);
-        }
+        size_t row = ((size_t)j->layer * d->n_kv_heads + h) * d->seq_len + p;
+        bb_kv_store_row(t->opt.kv_k, (char *)t->key_cache + row * t->k_row, k + (size_t)h * hd, hd, t->vec->to_f16);
+        bb_kv_store_row(t->opt.kv_v, (char *)t->value_cache + row * t->v_row, v + (size_t)h * hd, hd, t->vec->to_f16);
     }
 }
 
@@ -326,34 +322,158 @@ static void row_gate(const rows_job *j, int i)
     if (t->d.sub_norms) rmsnorm(t->vec, h, h, j->L->ffn_sub_norm, hid, eps_of(&t->d));
 }
 
-/* Causal attention for n tokens at pos.., split over (token, head) pairs across the pool: scores
- * q·k_s for s <= position, softmax, weighted sum of v_s, each a vector primitive reading the f32
- * or f16 cache directly (the cache type is fixed per model, so the choice is made per head, not
- * per element). */
-static void attention_fn(void *ctx, int tid, int nthreads)
+/* Causal attention (models/attention.h): token i at pos + i attends over positions [0, pos + i],
+ * chunk by chunk, each chunk's state folded into the running one in position order.
+ *
+ * Prefill (n > 1): a work item is one KV head and a tile of ATTN_TILE tokens; for each chunk of
+ * that head's cache, every token of the tile and every query head of the group take their chunk
+ * state while the chunk is in L1/L2 (a chunk of 256 positions of hd = 128 f16 is 64 KiB), so the
+ * cache is read from memory once per tile instead of once per (token, head), and the running
+ * state (acc in the output row, m and l in the scratch) is all that is kept: no n x n scores.
+ *
+ * Decode (n = 1): the few heads of one token would leave threads idle or unbalanced (a 2B4T layer
+ * has 5 KV heads), so a work item is one KV head and one chunk of positions; each thread takes a
+ * contiguous run of items (one forward stream through the cache), writes each chunk's state of
+ * every query head of the group into att_part, and the calling thread folds them in order.  The
+ * fold is the same as prefill's, so both compute the same bits. */
+enum { ATTN_TILE = 16 };
+
+static int chunks_of(int len) { return (len + BB_ATTN_CHUNK - 1) / BB_ATTN_CHUNK; }
+
+static int group_of(const bb_tf_dims *d) { return d->n_heads / d->n_kv_heads; }
+
+/* Scratch floats of one prefill item: a chunk's scores, its acc, and m, l of the tile's states. */
+static size_t prefill_item_floats(const bb_tf_dims *d)
+{
+    return BB_ATTN_CHUNK + (size_t)bb_tf_head_dim(d) + 2 * (size_t)ATTN_TILE * group_of(d);
+}
+
+size_t tf_attn_scratch_floats(const bb_tf_dims *d, int max_batch)
+{
+    size_t tiles = (size_t)(max_batch + ATTN_TILE - 1) / ATTN_TILE;
+    size_t prefill = max_batch > 1 ? (size_t)d->n_kv_heads * tiles * prefill_item_floats(d) : 0;
+    size_t decode = (size_t)d->n_kv_heads * chunks_of(d->seq_len) * BB_ATTN_CHUNK;
+    return prefill > decode ? prefill : decode;
+}
+
+size_t tf_attn_part_floats(const bb_tf_dims *d)
+{
+    return (size_t)d->n_heads * chunks_of(d->seq_len) * ((size_t)bb_tf_head_dim(d) + 2);
+}
+
+/* The cache of one layer's KV head, n positions of it written. */
+static bb_attn_kv kv_of(const bb_transformer *t, int layer, int kv_head, int n)
+{
+    const bb_tf_dims *d = &t->d;
+    size_t row = ((size_t)layer * d->n_kv_heads + kv_head) * d->seq_len;
+    return (bb_attn_kv){(const char *)t->key_cache + row * t->k_row, (const char *)t->value_cache + row * t->v_row,
+                        t->opt.kv_k, t->opt.kv_v, t->k_row, t->v_row, bb_tf_head_dim(d), n};
+}
+
+static void attention_prefill(void *ctx, int tid, int nthreads)
 {
     const rows_job *j = ctx;
     bb_transformer *t = j->t;
     const bb_tf_dims *d = &t->d;
-    const bb_vec_ops *v = t->vec;
-    int hd = bb_tf_head_dim(d), dq = d->n_heads * hd;
-    int group = d->n_heads / d->n_kv_heads, total = j->n * d->n_heads;
+    int hd = bb_tf_head_dim(d), dq = d->n_heads * hd, g = group_of(d);
+    int tiles = (j->n + ATTN_TILE - 1) / ATTN_TILE, total = d->n_kv_heads * tiles;
     float scale = 1.0f / sqrtf((float)hd);
     for (int w = tid; w < total; w += nthreads) {
-        int i = w / d->n_heads, h = w % d->n_heads, len = j->pos + i + 1;
-        const float *q = t->q + (size_t)i * dq + (size_t)h * hd;
-        float *att = t->att + (size_t)w * d->seq_len, *out = t->xb2 + (size_t)i * dq + (size_t)h * hd;
-        size_t base = ((size_t)j->layer * d->n_kv_heads + h / group) * d->seq_len * hd;
-        if (t->opt.kv_f16) {
-            v->scores_f16(q, (const uint16_t *)t->key_cache + base, (size_t)hd, hd, len, scale, att);
-            v->softmax(att, len);
-            v->wsum_f16(out, att, (const uint16_t *)t->value_cache + base, (size_t)hd, hd, len);
-        } else {
-            v->scores_f32(q, (const float *)t->key_cache + base, (size_t)hd, hd, len, scale, att);
-            v->softmax(att, len);
-            v->wsum_f32(out, att, (const float *)t->value_cache + base, (size_t)hd, hd, len);
+        int kh = w / tiles, i0 = (w % tiles) * ATTN_TILE, i1 = i0 + ATTN_TILE < j->n ? i0 + ATTN_TILE : j->n;
+        float *sc = t->att + (size_t)w * prefill_item_floats(d), *acc_c = sc + BB_ATTN_CHUNK;
+        bb_attn_ml *ml = (bb_attn_ml *)(acc_c + hd), c;
+        bb_attn_kv kv = kv_of(t, j->layer, kh, j->pos + i1);
+        for (int i = i0; i < i1; i++)
+            for (int hh = 0; hh < g; hh++)
+                bb_attn_init(t->xb2 + (size_t)i * dq + (size_t)(kh * g + hh) * hd, &ml[(i - i0) * g + hh], hd);
+        int longest = j->pos + i1;
+        for (int s0 = 0; s0 < longest; s0 += BB_ATTN_CHUNK)
+            for (int i = i0; i < i1; i++) {
+                int len = j->pos + i + 1;
+                if (len <= s0) continue;
+                int s1 = len - s0 < BB_ATTN_CHUNK ? len : s0 + BB_ATTN_CHUNK;
+                for (int hh = 0; hh < g; hh++) {
+                    size_t h = (size_t)kh * g + hh;
+                    bb_attn_chunk(t->vec, t->q + (size_t)i * dq + h * hd, &kv, s0, s1, scale, sc, acc_c, &c);
+                    bb_attn_fold(t->xb2 + (size_t)i * dq + h * hd, &ml[(i - i0) * g + hh], acc_c, c, hd);
+                }
+            }
+        for (int i = i0; i < i1; i++)
+            for (int hh = 0; hh < g; hh++) {
+                float *out = t->xb2 + (size_t)i * dq + (size_t)(kh * g + hh) * hd;
+                bb_attn_finish(out, out, ml[(i - i0) * g + hh], hd);
+            }
+    }
+}
+
+/* att_part: (n_heads, chunks_of(seq_len)) states of hd + 2 floats (acc, then m and l). */
+static float *part_of(const bb_transformer *t, int h, int c)
+{
+    int hd = bb_tf_head_dim(&t->d);
+    return t->att_part + ((size_t)h * chunks_of(t->d.seq_len) + c) * ((size_t)hd + 2);
+}
+
+static void attention_decode(void *ctx, int tid, int nthreads)
+{
+    const rows_job *j = ctx;
+    bb_transformer *t = j->t;
+    const bb_tf_dims *d = &t->d;
+    int hd = bb_tf_head_dim(d), g = group_of(d), len = j->pos + 1, nch = chunks_of(len);
+    float scale = 1.0f / sqrtf((float)hd);
+    int w0, w1;
+    bb_split_rows(d->n_kv_heads * nch, 1, tid, nthreads, &w0, &w1);
+    for (int w = w0; w < w1; w++) {
+        int kh = w / nch, c = w % nch, s0 = c * BB_ATTN_CHUNK, s1 = len - s0 < BB_ATTN_CHUNK ? len : s0 + BB_ATTN_CHUNK;
+        bb_attn_kv kv = kv_of(t, j->layer, kh, len);
+        float *sc = t->att + (size_t)w * BB_ATTN_CHUNK;
+        for (int hh = 0; hh < g; hh++) {
+            int h = kh * g + hh;
+            float *part = part_of(t, h, c);
+            bb_attn_ml ml;
+            bb_attn_chunk(t->vec, t->q + (size_t)h * hd, &kv, s0, s1, scale, sc, part, &ml);
+            memcpy(part + hd, &ml, sizeof ml);
         }
     }
+}
+
+static void attention(bb_transformer *t, bb_pool *pool, rows_job *j)
+{
+    if (j->n > 1) {
+        bb_pool_run(pool, attention_prefill, j);
+        return;
+    }
+    bb_pool_run(pool, attention_decode, j);
+    int hd = bb_tf_head_dim(&t->d), nch = chunks_of(j->pos + 1);
+    for (int h = 0; h < t->d.n_heads; h++) {
+        float *out = t->xb2 + (size_t)h * hd;
+        bb_attn_ml ml, c;
+        bb_attn_init(out, &ml, hd);
+        for (int k = 0; k < nch; k++) {
+            const float *part = part_of(t, h, k);
+            memcpy(&c, part + hd, sizeof c);
+            bb_attn_fold(out, &ml, part, c, hd);
+        }
+        bb_attn_finish(out, out, ml, hd);
+    }
+}
+
+/* Bytes a decode step at pos reads from the cache: pos + 1 rows of keys and of values, per KV head
+ * and layer. */
+size_t bb_tf_kv_bytes_per_token(const bb_transformer *t, int pos)
+{
+    return (size_t)t->d.n_layers * t->d.n_kv_heads * (size_t)(pos + 1) * (t->k_row + t->v_row);
+}
+
+int bb_tf_kv_buffers(const bb_transformer *t, int pos, const void **bufs, size_t *bytes)
+{
+    int n = 0;
+    for (int l = 0; l < t->d.n_layers; l++)
+        for (int h = 0; h < t->d.n_kv_heads; h++, n += 2) {
+            bb_attn_kv kv = kv_of(t, l, h, pos + 1);
+            if (bufs) bufs[n] = kv.k, bufs[n + 1] = kv.v;
+            if (bytes) bytes[n] = (size_t)(pos + 1) * t->k_row, bytes[n + 1] = (size_t)(pos + 1) * t->v_row;
+        }
+    return n;
 }
 
 /* Every layer for n <= max_batch tokens at pos..: the keys and values into the cache; x holds the
@@ -382,7 +502,7 @@ static void forward_layers(bb_transformer *t, bb_pool *pool, const int *tokens, 
         for_rows(&j, pool, row_resid_norm);
         run_group(t, pool, 4 * l, n, secs); /* q, k, v */
         for_rows(&j, pool, row_rope_store);
-        bb_pool_run(pool, attention_fn, &j);
+        attention(t, pool, &j);
         if (d->sub_norms) for_rows(&j, pool, row_attn_sub_norm);
         run_group(t, pool, 4 * l + 1, n, secs); /* wo */
         j.add_residual = true;

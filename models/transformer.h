@@ -9,10 +9,13 @@
  * n = RMSNorm with learned gain, eps as configured (llama2.c: 1e-5).  RoPE on pairs (2i, 2i+1)
  * within each head, theta as configured.  Grouped-query attention: head h reads KV head
  * h / (n_heads / n_kv_heads).  Prefill runs N prompt tokens as one GEMM per linear layer; decode
- * runs one GEMV per linear layer per token.  The KV cache is f32 or f16.  The work between the
- * matmuls (norms, RoPE, attention, activations, residual adds) goes through the vector
- * primitives of models/vec.h; attention is split over (token, head) on the pool, the row-wise
- * stages over tokens when a prefill has several.
+ * runs one GEMV per linear layer per token.  The KV cache is f32, f16, bf16 or q8_0, keys and values
+ * each (models/kv_type.h).  The work between the matmuls (norms, RoPE, attention, activations,
+ * residual adds) goes through the vector primitives of models/vec.h; attention is blocked with a
+ * running softmax (models/attention.h): a prefill splits it over (KV head, tile of tokens), the
+ * query heads of a KV head reading each chunk of its cache while it is in cache; a decode step
+ * over (KV head, chunk of positions), so that a long cache streams on every thread whatever the
+ * number of heads.  The row-wise stages split over tokens when a prefill has several.
  *
  * Weights come from a bb_weight_source (llama2.c checkpoint, synthetic generator, ...) one
  * tensor at a time into one reused f32 buffer, and each matrix is packed immediately, so the
@@ -27,6 +30,7 @@
 #include <stdint.h>
 
 #include "kernels/kernel.h"
+#include "models/kv_type.h"
 #include "support/pool.h"
 
 typedef enum { BB_STYLE_LLAMA = 0, BB_STYLE_BITNET } bb_tf_style;
@@ -108,7 +112,9 @@ typedef struct {
      * names the run).  A model file's tensors each go through the kernel that stores their type
      * this way (models/kernel_choice.h); read only while building. */
     const char *const *tensor_kernels;
-    bool kv_f16;            /* KV cache in f16 instead of f32 */
+    /* The KV cache's element types, keys and values separately (llama.cpp's -ctk / -ctv); the
+     * zero value is f32.  q8_0 needs a head dimension that is a multiple of 32. */
+    bb_kv_type kv_k, kv_v;
     int max_batch;          /* largest prefill chunk (N of the GEMM); 0 = 64 */
 } bb_tf_options;
 
@@ -137,6 +143,14 @@ const char *bb_tf_conversions(const bb_transformer *t);
 /* Of bb_tf_weight_bytes_per_token, the bytes of the zeros added by padding (each padded layer's
  * packed bytes times the share of its m x k that is padding). */
 size_t bb_tf_weight_pad_bytes_per_token(const bb_transformer *t);
+
+/* Bytes of the KV cache a decode step reads at position pos (attending over pos + 1 positions):
+ * every layer's keys and values of every KV head. */
+size_t bb_tf_kv_bytes_per_token(const bb_transformer *t, int pos);
+/* Those bytes as the buffers a decode step at pos reads (per layer and KV head, its pos + 1 key
+ * rows, then its value rows): pointers and sizes into bufs/bytes when not NULL; returns their
+ * count, 2 * n_layers * n_kv_heads. */
+int bb_tf_kv_buffers(const bb_transformer *t, int pos, const void **bufs, size_t *bytes);
 
 /* Bytes of packed linear weights read per generated token (all layers + classifier), and the
  * model's total resident bytes (weights, embedding, KV cache, buffers: bb_tf_memory without the

@@ -223,10 +223,10 @@ static int buffer_table(const bb_tf_dims *d, const bb_tf_options *opt, const ker
     size_t nb = (size_t)batch_of(d, opt), f = sizeof(float), hd = (size_t)bb_tf_head_dim(d);
     size_t dq = (size_t)d->n_heads * hd, kv = (size_t)d->n_kv_heads * hd, w = (size_t)widest_of(d);
     size_t hid = (size_t)d->hidden_dim, seq = (size_t)d->seq_len;
-    size_t cache = (size_t)d->n_layers * seq * kv * (opt->kv_f16 ? 2 : 4);
+    size_t heads = (size_t)d->n_layers * seq * d->n_kv_heads;
     const buffer_desc table[] = {
-        {offsetof(bb_transformer, key_cache), cache, true},
-        {offsetof(bb_transformer, value_cache), cache, true},
+        {offsetof(bb_transformer, key_cache), heads * bb_kv_row_bytes(opt->kv_k, (int)hd), true},
+        {offsetof(bb_transformer, value_cache), heads * bb_kv_row_bytes(opt->kv_v, (int)hd), true},
         {offsetof(bb_transformer, x), f * nb * (size_t)d->dim, false},
         {offsetof(bb_transformer, xb), f * nb * w, false},
         {offsetof(bb_transformer, xb2), f * nb * w, false},
@@ -235,7 +235,8 @@ static int buffer_table(const bb_tf_dims *d, const bb_tf_options *opt, const ker
         {offsetof(bb_transformer, v), f * nb * kv, false},
         {offsetof(bb_transformer, hb), f * nb * hid, false},
         {offsetof(bb_transformer, hb2), f * nb * hid, false},
-        {offsetof(bb_transformer, att), f * nb * (size_t)d->n_heads * seq, false},
+        {offsetof(bb_transformer, att), f * tf_attn_scratch_floats(d, (int)nb), false},
+        {offsetof(bb_transformer, att_part), f * tf_attn_part_floats(d), false},
         {offsetof(bb_transformer, logits), f * (size_t)d->vocab_size, false},
         {offsetof(bb_transformer, rope_cs), f * seq * hd, false},
         {offsetof(bb_transformer, act), kn->act, false},
@@ -261,6 +262,9 @@ int bb_tf_estimate_memory(const bb_tf_dims *d, const bb_tf_options *opt, bb_tf_m
 {
     memset(m, 0, sizeof *m);
     if (bb_tf_dims_check(d, err, errlen)) return -1;
+    if (bb_kv_type_check(opt->kv_k, bb_tf_head_dim(d), err, errlen) ||
+        bb_kv_type_check(opt->kv_v, bb_tf_head_dim(d), err, errlen))
+        return -1;
     bb_linear cls;
     kernel_needs kn;
     if (plan_kernels(d, opt, &cls, &kn, err, errlen)) return -1;
@@ -536,6 +540,8 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     t->opt = *opt;
     t->vec = bb_vec_best();
     t->max_batch = batch_of(d, opt);
+    t->k_row = bb_kv_row_bytes(opt->kv_k, bb_tf_head_dim(d));
+    t->v_row = bb_kv_row_bytes(opt->kv_v, bb_tf_head_dim(d));
     kernel_needs kn;
     plan_kernels(d, opt, &t->cls, &kn, err, errlen);
     conversion how[CONV_KINDS] = {0};

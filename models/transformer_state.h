@@ -25,10 +25,12 @@ struct bb_transformer {
     /* Every packed weight tensor, in the order a decode step reads them, on one allocation
      * advised for huge pages (see arena_piece). */
     void *weight_arena;
-    /* (n_layers, n_kv_heads, seq_len, head_dim), f32 or f16: one head's positions are one
+    /* (n_layers, n_kv_heads, seq_len, head_dim) in opt.kv_k / opt.kv_v rows (models/kv_type.h, row
+     * bytes k_row / v_row): one head's positions are one
      * contiguous run, which decode attention streams through (a [seq][kv_dim] layout puts each
      * head's rows a kv_dim apart, a page or more, where the hardware prefetcher does not follow) */
     void *key_cache, *value_cache;
+    size_t k_row, v_row;
     int max_batch;
     /* activations for up to max_batch tokens (allocated from buffer_table) */
     float *x;        /* (nb, dim) the residual stream */
@@ -37,7 +39,8 @@ struct bb_transformer {
     float *q;        /* (nb, dq) */
     float *k, *v;    /* (nb, kv) */
     float *hb, *hb2; /* (nb, hidden_dim) the FFN's gate and up outputs */
-    float *att;      /* (nb, n_heads, seq_len) attention scores */
+    float *att;      /* attention scratch: per work item, a chunk's scores and states (attn_scratch_floats) */
+    float *att_part; /* decode: the partial state of each (head, chunk), hd + 2 floats each */
     float *logits;   /* (vocab,) */
     float *rope_cs;  /* (seq_len, head_dim / 2, 2) cos and sin, computed once with llama2.c's expressions */
     void *act;       /* the kernels' prepared activations, sized for the largest need */
@@ -51,6 +54,10 @@ struct bb_transformer {
     size_t footprint;
     char conversions[1024]; /* bb_tf_conversions */
 };
+
+/* Attention's scratch for a model: floats of att and att_part (transformer.c). */
+size_t tf_attn_scratch_floats(const bb_tf_dims *d, int max_batch);
+size_t tf_attn_part_floats(const bb_tf_dims *d);
 
 /* Set up t->groups from the layers and the buffers (transformer.c).  Returns 0, or -1 when out of
  * memory. */

@@ -78,7 +78,7 @@ static void scores_f16(const float *q, const uint16_t *k, size_t stride, int hd,
     }
 }
 
-static void softmax(float *x, int n)
+static float exp_max(float *x, int n, float *maxp)
 {
     float max = -INFINITY, sum = 0.0f;
     for (int s = 0; s < n; s++)
@@ -87,7 +87,68 @@ static void softmax(float *x, int n)
         x[s] = expf(x[s] - max);
         sum += x[s];
     }
+    *maxp = max;
+    return sum;
+}
+
+static void softmax(float *x, int n)
+{
+    float max, sum = exp_max(x, n, &max);
     for (int s = 0; s < n; s++) x[s] /= sum;
+}
+
+static void scores_bf16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    for (int s = 0; s < n; s++) {
+        const uint16_t *ks = k + (size_t)s * stride;
+        float score = 0.0f;
+        for (int e = 0; e < hd; e++) score += q[e] * bb_bf16_to_fp32(ks[e]);
+        out[s] = score * scale;
+    }
+}
+
+static float q8_0_scale(const uint8_t *blk)
+{
+    uint16_t d;
+    memcpy(&d, blk, 2);
+    return bb_fp16_to_fp32(d);
+}
+
+/* Per block of 32: the q·qs sum, times the block's scale. */
+static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    for (int s = 0; s < n; s++) {
+        const uint8_t *ks = (const uint8_t *)k + (size_t)s * stride;
+        float score = 0.0f;
+        for (int b = 0; b < hd / 32; b++, ks += 34) {
+            float blk = 0.0f;
+            for (int e = 0; e < 32; e++) blk += q[32 * b + e] * (float)(int8_t)ks[2 + e];
+            score += blk * q8_0_scale(ks);
+        }
+        out[s] = score * scale;
+    }
+}
+
+static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
+{
+    memset(out, 0, sizeof(float) * (size_t)hd);
+    for (int s = 0; s < n; s++) {
+        const uint16_t *vs = v + (size_t)s * stride;
+        for (int e = 0; e < hd; e++) out[e] += a[s] * bb_bf16_to_fp32(vs[e]);
+    }
+}
+
+/* out[e] += (a[s] * d) * q[e], d the scale of e's block in row s. */
+static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, int hd, int n)
+{
+    memset(out, 0, sizeof(float) * (size_t)hd);
+    for (int s = 0; s < n; s++) {
+        const uint8_t *vs = (const uint8_t *)v + (size_t)s * stride;
+        for (int b = 0; b < hd / 32; b++, vs += 34) {
+            float w = a[s] * q8_0_scale(vs);
+            for (int e = 0; e < 32; e++) out[32 * b + e] += w * (float)(int8_t)vs[2 + e];
+        }
+    }
 }
 
 static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
@@ -109,7 +170,8 @@ static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t strid
 }
 
 const bb_vec_ops bb_vec_scalar = {"scalar", 0, sum_squares, scale_mul, add, rope, silu_mul, relu2_mul, to_f16,
-                                  scores_f32, scores_f16, softmax, wsum_f32, wsum_f16};
+                                  scores_f32, scores_f16, softmax, wsum_f32, wsum_f16,
+                                  scores_bf16, scores_q8_0, wsum_bf16, wsum_q8_0, exp_max};
 
 int bb_vec_available(const bb_vec_ops **out, int max)
 {

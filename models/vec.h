@@ -1,5 +1,5 @@
 /* Vector primitives for the transformer's non-matmul work: RMSNorm, RoPE, attention (q·k scores,
- * softmax, weighted V sum) over an f32 or f16 KV cache, the gated FFN activations and residual
+ * softmax, weighted V sum) over an f32, f16, bf16 or q8_0 KV cache, the gated FFN activations and residual
  * adds.  One table of functions per ISA: a scalar one (models/vec.c, the engine's reference
  * arithmetic, llama2.c's run.c loops), and AVX2 / AVX-512 ones (models/vec_avx2.c,
  * models/vec_avx512.c, compiled for kernels/cpu.h's BB_ISA_AVX2 / BB_ISA_AVX512) on x86-64 or a
@@ -38,6 +38,16 @@ typedef struct {
     /* Weighted value sum: out[e] = sum_s a[s] * v_s[e] for e < hd, v_s = v + s*stride. */
     void (*wsum_f32)(float *out, const float *a, const float *v, size_t stride, int hd, int n);
     void (*wsum_f16)(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n);
+    /* The same over a bf16 cache (the upper 16 bits of an f32: widened exactly) and a q8_0 one
+     * (models/kv_type.h: rows of hd / 32 blocks of an f16 scale d and 32 int8 q, value d * q; the
+     * stride in bytes).  q stays f32: each key or value is widened exactly, then the same FMAs. */
+    void (*scores_bf16)(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out);
+    void (*scores_q8_0)(const float *q, const void *k, size_t stride_bytes, int hd, int n, float scale, float *out);
+    void (*wsum_bf16)(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n);
+    void (*wsum_q8_0)(float *out, const float *a, const void *v, size_t stride_bytes, int hd, int n);
+    /* softmax without the division (the online softmax of models/attention.h): *max = max x[s],
+     * x[s] = exp(x[s] - max); returns the sum of the new x[s].  softmax is this, then x[s] / sum. */
+    float (*exp_max)(float *x, int n, float *max);
 } bb_vec_ops;
 
 extern const bb_vec_ops bb_vec_scalar, bb_vec_avx2, bb_vec_avx512, bb_vec_neon;

@@ -40,16 +40,49 @@ static inline __m256 load_f16_tail(const uint16_t *p, int n)
     return load_f16(b);
 }
 
-/* Eight elements (or the n < 8 of a tail) of a KV row from element i, f32 or f16 (f16 is a
- * constant in every caller: the f32 and f16 attention paths share their code, not a branch). */
-static inline __m256 load_kv(const void *row, size_t i, bool f16)
+static inline __m256 load_bf16(const uint16_t *p)
 {
-    return f16 ? load_f16((const uint16_t *)row + i) : _mm256_loadu_ps((const float *)row + i);
+    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
 }
 
-static inline __m256 load_kv_tail(const void *row, size_t i, int n, bool f16)
+static inline __m256 load_bf16_tail(const uint16_t *p, int n)
 {
-    return f16 ? load_f16_tail((const uint16_t *)row + i, n) : load_tail((const float *)row + i, n);
+    uint16_t b[8] = {0};
+    memcpy(b, p, sizeof(uint16_t) * (size_t)n);
+    return load_bf16(b);
+}
+
+/* The element types of a KV row the scores and wsum templates read. */
+enum { KV_F32, KV_F16, KV_BF16 };
+
+/* Eight elements (or the n < 8 of a tail) of a KV row from element i (kind is a constant in every
+ * caller: the attention paths share their code, not a branch). */
+static inline __m256 load_kv(const void *row, size_t i, int kind)
+{
+    return kind == KV_F16    ? load_f16((const uint16_t *)row + i)
+           : kind == KV_BF16 ? load_bf16((const uint16_t *)row + i)
+                             : _mm256_loadu_ps((const float *)row + i);
+}
+
+static inline __m256 load_kv_tail(const void *row, size_t i, int n, int kind)
+{
+    return kind == KV_F16    ? load_f16_tail((const uint16_t *)row + i, n)
+           : kind == KV_BF16 ? load_bf16_tail((const uint16_t *)row + i, n)
+                             : load_tail((const float *)row + i, n);
+}
+
+/* Eight int8 of a q8_0 block as floats. */
+static inline __m256 load_i8(const uint8_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+static inline float q8_0_scale(const uint8_t *blk)
+{
+    uint16_t d;
+    memcpy(&d, blk, 2);
+    return _cvtsh_ss(d);
 }
 
 /* e^x by Cephes expf's reduction and polynomial on x clamped to [-87, 88] (where 2^n stays a
@@ -166,7 +199,7 @@ static void to_f16(uint16_t *dst, const float *src, int n)
     }
 }
 
-static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, bool f16, size_t stride, int hd,
+static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, int f16, size_t stride, int hd,
                                                             int n, float scale, float *out)
 {
     for (int s = 0; s < n; s++) {
@@ -183,17 +216,47 @@ static inline __attribute__((always_inline)) void scores_kv(const float *q, cons
     }
 }
 
+/* Four positions at a time for a head dimension that is a multiple of 8: each q vector is loaded
+ * once for the four keys, one accumulator per key, and the four sums are reduced together (two
+ * rounds of hadd and one 128-bit add instead of four separate horizontal sums).  A key's score is
+ * the sum of its 8 lane partial sums in a fixed order, whichever call it is in: prefill and decode
+ * take a position's score through the same grouping (models/attention.c cuts both at the same
+ * positions). */
+static inline __attribute__((always_inline)) void scores4_kv(const float *q, const void *k, int kind, size_t stride,
+                                                             int hd, int n, float scale, float *out)
+{
+    int s = 0;
+    for (; s + 4 <= n; s += 4) {
+        size_t k0 = (size_t)s * stride;
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+        for (int e = 0; e < hd; e += 8) {
+            __m256 qv = _mm256_loadu_ps(q + e);
+            a0 = _mm256_fmadd_ps(qv, load_kv(k, k0 + e, kind), a0);
+            a1 = _mm256_fmadd_ps(qv, load_kv(k, k0 + stride + e, kind), a1);
+            a2 = _mm256_fmadd_ps(qv, load_kv(k, k0 + 2 * stride + e, kind), a2);
+            a3 = _mm256_fmadd_ps(qv, load_kv(k, k0 + 3 * stride + e, kind), a3);
+        }
+        __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+        __m128 r = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+        _mm_storeu_ps(out + s, _mm_mul_ps(r, _mm_set1_ps(scale)));
+    }
+    if (s < n) scores_kv(q, (const char *)k + (size_t)s * stride * (kind == KV_F32 ? 4 : 2), kind, stride, hd, n - s,
+                         scale, out + s);
+}
+
 static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, false, stride, hd, n, scale, out);
+    if (hd % 8 == 0) scores4_kv(q, k, KV_F32, stride, hd, n, scale, out);
+    else scores_kv(q, k, KV_F32, stride, hd, n, scale, out);
 }
 
 static void scores_f16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, true, stride, hd, n, scale, out);
+    if (hd % 8 == 0) scores4_kv(q, k, KV_F16, stride, hd, n, scale, out);
+    else scores_kv(q, k, KV_F16, stride, hd, n, scale, out);
 }
 
-static void softmax(float *x, int n)
+static float exp_max(float *x, int n, float *maxp)
 {
     float max = -INFINITY;
     int i = 0;
@@ -221,15 +284,52 @@ static void softmax(float *x, int n)
         for (int j = 0; j < n - i; j++) total += b[j];
         memcpy(x + i, b, sizeof(float) * (size_t)(n - i));
     }
+    *maxp = max;
+    return total;
+}
+
+static void softmax(float *x, int n)
+{
+    float max, total = exp_max(x, n, &max);
+    int i = 0;
     const __m256 vt = _mm256_set1_ps(total);
     for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_div_ps(_mm256_loadu_ps(x + i), vt));
     for (; i < n; i++) x[i] /= total;
 }
 
-/* out = sum_s a[s] v_s, 32 output floats in four registers per pass over the positions. */
-static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, bool f16, size_t stride,
+/* out = sum_s a[s] v_s for a row of exactly 8 * NREG floats in one pass: NREG accumulators stay
+ * in registers while the rows stream past, so each V row is read once (the 32-column passes below
+ * read a 96-wide row three times).  Each output is the same FMA chain over s as in those passes:
+ * the same bits. */
+static inline __attribute__((always_inline)) void wsum_rows_once(float *out, const float *a, const void *v, int kind,
+                                                                 size_t stride, int n, const int nreg)
+{
+    __m256 o[12];
+#pragma GCC unroll 12
+    for (int j = 0; j < nreg; j++) o[j] = _mm256_setzero_ps();
+    for (int s = 0; s < n; s++) {
+        size_t vs = (size_t)s * stride;
+        __m256 w = _mm256_set1_ps(a[s]);
+#pragma GCC unroll 12
+        for (int j = 0; j < nreg; j++) o[j] = _mm256_fmadd_ps(w, load_kv(v, vs + 8 * (size_t)j, kind), o[j]);
+    }
+#pragma GCC unroll 12
+    for (int j = 0; j < nreg; j++) _mm256_storeu_ps(out + 8 * j, o[j]);
+}
+
+/* out = sum_s a[s] v_s, 32 output floats in four registers per pass over the positions (head
+ * dimensions 64 and 96, the 700M's, in one pass). */
+static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, int f16, size_t stride,
                                                           int hd, int n)
 {
+    if (hd == 96) {
+        wsum_rows_once(out, a, v, f16, stride, n, 12);
+        return;
+    }
+    if (hd == 64) {
+        wsum_rows_once(out, a, v, f16, stride, n, 8);
+        return;
+    }
     int e0 = 0;
     for (; e0 + 32 <= hd; e0 += 32) {
         __m256 o0 = _mm256_setzero_ps(), o1 = _mm256_setzero_ps(), o2 = _mm256_setzero_ps(), o3 = _mm256_setzero_ps();
@@ -259,13 +359,63 @@ static inline __attribute__((always_inline)) void wsum_kv(float *out, const floa
 
 static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
 {
-    wsum_kv(out, a, v, false, stride, hd, n);
+    wsum_kv(out, a, v, KV_F32, stride, hd, n);
 }
 
 static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
 {
-    wsum_kv(out, a, v, true, stride, hd, n);
+    wsum_kv(out, a, v, KV_F16, stride, hd, n);
+}
+
+static void scores_bf16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    if (hd % 8 == 0) scores4_kv(q, k, KV_BF16, stride, hd, n, scale, out);
+    else scores_kv(q, k, KV_BF16, stride, hd, n, scale, out);
+}
+
+static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
+{
+    wsum_kv(out, a, v, KV_BF16, stride, hd, n);
+}
+
+/* Per block of 32: q·qs in two accumulators, times the block's scale into the row's sum. */
+static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    for (int s = 0; s < n; s++) {
+        const uint8_t *ks = (const uint8_t *)k + (size_t)s * stride;
+        __m256 acc = _mm256_setzero_ps();
+        for (int b = 0; b < hd / 32; b++, ks += 34) {
+            const float *qb = q + 32 * b;
+            __m256 a0 = _mm256_mul_ps(_mm256_loadu_ps(qb), load_i8(ks + 2));
+            __m256 a1 = _mm256_mul_ps(_mm256_loadu_ps(qb + 8), load_i8(ks + 10));
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 16), load_i8(ks + 18), a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 24), load_i8(ks + 26), a1);
+            acc = _mm256_fmadd_ps(_mm256_add_ps(a0, a1), _mm256_set1_ps(q8_0_scale(ks)), acc);
+        }
+        out[s] = hsum(acc) * scale;
+    }
+}
+
+/* One block of 32 outputs in four registers per pass over the positions. */
+static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, int hd, int n)
+{
+    for (int b = 0; b < hd / 32; b++) {
+        __m256 o0 = _mm256_setzero_ps(), o1 = _mm256_setzero_ps(), o2 = _mm256_setzero_ps(), o3 = _mm256_setzero_ps();
+        const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
+        for (int s = 0; s < n; s++, vs += stride) {
+            __m256 w = _mm256_set1_ps(a[s] * q8_0_scale(vs));
+            o0 = _mm256_fmadd_ps(w, load_i8(vs + 2), o0);
+            o1 = _mm256_fmadd_ps(w, load_i8(vs + 10), o1);
+            o2 = _mm256_fmadd_ps(w, load_i8(vs + 18), o2);
+            o3 = _mm256_fmadd_ps(w, load_i8(vs + 26), o3);
+        }
+        _mm256_storeu_ps(out + 32 * b, o0);
+        _mm256_storeu_ps(out + 32 * b + 8, o1);
+        _mm256_storeu_ps(out + 32 * b + 16, o2);
+        _mm256_storeu_ps(out + 32 * b + 24, o3);
+    }
 }
 
 const bb_vec_ops bb_vec_avx2 = {"avx2", BB_ISA_AVX2, sum_squares, scale_mul, add, rope, silu_mul, relu2_mul, to_f16,
-                                scores_f32, scores_f16, softmax, wsum_f32, wsum_f16};
+                                scores_f32, scores_f16, softmax, wsum_f32, wsum_f16,
+                                scores_bf16, scores_q8_0, wsum_bf16, wsum_q8_0, exp_max};

@@ -35,11 +35,34 @@ static inline __m512 load_f16(const uint16_t *p, __mmask16 m)
     return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
 }
 
-/* Element i of a KV row, f32 or f16 (f16 is a constant in every caller, so each use compiles to
- * one of the two loads: the f32 and f16 attention paths share their code, not a branch). */
-static inline __m512 load_kv(const void *row, size_t i, __mmask16 m, bool f16)
+static inline __m512 load_bf16(const uint16_t *p, __mmask16 m)
 {
-    return f16 ? load_f16((const uint16_t *)row + i, m) : _mm512_maskz_loadu_ps(m, (const float *)row + i);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+}
+
+/* The element types of a KV row the scores and wsum templates read. */
+enum { KV_F32, KV_F16, KV_BF16 };
+
+/* Element i of a KV row (kind is a constant in every caller, so each use compiles to one load:
+ * the attention paths share their code, not a branch). */
+static inline __m512 load_kv(const void *row, size_t i, __mmask16 m, int kind)
+{
+    return kind == KV_F16    ? load_f16((const uint16_t *)row + i, m)
+           : kind == KV_BF16 ? load_bf16((const uint16_t *)row + i, m)
+                             : _mm512_maskz_loadu_ps(m, (const float *)row + i);
+}
+
+/* Sixteen int8 of a q8_0 block as floats. */
+static inline __m512 load_i8(const uint8_t *p)
+{
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
+}
+
+static inline float q8_0_scale(const uint8_t *blk)
+{
+    uint16_t d;
+    memcpy(&d, blk, 2);
+    return _cvtsh_ss(d);
 }
 
 static float sum_squares(const float *x, int n)
@@ -122,7 +145,7 @@ static void to_f16(uint16_t *dst, const float *src, int n)
 }
 
 /* One position's q·k in up to 4 accumulators (hd up to 64 in one pass of independent FMAs). */
-static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, bool f16, size_t stride, int hd,
+static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, int f16, size_t stride, int hd,
                                                             int n, float scale, float *out)
 {
     for (int s = 0; s < n; s++) {
@@ -148,15 +171,15 @@ static inline __attribute__((always_inline)) void scores_kv(const float *q, cons
 
 static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, false, stride, hd, n, scale, out);
+    scores_kv(q, k, KV_F32, stride, hd, n, scale, out);
 }
 
 static void scores_f16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, true, stride, hd, n, scale, out);
+    scores_kv(q, k, KV_F16, stride, hd, n, scale, out);
 }
 
-static void softmax(float *x, int n)
+static float exp_max(float *x, int n, float *maxp)
 {
     __m512 vmax = _mm512_set1_ps(-INFINITY);
     for (int i = 0; i < n; i += 16) {
@@ -171,7 +194,14 @@ static void softmax(float *x, int n)
         sum = _mm512_add_ps(sum, _mm512_maskz_mov_ps(m, e));
         _mm512_mask_storeu_ps(x + i, m, e);
     }
-    const __m512 total = _mm512_set1_ps(_mm512_reduce_add_ps(sum));
+    *maxp = _mm512_cvtss_f32(max);
+    return _mm512_reduce_add_ps(sum);
+}
+
+static void softmax(float *x, int n)
+{
+    float max;
+    const __m512 total = _mm512_set1_ps(exp_max(x, n, &max));
     for (int i = 0; i < n; i += 16) {
         __mmask16 m = tail_mask(n - i);
         _mm512_mask_storeu_ps(x + i, m, _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), total));
@@ -180,7 +210,7 @@ static void softmax(float *x, int n)
 
 /* out = sum_s a[s] v_s: 64 output floats at a time stay in four registers while the positions
  * stream past, so each V row is read once and out is written once. */
-static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, bool f16, size_t stride,
+static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, int f16, size_t stride,
                                                           int hd, int n)
 {
     for (int e0 = 0; e0 < hd; e0 += 64) {
@@ -204,13 +234,71 @@ static inline __attribute__((always_inline)) void wsum_kv(float *out, const floa
 
 static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
 {
-    wsum_kv(out, a, v, false, stride, hd, n);
+    wsum_kv(out, a, v, KV_F32, stride, hd, n);
 }
 
 static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
 {
-    wsum_kv(out, a, v, true, stride, hd, n);
+    wsum_kv(out, a, v, KV_F16, stride, hd, n);
+}
+
+static void scores_bf16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    scores_kv(q, k, KV_BF16, stride, hd, n, scale, out);
+}
+
+static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
+{
+    wsum_kv(out, a, v, KV_BF16, stride, hd, n);
+}
+
+/* Per block of 32: q·qs in two accumulators, times the block's scale into the row's sum. */
+static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    for (int s = 0; s < n; s++) {
+        const uint8_t *ks = (const uint8_t *)k + (size_t)s * stride;
+        __m512 acc = _mm512_setzero_ps();
+        for (int b = 0; b < hd / 32; b++, ks += 34) {
+            __m512 a0 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b), load_i8(ks + 2));
+            __m512 a1 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b + 16), load_i8(ks + 18));
+            acc = _mm512_fmadd_ps(_mm512_add_ps(a0, a1), _mm512_set1_ps(q8_0_scale(ks)), acc);
+        }
+        out[s] = _mm512_reduce_add_ps(acc) * scale;
+    }
+}
+
+/* Two blocks (64 outputs) in four registers per pass over the positions, then one block. */
+static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, int hd, int n)
+{
+    int b = 0;
+    for (; b + 2 <= hd / 32; b += 2) {
+        __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps(), o2 = _mm512_setzero_ps(), o3 = _mm512_setzero_ps();
+        const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
+        for (int s = 0; s < n; s++, vs += stride) {
+            __m512 w0 = _mm512_set1_ps(a[s] * q8_0_scale(vs)), w1 = _mm512_set1_ps(a[s] * q8_0_scale(vs + 34));
+            o0 = _mm512_fmadd_ps(w0, load_i8(vs + 2), o0);
+            o1 = _mm512_fmadd_ps(w0, load_i8(vs + 18), o1);
+            o2 = _mm512_fmadd_ps(w1, load_i8(vs + 36), o2);
+            o3 = _mm512_fmadd_ps(w1, load_i8(vs + 52), o3);
+        }
+        _mm512_storeu_ps(out + 32 * b, o0);
+        _mm512_storeu_ps(out + 32 * b + 16, o1);
+        _mm512_storeu_ps(out + 32 * b + 32, o2);
+        _mm512_storeu_ps(out + 32 * b + 48, o3);
+    }
+    if (b < hd / 32) {
+        __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps();
+        const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
+        for (int s = 0; s < n; s++, vs += stride) {
+            __m512 w = _mm512_set1_ps(a[s] * q8_0_scale(vs));
+            o0 = _mm512_fmadd_ps(w, load_i8(vs + 2), o0);
+            o1 = _mm512_fmadd_ps(w, load_i8(vs + 18), o1);
+        }
+        _mm512_storeu_ps(out + 32 * b, o0);
+        _mm512_storeu_ps(out + 32 * b + 16, o1);
+    }
 }
 
 const bb_vec_ops bb_vec_avx512 = {"avx512", BB_ISA_AVX512, sum_squares, scale_mul, add, rope, silu_mul, relu2_mul, to_f16,
-                                  scores_f32, scores_f16, softmax, wsum_f32, wsum_f16};
+                                  scores_f32, scores_f16, softmax, wsum_f32, wsum_f16,
+                                  scores_bf16, scores_q8_0, wsum_bf16, wsum_q8_0, exp_max};

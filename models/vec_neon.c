@@ -36,16 +36,50 @@ static inline float32x4_t load_f16_tail(const uint16_t *p, int n)
     return load_f16(b);
 }
 
-/* Four elements (or the n < 4 of a tail) of a KV row from element i, f32 or f16 (f16 is a
- * constant in every caller). */
-static inline float32x4_t load_kv(const void *row, size_t i, bool f16)
+static inline float32x4_t load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+
+static inline float32x4_t load_bf16_tail(const uint16_t *p, int n)
 {
-    return f16 ? load_f16((const uint16_t *)row + i) : vld1q_f32((const float *)row + i);
+    uint16_t b[4] = {0};
+    memcpy(b, p, sizeof(uint16_t) * (size_t)n);
+    return load_bf16(b);
 }
 
-static inline float32x4_t load_kv_tail(const void *row, size_t i, int n, bool f16)
+/* The element types of a KV row the scores and wsum templates read. */
+enum { KV_F32, KV_F16, KV_BF16 };
+
+/* Four elements (or the n < 4 of a tail) of a KV row from element i (kind is a constant in every
+ * caller). */
+static inline float32x4_t load_kv(const void *row, size_t i, int kind)
 {
-    return f16 ? load_f16_tail((const uint16_t *)row + i, n) : load_tail((const float *)row + i, n);
+    return kind == KV_F16    ? load_f16((const uint16_t *)row + i)
+           : kind == KV_BF16 ? load_bf16((const uint16_t *)row + i)
+                             : vld1q_f32((const float *)row + i);
+}
+
+static inline float32x4_t load_kv_tail(const void *row, size_t i, int n, int kind)
+{
+    return kind == KV_F16    ? load_f16_tail((const uint16_t *)row + i, n)
+           : kind == KV_BF16 ? load_bf16_tail((const uint16_t *)row + i, n)
+                             : load_tail((const float *)row + i, n);
+}
+
+/* Sixteen int8 of a q8_0 block as four float vectors. */
+static inline void load_i8x16(const uint8_t *p, float32x4_t f[4])
+{
+    int8x16_t b = vld1q_s8((const int8_t *)p);
+    int16x8_t lo = vmovl_s8(vget_low_s8(b)), hi = vmovl_s8(vget_high_s8(b));
+    f[0] = vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo)));
+    f[1] = vcvtq_f32_s32(vmovl_s16(vget_high_s16(lo)));
+    f[2] = vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi)));
+    f[3] = vcvtq_f32_s32(vmovl_s16(vget_high_s16(hi)));
+}
+
+static inline float q8_0_scale(const uint8_t *blk)
+{
+    uint16_t d;
+    memcpy(&d, blk, 2);
+    return vgetq_lane_f32(load_f16((const uint16_t[4]){d, 0, 0, 0}), 0);
 }
 
 /* e^x by Cephes expf's reduction and polynomial on x clamped to [-87, 88] (where 2^n stays a
@@ -171,7 +205,7 @@ static void to_f16(uint16_t *dst, const float *src, int n)
     }
 }
 
-static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, bool f16, size_t stride,
+static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, int f16, size_t stride,
                                                             int hd, int n, float scale, float *out)
 {
     for (int s = 0; s < n; s++) {
@@ -190,15 +224,15 @@ static inline __attribute__((always_inline)) void scores_kv(const float *q, cons
 
 static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, false, stride, hd, n, scale, out);
+    scores_kv(q, k, KV_F32, stride, hd, n, scale, out);
 }
 
 static void scores_f16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    scores_kv(q, k, true, stride, hd, n, scale, out);
+    scores_kv(q, k, KV_F16, stride, hd, n, scale, out);
 }
 
-static void softmax(float *x, int n)
+static float exp_max(float *x, int n, float *maxp)
 {
     float max = -INFINITY;
     int i = 0;
@@ -223,13 +257,21 @@ static void softmax(float *x, int n)
         for (int j = 0; j < n - i; j++) total += b[j];
         memcpy(x + i, b, sizeof(float) * (size_t)(n - i));
     }
+    *maxp = max;
+    return total;
+}
+
+static void softmax(float *x, int n)
+{
+    float max, total = exp_max(x, n, &max);
+    int i = 0;
     const float32x4_t vt = vdupq_n_f32(total);
     for (i = 0; i + 4 <= n; i += 4) vst1q_f32(x + i, vdivq_f32(vld1q_f32(x + i), vt));
     for (; i < n; i++) x[i] /= total;
 }
 
 /* out = sum_s a[s] v_s, 32 output floats in eight registers per pass over the positions. */
-static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, bool f16,
+static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, int f16,
                                                           size_t stride, int hd, int n)
 {
     int e0 = 0;
@@ -256,13 +298,64 @@ static inline __attribute__((always_inline)) void wsum_kv(float *out, const floa
 
 static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
 {
-    wsum_kv(out, a, v, false, stride, hd, n);
+    wsum_kv(out, a, v, KV_F32, stride, hd, n);
 }
 
 static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
 {
-    wsum_kv(out, a, v, true, stride, hd, n);
+    wsum_kv(out, a, v, KV_F16, stride, hd, n);
+}
+
+static void scores_bf16(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    scores_kv(q, k, KV_BF16, stride, hd, n, scale, out);
+}
+
+static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
+{
+    wsum_kv(out, a, v, KV_BF16, stride, hd, n);
+}
+
+/* Per block of 32: q·qs in two accumulators, times the block's scale into the row's sum. */
+static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    for (int s = 0; s < n; s++) {
+        const uint8_t *ks = (const uint8_t *)k + (size_t)s * stride;
+        float32x4_t acc = vdupq_n_f32(0.0f);
+        for (int b = 0; b < hd / 32; b++, ks += 34) {
+            const float *qb = q + 32 * b;
+            float32x4_t f[4], a0 = vdupq_n_f32(0.0f), a1 = a0;
+            for (int h = 0; h < 2; h++) {
+                load_i8x16(ks + 2 + 16 * h, f);
+                a0 = vfmaq_f32(a0, vld1q_f32(qb + 16 * h), f[0]);
+                a1 = vfmaq_f32(a1, vld1q_f32(qb + 16 * h + 4), f[1]);
+                a0 = vfmaq_f32(a0, vld1q_f32(qb + 16 * h + 8), f[2]);
+                a1 = vfmaq_f32(a1, vld1q_f32(qb + 16 * h + 12), f[3]);
+            }
+            acc = vfmaq_n_f32(acc, vaddq_f32(a0, a1), q8_0_scale(ks));
+        }
+        out[s] = vaddvq_f32(acc) * scale;
+    }
+}
+
+/* One block of 32 outputs in eight registers per pass over the positions. */
+static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, int hd, int n)
+{
+    for (int b = 0; b < hd / 32; b++) {
+        float32x4_t o[8], f[4];
+        for (int j = 0; j < 8; j++) o[j] = vdupq_n_f32(0.0f);
+        const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
+        for (int s = 0; s < n; s++, vs += stride) {
+            float32x4_t w = vdupq_n_f32(a[s] * q8_0_scale(vs));
+            for (int h = 0; h < 2; h++) {
+                load_i8x16(vs + 2 + 16 * h, f);
+                for (int j = 0; j < 4; j++) o[4 * h + j] = vfmaq_f32(o[4 * h + j], w, f[j]);
+            }
+        }
+        for (int j = 0; j < 8; j++) vst1q_f32(out + 32 * b + 4 * j, o[j]);
+    }
 }
 
 const bb_vec_ops bb_vec_neon = {"neon", BB_ISA_NEON, sum_squares, scale_mul, add, rope, silu_mul, relu2_mul, to_f16,
-                                scores_f32, scores_f16, softmax, wsum_f32, wsum_f16};
+                                scores_f32, scores_f16, softmax, wsum_f32, wsum_f16,
+                                scores_bf16, scores_q8_0, wsum_bf16, wsum_q8_0, exp_max};

@@ -23,7 +23,7 @@ bitbench.experiment { name = "dry", out = "$T/res", sweeps = {
   bitbench.sweep { models = { "tiny" }, kernels = { "i2_s" }, threads = { 1 }, prompt = { 0, 8 }, gen = { 4 } } } }
 LUA
 BITBENCH_MODELS="$T/models" "$BB" run --dry-run "$T/e.lua" >"$T/dry" 2>&1; rc=$?
-check '[ "$rc" -eq 0 ] && grep -q "^| 1 | sweep1 | tiny | i2_s@[a-z0-9]* | 1 | 0 | 4 |$" "$T/dry" && grep -q "^| 2 | sweep1 | tiny | i2_s@[a-z0-9]* | 1 | 8 | 4 |$" "$T/dry" && grep -q "^2 end-to-end points$" "$T/dry"' \
+check '[ "$rc" -eq 0 ] && grep -q "^| 1 | sweep1 | tiny | i2_s@[a-z0-9]* | 1 | 0 | 4 | 0 |$" "$T/dry" && grep -q "^| 2 | sweep1 | tiny | i2_s@[a-z0-9]* | 1 | 8 | 4 | 0 |$" "$T/dry" && grep -q "^2 end-to-end points$" "$T/dry"' \
     "dry run lists the end-to-end points: rc=$rc $(cat "$T/dry")"
 check '[ ! -d "$T/res" ]' "a dry run writes nothing"
 

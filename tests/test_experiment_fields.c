@@ -90,7 +90,7 @@ static void expect_error(const char *what, const char *fields, const char *frag)
 static void test_errors(void)
 {
     expect_error("unknown plot kind", "plots = { 'token' }",
-                 "field 'plots', entry 1: unknown plot kind 'token'; valid kinds: roofline, threads, gemv_bw, tokens, ebw, e2e_threads");
+                 "field 'plots', entry 1: unknown plot kind 'token'; valid kinds: roofline, threads, gemv_bw, tokens, ebw, e2e_threads, e2e_depth");
     expect_error("plots not strings", "plots = { 3 }", "field 'plots', entry 1: must be a string, got number");
     expect_error("profile a number", "profile = 3", "field 'profile' must be true or a table");
     expect_error("profile unknown field", "profile = { kernel = { 'i2_s' } }", "field 'profile': unknown field 'kernel'");

@@ -113,6 +113,17 @@ static void test_argv(void)
     char line[512] = "";
     for (int i = 0; i < n; i++) snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", i ? " " : "", argv[i]);
     CHECK(!strcmp(line, "llama-bench -m /x/m.gguf -t 2 -p 64 -n 32 -r 5 -o json") && argv[n] == NULL, "%s", line);
+    /* a depth is passed as llama-bench's -d */
+    s.depth = 4096;
+    n = bb_llama_bench_argv(&s, argv, &num);
+    line[0] = 0;
+    for (int i = 0; i < n; i++) snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", i ? " " : "", argv[i]);
+    CHECK(!strcmp(line, "llama-bench -m /x/m.gguf -t 2 -p 64 -n 32 -r 5 -d 4096 -o json") && argv[n] == NULL, "%s",
+          line);
+    /* which llama-bench takes -d: llama.cpp's --help line, and an older one's help without it */
+    CHECK(bb_llama_bench_help_has_depth("  -d, --n-depth <n>                         (default: 0)\n"), "--n-depth");
+    CHECK(!bb_llama_bench_help_has_depth("  -p, --n-prompt <n>\n  -n, --n-gen <n>\n  -pg <pp,tg>\n"), "no --n-depth");
+    CHECK(!bb_llama_bench_help_has_depth(NULL), "no help text");
 }
 
 static void test_registry(void)

@@ -132,7 +132,7 @@ static void on_chunk(void *ctx, const bb_ppl_chunk *c)
  * running value within tol_running, the final PPL and its +/- within 0.1 %.  kernel and
  * out_kernel NULL: the defaults (models/kernel_choice.h). */
 static void check_against_log(const char *log_rel, const char *model_rel, const char *kernel, const char *out_kernel,
-                              bool kv_f16, double tol_running)
+                              bb_kv_type kv, double tol_running)
 {
     char log_path[1200], model[1200];
     snprintf(log_path, sizeof log_path, "%s/%s", shared, log_rel);
@@ -143,7 +143,7 @@ static void check_against_log(const char *log_rel, const char *model_rel, const 
     if (n != 173) return;
     running_check rc = {want, n, 0, 0, 0, tol_running};
     bb_ppl_job job = {.model = model, .text_file = "/usr/share/common-licenses/GPL-3", .ctx = 128, .kernel = kernel,
-                      .out_kernel = out_kernel, .kv_f16 = kv_f16, .max_chunks = CHUNKS, .on_chunk = on_chunk,
+                      .out_kernel = out_kernel, .kv_k = kv, .kv_v = kv, .max_chunks = CHUNKS, .on_chunk = on_chunk,
                       .on_chunk_ctx = &rc};
     char err[2048];
     bb_pool *pool = bb_pool_create(2, err, sizeof err);
@@ -152,7 +152,7 @@ static void check_against_log(const char *log_rel, const char *model_rel, const 
     bb_pool_destroy(pool);
     char label[160];
     snprintf(label, sizeof label, "(kernel %s, out %s, kv %s)", ok ? "?" : r.kernel,
-             ok ? "?" : r.out_kernel, kv_f16 ? "f16" : "f32");
+             ok ? "?" : r.out_kernel, bb_kv_type_name(kv));
     kernel = label;
     CHECK(ok == 0, "%s: %s", model_rel, err);
     if (ok) return;
@@ -177,23 +177,23 @@ static void check_golden(void)
 {
     /* the llama2.c checkpoint and llama.cpp's GGUF conversion of it: f32 arithmetic, 0.1 % */
     check_against_log("golden/gguf/stories260K/perplexity_gpl3_c128_f32_kvf32.txt", "models/stories260K/stories260K.bin",
-                      "f32", NULL, false, 1e-3);
+                      "f32", NULL, BB_KV_F32, 1e-3);
     /* With no kernel options a GGUF file's tensors go each through the kernel that stores its
      * type, the classifier as stored: what llama-perplexity computes on the file, to 0.1 %
      * (models/kernel_choice.h).  Before that rule the Q4_0 file's F32 ffn_down and Q8_0 output
      * were requantized to q4_0: 121.14 against llama.cpp's 113.05. */
     check_against_log("golden/gguf/stories260K/perplexity_gpl3_c128_f32_kvf32.txt",
-                      "golden/gguf/stories260K/stories260K.gguf", NULL, NULL, false, 1e-3);
+                      "golden/gguf/stories260K/stories260K.gguf", NULL, NULL, BB_KV_F32, 1e-3);
     /* Q8_0 / Q4_0 through q8_0 / q4_0, which quantize the activations to Q8_0 blocks as ggml
      * does; its sums run in another order, so a running value of the first chunks (63 tokens)
      * moves by up to a few 0.1 %; the final PPL is held to 0.1 % */
     check_against_log("golden/gguf/stories260K/perplexity_gpl3_c128_q8_0_kvf32.txt",
-                      "golden/gguf/stories260K/stories260K-q8_0.gguf", NULL, NULL, false, 1e-2);
+                      "golden/gguf/stories260K/stories260K-q8_0.gguf", NULL, NULL, BB_KV_F32, 1e-2);
     check_against_log("golden/gguf/stories260K/perplexity_gpl3_c128_q4_0_kvf32.txt",
-                      "golden/gguf/stories260K/stories260K-q4_0.gguf", NULL, NULL, false, 1e-2);
+                      "golden/gguf/stories260K/stories260K-q4_0.gguf", NULL, NULL, BB_KV_F32, 1e-2);
     /* llama.cpp's default f16 KV cache against bitbench's --kv f16 */
     check_against_log("golden/gguf/stories260K/perplexity_gpl3_c128_q4_0_kvf16.txt",
-                      "golden/gguf/stories260K/stories260K-q4_0.gguf", NULL, NULL, true, 1e-2);
+                      "golden/gguf/stories260K/stories260K-q4_0.gguf", NULL, NULL, BB_KV_F16, 1e-2);
     /* the tiny BitNet's TQ2_0 / TQ1_0 bytes used as stored: llama.cpp quantizes activations to
      * Q8_K as tq2_0 / tq1_0 do, but sums the float block products in its own order, and its F16
      * classifier rounds the activations to f16 (ggml converts them to the weight's dot type)
@@ -202,15 +202,52 @@ static void check_golden(void)
      * 1 % (0.92 % seen with the scalar kernels, 0.24 % with AVX-512), hence 2 %; over the whole
      * text's 10899 tokens it averages out, and the final PPL is held to 0.1 % */
     check_against_log("golden/gguf/bitnet/perplexity_gpl3_c128_tq2_0-embf16_kvf32.txt",
-                      "golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", NULL, NULL, false, 2e-2);
+                      "golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", NULL, NULL, BB_KV_F32, 2e-2);
     check_against_log("golden/gguf/bitnet/perplexity_gpl3_c128_tq1_0-embf16_kvf32.txt",
-                      "golden/gguf/bitnet/tiny-bitnet-tq1_0-embf16.gguf", NULL, NULL, false, 2e-2);
+                      "golden/gguf/bitnet/tiny-bitnet-tq1_0-embf16.gguf", NULL, NULL, BB_KV_F32, 2e-2);
     check_against_log("golden/gguf/bitnet/perplexity_gpl3_c128_tq2_0-embf16_kvf16.txt",
-                      "golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", NULL, NULL, true, 2e-2);
+                      "golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", NULL, NULL, BB_KV_F16, 2e-2);
     /* --kernel names the linear layers only: the F16 classifier stays F16 (it was ternarized to
      * tq2_0 with them: 2158.57) */
     check_against_log("golden/gguf/bitnet/perplexity_gpl3_c128_tq2_0-embf16_kvf32.txt",
-                      "golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", "tq2_0", NULL, false, 2e-2);
+                      "golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", "tq2_0", NULL, BB_KV_F32, 2e-2);
+}
+
+/* A q8_0 KV cache (keys and values) on the tiny BitNet (head dimension 64): llama.cpp's goldens
+ * have f32 and f16 caches only, so the q8_0 figure is set against its f16 one and bitbench's own
+ * f16 run: within 1 % of llama.cpp's f16 PPL, and printed with the change, so that what q8_0 does
+ * to the model's perplexity is written down. */
+static void check_q8_0_cache(void)
+{
+    char log_path[1200], model[1200];
+    snprintf(log_path, sizeof log_path, "%s/golden/gguf/bitnet/perplexity_gpl3_c128_tq2_0-embf16_kvf16.txt", shared);
+    snprintf(model, sizeof model, "%s/golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", shared);
+    double want[256], ppl16 = 0, err16 = 0;
+    int n = read_log(log_path, want, 256, &ppl16, &err16);
+    CHECK(n == 173 && ppl16 > 0, "%s: %d running values", log_path, n);
+    if (n != 173) return;
+    double got[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        bb_kv_type kv = k ? BB_KV_Q8_0 : BB_KV_F16;
+        bb_ppl_job job = {.model = model, .text_file = "/usr/share/common-licenses/GPL-3", .ctx = 128, .kv_k = kv,
+                          .kv_v = kv, .max_chunks = CHUNKS};
+        char err[2048];
+        bb_pool *pool = bb_pool_create(2, err, sizeof err);
+        bb_ppl_outcome r;
+        int rc = bb_ppl_job_run(pool, &job, &r, err, sizeof err);
+        bb_pool_destroy(pool);
+        CHECK(rc == 0, "kv %s: %s", bb_kv_type_name(kv), err);
+        if (rc) return;
+        got[k] = r.ppl;
+    }
+    if (CHUNKS) { /* an unoptimized build scores the first chunks only: q8_0 against bitbench's f16 */
+        CHECK(fabs(got[1] / got[0] - 1) < 1e-2, "q8_0 KV: PPL %.4f against f16's %.4f over %d chunks", got[1], got[0],
+              CHUNKS);
+        return;
+    }
+    CHECK(fabs(got[1] / ppl16 - 1) < 1e-2, "q8_0 KV: PPL %.4f, llama.cpp's f16 KV %.4f", got[1], ppl16);
+    printf("tiny-bitnet-tq2_0-embf16 on GPL-3 at ctx 128: KV q8_0 PPL = %.4f, KV f16 %.4f (%+.3f %%), llama.cpp's f16 KV "
+           "%.4f +/- %.5f\n", got[1], got[0], 100 * (got[1] / got[0] - 1), ppl16, err16);
 }
 
 int main(void)
@@ -219,5 +256,6 @@ int main(void)
     check_formulas();
     check_forward_all();
     check_golden();
+    check_q8_0_cache();
     return check_summary("test_perplexity");
 }

@@ -34,7 +34,7 @@ out=$("$BB" $P --ctx 1024 --chunks 1 2>&1); rc=$?
 check '[ $rc -eq 0 ] && printf "%s" "$out" | grep -q "warning: stories260K.bin: running 1024 positions, more than the 512"' \
     "--ctx 1024 past the training context warns and runs: rc=$rc $out"
 expect_error "--batch 200 exceeds --ctx 128" $P --ctx 128 --batch 200
-expect_error "--kv: unknown cache type 'q8'; valid: f32, f16" $P --ctx 128 --kv q8
+expect_error "--kv: KV cache type 'q8' is not one of f32, f16, bf16, q8_0" $P --ctx 128 --kv q8
 expect_error "unknown kernel 'nosuch'" $P --ctx 128 --kernel nosuch
 expect_error "/nonexistent: cannot open it" perplexity --model "$MODEL" --file /nonexistent --ctx 128
 expect_error "--model nosuch: unknown model 'nosuch'; valid models: " \

@@ -242,8 +242,8 @@ static void test_e2e_csv(void)
                           "matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
                           "tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,"
                           "logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,"
-                          "tg_samples,energy_per_token_j,cpus,run_id,host,commit,load_before,load_after,"
-                          "other_cpu_share,busy,timer_region_s,timer_tsc_ghz"),
+                          "tg_samples,energy_per_token_j,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token,run_id,host,"
+                          "commit,load_before,load_after,other_cpu_share,busy,timer_region_s,timer_tsc_ghz"),
           "e2e header: %s", header);
     char *buf = NULL;
     size_t len = 0;
@@ -256,12 +256,13 @@ static void test_e2e_csv(void)
     r.logits_identical = 0;
     bb_e2e_write_row(f, &r);
     fclose(f);
+    /* ... cpus (empty), then depth 0, kv_type_k and kv_type_v unrecorded, kv_bytes_per_token 0 */
     const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
                        "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,,,,,,,"
-                       ",,,,,,,,,,,,,,,,0,0.845570097,\n"
+                       ",,,,,,,,,,0,,,0,,,,,,,0,0.845570097,\n"
                        "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
                        "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,f32,"
-                       "0.03125,0.0012,1,0,,,,,,,,,,,,,,,,,,0,0.845570097,\n";
+                       "0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,0.845570097,\n";
     CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
 
     char path[] = "/tmp/bb_e2e_XXXXXX";

@@ -55,7 +55,7 @@ LUA
 BITBENCH_MODELS="$T/models" "$BB" run --quiet "$T/e.lua" >/dev/null 2>"$T/err3"; rc=$?
 edir=$(ls -d "$T"/res/smpe-* | head -1)
 es="$edir/e2e_samples.csv"
-check '[ "$rc" -eq 0 ] && [ "$(head -1 "$es")" = "run_id,experiment,sweep,point,model,kernel,variant,threads,prompt,gen,phase,rep,tokens,seconds" ]' \
+check '[ "$rc" -eq 0 ] && [ "$(head -1 "$es")" = "run_id,experiment,sweep,point,model,kernel,variant,threads,prompt,gen,phase,rep,tokens,seconds,depth,kv_type_k,kv_type_v" ]' \
     "e2e samples: rc=$rc $(cat "$T/err3") $(head -1 "$es" 2>&1)"
 check '[ "$(awk -F, "NR > 1 && \$11 == \"pp\" && \$13 == 8 && \$14 > 0" "$es" | wc -l)" -eq 3 ]' "3 prefill samples: $(cat "$es")"
 check '[ "$(awk -F, "NR > 1 && \$11 == \"tg\" && \$13 == 4 && \$14 > 0" "$es" | wc -l)" -eq 3 ]' "3 generation samples"

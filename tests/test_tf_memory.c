@@ -48,16 +48,18 @@ static void weight_buffers_in_decode_order(bb_transformer *t, const bb_tf_memory
     bb_pool_destroy(pool);
 }
 
-static void estimate_is_allocation(bool kv_f16, bool tied)
+static void estimate_is_allocation(bb_kv_type kv_k, bb_kv_type kv_v, bool tied)
 {
     bb_tf_dims d = {.dim = 256, .hidden_dim = 768, .n_layers = 3, .n_heads = 4, .n_kv_heads = 2, .vocab_size = 300,
                     .seq_len = 40, .style = BB_STYLE_BITNET, .sub_norms = true, .ffn_act = BB_FFN_SILU,
                     .tied_embedding = tied};
-    bb_tf_options opt = {.kernel = "i2_s", .out_kernel = "f16", .kv_f16 = kv_f16, .max_batch = 16};
+    bb_tf_options opt = {.kernel = "i2_s", .out_kernel = "f16", .kv_k = kv_k, .kv_v = kv_v, .max_batch = 16};
     bb_tf_memory m;
     char err[1024];
     CHECK(bb_tf_estimate_memory(&d, &opt, &m, err, sizeof err) == 0, "%s", err);
-    size_t kv = 2 * (size_t)3 * 40 * 2 * 64 * (kv_f16 ? 2 : 4);
+    /* head_dim 64: f32 256 bytes a row, f16 and bf16 128, q8_0 2 blocks of 34 */
+    static const size_t row[BB_KV_TYPES] = {256, 128, 128, 68};
+    size_t kv = (size_t)3 * 40 * 2 * (row[kv_k] + row[kv_v]);
     CHECK(m.kv_cache == kv, "kv cache %zu bytes, expected %zu", m.kv_cache, kv);
     size_t later = m.kv_cache > m.build_scratch ? m.kv_cache : m.build_scratch;
     CHECK(m.total == m.weights + m.embedding + m.buffers + later, "total is not the peak");
@@ -80,7 +82,7 @@ static void estimate_is_allocation(bool kv_f16, bool tied)
         CHECK(bb_tf_footprint(t) == counted, "footprint %zu differs from the estimate %zu", bb_tf_footprint(t), counted);
         /* allocator headers, 64-byte rounding and the engine's own structs: a few KiB at most */
         CHECK(grown >= counted && grown <= counted + 16384, "heap grew by %zu bytes, the estimate counts %zu (kv %s, %s)",
-              grown, counted, kv_f16 ? "f16" : "f32", tied ? "tied" : "untied");
+              grown, counted, bb_kv_type_name(kv_k), tied ? "tied" : "untied");
     }
 #endif
     if (t) weight_buffers_in_decode_order(t, &m);
@@ -107,8 +109,9 @@ static double need_gib(const char *model, const char *kernel, int context, bb_tf
 
 int main(void)
 {
-    estimate_is_allocation(false, true);
-    estimate_is_allocation(true, false);
+    estimate_is_allocation(BB_KV_F32, BB_KV_F32, true);
+    estimate_is_allocation(BB_KV_F16, BB_KV_F16, false);
+    estimate_is_allocation(BB_KV_Q8_0, BB_KV_BF16, false);
     bb_tf_memory m;
     double g = need_gib("bitnet-dummy-70b", "i2_s", 12, &m);
     CHECK(g > 16 && g < 21.6, "70B with i2_s at a 12-token context: %.2f GiB (must fit 90%% of 24 GiB)", g);

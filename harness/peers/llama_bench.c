@@ -13,6 +13,7 @@ int bb_llama_bench_argv(const bb_llama_bench_spec *spec, char *argv[], bb_llama_
     snprintf(num->text[1], sizeof num->text[1], "%d", spec->prompt);
     snprintf(num->text[2], sizeof num->text[2], "%d", spec->gen);
     snprintf(num->text[3], sizeof num->text[3], "%d", spec->reps);
+    snprintf(num->text[4], sizeof num->text[4], "%d", spec->depth);
     argv[n++] = "-m";
     argv[n++] = (char *)spec->model;
     argv[n++] = "-t";
@@ -23,11 +24,17 @@ int bb_llama_bench_argv(const bb_llama_bench_spec *spec, char *argv[], bb_llama_
     argv[n++] = num->text[2];
     argv[n++] = "-r";
     argv[n++] = num->text[3];
+    if (spec->depth > 0) {
+        argv[n++] = "-d";
+        argv[n++] = num->text[4];
+    }
     argv[n++] = "-o";
     argv[n++] = "json";
     argv[n] = NULL;
     return n;
 }
+
+bool bb_llama_bench_help_has_depth(const char *help) { return help && strstr(help, "--n-depth") != NULL; }
 
 static void copy_str(const bb_jv *obj, const char *key, char *dst, size_t len)
 {

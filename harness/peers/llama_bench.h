@@ -46,6 +46,7 @@ typedef struct {
 typedef struct {
     const char *model;
     int threads, prompt, gen, reps;
+    int depth; /* tokens in the KV cache before each test: `-d D` when not 0 (llama-bench's --n-depth) */
 } bb_llama_bench_spec;
 
 /* Fill argv (after argv[0], which the caller sets) with the options for spec; num holds the
@@ -53,9 +54,13 @@ typedef struct {
  * must hold BB_LLAMA_BENCH_MAX_ARGS pointers. */
 #define BB_LLAMA_BENCH_MAX_ARGS 16
 typedef struct {
-    char text[4][16];
+    char text[5][16];
 } bb_llama_bench_numbers;
 int bb_llama_bench_argv(const bb_llama_bench_spec *spec, char *argv[], bb_llama_bench_numbers *num);
+
+/* Does this llama-bench take -d?  From its --help text: llama.cpp's lists "-d, --n-depth" (added
+ * in 2025); older builds, such as bitnet.cpp's fork, have no such line. */
+bool bb_llama_bench_help_has_depth(const char *help);
 
 /* Parse llama-bench's stdout: the JSON array that starts at the first line beginning with '['
  * (so log lines printed before it do not matter).  Returns 0, or -1 with err: no JSON array, not

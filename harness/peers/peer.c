@@ -169,6 +169,26 @@ bool bb_peer_available(const char *name, char *why, size_t whylen)
     return bb_peer_locate(p, path, sizeof path, why, whylen) == 0;
 }
 
+int bb_peer_bench_has_depth(const char *path, double timeout_s, char *why, size_t whylen)
+{
+    char *argv[] = {(char *)path, "--help", NULL};
+    bb_exec_result x;
+    char e[1200];
+    if (bb_exec_capture(argv, timeout_s, &x, e, sizeof e)) {
+        snprintf(why, whylen, "%s", e);
+        return -1;
+    }
+    /* llama-bench prints its usage to stdout and exits 0 on --help; either stream is read */
+    int has = bb_llama_bench_help_has_depth(x.out) || bb_llama_bench_help_has_depth(x.err);
+    if (!has && x.timed_out) {
+        bb_exec_describe(&x, timeout_s, e, sizeof e);
+        snprintf(why, whylen, "%s --help %s", path, e);
+        has = -1;
+    }
+    bb_exec_result_free(&x);
+    return has;
+}
+
 int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, bb_llama_bench_result *r,
                   char *why, size_t whylen)
 {

@@ -64,5 +64,8 @@ bool bb_peer_available(const char *name, char *why, size_t whylen);
  * output. */
 int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, bb_llama_bench_result *r,
                   char *why, size_t whylen);
+/* Does the llama-bench at path take -d (bb_llama_bench_help_has_depth on what `path --help`
+ * prints)?  1 or 0; -1 with why when it could not be asked. */
+int bb_peer_bench_has_depth(const char *path, double timeout_s, char *why, size_t whylen);
 
 #endif

@@ -131,12 +131,10 @@ int bb_peer_read_fields(lua_State *L, int t, bb_sweep *sw, char *err, size_t err
 {
     if (read_common(L, t, sw, err, errlen)) return -1;
     if (!sw->npeers) return 0;
-    lua_getfield(L, t, "kv");
-    bool f16 = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "f16");
-    lua_pop(L, 1);
-    if (!f16) {
-        snprintf(err, errlen, "field 'peers' needs kv = \"f16\": llama-bench's KV cache is f16 (it has no f32), and "
-                 "both sides must use the same");
+    /* the sweep's KV types are read before this (lua_sweep.c) */
+    if (sw->kv_k != BB_KV_F16 || sw->kv_v != BB_KV_F16) {
+        snprintf(err, errlen, "field 'peers' needs kv = \"f16\": llama-bench's KV cache is f16 by default (it has no "
+                 "f32), and both sides must use the same");
         return -1;
     }
     return 0;
@@ -240,6 +238,9 @@ static void fill_row(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
     row->threads = p->threads;
     row->prompt = p->prompt;
     row->gen = p->gen;
+    row->depth = p->depth;
+    snprintf(row->kv_type_k, sizeof row->kv_type_k, "f16"); /* llama-bench's default, which sweeps with peers use */
+    snprintf(row->kv_type_v, sizeof row->kv_type_v, "f16");
     row->reps = sw->min_reps;
     rates(&r->pp, &row->pp_tps, &row->pp_tps_min, &row->pp_tps_max);
     rates(&r->tg, &row->tg_tps, &row->tg_tps_min, &row->tg_tps_max);
@@ -250,7 +251,7 @@ static void fill_row(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
                       &row->read_tps_max, &row->read_gbps, &row->tg_of_read, &row->footprint_bytes,
                       &row->logit_max_abs_err, &row->logit_rel_rms_err, &row->top1_agreement,
                       &row->logits_identical, &row->ppl, &row->ppl_err, &row->ppl_tokens, &row->ppl_tps,
-                      &row->energy_per_token_j, &row->fallback_calls};
+                      &row->energy_per_token_j, &row->fallback_calls, &row->kv_bytes_per_token};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) *nums[i] = NAN;
     row->nmeter = s->nmeter;
     for (int c = 0; c < s->nmeter; c++) row->meter[c] = NAN;
@@ -263,7 +264,9 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
     const bb_model_config *cfg = &sw->models[p->model];
     char label[256], tool[1024], model[1200], why[2048];
     if (s->tried) s->tried(s->ctx);
-    snprintf(label, sizeof label, "%s %s %s pp%d tg%d t%d", sw->name, cfg->name, entry, p->prompt, p->gen,
+    char depth[24] = ""; /* the depth only when not 0, as llama-bench names a test "tg16 @ d4096" */
+    if (p->depth) snprintf(depth, sizeof depth, " d%d", p->depth);
+    snprintf(label, sizeof label, "%s %s %s pp%d tg%d%s t%d", sw->name, cfg->name, entry, p->prompt, p->gen, depth,
              p->threads);
     char name[BB_NAME_MAX];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(entry, ":"), entry);
@@ -276,9 +279,19 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
         s->fail(s->ctx, label, why);
         return 0;
     }
+    if (p->depth > 0) { /* a llama-bench without -d cannot measure at depth: recorded, not faked */
+        int has = bb_peer_bench_has_depth(tool, sw->peer_timeout, why, sizeof why);
+        if (has <= 0) {
+            if (has == 0)
+                snprintf(why, sizeof why, "%s has no -d (its --help lists no --n-depth): depth %d not measured by this "
+                         "peer, point skipped", tool, p->depth);
+            s->fail(s->ctx, label, why);
+            return 0;
+        }
+    }
     if (!s->quiet) fprintf(stderr, "bitbench run: peer: %s (%s)\n", label, tool);
     bb_llama_bench_spec spec = {.model = model, .threads = p->threads, .prompt = p->prompt, .gen = p->gen,
-                                .reps = sw->min_reps};
+                                .reps = sw->min_reps, .depth = p->depth};
     bb_llama_bench_result r;
     bb_load_reading before, after;
     bb_load_read(&before);

@@ -4,6 +4,9 @@
 # and prints a recorded real output (llama_bench_c392e50_tq2_0.json, or $BB_FAKE_BENCH_JSON)
 # with the tests the options ask for: the recorded pp test when -p > 0 and tg test when -n > 0,
 # their n_threads, n_prompt and n_gen set to the options'.  Timings are the recorded ones.
+# --help prints a usage whose -d line (llama.cpp's --n-depth) is there only when
+# BB_FAKE_BENCH_DEPTH=1 (an older build has none); -d D is accepted then, and D is noted in
+# $BB_FAKE_BENCH_DEPTH_LOG when set.
 here=$(dirname "$0")
 json=${BB_FAKE_BENCH_JSON:-$here/llama_bench_c392e50_tq2_0.json}
 model=; t=4; p=512; n=128; out=md
@@ -15,6 +18,15 @@ while [ $# -gt 0 ]; do
         -n) n=$2; shift ;;
         -o) out=$2; shift ;;
         -r) shift ;;
+        -d) [ "${BB_FAKE_BENCH_DEPTH:-0}" = 1 ] || { echo "error: invalid parameter for argument: -d" >&2; exit 1; }
+            [ -n "$BB_FAKE_BENCH_DEPTH_LOG" ] && echo "$2" >>"$BB_FAKE_BENCH_DEPTH_LOG"
+            shift ;;
+        --help)
+            echo "usage: llama-bench [options]"
+            echo "  -p, --n-prompt <n>                        (default: 512)"
+            echo "  -n, --n-gen <n>                           (default: 128)"
+            [ "${BB_FAKE_BENCH_DEPTH:-0}" = 1 ] && echo "  -d, --n-depth <n>                         (default: 0)"
+            exit 0 ;;
         *) echo "error: invalid parameter for argument: $1" >&2; exit 1 ;;
     esac
     shift

@@ -1,0 +1,89 @@
+/* Blocked attention with a running softmax (attention.h). */
+#include "attention.h"
+
+#include <math.h>
+#include <string.h>
+
+static void scores(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, int s0, int n, float scale, float *out)
+{
+    const char *k = (const char *)kv->k + (size_t)s0 * kv->k_row;
+    switch (kv->kt) {
+    case BB_KV_F16: v->scores_f16(q, (const uint16_t *)k, (size_t)kv->k_row / 2, kv->hd, n, scale, out); break;
+    case BB_KV_BF16: v->scores_bf16(q, (const uint16_t *)k, (size_t)kv->k_row / 2, kv->hd, n, scale, out); break;
+    case BB_KV_Q8_0: v->scores_q8_0(q, k, kv->k_row, kv->hd, n, scale, out); break;
+    default: v->scores_f32(q, (const float *)k, (size_t)kv->k_row / 4, kv->hd, n, scale, out); break;
+    }
+}
+
+static void wsum(const bb_vec_ops *v, float *out, const float *a, const bb_attn_kv *kv, int s0, int n)
+{
+    const char *val = (const char *)kv->v + (size_t)s0 * kv->v_row;
+    switch (kv->vt) {
+    case BB_KV_F16: v->wsum_f16(out, a, (const uint16_t *)val, (size_t)kv->v_row / 2, kv->hd, n); break;
+    case BB_KV_BF16: v->wsum_bf16(out, a, (const uint16_t *)val, (size_t)kv->v_row / 2, kv->hd, n); break;
+    case BB_KV_Q8_0: v->wsum_q8_0(out, a, val, kv->v_row, kv->hd, n); break;
+    default: v->wsum_f32(out, a, (const float *)val, (size_t)kv->v_row / 4, kv->hd, n); break;
+    }
+}
+
+/* Positions per prefetch step of the scores: each step first asks for the lines of its rows' values
+ * and of the next chunk's keys. */
+enum { PREFETCH_ROWS = 16 };
+
+static void prefetch_rows(const void *base, size_t row, int s0, int s1)
+{
+    const char *p = (const char *)base + (size_t)s0 * row, *end = (const char *)base + (size_t)s1 * row;
+    for (; p < end; p += 64) __builtin_prefetch(p, 0, 2);
+}
+
+void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, int s0, int s1, float scale,
+                   float *sc, float *acc, bb_attn_ml *ml)
+{
+    int n = s1 - s0;
+    for (int s = s0; s < s1; s += PREFETCH_ROWS) {
+        int e = s + PREFETCH_ROWS < s1 ? s + PREFETCH_ROWS : s1;
+        prefetch_rows(kv->v, kv->v_row, s, e);
+        int nk = s + BB_ATTN_CHUNK, nk_end = e + BB_ATTN_CHUNK < kv->n ? e + BB_ATTN_CHUNK : kv->n;
+        if (nk < nk_end) prefetch_rows(kv->k, kv->k_row, nk, nk_end);
+        scores(v, q, kv, s, e - s, scale, sc + (s - s0));
+    }
+    ml->l = v->exp_max(sc, n, &ml->m);
+    wsum(v, acc, sc, kv, s0, n);
+}
+
+void bb_attn_init(float *acc, bb_attn_ml *ml, int hd)
+{
+    memset(acc, 0, sizeof(float) * (size_t)hd);
+    ml->m = -INFINITY;
+    ml->l = 0.0f;
+}
+
+/* m' = max(m, m_c); both sides rescaled to m' (the side that holds m' by exactly 1). */
+void bb_attn_fold(float *acc, bb_attn_ml *ml, const float *acc_c, bb_attn_ml c, int hd)
+{
+    float m = ml->m > c.m ? ml->m : c.m;
+    float a = ml->m == m ? 1.0f : expf(ml->m - m), b = c.m == m ? 1.0f : expf(c.m - m);
+    for (int e = 0; e < hd; e++) acc[e] = acc[e] * a + acc_c[e] * b;
+    ml->l = ml->l * a + c.l * b;
+    ml->m = m;
+}
+
+void bb_attn_finish(float *out, const float *acc, bb_attn_ml ml, int hd)
+{
+    float inv = 1.0f / ml.l;
+    for (int e = 0; e < hd; e++) out[e] = acc[e] * inv;
+}
+
+void bb_attend(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, int n, float scale, float *out,
+               float *scratch)
+{
+    float *sc = scratch, *acc_c = scratch + BB_ATTN_CHUNK;
+    bb_attn_ml ml, c;
+    bb_attn_init(out, &ml, kv->hd);
+    for (int s0 = 0; s0 < n; s0 += BB_ATTN_CHUNK) {
+        int s1 = n - s0 < BB_ATTN_CHUNK ? n : s0 + BB_ATTN_CHUNK;
+        bb_attn_chunk(v, q, kv, s0, s1, scale, sc, acc_c, &c);
+        bb_attn_fold(out, &ml, acc_c, c, kv->hd);
+    }
+    bb_attn_finish(out, out, ml, kv->hd);
+}

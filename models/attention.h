@@ -1,0 +1,60 @@
+/* Attention of one query head over a KV cache, blocked with a running ("online") softmax: the
+ * positions are taken in chunks of BB_ATTN_CHUNK, aligned to position 0; each chunk gives a
+ * partial state (m = its largest score, l = sum of e^(score - m), acc = sum of e^(score - m) v),
+ * and the states are folded in position order into one running state; the output is acc / l.
+ * Nothing of size positions x positions is formed: a chunk's scores are BB_ATTN_CHUNK floats.
+ * This is the softmax rescaling of FlashAttention (Dao et al. 2022, §3.1: m, l and the rescaled
+ * sum), with chunks instead of SRAM tiles.
+ *
+ * The arithmetic depends only on the positions and the cache, never on which thread computes a
+ * chunk or on how the work is split: the engine computes chunk states on any thread (for decode,
+ * the chunks of one head spread over the pool) and folds them in order, so prefill, token-by-token
+ * decode and any thread count give the same bits.  Against the plain softmax (scores, softmax,
+ * weighted sum) the result differs by float rounding: one extra rescale per chunk and the division
+ * by l after the sum instead of before.
+ *
+ * Memory: a chunk's scores stream its keys, and while they do, its values and the next chunk's
+ * keys are prefetched into L2, so that DRAM is kept busy through the softmax and the weighted sum
+ * (which then read from L2): without it one core left the cache streaming at about two thirds of
+ * a plain read's speed (the hardware streamer restarts at each chunk's other stream and at page
+ * boundaries; kernels/common/prefetch.h says the same of weight streams). */
+#ifndef BB_ATTENTION_H
+#define BB_ATTENTION_H
+
+#include <stddef.h>
+
+#include "kv_type.h"
+#include "vec.h"
+
+enum { BB_ATTN_CHUNK = 256 };
+
+/* One head's keys and values: rows of hd elements of types kt and vt, row s at k + s * k_row
+ * bytes (v + s * v_row); n rows are there (the prefetch of the next chunk stops at them). */
+typedef struct {
+    const void *k, *v;
+    bb_kv_type kt, vt;
+    size_t k_row, v_row;
+    int hd, n;
+} bb_attn_kv;
+
+/* The state of one query head: m, l and acc (hd floats). */
+typedef struct {
+    float m, l;
+} bb_attn_ml;
+
+/* The partial state over positions [s0, s1) (s1 - s0 <= BB_ATTN_CHUNK) into acc (hd floats) and
+ * *ml; scores is BB_ATTN_CHUNK floats of scratch. */
+void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, int s0, int s1, float scale,
+                   float *scores, float *acc, bb_attn_ml *ml);
+/* The empty running state: m = -inf, l = 0, acc = 0. */
+void bb_attn_init(float *acc, bb_attn_ml *ml, int hd);
+/* Fold a chunk's state (acc_c, c) into the running state (acc, ml). */
+void bb_attn_fold(float *acc, bb_attn_ml *ml, const float *acc_c, bb_attn_ml c, int hd);
+/* out = acc / l (out may be acc). */
+void bb_attn_finish(float *out, const float *acc, bb_attn_ml ml, int hd);
+/* The whole attention of q over positions [0, n): chunks in order, each folded; scratch is
+ * BB_ATTN_CHUNK + hd floats.  The engine's arithmetic, for tests and single-threaded callers. */
+void bb_attend(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, int n, float scale, float *out,
+               float *scratch);
+
+#endif
