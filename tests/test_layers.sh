@@ -103,9 +103,29 @@ done
 harness_files=$(find "$src/harness" -type f \( -name '*.c' -o -name '*.h' \) | wc -l)
 [ "$harness_files" -gt 50 ] || fail "only $harness_files source files found under $src/harness"
 checked=$((checked + harness_files))
+# Within kernels/: a family folder (kernels/<family>/) may include its own folder, kernels/common/
+# and the support-free headers at kernels/ itself (kernel.h, cpu.h), never another family's
+# folder; machinery two families share lives in kernels/common/ (docs/design.md), which itself
+# includes no family's folder.
+families=0
+for d in "$src"/kernels/*/; do
+    fam=$(basename "$d")
+    [ "$fam" = common ] || families=$((families + 1))
+    find "$d" -type f \( -name '*.c' -o -name '*.h' \) | sort | while read -r f; do
+        grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r hit; do
+            name=$(echo "$hit" | sed 's/^[^"]*"\([^"]*\)".*/\1/')
+            target=$(resolve "$(dirname "$f")" "$name")
+            case $target in
+            kernels/common/* | "kernels/$fam"/*) ;;
+            kernels/*/*) echo "${f#"$src"/}:${hit%%:*}: includes $target (another family's folder; shared code goes in kernels/common/): ${hit#*:}" >>"$bad" ;;
+            esac
+        done
+    done
+done
+[ "$families" -ge 3 ] || fail "only $families kernel family folders found under $src/kernels"
 if [ -s "$bad" ]; then
-    echo "FAIL: includes of a higher layer (kernels, baselines <- support <- models <- harness)"
-    echo "      or of a later room of harness/ ($rooms), or a harness file in no room:"
+    echo "FAIL: includes of a higher layer (kernels, baselines <- support <- models <- harness),"
+    echo "      of a later room of harness/ ($rooms), or of another kernel family; or a harness file in no room:"
     cat "$bad"
     exit 1
 fi

@@ -1,4 +1,4 @@
-/* The 16-row interleaved kernels hold their plain kernels' numbers (mad/row_interleave.h):
+/* The 16-row interleaved kernels hold their plain kernels' numbers (common/row_interleave.h):
  * q2_k_x16 q2_k's (q2_k_x16.h), tq1_0_x16 tq1_0's (tq1_0_x16.h).  From the same weights the
  * interleaved bytes are the plain kernel's blocks rearranged exactly as the header states, they
  * dequantize to identical floats, repacking the plain kernel's bytes (the engine's path for a GGUF

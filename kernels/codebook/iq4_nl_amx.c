@@ -8,8 +8,7 @@
 #include <stddef.h>
 
 #include "../common/amx.h"
-#include "../mad/qx_0.h"
-#include "../mad/x8_tile_avx512.h"
+#include "../common/x8_tile_avx512.h"
 #include "iq4_nl.h"
 #include "iq4_nl_x8.h"
 
@@ -39,18 +38,18 @@ void bb_iq4_nl_matmul_amx(const void *w, const void *act, float *y, int m, int k
 static void iq4_nl_x8_weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, size_t stride)
 {
     (void)m;
-    for (int g = 0; g < rows / BB_Q4_0X8_ROWS; g++)
+    for (int g = 0; g < rows / BB_NIBBLE_X8_ROWS; g++)
         for (int b = 0; b < k / BB_QK4_NL; b++)
-            bb_x8_record_i8(BB_X8_IQ4_NL, bb_q4_0x8_record(w, k, (r / BB_Q4_0X8_ROWS) + g, b),
-                            dst + (size_t)BB_Q4_0X8_ROWS * g * stride + BB_QK4_NL * b, stride);
+            bb_x8_record_i8(BB_X8_IQ4_NL, bb_nibble_x8_record(w, k, (r / BB_NIBBLE_X8_ROWS) + g, b),
+                            dst + (size_t)BB_NIBBLE_X8_ROWS * g * stride + BB_QK4_NL * b, stride);
 }
 
 static const bb_amx_ops iq4_nl_x8_amx = {
     .seg = BB_QK4_NL,
     .fold = BB_AMX_BLOCK_K,
     .weights_i8 = iq4_nl_x8_weights_i8,
-    .row_start = bb_q4_0x8_amx_row_start,
-    .weight_scales = bb_q4_0x8_amx_weight_scales,
+    .row_start = bb_nibble_x8_amx_row_start,
+    .weight_scales = bb_nibble_x8_amx_weight_scales,
     .act_i8 = bb_qx_amx_act_i8,
     .act_scales = bb_qx_amx_act_scales,
     .small_n = bb_iq4_nl_x8_matmul_avx512,

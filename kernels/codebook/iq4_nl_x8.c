@@ -6,9 +6,9 @@
 
 static size_t iq4_nl_x8_packed_size(int m, int k) { return (size_t)m * (k / BB_QK4_NL) * sizeof(bb_iq4_nl_block); }
 
-_Static_assert(sizeof(bb_iq4_nl_block) == sizeof(bb_block_q4_0), "an IQ4_NL block is laid out as a Q4_0 block");
+_Static_assert(sizeof(bb_iq4_nl_block) == BB_NIBBLE_BLOCK_BYTES, "an IQ4_NL block is the 18-byte block of the nibble records");
 
-/* q4_0x8's records (mad/q4_0_interleaved.h's bb_q4_0x8_layout) of IQ4_NL blocks, indices stored as they are. */
+/* The 8-row nibble records (common/nibble_records.h's bb_nibble_x8_layout, q4_0x8's too) of IQ4_NL blocks, indices stored as they are. */
 static void quant_block(const bb_weights *w, int r, int b, void *dst)
 {
     bb_iq4_nl_block blk;
@@ -19,14 +19,14 @@ static void quant_block(const bb_weights *w, int r, int b, void *dst)
 static int iq4_nl_x8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    bb_il_pack(&bb_q4_0x8_layout, w, dst, quant_block);
+    bb_il_pack(&bb_nibble_x8_layout, w, dst, quant_block);
     return 0;
 }
 
 /* Block b of row r, put back together from its record. */
 static void iq4_nl_x8_get(const void *w, int k, int r, int b, bb_iq4_nl_block *out)
 {
-    bb_il_block(&bb_q4_0x8_layout, w, k, r, b, out);
+    bb_il_block(&bb_nibble_x8_layout, w, k, r, b, out);
 }
 
 static void iq4_nl_x8_unpack(const void *src, int m, int k, float *dst)
@@ -41,7 +41,7 @@ static void iq4_nl_x8_matmul_ref(const void *w, const void *act, float *y, int m
 
 /* A GGUF IQ4_NL tensor's blocks into the records, indices as they are (kernel.h
  * gguf_repack_type), as llama.cpp's CPU_REPACK buffers repack IQ4_NL at load. */
-static void iq4_nl_x8_repack(const void *src, int m, int k, void *dst) { bb_il_repack(&bb_q4_0x8_layout, src, m, k, dst); }
+static void iq4_nl_x8_repack(const void *src, int m, int k, void *dst) { bb_il_repack(&bb_nibble_x8_layout, src, m, k, dst); }
 
 const bb_kernel bb_kernel_iq4_nl_x8 = {
     .name = "iq4_nl_x8",
@@ -57,7 +57,7 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
     .k_multiple = BB_QK4_NL,
     .gguf_repack_type = "IQ4_NL",
     .repack_stored = iq4_nl_x8_repack,
-    .m_multiple = BB_Q4_0X8_ROWS,
+    .m_multiple = BB_NIBBLE_X8_ROWS,
     .packed_size = iq4_nl_x8_packed_size,
     .pack = iq4_nl_x8_pack,
     .unpack = iq4_nl_x8_unpack,

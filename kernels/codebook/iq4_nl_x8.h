@@ -23,7 +23,7 @@
 #ifndef BB_IQ4_NL_X8_H
 #define BB_IQ4_NL_X8_H
 
-#include "../mad/q4_0x8.h"
+#include "../common/nibble_records.h"
 #include "iq4_nl.h"
 
 void bb_iq4_nl_x8_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);

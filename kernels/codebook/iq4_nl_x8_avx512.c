@@ -2,7 +2,7 @@
  * (mad/x8_tile_avx512.h) with the codebook decode - one vpshufb per nibble plane from the
  * register-resident table of kvalue + 128 (§6.3) - the correction -128 * sum(a), and iq4_nl's
  * fold (d_w * d_a) * (float)isum, block b before block b+1: bit-equal to the reference. */
-#include "../mad/x8_tile_avx512.h"
+#include "../common/x8_tile_avx512.h"
 #include "iq4_nl_x8.h"
 
 void bb_iq4_nl_x8_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)

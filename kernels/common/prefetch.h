@@ -29,7 +29,7 @@ static inline __attribute__((always_inline)) void bb_prefetch_stream(const void 
 }
 
 /* bb_prefetch_stream for every 64 bytes of [p, p + bytes): a block or record about to be read
- * whose size is not one line (the interleaved records of kernels/mad/row_interleave.h). */
+ * whose size is not one line (the interleaved records of kernels/common/row_interleave.h). */
 static inline __attribute__((always_inline)) void bb_prefetch_stream_range(const void *p, size_t bytes)
 {
     /* bytes is a constant at every call: unrolled, the prefetches issue as a straight run */

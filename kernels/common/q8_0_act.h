@@ -23,6 +23,9 @@
 
 #include "act_quant.h"
 
+/* The SIMD files build their loops from small helpers that must inline into one function. */
+#define BB_QX_INLINE static inline __attribute__((always_inline))
+
 #define BB_QK 32 /* values per q8_0 block (and weights per q4_0 block) */
 
 _Static_assert(sizeof(bb_block_q8_0) == 34, "block_q8_0 is 34 bytes");
@@ -45,6 +48,10 @@ void bb_qx_prepare_avx2(const float *x, int n, int k, void *act);
 void bb_qx_prepare_avx512(const float *x, int n, int k, void *act);
 /* NEON (q8_0_act_neon.c, Armv8.0): roundf is FCVTAS, round to nearest with ties away from zero. */
 void bb_qx_prepare_neon(const float *x, int n, int k, void *act);
+/* The AMX driver's act_i8 / act_scales (bb_amx_ops, amx.h) for this buffer (q8_0_act_amx.c): row
+ * c's int8 copied out of its q8_0 blocks, and the blocks' scales as float. */
+const int8_t *bb_qx_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch);
+void bb_qx_amx_act_scales(const void *act, int n, int k, int npad, float *da);
 
 static inline const bb_block_q8_0 *bb_qx_act_row(const void *act, int k, int c)
 {

@@ -23,7 +23,7 @@
 #define BB_Q2_K_X16_H
 
 #include "q2_k.h"
-#include "row_interleave.h"
+#include "../common/row_interleave.h"
 
 #define BB_Q2_K_X16_ROWS 16
 #define BB_Q2_K_X16_RECORD (BB_Q2_K_X16_ROWS * 84)

@@ -32,7 +32,7 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
         acc[c] = vdupq_n_f32(0.0f);
     }
     for (int b = 0; b < k / BB_QK; b++) {
-        const uint8_t *rec = bb_q4_0il_record(w, k, ROWS, g, b);
+        const uint8_t *rec = bb_nibble_record(w, k, ROWS, g, b);
         bb_prefetch_stream(rec);
         bb_prefetch_stream(rec + 64);
         float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)rec)));

@@ -1,6 +1,6 @@
 /* q4_0_4_8, Arm dot product (FEAT_DotProd: SDOT): q4_0x8's loop (chunk8_records_neon.h) over
  * records of 4 rows.  Layout and semantics: q4_0_4_8.h; instruction counts: q4_0x8_dotprod.c. */
-#include "chunk8_records_neon.h"
+#include "../common/chunk8_records_neon.h"
 #include "q4_0_4_8.h"
 
 void bb_q4_0_4_8_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)

@@ -55,13 +55,6 @@ const bb_il_layout bb_q4_0_4_8_layout = {
     .nsections = 2,
     .sections = {{2, 1}, {BB_Q4_0_4_8_CHUNK, BB_QK / 2 / BB_Q4_0_4_8_CHUNK}}, /* d, then the qs in chunks */
 };
-const bb_il_layout bb_q4_0x8_layout = {
-    .rows = BB_Q4_0X8_ROWS,
-    .block_values = BB_QK,
-    .block_bytes = sizeof(bb_block_q4_0),
-    .nsections = 2,
-    .sections = {{2, 1}, {BB_Q4_0X8_CHUNK, BB_QK / 2 / BB_Q4_0X8_CHUNK}}, /* d, then the qs in chunks */
-};
 
 size_t bb_q4_0il_packed_size(int m, int k) { return (size_t)m * (k / BB_QK) * sizeof(bb_block_q4_0); }
 
@@ -75,7 +68,7 @@ int bb_q4_0_4_8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 }
 int bb_q4_0x8_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
-    return pack(&bb_q4_0x8_layout, w, dst, err, errlen);
+    return pack(&bb_nibble_x8_layout, w, dst, err, errlen);
 }
 
 /* A GGUF Q4_0 tensor's row-major blocks into q4_0x8's records: each block flipped (XOR 0x88) and
@@ -89,7 +82,7 @@ void bb_q4_0x8_repack(const void *src, int m, int k, void *dst)
             bb_block_q4_0 blk;
             memcpy(&blk, (const uint8_t *)src + ((size_t)r * nblk + b) * sizeof blk, sizeof blk);
             flip_qs(&blk);
-            bb_il_put(&bb_q4_0x8_layout, (uint8_t *)bb_il_record(&bb_q4_0x8_layout, dst, k, r, b), r % 8,
+            bb_il_put(&bb_nibble_x8_layout, (uint8_t *)bb_il_record(&bb_nibble_x8_layout, dst, k, r, b), r % 8,
                       (const uint8_t *)&blk);
         }
 }
@@ -106,7 +99,7 @@ static uint16_t q4_0_4_8_get(const void *w, int m, int k, int r, int b, int8_t v
 static uint16_t q4_0x8_get(const void *w, int m, int k, int r, int b, int8_t vals[BB_QK])
 {
     (void)m;
-    return get(&bb_q4_0x8_layout, w, k, r, b, vals);
+    return get(&bb_nibble_x8_layout, w, k, r, b, vals);
 }
 void bb_q4_0_4_4_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q4_0_4_4_get, src, m, k, dst); }
 void bb_q4_0_4_8_unpack(const void *src, int m, int k, float *dst) { bb_qx_unpack(q4_0_4_8_get, src, m, k, dst); }

@@ -21,30 +21,23 @@
 #ifndef BB_Q4_0_INTERLEAVED_H
 #define BB_Q4_0_INTERLEAVED_H
 
+#include "../common/nibble_records.h" /* the records, shared with codebook's iq4_nl_x8 */
+#include "../common/row_interleave.h"
 #include "qx_0.h"
-#include "row_interleave.h"
 
-/* Bytes of one record of R rows: R fp16 scales and R * 16 bytes of nibbles. */
-static inline size_t bb_q4_0il_record_bytes(int rows) { return (size_t)rows * sizeof(bb_block_q4_0); }
-
-/* The record of group g (rows R*g ..), block b: bb_il_record of row R*g, for the SIMD loops, where
- * R is a compile-time constant. */
-static inline const uint8_t *bb_q4_0il_record(const void *w, int k, int rows, int g, int b)
-{
-    return (const uint8_t *)w + ((size_t)g * (k / BB_QK) + b) * bb_q4_0il_record_bytes(rows);
-}
+_Static_assert(sizeof(bb_block_q4_0) == BB_NIBBLE_BLOCK_BYTES, "nibble records hold block_q4_0");
 
 /* ---- the three kernels' parameters and functions (q4_0_interleaved.c) ----
  * A kernel's parameters are its records' layout (row_interleave.h): the d section (one 2-byte
- * run), then the qs in runs of the kernel's chunk.  bb_q4_0x8_layout is also iq4_nl_x8's, whose
- * IQ4_NL blocks have block_q4_0's shape.  q4_0_interleaved.c instantiates the shared code for each
+ * run), then the qs in runs of the kernel's chunk; q4_0x8's is common/nibble_records.h's
+ * bb_nibble_x8_layout, also iq4_nl_x8's, whose IQ4_NL blocks have block_q4_0's shape.  q4_0_interleaved.c instantiates the shared code for each
  * layout as one-line functions named for the kernel (kernel.h's function types); q4_0_4_4.c,
  * q4_0_4_8.c and q4_0x8.c are descriptors pointing at them (docs/kernels.md, "Binding a family's
  * parameters").
  * pack: q4_0-quantize each row (bb_quant_q4_0_block), flip the qs (XOR 0x88) and interleave, M a
  * multiple of the layout's rows; unpack and the reference read block b of row r back through
  * bb_il_block (its fp16 scale and 32 signed weights, bb_qx_get_block) and are q4_0's (qx_0.h). */
-extern const bb_il_layout bb_q4_0_4_4_layout, bb_q4_0_4_8_layout, bb_q4_0x8_layout;
+extern const bb_il_layout bb_q4_0_4_4_layout, bb_q4_0_4_8_layout;
 bb_packed_size_fn bb_q4_0il_packed_size; /* the blocks, only rearranged: q4_0's size */
 bb_pack_fn bb_q4_0_4_4_pack, bb_q4_0_4_8_pack, bb_q4_0x8_pack;
 bb_unpack_fn bb_q4_0_4_4_unpack, bb_q4_0_4_8_unpack, bb_q4_0x8_unpack;

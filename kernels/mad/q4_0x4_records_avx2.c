@@ -50,7 +50,7 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
         acc[c] = _mm_setzero_ps();
     }
     for (int b = 0; b < k / BB_QK; b++) {
-        const uint8_t *rec = bb_q4_0il_record(w, k, ROWS, g, b);
+        const uint8_t *rec = bb_nibble_record(w, k, ROWS, g, b);
         bb_prefetch_stream(rec);
         bb_prefetch_stream(rec + 64);
         __m128 dw = _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)rec));

@@ -107,13 +107,13 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
         aux[c] = bb_qx_aux_row(act, n, k, c0 + c);
         for (int gi = 0; gi < ng; gi++) acc[c][gi] = _mm_setzero_ps();
     }
-    size_t rbytes = bb_q4_0il_record_bytes(ROWS);
+    size_t rbytes = bb_nibble_record_bytes(ROWS);
     int nblk = k / BB_QK, b = 0;
     for (; b + STEP <= nblk; b += STEP) {
         __m512i lo[GROUPS][STEP], hi[GROUPS][STEP];
         __m512 dw[GROUPS];
         for (int gi = 0; gi < ng; gi++) {
-            const uint8_t *rec = bb_q4_0il_record(w, k, ROWS, g0 + gi, b);
+            const uint8_t *rec = bb_nibble_record(w, k, ROWS, g0 + gi, b);
             for (size_t l = 0; l < STEP * rbytes; l += 64) bb_prefetch_stream(rec + l);
             int64_t d[STEP];
             for (int j = 0; j < STEP; j++) {
@@ -134,7 +134,7 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
     }
     for (; b < nblk; b++)
         for (int gi = 0; gi < ng; gi++) {
-            const uint8_t *rec = bb_q4_0il_record(w, k, ROWS, g0 + gi, b);
+            const uint8_t *rec = bb_nibble_record(w, k, ROWS, g0 + gi, b);
             __m128 dw = _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)rec));
             __m512i lo, hi;
             decode(rec, chunk, &lo, &hi);

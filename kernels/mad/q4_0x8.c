@@ -1,5 +1,5 @@
 /* q4_0x8: the kernel descriptor (layout and semantics: q4_0x8.h).  Its parameters are its
- * records' layout (bb_q4_0x8_layout); the shared code (q4_0_interleaved.c over row_interleave.c,
+ * records' layout (bb_nibble_x8_layout); the shared code (q4_0_interleaved.c over row_interleave.c,
  * q4_0's scalar reference in qx_0.c) is instantiated for it as the functions named here. */
 #include "q4_0x8.h"
 #include "../common/amx_rule.h"
@@ -18,7 +18,7 @@ const bb_kernel bb_kernel_q4_0x8 = {
     .k_multiple = BB_QK,
     .gguf_repack_type = "Q4_0",
     .repack_stored = bb_q4_0x8_repack,
-    .m_multiple = BB_Q4_0X8_ROWS,
+    .m_multiple = BB_NIBBLE_X8_ROWS,
     .packed_size = bb_q4_0il_packed_size,
     .pack = bb_q4_0x8_pack,
     .unpack = bb_q4_0x8_unpack,

@@ -40,14 +40,8 @@
 
 #include "q4_0_interleaved.h"
 
-#define BB_Q4_0X8_ROWS 8
-#define BB_Q4_0X8_CHUNK 8   /* bytes of a row's qs per chunk (q4_0_interleaved.h) */
-#define BB_Q4_0X8_BYTES 144 /* one record: 8 fp16 scales + 128 bytes of nibbles */
-
-static inline const uint8_t *bb_q4_0x8_record(const void *w, int k, int g, int b)
-{
-    return (const uint8_t *)w + ((size_t)g * (k / BB_QK) + b) * BB_Q4_0X8_BYTES;
-}
+/* The records are common/nibble_records.h's 8-row ones (BB_NIBBLE_X8_*, bb_nibble_x8_record,
+ * bb_nibble_x8_layout), shared with codebook's iq4_nl_x8. */
 
 /* Arm variants (q4_0x8_dotprod.c, q4_0x8_i8mm.c: the 8-byte-chunk records of q4_0x8, q4_0_4_8
  * and iq4_nl_x8 share their loops, chunk8_records_neon.h). */

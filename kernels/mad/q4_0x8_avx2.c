@@ -34,8 +34,8 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
         acc[c] = _mm256_setzero_ps();
     }
     for (int b = 0; b < k / BB_QK; b++) {
-        const uint8_t *rec = bb_q4_0x8_record(w, k, g, b);
-        for (int l = 0; l < BB_Q4_0X8_BYTES; l += 64) bb_prefetch_stream(rec + l);
+        const uint8_t *rec = bb_nibble_x8_record(w, k, g, b);
+        for (int l = 0; l < BB_NIBBLE_X8_BYTES; l += 64) bb_prefetch_stream(rec + l);
         /* 8 fp16 scales in lane order 0,1,4,5,2,3,6,7 (32-bit pairs 0,2,1,3) */
         __m256 dw = _mm256_cvtph_ps(_mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)rec), 0xd8));
         __m256i lo[4], hi[4];
@@ -60,14 +60,14 @@ BB_QX_INLINE void group_tile(const void *w, const void *act, float *y, int m, in
     }
     for (int c = 0; c < nb; c++) {
         __m256 r = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(acc[c]), 0xd8));
-        _mm256_storeu_ps(y + (size_t)(c0 + c) * m + (size_t)g * BB_Q4_0X8_ROWS, r);
+        _mm256_storeu_ps(y + (size_t)(c0 + c) * m + (size_t)g * BB_NIBBLE_X8_ROWS, r);
     }
 }
 
 void bb_q4_0x8_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
     /* all activation tiles per row group: the group's records (K/32 * 144 bytes) stay in cache */
-    for (int g = m0 / BB_Q4_0X8_ROWS; g < m1 / BB_Q4_0X8_ROWS; g++)
+    for (int g = m0 / BB_NIBBLE_X8_ROWS; g < m1 / BB_NIBBLE_X8_ROWS; g++)
         for (int c0 = 0; c0 < n; c0 += NB_MAX) {
             switch (n - c0 < NB_MAX ? n - c0 : NB_MAX) {
             case 1: group_tile(w, act, y, m, k, n, g, c0, 1); break;

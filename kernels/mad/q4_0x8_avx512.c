@@ -2,7 +2,7 @@
  * (x8_tile_avx512.h) with q4_0's decode - one vpternlogd per nibble plane undoes the XOR 0x88
  * and masks, leaving the unsigned nibble - and its fold ((float)isum * d_w) * d_a, block b
  * before block b+1: bit-equal to the reference. */
-#include "x8_tile_avx512.h"
+#include "../common/x8_tile_avx512.h"
 
 void bb_q4_0x8_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {

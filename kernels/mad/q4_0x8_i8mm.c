@@ -5,10 +5,10 @@
  * input rows): per record of R rows and pair, 4 left operands of 8 + 8 activation bytes (LD1 +
  * LD1 lane), 2R SMMLA, ZIP1/ZIP2;
  * N = 1 and an odd last activation row take the SDOT loop, which gives the same integers. */
-#include "chunk8_records_neon.h"
+#include "../common/chunk8_records_neon.h"
 #include "q4_0x8.h"
 
 void bb_q4_0x8_matmul_i8mm(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    c8_matmul(w, act, y, m, k, n, m0, m1, BB_Q4_0X8_ROWS, 1, NULL);
+    c8_matmul(w, act, y, m, k, n, m0, m1, BB_NIBBLE_X8_ROWS, 1, NULL);
 }

@@ -23,8 +23,6 @@
 #include "../kernel.h"
 
 
-/* The SIMD files build their loops from small helpers that must inline into one function. */
-#define BB_QX_INLINE static inline __attribute__((always_inline))
 
 /* ggml block_q4_0: 18 bytes, fp16 d then 16 bytes; weight j (0..15) is the low nibble of qs[j],
  * weight j+16 its high nibble; value (nibble - 8) * d. */
@@ -59,13 +57,8 @@ void bb_q4_0x8_matmul_avx512(const void *w, const void *act, float *y, int m, in
 /* AMX tiles (qx_0_amx.c, common/amx.h) */
 void bb_q8_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q4_0_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
-/* the AMX driver's act_i8 / act_scales (bb_amx_ops) for this activation buffer: row c's int8
- * copied out of its q8_0 blocks, and the blocks' scales as float (also iq4_nl_amx.c) */
-const int8_t *bb_qx_amx_act_i8(const void *act, int n, int k, int c, int8_t *scratch);
-void bb_qx_amx_act_scales(const void *act, int n, int k, int npad, float *da);
-/* the AMX driver's row_start / weight_scales of q4_0x8's 8-row records (also iq4_nl_x8's) */
-const void *bb_q4_0x8_amx_row_start(const void *w, int m, int k, int r);
-void bb_q4_0x8_amx_weight_scales(const void *w, int m, int k, int r, int rows, float *dw);
+/* (their bb_amx_ops use common/q8_0_act.h's bb_qx_amx_act_* and, for q4_0x8,
+ * common/nibble_records.h's bb_nibble_x8_amx_*) */
 void bb_q4_0x8_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 
 #endif

@@ -25,7 +25,7 @@
 #ifndef BB_TQ1_0_X16_H
 #define BB_TQ1_0_X16_H
 
-#include "row_interleave.h"
+#include "../common/row_interleave.h"
 #include "tq1_0.h"
 
 #define BB_TQ1_0_X16_ROWS 16

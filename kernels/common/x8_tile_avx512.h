@@ -18,7 +18,8 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "q4_0x8.h"
+#include "nibble_records.h"
+#include "prefetch.h"
 
 #define BB_X8_NB_MAX 8 /* activation rows per tile */
 
@@ -86,14 +87,14 @@ BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *a
     }
     int nblk = k / BB_QK, b = 0;
     for (; b + 2 <= nblk; b += 2) {
-        const uint8_t *rec = bb_q4_0x8_record(w, k, g, b);
-        for (int l = 0; l < 2 * BB_Q4_0X8_BYTES; l += 64) bb_prefetch_stream(rec + l);
+        const uint8_t *rec = bb_nibble_x8_record(w, k, g, b);
+        for (int l = 0; l < 2 * BB_NIBBLE_X8_BYTES; l += 64) bb_prefetch_stream(rec + l);
         __m256i d16 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)rec)),
-                                              _mm_loadu_si128((const __m128i *)(rec + BB_Q4_0X8_BYTES)), 1);
+                                              _mm_loadu_si128((const __m128i *)(rec + BB_NIBBLE_X8_BYTES)), 1);
         __m512 dw = _mm512_cvtph_ps(d16);
         __m512i lo0[2], hi0[2], lo1[2], hi1[2];
         bb_x8_decode(kind, rec, table, lo0, hi0);
-        bb_x8_decode(kind, rec + BB_Q4_0X8_BYTES, table, lo1, hi1);
+        bb_x8_decode(kind, rec + BB_NIBBLE_X8_BYTES, table, lo1, hi1);
         for (int c = 0; c < nb; c++) {
             __m512i p0 = bb_x8_block_dot(lo0, hi0, a[c][b].qs, bb_x8_correction(kind, aux[c].o + 2 * b));
             __m512i p1 = bb_x8_block_dot(lo1, hi1, a[c][b + 1].qs, bb_x8_correction(kind, aux[c].o + 2 * b + 2));
@@ -106,7 +107,7 @@ BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *a
         }
     }
     if (b < nblk) { /* odd block count: the last block alone, in lanes 0-7 */
-        const uint8_t *rec = bb_q4_0x8_record(w, k, g, b);
+        const uint8_t *rec = bb_nibble_x8_record(w, k, g, b);
         __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)rec));
         __m512i lo0[2], hi0[2];
         bb_x8_decode(kind, rec, table, lo0, hi0);
@@ -118,7 +119,7 @@ BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *a
             acc[c] = _mm256_add_ps(acc[c], f);
         }
     }
-    for (int c = 0; c < nb; c++) _mm256_storeu_ps(y + (size_t)(c0 + c) * m + (size_t)g * BB_Q4_0X8_ROWS, acc[c]);
+    for (int c = 0; c < nb; c++) _mm256_storeu_ps(y + (size_t)(c0 + c) * m + (size_t)g * BB_NIBBLE_X8_ROWS, acc[c]);
 }
 
 /* One record's 8 rows as the signed int8 weights the reference multiplies (the @amx variants'
@@ -134,7 +135,7 @@ BB_QX_INLINE void bb_x8_record_i8(bb_x8_kind kind, const uint8_t *rec, int8_t *d
     const __m512i table = _mm512_broadcast_i32x4(_mm_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38,
                                                                53, 69, 89, 113));
     __m512i p = _mm512_loadu_si512(rec + 16), q = _mm512_loadu_si512(rec + 80);
-    for (int i = 0; i < BB_Q4_0X8_ROWS; i += 2) {
+    for (int i = 0; i < BB_NIBBLE_X8_ROWS; i += 2) {
         __m512i idx = _mm512_set_epi64(9 + i, 1 + i, 9 + i, 1 + i, 8 + i, i, 8 + i, i);
         __m512i v = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutex2var_epi64(p, idx, q), shifts), low);
         v = kind == BB_X8_Q4_0 ? _mm512_sub_epi8(_mm512_xor_si512(v, eight), eight) : _mm512_shuffle_epi8(table, v);
@@ -148,7 +149,7 @@ BB_QX_INLINE void bb_x8_record_i8(bb_x8_kind kind, const uint8_t *rec, int8_t *d
 BB_QX_INLINE void bb_x8_matmul(bb_x8_kind kind, const void *w, const void *act, float *y, int m, int k, int n, int m0,
                                int m1)
 {
-    for (int g = m0 / BB_Q4_0X8_ROWS; g < m1 / BB_Q4_0X8_ROWS; g++)
+    for (int g = m0 / BB_NIBBLE_X8_ROWS; g < m1 / BB_NIBBLE_X8_ROWS; g++)
         for (int c0 = 0; c0 < n; c0 += BB_X8_NB_MAX) {
             switch (n - c0 < BB_X8_NB_MAX ? n - c0 : BB_X8_NB_MAX) {
             case 1: bb_x8_group_tile(kind, w, act, y, m, k, n, g, c0, 1); break;

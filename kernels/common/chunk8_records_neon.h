@@ -25,7 +25,8 @@
 
 #include <arm_neon.h>
 
-#include "q4_0_interleaved.h"
+#include "nibble_records.h"
+#include "prefetch.h"
 
 #define C8_ROWS_MAX 8
 #define C8_NB_MAX 4
@@ -103,9 +104,9 @@ BB_QX_INLINE void c8_group_tile(const void *w, const void *act, float *y, int m,
         aux[c] = bb_qx_aux_row(act, n, k, c0 + c);
         for (int j = 0; j < rows / 4; j++) acc[c][j] = vdupq_n_f32(0.0f);
     }
-    size_t rbytes = bb_q4_0il_record_bytes(rows);
+    size_t rbytes = bb_nibble_record_bytes(rows);
     for (int b = 0; b < k / BB_QK; b++) {
-        const uint8_t *rec = bb_q4_0il_record(w, k, rows, g, b);
+        const uint8_t *rec = bb_nibble_record(w, k, rows, g, b);
         for (size_t l = 0; l < rbytes; l += 64) bb_prefetch_stream(rec + l);
         float32x4_t dw[C8_ROWS_MAX / 4];
         for (int j = 0; j < rows / 4; j++)
