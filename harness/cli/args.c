@@ -136,3 +136,16 @@ int bb_check_threads(const char *opt, int threads)
     fprintf(stderr, "bitbench: %s %d: %s\n", opt, threads, err);
     return -1;
 }
+
+int bb_parse_kv_option(const char *cmd, const char *opt, const char *s, bb_kv_type *keys, bb_kv_type *values)
+{
+    char err[160];
+    bb_kv_type t;
+    if (bb_kv_type_parse(s, &t, err, sizeof err)) {
+        fprintf(stderr, "bitbench %s: %s: %s\n", cmd, opt, err);
+        return -1;
+    }
+    if (strcmp(opt, "--kv-type-v")) *keys = t;
+    if (strcmp(opt, "--kv-type-k")) *values = t;
+    return 0;
+}

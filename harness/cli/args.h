@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "models/kv_type.h"
+
 /* Parse an integer in [lo, hi]; on error print "bitbench: OPTION: ..." and return -1. */
 int bb_parse_int(const char *opt, const char *s, long lo, long hi, int *out);
 int bb_parse_u64(const char *opt, const char *s, uint64_t *out);
@@ -21,5 +23,9 @@ int bb_parse_cpus(const char *s, int **out, int *count);
  * "bitbench: OPTION THREADS: this process may run on 1 CPU (affinity mask 1); valid: 1..1" and
  * return -1. */
 int bb_check_threads(const char *opt, int threads);
+
+/* OPT is --kv (keys and values), --kv-type-k or --kv-type-v: parse S into the KV cache type(s) it
+ * sets; on error print "bitbench CMD: OPT: ..." and return -1.  e2e, perplexity and generate share it. */
+int bb_parse_kv_option(const char *cmd, const char *opt, const char *s, bb_kv_type *keys, bb_kv_type *values);
 
 #endif

@@ -55,19 +55,9 @@ static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **mode
     case 'L': return bb_parse_int("--distinct-layers", optarg, 0, 1 << 16, &spec->distinct_layers) ? 2 : -1;
     case 's': return bb_parse_u64("--seed", optarg, &spec->seed) ? 2 : -1;
     case 'd': return bb_parse_int("--depth", optarg, 0, 1 << 20, &spec->depth) ? 2 : -1;
-    case 'v':
-    case 'k':
-    case 'V': {
-        char err[160];
-        bb_kv_type t;
-        if (bb_kv_type_parse(optarg, &t, err, sizeof err)) {
-            fprintf(stderr, "bitbench e2e: %s: %s\n", c == 'v' ? "--kv" : c == 'k' ? "--kv-type-k" : "--kv-type-v", err);
-            return 2;
-        }
-        if (c != 'V') spec->kv_k = t;
-        if (c != 'k') spec->kv_v = t;
-        return -1;
-    }
+    case 'v': return bb_parse_kv_option("e2e", "--kv", optarg, &spec->kv_k, &spec->kv_v) ? 2 : -1;
+    case 'k': return bb_parse_kv_option("e2e", "--kv-type-k", optarg, &spec->kv_k, &spec->kv_v) ? 2 : -1;
+    case 'V': return bb_parse_kv_option("e2e", "--kv-type-v", optarg, &spec->kv_k, &spec->kv_v) ? 2 : -1;
     case 'C': *csv = 1; return -1;
     case 'h': usage(stdout); return 0;
     default:

@@ -63,20 +63,9 @@ static int parse_option(int c, char **argv, const bb_machine *mach, gen_args *a)
         free(cpus);
         return rc ? 2 : -1;
     }
-    case 'v':
-    case 'j':
-    case 'V': {
-        char err[160];
-        bb_kv_type t;
-        if (bb_kv_type_parse(optarg, &t, err, sizeof err)) {
-            fprintf(stderr, "bitbench generate: %s: %s\n", c == 'v' ? "--kv" : c == 'j' ? "--kv-type-k" : "--kv-type-v",
-                    err);
-            return 2;
-        }
-        if (c != 'V') a->opt.kv_k = t;
-        if (c != 'j') a->opt.kv_v = t;
-        return -1;
-    }
+    case 'v': return bb_parse_kv_option("generate", "--kv", optarg, &a->opt.kv_k, &a->opt.kv_v) ? 2 : -1;
+    case 'j': return bb_parse_kv_option("generate", "--kv-type-k", optarg, &a->opt.kv_k, &a->opt.kv_v) ? 2 : -1;
+    case 'V': return bb_parse_kv_option("generate", "--kv-type-v", optarg, &a->opt.kv_k, &a->opt.kv_v) ? 2 : -1;
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench generate: unknown or incomplete option '%s'\n", argv[optind - 1]);

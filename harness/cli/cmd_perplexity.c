@@ -145,18 +145,11 @@ static int parse(int argc, char **argv, bb_ppl_job *job, int *threads, const cha
             break;
         case 'v':
         case 'k':
-        case 'V': {
-            char err[160];
-            bb_kv_type t;
-            if (bb_kv_type_parse(optarg, &t, err, sizeof err)) {
-                fprintf(stderr, "bitbench perplexity: %s: %s\n",
-                        c == 'v' ? "--kv" : c == 'k' ? "--kv-type-k" : "--kv-type-v", err);
+        case 'V':
+            if (bb_parse_kv_option("perplexity", c == 'v' ? "--kv" : c == 'k' ? "--kv-type-k" : "--kv-type-v", optarg,
+                                   &job->kv_k, &job->kv_v))
                 return 2;
-            }
-            if (c != 'V') job->kv_k = t;
-            if (c != 'k') job->kv_v = t;
             break;
-        }
         case 'h': usage(stdout); return 1; /* 1: done, exit status 0 */
         default:
             fprintf(stderr, "bitbench perplexity: unknown or incomplete option '%s' (bitbench perplexity --help)\n",
