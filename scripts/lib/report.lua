@@ -410,11 +410,16 @@ end
 local ISA_NAMES = { scalar = "scalar", avx2 = "AVX2", avxvnni = "AVX-VNNI", avx512 = "AVX-512", amx = "AMX",
   neon = "NEON", dotprod = "NEON dot-product", i8mm = "NEON i8mm", sve = "SVE" }
 local ISA_ORDER = { "scalar", "avx2", "avxvnni", "avx512", "amx", "neon", "dotprod", "i8mm", "sve" }
+local function ran_variant(r)
+  local v = r.variant_ran_tg or r.variant_ran
+  if v == nil or v == "" or v == "per-tensor" then v = r.variant end
+  return v
+end
+
 function M.isa_text(rows)
   local seen = {}
   for _, r in ipairs(rows or {}) do
-    local v = r.variant_ran_tg or r.variant_ran
-    if v == nil or v == "" or v == "per-tensor" then v = r.variant end
+    local v = ran_variant(r)
     if v and v ~= "" then seen[v] = true end
   end
   local names = {}
@@ -427,9 +432,7 @@ end
 -- True when a variant of this instruction set ran in any of rows.
 function M.ran_isa(rows, isa)
   for _, r in ipairs(rows or {}) do
-    local v = r.variant_ran_tg or r.variant_ran
-    if v == nil or v == "" or v == "per-tensor" then v = r.variant end
-    if v == isa then return true end
+    if ran_variant(r) == isa then return true end
   end
   return false
 end
