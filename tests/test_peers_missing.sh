@@ -66,7 +66,7 @@ if command -v lua5.4 >/dev/null 2>&1; then
     awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "other_cpu_share") s = i; if ($i == "peer") p = i } }
                       NR > 1 && $p != "" { $s = "0.6" } { print }' "$csv" > "$T/busy.csv"
     lua5.4 "$SRC/scripts/peers.lua" "$T/busy.csv" tg >"$T/busy.out" 2>&1
-    check 'grep -q "^| f32 *| [0-9.]* ([0-9.]* – [0-9.]*) ⚠ busy" "$T/busy.out" && grep -q "other_cpu_share" "$T/busy.out"' \
+    check 'grep -q "^| f32 *| [0-9.]* ([0-9.]* – [0-9.]*) ⚠ \(spread, \)\?busy" "$T/busy.out" && grep -q "other_cpu_share" "$T/busy.out"' \
         "peers.lua marks the busy peer's ratio: $(cat "$T/busy.out")"
     lua5.4 "$SRC/scripts/peers.lua" "$csv" tg >"$T/quiet.out" 2>&1
     # (unless a row was measured while busy, or its repetitions disagreed: this machine is shared)

@@ -101,20 +101,27 @@ end
 -- A table of each row of `ours` (by kernel) against each row of `theirs` (a column per kernel),
 -- the cells from cell(a, b).
 -- Why a row's measurement is no ordinary one, or nil: "spread" (its spread_flag: the repetitions
--- disagreed beyond the sweep's spread_limit) or "busy" (its busy flag, or other processes took
+-- disagreed beyond the sweep's spread_limit), "busy" (its busy flag, or other processes took
 -- more than M.DISTURBED_SHARE of the CPUs' time while it ran: other_cpu_share).  A ratio built
--- from such a row is marked, not printed as an ordinary one.
+-- from such a row is marked, not printed as an ordinary one; a row both is "spread, busy".
 M.DISTURBED_SHARE = 0.25
 function M.disturbed(r)
-  if tostring(r.spread_flag) == "1" then return "spread" end
+  local why = {}
+  if tostring(r.spread_flag) == "1" then why[#why + 1] = "spread" end
   local share = M.num(r.other_cpu_share)
-  if tostring(r.busy) == "1" or (share and share > M.DISTURBED_SHARE) then return "busy" end
-  return nil
+  if tostring(r.busy) == "1" or (share and share > M.DISTURBED_SHARE) then why[#why + 1] = "busy" end
+  return #why > 0 and table.concat(why, ", ") or nil
 end
 
 -- cell's text for rows a and b, marked "⚠ busy" / "⚠ spread" when either is disturbed.
 function M.marked(text, a, b)
-  local why = M.disturbed(a) or M.disturbed(b)
+  local spread, busy = false, false
+  for _, r in ipairs({ a or {}, b or {} }) do
+    local w = M.disturbed(r) or ""
+    spread = spread or w:find("spread", 1, true) ~= nil
+    busy = busy or w:find("busy", 1, true) ~= nil
+  end
+  local why = spread and busy and "spread, busy" or spread and "spread" or busy and "busy" or nil
   return why and (text .. " ⚠ " .. why) or text
 end
 
