@@ -54,13 +54,19 @@ expect_ok gemm --kernel i2_s@scalar --m 8 --k 128 --n 3 --reps 2 --min-time 0 --
 # With every SIMD feature masked off, dispatch falls back to the scalar reference.
 for mask in ffffffff scalar; do
     out=$(BITBENCH_CPU_MASK=$mask "$BB" gemm --kernel i2_s --m 8 --k 128 --reps 2 --min-time 0 --csv | tail -1)
-    case "$out" in i2_s,scalar,*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: masked ($mask) dispatch gave $out" ;; esac
+    case "$out" in gemm,gemm,1,i2_s,scalar,*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: masked ($mask) dispatch gave $out" ;; esac
 done
-# --read: the same bytes read alone, as many times as the kernel ran; positive times and GB/s.
+# --read: the same bytes read alone, as many times as the kernel ran; positive times and GB/s,
+# after results.csv's columns (by name: python's csv reads a quoted cpu_model too).
 out=$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read --csv)
-hdr=$(echo "$out" | head -1) row=$(echo "$out" | tail -1)
-case "$hdr" in *,gbps,read_t_median_s,read_t_min_s,read_gbps,cpus,variant_ran,fallback_calls) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: --read csv header $hdr" ;; esac
-if echo "$row" | awk -F, '{ exit !(NF == 20 && $18 != "" && $20 == 0 && $15 > 0 && $16 > 0 && $16 <= $15 && $17 > 0) }'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --read csv row $row"; fi
+hdr=$(echo "$out" | head -1)
+case "$hdr" in experiment,sweep,point,kernel,*,cpus,*,gbps,*,cpu_model,read_t_median_s,read_t_min_s,read_gbps) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: --read csv header $hdr" ;; esac
+if printf '%s\n' "$out" | python3 -c '
+import csv, sys
+r = list(csv.DictReader(sys.stdin))[0]
+f = lambda k: float(r[k])
+sys.exit(not (len(r) > 40 and r["variant_ran"] != "" and r["fallback_calls"] == "0" and f("t_median_s") > 0 and
+              f("read_t_median_s") > 0 and f("read_t_min_s") <= f("read_t_median_s") and f("read_gbps") > 0))'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --read csv row $out"; fi
 case "$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read)" in
 *"the same bytes read alone: median"*"the kernel takes"*) pass=$((pass + 1)) ;;
 *) fail=$((fail + 1)); echo "FAIL: --read text output" ;; esac

@@ -120,7 +120,7 @@ if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "kernel as-stored-no-repack
 else bad "e2e stories260K-q4_0 --no-repack -> rc=$rc: $out $(cat "$tmp/err")"; fi
 out=$("$BB" e2e --model "$G/stories260K/stories260K-q4_0.gguf" --kernel q4_0 --prompt 4 --gen 4 --reps 1 --csv 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^bitbench: --kernel q4_0 requantizes 5 tensors: 5 F32 (ffn_down); the classifier (output) stays Q8_0" &&
-   printf '%s\n' "$out" | grep -q '^stories260K-q4_0.gguf,q4_0,'; then ok
+   printf '%s\n' "$out" | grep -q '^e2e,e2e,1,stories260K-q4_0.gguf,q4_0,'; then ok
 else bad "e2e stories260K-q4_0 --kernel q4_0 -> rc=$rc: $out"; fi
 
 # and so does a model sweep without out_kernel: the classifier of a GGUF model as stored

@@ -112,14 +112,14 @@ if command -v sqlite3 >/dev/null 2>&1 && [ -f "$T/r.sqlite" ]; then
     cp "$T/r.sqlite" "$T/v1.sqlite"
     if sqlite3 "$T/v1.sqlite" "ALTER TABLE e2e_points DROP COLUMN cpus; UPDATE schema_version SET version = 1;" 2>/dev/null; then
         "$BB" db list --db "$T/v1.sqlite" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT version FROM schema_version")" = 6 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT count(*) FROM e2e_points WHERE cpus IS NULL")" = 1 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT version FROM schema_version")" = 7 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT count(*) FROM e2e_points WHERE cpus IS NULL")" = 1 ]' \
             "schema 1 migrated: rc=$rc $(cat "$T/e")"
     fi
     # one of schema 3 (before the code that ran: variant_ran, fallback_calls) likewise, its cells empty
     cp "$T/r.sqlite" "$T/v3.sqlite"
     if sqlite3 "$T/v3.sqlite" "ALTER TABLE points DROP COLUMN variant_ran; ALTER TABLE points DROP COLUMN fallback_calls; ALTER TABLE e2e_points DROP COLUMN variant_ran_pp; ALTER TABLE e2e_points DROP COLUMN variant_ran_tg; ALTER TABLE e2e_points DROP COLUMN fallback_calls; UPDATE schema_version SET version = 3;" 2>/dev/null; then
         "$BB" db list --db "$T/v3.sqlite" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT version FROM schema_version")" = 6 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM points WHERE variant_ran IS NULL AND fallback_calls IS NULL")" = 2 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM e2e_points WHERE variant_ran_tg IS NULL")" = 1 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT version FROM schema_version")" = 7 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM points WHERE variant_ran IS NULL AND fallback_calls IS NULL")" = 2 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM e2e_points WHERE variant_ran_tg IS NULL")" = 1 ]' \
             "schema 3 migrated: rc=$rc $(cat "$T/e")"
     fi
     check '[ "$(sqlite3 "$T/r.sqlite" "SELECT length(variant_ran) > 0 AND fallback_calls = 0 FROM points ORDER BY seq" | tr "\n" " ")" = "1 1 " ]' \

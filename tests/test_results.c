@@ -137,7 +137,7 @@ static void test_csv(void)
     CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,variant_ran,fallback_calls,family,", 72) &&
               strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,attempts,t_q1_s,t_q3_s,verify,"
                                                                                "run_id,host,commit,load_before,load_after,"
-                                                                               "other_cpu_share,busy,x_a,x_b"),
+                                                                               "other_cpu_share,busy,cpu_model,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");
     fprintf(f, "%s\n", header);
@@ -155,8 +155,8 @@ static void test_csv(void)
         CHECK(rows[1].n == 2 && !strcmp(rows[1].cpus, "0;1") && !strcmp(rows[1].roles, "q+o"), "fields");
         CHECK(!strcmp(rows[1].variant, "amx") && !strcmp(rows[1].variant_ran, "avx512") && rows[1].fallback_calls == 2,
               "the variant asked for, the code that ran and the fallbacks read back");
-        CHECK(rows[0].t_median_s == (double)(float)rows[0].t_median_s || fabs(rows[0].t_median_s - 1.0 / 3) < 1e-9,
-              "numbers with 9 significant digits");
+        CHECK(rows[0].t_median_s == a.t_median_s && rows[1].t_median_s == b.t_median_s && rows[0].gops == a.gops,
+              "numbers read back as the very doubles written (full precision)");
         CHECK(rows[0].meter[0] == 123.5 && isnan(rows[0].meter[1]), "meter values, empty = not measured");
         CHECK(rows[0].err_max_abs == 0.0125 && rows[0].err_rel_rms == 0.0075 && rows[0].err_master_rel_rms == 0.0875 &&
                   isnan(rows[0].weight_rel_rms),
@@ -180,9 +180,9 @@ static void test_csv(void)
     unlink(path);
 }
 
-/* e2e.csv through its column list: the cells are exactly what the positional writer it replaced
- * wrote (rates %.6g, shares %.4f, byte counts as integers, the rest %.9g, empty when not measured),
- * and a resumed run reads them back, the cut-short row dropped. */
+/* e2e.csv through its column list: numbers at full precision (the shortest text that reads back as
+ * the same double; byte counts as integers), empty when not measured, and a resumed run reads them
+ * back, the cut-short row dropped. */
 /* The markdown tables name the code that ran beside the variant asked for, and note fallbacks. */
 static void test_markdown_ran(void)
 {
@@ -245,7 +245,7 @@ static void test_e2e_csv(void)
                           "logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,"
                           "tg_samples,energy_per_token_j,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token,run_id,host,"
                           "commit,load_before,load_after,other_cpu_share,busy,pp_spread,tg_spread,spread_flag,attempts,"
-                          "timer_region_s,timer_tsc_ghz"),
+                          "cpu_model,timer_region_s,timer_tsc_ghz"),
           "e2e header: %s", header);
     char *buf = NULL;
     size_t len = 0;
@@ -258,13 +258,15 @@ static void test_e2e_csv(void)
     r.logits_identical = 0;
     bb_e2e_write_row(f, &r);
     fclose(f);
-    /* ... cpus (empty), then depth 0, kv_type_k and kv_type_v unrecorded, kv_bytes_per_token 0 */
-    const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
-                       "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,,,,,,,"
-                       ",,,,,,,,,,0,,,0,,,,,,,0,,0.0500,0,1,0.845570097,\n"
-                       "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6667,f16,2,0,16,3,0,0,0,18.9222,"
-                       "18.3758,20.0224,52.848,0.9747,1012680192,19.1621,27.5065,28.368,27.855,0.6879,1026766728,f32,"
-                       "0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,,0.0500,0,1,0.845570097,\n";
+    /* ... cpus (empty), then depth 0, kv_type_k and kv_type_v unrecorded, kv_bytes_per_token 0; every
+     * number at full precision (the shortest text that reads back as the same double), cpu_model
+     * empty */
+    const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6666667,f16,2,0,16,3,0,0,0,"
+                       "18.92221,18.3758,20.0224,52.84801,0.97471,1012680192,19.1621,27.5065,28.368,27.855,0.68789,"
+                       "1026766728,,,,,,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,,0.845570097,\n"
+                       "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6666667,f16,2,0,16,3,0,0,0,"
+                       "18.92221,18.3758,20.0224,52.84801,0.97471,1012680192,19.1621,27.5065,28.368,27.855,0.68789,"
+                       "1026766728,f32,0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,,0.845570097,\n";
     CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
 
     char path[] = "/tmp/bb_e2e_XXXXXX";
@@ -282,7 +284,7 @@ static void test_e2e_csv(void)
         int rc = bb_e2e_read(path, header, 2, &rows, &n, err, sizeof err);
         CHECK(rc == 0 && n == 2, "e2e rows read back: %s", rc ? err : "");
         if (rc == 0 && n == 2) {
-            CHECK(rows[1].tg_tps == 18.9222 && rows[1].gen == 16 && !strcmp(rows[1].ref_kernel, "f32") &&
+            CHECK(rows[1].tg_tps == 18.92221 && rows[1].ms_per_token == 52.84801 && rows[1].gen == 16 && !strcmp(rows[1].ref_kernel, "f32") &&
                       rows[1].logits_identical == 0 && isnan(rows[0].logits_identical) && isnan(rows[1].meter[1]),
                   "e2e fields");
             free(rows);

@@ -55,6 +55,11 @@ static int exec(bb_db *db, const char *sql, char *err, size_t errlen)
     return -1;
 }
 
+/* The texts a run carries (results/run_texts.h): experiment.lua, models/NAME.lua, source.diff. */
+#define RUN_FILES_SQL                                                                                              \
+    "CREATE TABLE IF NOT EXISTS run_files (run TEXT NOT NULL, name TEXT NOT NULL, sha256 TEXT NOT NULL,"          \
+    " text TEXT NOT NULL, PRIMARY KEY (run, name));"
+
 /* CREATE TABLE of a row table: run, seq, then one typed column per bb_column. */
 static void create_sql(const db_table *t, char *sql, size_t len)
 {
@@ -76,7 +81,7 @@ static int create_schema(bb_db *db, char *err, size_t errlen)
              " status TEXT, source TEXT, imported_at TEXT, files TEXT, result_meters TEXT, e2e_meters TEXT,"
              " run_json TEXT);"
              "CREATE TABLE meters (run TEXT NOT NULL, tbl TEXT NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL,"
-             " value REAL, PRIMARY KEY (run, tbl, seq, name));",
+             " value REAL, PRIMARY KEY (run, tbl, seq, name));" RUN_FILES_SQL,
              BB_DB_APPLICATION_ID, BB_DB_SCHEMA_VERSION);
     if (exec(db, sql, err, errlen)) return -1;
     for (int w = 0; w < 4; w++) {
@@ -120,8 +125,9 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
  * e2e_points "cpus"; 3 has both; 4 adds the code that ran (kernel.h's bb_variant: points
  * variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and fallback_calls); 5 the
  * context (e2e_points and e2e_samples depth, kv_type_k, kv_type_v; e2e_points kv_bytes_per_token);
- * 6 e2e_points' noise (pp_spread, tg_spread, spread_flag, attempts: harness/results/noise.h).
- * A file of version 1 to 5 gains whichever it lacks, empty in the rows stored before (what ran
+ * 6 e2e_points' noise (pp_spread, tg_spread, spread_flag, attempts: harness/results/noise.h);
+ * 7 points' and e2e_points' cpu_model, and the table run_files (created when missing).
+ * A file of version 1 to 6 gains whichever it lacks, empty in the rows stored before (what ran
  * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write
  * transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
@@ -144,7 +150,9 @@ static const struct {
                      {"e2e_points", "pp_spread", "REAL"},
                      {"e2e_points", "tg_spread", "REAL"},
                      {"e2e_points", "spread_flag", "INTEGER"},
-                     {"e2e_points", "attempts", "INTEGER"}};
+                     {"e2e_points", "attempts", "INTEGER"},
+                     {"points", "cpu_model", "TEXT"},
+                     {"e2e_points", "cpu_model", "TEXT"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {
@@ -161,6 +169,7 @@ static int migrate_old(bb_db *db, char *err, size_t errlen)
                      added_columns[i].column, added_columns[i].type);
             if (exec(db, sql, err, errlen)) goto fail;
         }
+        if (exec(db, RUN_FILES_SQL, err, errlen)) goto fail;
         char sql[128];
         snprintf(sql, sizeof sql, "UPDATE schema_version SET version = %d", BB_DB_SCHEMA_VERSION);
         if (exec(db, sql, err, errlen)) goto fail;
@@ -294,6 +303,25 @@ static int insert_rows(bb_db *db, const char *run, const db_table *t, const void
     return rc;
 }
 
+static int insert_texts(bb_db *db, const char *run, const bb_run_tables *t, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db->h, "INSERT INTO run_files VALUES (?, ?, ?, ?)", -1, &s, NULL) != SQLITE_OK)
+        return fail(db, "run_files", err, errlen);
+    int rc = 0;
+    for (int i = 0; i < t->ntexts && rc == 0; i++) {
+        sqlite3_reset(s);
+        sqlite3_bind_text(s, 1, run, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, t->texts[i].name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 3, t->texts[i].sha256, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 4, t->texts[i].text, (int)t->texts[i].len, SQLITE_TRANSIENT);
+        if (sqlite3_step(s) != SQLITE_DONE) rc = -1;
+    }
+    if (rc) fail(db, "run_files", err, errlen);
+    sqlite3_finalize(s);
+    return rc;
+}
+
 static void join_names(const bb_meter_names *mn, char *buf, size_t len)
 {
     size_t o = 0;
@@ -345,8 +373,8 @@ static int insert_run(bb_db *db, const char *run, const bb_run_tables *t, const 
 
 static int delete_run(bb_db *db, const char *run)
 {
-    static const char *const tables[] = {"runs", "points", "e2e_points", "meters", "samples", "e2e_samples"};
-    for (int i = 0; i < 6; i++) {
+    static const char *const tables[] = {"runs", "points", "e2e_points", "meters", "samples", "e2e_samples", "run_files"};
+    for (int i = 0; i < 7; i++) {
         char sql[128];
         snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = ?", tables[i]);
         sqlite3_stmt *s;
@@ -375,6 +403,7 @@ int bb_db_put_run(bb_db *db, const bb_run_tables *t, const char *fallback_key, c
     if (rc == 0) rc = insert_rows(db, run, &k[1], t->e2e, t->ne2e, &t->e2e_meters, err, errlen);
     if (rc == 0) rc = insert_rows(db, run, &k[2], t->samples, t->nsamples, NULL, err, errlen);
     if (rc == 0) rc = insert_rows(db, run, &k[3], t->e2e_samples, t->ne2e_samples, NULL, err, errlen);
+    if (rc == 0) rc = insert_texts(db, run, t, err, errlen);
     char e2[1400];
     if (rc == 0) rc = exec(db, "COMMIT", err, errlen);
     else exec(db, "ROLLBACK", e2, sizeof e2);
@@ -471,6 +500,37 @@ static int read_rows(bb_db *db, const char *run, const db_table *t, void **rows,
     return t->meter_off >= 0 ? read_meters(db, run, t, *rows, *n, mn) : 0;
 }
 
+/* The run's texts, each checked against its stored sha256 (a text changed in the file is refused,
+ * not handed on as the run's). */
+static int read_texts(bb_db *db, const char *run, bb_run_tables *t, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db->h, "SELECT name, sha256, text FROM run_files WHERE run = ? ORDER BY name", -1, &s,
+                           NULL) != SQLITE_OK)
+        return fail(db, "run_files", err, errlen);
+    sqlite3_bind_text(s, 1, run, -1, SQLITE_TRANSIENT);
+    int rc, bad = 0;
+    while (!bad && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 0), *sha = (const char *)sqlite3_column_text(s, 1);
+        const char *text = (const char *)sqlite3_column_text(s, 2);
+        size_t len = (size_t)sqlite3_column_bytes(s, 2);
+        if (!name || !sha || !text || len > BB_RUN_TEXT_MAX_BYTES) {
+            snprintf(err, errlen, "%s: run %s: a stored text is empty or larger than %llu bytes", db->path, run,
+                     (unsigned long long)BB_RUN_TEXT_MAX_BYTES);
+            bad = 1;
+        } else if (bb_run_texts_add(&t->texts, &t->ntexts, name, text, len, err, errlen)) {
+            bad = 1;
+        } else if (strcmp(t->texts[t->ntexts - 1].sha256, sha)) {
+            snprintf(err, errlen, "%s: run %s: the stored %s does not match its stored sha256 %s", db->path, run, name,
+                     sha);
+            bad = 1;
+        }
+    }
+    sqlite3_finalize(s);
+    if (bad) return -1;
+    return rc == SQLITE_DONE ? 0 : fail(db, "run_files", err, errlen);
+}
+
 int bb_db_load_run(bb_db *db, const char *run, bb_run_tables *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
@@ -501,6 +561,10 @@ int bb_db_load_run(bb_db *db, const char *run, bb_run_tables *t, char *err, size
         read_rows(db, run, &k[3], (void **)&t->e2e_samples, &t->ne2e_samples, NULL)) {
         bb_run_tables_free(t);
         return fail(db, "reading a run", err, errlen);
+    }
+    if (read_texts(db, run, t, err, errlen)) {
+        bb_run_tables_free(t);
+        return -1;
     }
     return 0;
 }
@@ -569,6 +633,37 @@ int bb_db_import_dir(bb_db *db, const char *dir, char *run_out, size_t run_len, 
     snprintf(err, errlen, "%s", no_sqlite);
     return -1;
 }
+/* The run's texts, each checked against its stored sha256 (a text changed in the file is refused,
+ * not handed on as the run's). */
+static int read_texts(bb_db *db, const char *run, bb_run_tables *t, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db->h, "SELECT name, sha256, text FROM run_files WHERE run = ? ORDER BY name", -1, &s,
+                           NULL) != SQLITE_OK)
+        return fail(db, "run_files", err, errlen);
+    sqlite3_bind_text(s, 1, run, -1, SQLITE_TRANSIENT);
+    int rc, bad = 0;
+    while (!bad && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 0), *sha = (const char *)sqlite3_column_text(s, 1);
+        const char *text = (const char *)sqlite3_column_text(s, 2);
+        size_t len = (size_t)sqlite3_column_bytes(s, 2);
+        if (!name || !sha || !text || len > BB_RUN_TEXT_MAX_BYTES) {
+            snprintf(err, errlen, "%s: run %s: a stored text is empty or larger than %llu bytes", db->path, run,
+                     (unsigned long long)BB_RUN_TEXT_MAX_BYTES);
+            bad = 1;
+        } else if (bb_run_texts_add(&t->texts, &t->ntexts, name, text, len, err, errlen)) {
+            bad = 1;
+        } else if (strcmp(t->texts[t->ntexts - 1].sha256, sha)) {
+            snprintf(err, errlen, "%s: run %s: the stored %s does not match its stored sha256 %s", db->path, run, name,
+                     sha);
+            bad = 1;
+        }
+    }
+    sqlite3_finalize(s);
+    if (bad) return -1;
+    return rc == SQLITE_DONE ? 0 : fail(db, "run_files", err, errlen);
+}
+
 int bb_db_load_run(bb_db *db, const char *run, bb_run_tables *t, char *err, size_t errlen)
 {
     (void)db, (void)run, (void)t;

@@ -2,7 +2,7 @@
  * machines accumulate — `--db FILE.sqlite` on run, gemm and e2e, `bitbench db import RUN_DIR` for
  * runs written before — and from which `bitbench compare` and `bitbench db export` read them.
  *
- * Schema version 2 (README.md, "Results database", documents every table):
+ * Schema (docs/results.md, "Results database", documents every table):
  *   schema_version (version)                    one row; a file of a newer version is refused, one
  *                                               of version 1 is migrated (e2e_points gains cpus)
  *   runs (run PRIMARY KEY, run_id, experiment, commit, dirty, host, cpu_model, cpu_flags, compiler,
@@ -13,6 +13,7 @@
  *   meters      (run, tbl, seq, name, value)                 the meter cells of both
  *   samples     (run, seq, then samples.csv's columns)
  *   e2e_samples (run, seq, then e2e_samples.csv's columns)
+ *   run_files   (run, name, sha256, text)                    the run folder's texts (run_texts.h)
  * `run` is the run's key: its run.json run_id (the directory's name for runs from before run ids);
  * `seq` the row's place in its file.  PRAGMA application_id is BB_DB_APPLICATION_ID, so a foreign
  * SQLite file is told apart from a bitbench one.  Storing a run again replaces it. */
@@ -28,8 +29,10 @@
  * 4: points has variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and
  *    fallback_calls (the code that ran, kernel.h's bb_variant)
  * 6: e2e_points has pp_spread, tg_spread, spread_flag and attempts (harness/results/noise.h)
- * (files of 1 to 5 are brought up to it when opened, the new cells empty in their rows) */
-#define BB_DB_SCHEMA_VERSION 6
+ * 7: points and e2e_points have cpu_model; run_files (run, name, sha256, text) holds the texts a run
+ *    carries (results/run_texts.h: experiment.lua, models/NAME.lua, source.diff)
+ * (files of 1 to 6 are brought up to it when opened, the new cells empty in their rows) */
+#define BB_DB_SCHEMA_VERSION 7
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

@@ -36,8 +36,9 @@ int bb_run_db_store_dir(const char *who, const char *path, const char *dir, bool
     return rc;
 }
 
-void bb_single_run_begin(bb_single_run *s)
+void bb_single_run_begin(bb_single_run *s, const bb_machine *mach)
 {
+    snprintf(s->cpu_model, sizeof s->cpu_model, "%s", mach->cpu_model);
     bb_run_id_new(s->run_id, sizeof s->run_id);
     bb_host_name(s->host, sizeof s->host);
     bb_iso_time(s->started_at);
@@ -55,6 +56,7 @@ void bb_single_run_provenance(const bb_single_run *s, bb_row_provenance *p)
     snprintf(p->run_id, sizeof p->run_id, "%s", s->run_id);
     snprintf(p->host, sizeof p->host, "%s", s->host);
     snprintf(p->commit, sizeof p->commit, "%s", BB_GIT_COMMIT);
+    snprintf(p->cpu_model, sizeof p->cpu_model, "%s", s->cpu_model);
     p->load_before = around.load_before;
     p->load_after = around.load_after;
     p->other_cpu_share = around.other_cpu_share;

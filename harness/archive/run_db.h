@@ -22,13 +22,14 @@ int bb_run_db_store_dir(const char *who, const char *path, const char *dir, bool
 /* A single measurement of gemm or e2e, as a run. */
 typedef struct {
     char run_id[BB_RUN_ID_MAX], host[64], started_at[32];
+    char cpu_model[128];       /* the machine's, for its row's cpu_model column */
     bb_load_reading load;
     int threads;               /* the pool's size and bb_pool_placement (run.json's placement), */
     char placement[1024];      /* set by the command before storing; "" leaves placement out */
 } bb_single_run;
 
-/* Its id and start, and a load reading before the measurement. */
-void bb_single_run_begin(bb_single_run *s);
+/* Its id, start and CPU model, and a load reading before the measurement. */
+void bb_single_run_begin(bb_single_run *s, const bb_machine *mach);
 /* The provenance columns of its row: the run and the load since bb_single_run_begin. */
 void bb_single_run_provenance(const bb_single_run *s, bb_row_provenance *p);
 /* Store t (its rows filled by the command) with a sidecar made here.  Returns 0, or -1 after one

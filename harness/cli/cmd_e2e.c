@@ -11,8 +11,10 @@
 #include "bench/e2e_bench.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/machine_output.h"
 #include "models/kernel_choice.h"
 #include "models/model_load.h"
+#include "results/noise.h"
 #include "results/result_row.h"
 #include "support/machine.h"
 #include "support/sizes.h"
@@ -21,7 +23,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bitbench e2e --model NAME|FILE.gguf|FILE.bin --kernel K [--out-kernel K] [--threads T] [--prompt P]\n"
                "                    [--gen G] [--depth D] [--reps R] [--kv T]\n"
-               "                    [--kv-type-k T] [--kv-type-v T] [--distinct-layers L] [--seed S] [--csv]\n"
+               "                    [--kv-type-k T] [--kv-type-v T] [--distinct-layers L] [--seed S] [--csv | --json]\n"
                "                    [--db FILE.sqlite] [--cpus LIST] [--no-repack]\n"
                "  --depth D     D tokens in the KV cache before the prompt, filled untimed (llama-bench's -d); default 0\n"
                "  --kv T        KV cache type of keys and values: f32 (default), f16, bf16, q8_0 (q8_0: head dim a multiple of 32)\n"
@@ -32,12 +34,16 @@ static void usage(FILE *f)
                "  layers; stderr lists what it requantizes); the classifier stays as stored unless --out-kernel.\n"
                "  Q4_0, IQ4_NL, Q2_K and TQ1_0 blocks are rearranged at load into the faster interleaved layout\n"
                "  (bits unchanged; stderr says so); --no-repack keeps every tensor's stored layout.\n"
-               "  A config (synthetic weights) needs --kernel; its classifier defaults to f16.\n");
+               "  A config (synthetic weights) needs --kernel; its classifier defaults to f16.\n"
+               "  --csv         the result as e2e.csv's header and row (its columns, provenance included, numbers\n"
+               "                at full precision), then weight_pad_bytes_per_token\n"
+               "  --json        the same row as one JSON object on one line (JSONL); with --csv or --json stdout\n"
+               "                holds only that, everything else goes to stderr\n");
 }
 
 /* One option into spec (model, threads and --csv aside); returns -1 to go on, else the exit status. */
 static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **model, int *threads, int **cpus,
-                        int *ncpus, int *csv, const char **db)
+                        int *ncpus, int *format, const char **db)
 {
     switch (c) {
     case 'B': *db = optarg; return -1;
@@ -58,7 +64,8 @@ static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **mode
     case 'v': return bb_parse_kv_option("e2e", "--kv", optarg, &spec->kv_k, &spec->kv_v) ? 2 : -1;
     case 'k': return bb_parse_kv_option("e2e", "--kv-type-k", optarg, &spec->kv_k, &spec->kv_v) ? 2 : -1;
     case 'V': return bb_parse_kv_option("e2e", "--kv-type-v", optarg, &spec->kv_k, &spec->kv_v) ? 2 : -1;
-    case 'C': *csv = 1; return -1;
+    case 'C':
+    case 'J': return bb_machine_output_option("bitbench e2e", c == 'C' ? BB_OUT_CSV : BB_OUT_JSON, format) ? 2 : -1;
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench e2e: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -68,7 +75,7 @@ static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **mode
 }
 
 /* The options into spec and the model's config; returns -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config *cfg, int *threads, int *csv,
+static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config *cfg, int *threads, int *format,
                       const char **db)
 {
     static const struct option opts[] = {
@@ -80,7 +87,8 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
         {"depth", required_argument, 0, 'd'},
         {"distinct-layers", required_argument, 0, 'L'}, {"seed", required_argument, 0, 's'},
         {"csv", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {"db", required_argument, 0, 'B'},
-        {"cpus", required_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'}, {0, 0, 0, 0}};
+        {"cpus", required_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'}, {"json", no_argument, 0, 'J'},
+        {0, 0, 0, 0}};
     const char *model = NULL;
     int *cpus = NULL, ncpus = 0;
     *threads = 0;
@@ -88,7 +96,7 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int rc = parse_option(c, argv, spec, &model, threads, &cpus, &ncpus, csv, db);
+        int rc = parse_option(c, argv, spec, &model, threads, &cpus, &ncpus, format, db);
         if (rc >= 0) {
             free(cpus);
             return rc;
@@ -116,17 +124,19 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
     return -1;
 }
 
-static void print_csv(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads)
+/* The point as e2e.csv's row, its noise judged by a sweep's default limits: what `--db` stores and
+ * what --csv and --json print. */
+static void e2e_row(const bb_single_run *run, const bb_e2e_spec *spec, const bb_e2e_result *r, int threads,
+                    bb_e2e_row *row)
 {
-    printf("model,kernel,threads,prompt,gen,reps,pp_tps,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,"
-           "weight_bytes_per_token,weight_pad_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,"
-           "tg_of_read,footprint_bytes,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token\n");
-    printf("%s,%s,%d,%d,%d,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4f,%zu,%s,%d,%s,%s,%zu\n",
-           spec->model->name, spec->kernel, threads, spec->prompt_len, spec->gen_len, spec->reps, r->pp_tps_median, r->tg_tps_median,
-           r->tg_tps_min, r->tg_tps_max, r->tg_ms_per_token, r->matmul_share, r->weight_bytes_per_token,
-           r->weight_pad_bytes_per_token, r->tg_gbps, r->read_tps_median, r->read_tps_max, r->read_gbps,
-           r->tg_of_read, r->footprint, r->cpus, spec->depth, bb_kv_type_name(spec->kv_k), bb_kv_type_name(spec->kv_v),
-           r->kv_bytes_per_token);
+    bb_e2e_row_measured(row, spec, threads, r);
+    snprintf(row->experiment, sizeof row->experiment, "e2e");
+    snprintf(row->sweep, sizeof row->sweep, "e2e");
+    row->point = 1;
+    bb_e2e_row_noise(row, spec->prompt_len ? spec->pp_seconds : NULL, spec->prompt_len ? spec->reps : 0,
+                     spec->gen_len ? spec->tg_seconds : NULL, spec->gen_len ? spec->reps : 0, BB_DEFAULT_SPREAD_LIMIT,
+                     BB_DEFAULT_SD_LIMIT);
+    bb_single_run_provenance(run, &row->prov);
 }
 
 static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int threads, const bb_machine *mach)
@@ -163,17 +173,12 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
 
 /* --db: the point as a run "e2e" of one row and its samples (run_db.h). */
 static int store(const char *db, const bb_single_run *run, int argc, char **argv, const bb_machine *mach,
-                 const bb_e2e_spec *spec, const bb_e2e_result *r, int threads)
+                 const bb_e2e_spec *spec, const bb_e2e_result *r, const bb_e2e_row *point, int threads)
 {
-    bb_e2e_row row;
-    bb_e2e_row_measured(&row, spec, threads, r);
-    snprintf(row.experiment, sizeof row.experiment, "e2e");
-    snprintf(row.sweep, sizeof row.sweep, "e2e");
-    row.point = 1;
+    bb_e2e_row row = *point;
     bb_single_run placed = *run;
     placed.threads = threads;
     snprintf(placed.placement, sizeof placed.placement, "%s", r->placement);
-    bb_single_run_provenance(run, &row.prov);
     bb_run_tables t = {.has_e2e = true, .has_e2e_samples = true, .e2e = &row, .ne2e = 1};
     t.e2e_samples = calloc(2 * (size_t)spec->reps, sizeof *t.e2e_samples);
     if (!t.e2e_samples) return -1;
@@ -208,9 +213,9 @@ int bb_cmd_e2e(int argc, char **argv)
     bb_machine_detect(&mach);
     bb_model_config cfg;
     bb_e2e_spec spec = {.kernel = NULL, .prompt_len = 32, .gen_len = 16, .reps = 3, .distinct_layers = 2, .seed = 1};
-    int threads = 1, csv = 0;
+    int threads = 1, format = BB_OUT_TEXT;
     const char *db = NULL;
-    int rc = parse_args(argc, argv, &spec, &cfg, &threads, &csv, &db);
+    int rc = parse_args(argc, argv, &spec, &cfg, &threads, &format, &db);
     if (rc >= 0) return rc;
     if (db && bb_run_db_check("bitbench e2e", db)) return 2;
     double *seconds = calloc(2 * (size_t)spec.reps, sizeof *seconds); /* prefill, then generation */
@@ -218,7 +223,7 @@ int bb_cmd_e2e(int argc, char **argv)
     spec.pp_seconds = seconds;
     spec.tg_seconds = seconds + spec.reps;
     bb_single_run run;
-    bb_single_run_begin(&run);
+    bb_single_run_begin(&run, &mach);
     char err[BB_ERR_MAX];
     bb_pool *pool = bb_pool_create(threads, err, sizeof err);
     if (!pool) {
@@ -238,9 +243,17 @@ int bb_cmd_e2e(int argc, char **argv)
     /* what the run is called and its classifier's kernel, as kernel_choice.h decided them */
     if (!spec.kernel) spec.kernel = spec.keep_layout ? BB_KERNEL_STORED_LAYOUT : BB_KERNEL_AS_STORED;
     spec.out_kernel = r.out_kernel;
-    if (csv) print_csv(&spec, &r, threads);
-    else print_text(&spec, &r, threads, &mach);
-    rc = db && store(db, &run, argc, argv, &mach, &spec, &r, threads) ? 1 : 0;
+    bb_e2e_row row;
+    e2e_row(&run, &spec, &r, threads, &row);
+    rc = 0;
+    if (format != BB_OUT_TEXT) {
+        const char *name = "weight_pad_bytes_per_token";
+        double pad = (double)r.weight_pad_bytes_per_token;
+        rc = bb_machine_output_row(stdout, format, bb_e2e_columns, bb_e2e_ncolumns, &row, &name, &pad, 1) ? 1 : 0;
+    } else {
+        print_text(&spec, &r, threads, &mach);
+    }
+    if (db && store(db, &run, argc, argv, &mach, &spec, &r, &row, threads)) rc = 1;
     free(seconds);
     return rc;
 }

@@ -8,6 +8,8 @@
 #include "bench/gemm_bench.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/machine_output.h"
+#include "io/jsonl.h"
 #include "results/result_row.h"
 #include "support/affinity.h"
 #include "support/machine.h"
@@ -18,15 +20,19 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: bitbench gemm --kernel NAME[@isa] --m M --k K [--n N] [--threads T] [--cpus LIST]\n"
             "                     [--reps R] [--warmup W] [--min-time S] [--cache resident|dram]\n"
-            "                     [--seed S] [--verify] [--read] [--csv] [--db FILE.sqlite]\n"
+            "                     [--seed S] [--verify] [--read] [--csv | --json] [--db FILE.sqlite]\n"
             "  --threads T   default 1, or one per CPU of --cpus; at most the CPUs this process may run on\n"
-            "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n");
+            "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
+            "  --csv         the result as results.csv's header and row (its columns, provenance included,\n"
+            "                numbers at full precision), then --read's and --verify's extra columns\n"
+            "  --json        the same row as one JSON object on one line (JSONL); with --csv or --json\n"
+            "                stdout holds only that, everything else goes to stderr\n");
 }
 
 /* One option into spec (kernel spec, threads and --csv aside); returns -1 to go on, else the exit
  * status. */
 static int parse_option(int c, char **argv, bb_gemm_spec *spec, const char **kspec, int *threads, int **cpus,
-                        int *ncpus, int *csv, const char **db)
+                        int *ncpus, int *format, const char **db)
 {
     switch (c) {
     case 'B': *db = optarg; return -1;
@@ -50,7 +56,8 @@ static int parse_option(int c, char **argv, bb_gemm_spec *spec, const char **ksp
     case 's': return bb_parse_u64("--seed", optarg, &spec->seed) ? 2 : -1;
     case 'v': spec->verify = true; return -1;
     case 'R': spec->read_alone = true; return -1;
-    case 'C': *csv = 1; return -1;
+    case 'C':
+    case 'J': return bb_machine_output_option("bitbench gemm", c == 'C' ? BB_OUT_CSV : BB_OUT_JSON, format) ? 2 : -1;
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench gemm: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -61,7 +68,7 @@ static int parse_option(int c, char **argv, bb_gemm_spec *spec, const char **ksp
 
 /* The options into a checked spec (kernel resolved, shape valid for it); returns -1 to go on,
  * else the exit status. */
-static int parse_args(int argc, char **argv, bb_gemm_spec *spec, int *threads, int *csv, const char **db)
+static int parse_args(int argc, char **argv, bb_gemm_spec *spec, int *threads, int *format, const char **db)
 {
     static const struct option opts[] = {
         {"kernel", required_argument, 0, 'K'}, {"m", required_argument, 0, 'm'},
@@ -72,7 +79,7 @@ static int parse_args(int argc, char **argv, bb_gemm_spec *spec, int *threads, i
         {"verify", no_argument, 0, 'v'},       {"csv", no_argument, 0, 'C'},
         {"read", no_argument, 0, 'R'},         {"db", required_argument, 0, 'B'},
         {"cpus", required_argument, 0, 'P'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'J'},         {0, 0, 0, 0}};
     const char *kspec = NULL;
     int *cpus = NULL, ncpus = 0;
     *threads = 0;
@@ -80,7 +87,7 @@ static int parse_args(int argc, char **argv, bb_gemm_spec *spec, int *threads, i
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int rc = parse_option(c, argv, spec, &kspec, threads, &cpus, &ncpus, csv, db);
+        int rc = parse_option(c, argv, spec, &kspec, threads, &cpus, &ncpus, format, db);
         if (rc >= 0) {
             free(cpus);
             return rc;
@@ -108,23 +115,36 @@ static int parse_args(int argc, char **argv, bb_gemm_spec *spec, int *threads, i
     return -1;
 }
 
-static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_pool *pool)
+/* The point as results.csv's row: what `--db` stores and what --csv and --json print. */
+static void gemm_row(const bb_single_run *run, const bb_gemm_spec *spec, const bb_gemm_result *r, int threads,
+                     const bb_pool *pool, bb_result_row *row)
 {
-    char cpus[128];
-    bb_pool_cpus(pool, cpus, sizeof cpus);
-    /* cpus, then variant_ran and fallback_calls last, so that the columns before keep their places */
-    printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s,cpus,variant_ran,"
-           "fallback_calls\n",
-           spec->read_alone ? ",read_t_median_s,read_t_min_s,read_gbps" : "",
-           spec->verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
-    printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa, spec->m,
-           spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), r->reps, r->t_median, r->t_min, r->t_max,
-           r->t_sd, r->gops, r->gbps);
-    if (spec->read_alone) printf(",%.9g,%.9g,%.6g", r->read_t_median, r->read_t_min, r->read_gbps);
-    if (spec->verify)
-        printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r->max_abs_err, r->rel_err, r->bound_ratio, r->err_rel_rms,
-               r->err_master_rel_rms, r->weight_rel_rms);
-    printf(",%s,%s,%llu\n", cpus, bb_variant_ran(spec->variant, spec->n), (unsigned long long)r->fallback_calls);
+    bb_result_row_measured(row, spec->kernel, spec->variant, spec->m, spec->k, spec->n, threads, spec->cache,
+                           spec->warmup, r);
+    snprintf(row->experiment, sizeof row->experiment, "gemm");
+    snprintf(row->sweep, sizeof row->sweep, "gemm");
+    row->point = 1;
+    bb_pool_cpus(pool, row->cpus, sizeof row->cpus);
+    bb_single_run_provenance(run, &row->prov);
+}
+
+/* --csv and --json: results.csv's columns, then what only this command measures: --read's figures
+ * and --verify's error against its bound. */
+static int print_row(int format, const bb_gemm_spec *spec, const bb_gemm_result *r, const bb_result_row *row)
+{
+    const char *names[5];
+    double extra[5];
+    int n = 0;
+    if (spec->read_alone) {
+        names[n] = "read_t_median_s", extra[n++] = r->read_t_median;
+        names[n] = "read_t_min_s", extra[n++] = r->read_t_min;
+        names[n] = "read_gbps", extra[n++] = r->read_gbps;
+    }
+    if (spec->verify) {
+        names[n] = "rel_err", extra[n++] = r->rel_err;
+        names[n] = "bound_ratio", extra[n++] = r->bound_ratio;
+    }
+    return bb_machine_output_row(stdout, format, bb_result_columns, bb_result_ncolumns, row, names, extra, n);
 }
 
 static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_machine *mach,
@@ -160,21 +180,13 @@ static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int th
 
 /* --db: the point as a run "gemm" of one row and its samples (run_db.h). */
 static int store(const char *db, const bb_single_run *run, int argc, char **argv, const bb_machine *mach,
-                 const bb_gemm_spec *spec, const bb_gemm_result *r, bb_pool *pool, int threads)
+                 const bb_gemm_result *r, bb_result_row *row, bb_pool *pool, int threads)
 {
     bb_run_tables t = {.has_results = true, .has_samples = true, .nrows = 1, .nsamples = r->reps};
-    bb_result_row row;
-    bb_result_row_measured(&row, spec->kernel, spec->variant, spec->m, spec->k, spec->n, threads, spec->cache,
-                           spec->warmup, r);
-    snprintf(row.experiment, sizeof row.experiment, "gemm");
-    snprintf(row.sweep, sizeof row.sweep, "gemm");
-    row.point = 1;
-    bb_pool_cpus(pool, row.cpus, sizeof row.cpus);
     bb_single_run placed = *run;
     placed.threads = threads;
     snprintf(placed.placement, sizeof placed.placement, "%s", bb_pool_placement(pool));
-    bb_single_run_provenance(run, &row.prov);
-    t.rows = &row;
+    t.rows = row;
     t.samples = calloc((size_t)(r->reps ? r->reps : 1), sizeof *t.samples);
     if (!t.samples || !r->samples) {
         fprintf(stderr, "bitbench gemm: --db: out of memory\n");
@@ -186,14 +198,14 @@ static int store(const char *db, const bb_single_run *run, int argc, char **argv
         snprintf(s->run_id, sizeof s->run_id, "%s", run->run_id);
         snprintf(s->experiment, sizeof s->experiment, "gemm");
         snprintf(s->sweep, sizeof s->sweep, "gemm");
-        snprintf(s->kernel, sizeof s->kernel, "%s", row.kernel);
-        snprintf(s->variant, sizeof s->variant, "%s", row.variant);
-        snprintf(s->cache, sizeof s->cache, "%s", row.cache);
-        s->point = 1, s->m = row.m, s->k = row.k, s->n = row.n, s->threads = threads, s->rep = i;
+        snprintf(s->kernel, sizeof s->kernel, "%s", row->kernel);
+        snprintf(s->variant, sizeof s->variant, "%s", row->variant);
+        snprintf(s->cache, sizeof s->cache, "%s", row->cache);
+        s->point = 1, s->m = row->m, s->k = row->k, s->n = row->n, s->threads = threads, s->rep = i;
         s->seconds = r->samples[i];
     }
     int rc = bb_single_run_store("bitbench gemm", db, &placed, argc + 1, argv - 1, mach, &t, false);
-    t.rows = NULL; /* on the stack */
+    t.rows = NULL; /* the caller's */
     free(t.samples);
     t.samples = NULL;
     bb_run_tables_free(&t);
@@ -204,10 +216,10 @@ int bb_cmd_gemm(int argc, char **argv)
 {
     bb_machine mach;
     bb_machine_detect(&mach);
-    int threads = 1, csv = 0;
+    int threads = 1, format = BB_OUT_TEXT;
     const char *db = NULL;
     bb_gemm_spec spec = {.n = 1, .min_reps = 20, .warmup = 3, .min_seconds = 0.2, .seed = 42};
-    int rc = parse_args(argc, argv, &spec, &threads, &csv, &db);
+    int rc = parse_args(argc, argv, &spec, &threads, &format, &db);
     if (rc >= 0) return rc;
     if (db && bb_run_db_check("bitbench gemm", db)) return 2;
     spec.keep_samples = db != NULL;
@@ -218,7 +230,7 @@ int bb_cmd_gemm(int argc, char **argv)
         return 1;
     }
     bb_single_run run;
-    bb_single_run_begin(&run);
+    bb_single_run_begin(&run, &mach);
     bb_gemm_result r;
     rc = bb_gemm_bench(pool, &spec, &r, err, sizeof err);
     if (rc) {
@@ -226,10 +238,13 @@ int bb_cmd_gemm(int argc, char **argv)
         fprintf(stderr, "bitbench gemm: %s\n", err);
         return 1;
     }
-    if (csv) print_csv(&spec, &r, threads, pool);
+    bb_result_row row;
+    gemm_row(&run, &spec, &r, threads, pool, &row);
+    int failed = 0;
+    if (format != BB_OUT_TEXT) failed = print_row(format, &spec, &r, &row);
     else print_text(&spec, &r, threads, &mach, pool);
-    int stored = db ? store(db, &run, argc, argv, &mach, &spec, &r, pool, threads) : 0;
+    if (db && store(db, &run, argc, argv, &mach, &r, &row, pool, threads)) failed = -1;
     bb_pool_destroy(pool);
     free(r.samples);
-    return (spec.verify && !bb_gemm_verify_passed(&r)) || stored ? 1 : 0;
+    return (spec.verify && !bb_gemm_verify_passed(&r)) || failed ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 #include "plan/experiment.h"
 #include "plan/plan.h"
 #include "plan/shard.h"
+#include "run/run_repeat.h"
 #include "run/sweep.h"
 #include "support/lua_sandbox.h"
 #include "support/machine.h"
@@ -24,6 +25,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bitbench run FILE.lua [options]\n"
+            "       bitbench run --repeat RUN_DIR [options]\n"
+            "  --repeat RUN_DIR run that run's experiment again from the texts its folder keeps\n"
+            "                   (experiment.lua, models/*.lua; refused when they are missing or their\n"
+            "                   sha256 differs from run.json's), with the size, threads, reps, min-time,\n"
+            "                   only and meters its run.json records unless given here; a new run folder\n"
             "  --threads LIST   thread counts for every sweep, e.g. 1,2 or 1-4 (replaces the file's)\n"
             "  --cpus LIST      thread t of every point on the t-th CPU of LIST, e.g. 0,2-3 (replaces the\n"
             "                   sweeps' cpus); default: one thread per allowed core first, then SMT siblings\n"
@@ -60,6 +66,8 @@ static void usage(FILE *f)
             "--allow-missing-peers); 128+N interrupted by signal N.\n"
             "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
             "build, command line, meters, status) and results.md; the table is also printed.\n"
+            "results.jsonl holds the rows as JSON Lines (written when the run ends); experiment.lua,\n"
+            "models/*.lua and, for a -dirty build, source.diff are the texts the run came from.\n"
             "The file's `profile` field adds machine-profile.json, its `plots` field RUN_DIR/plots/.\n"
             "Model sweeps (models = {...}) write e2e.csv (one row per end-to-end point) beside them.\n");
 }
@@ -155,6 +163,8 @@ typedef struct {
     const char *meters; /* --meters papi,rapl: added to the file's meters */
     const char *threads_arg;
     bb_shard shard;     /* count 0: not sharded */
+    const char *repeat; /* --repeat RUN_DIR */
+    bb_repeat rep;      /* what that folder holds */
 } run_args;
 
 static void run_args_free(run_args *a)
@@ -237,12 +247,57 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
         bb_lua_set_limits(c == 'I' ? v : 0, c == 'm' ? (size_t)v << 20 : 0);
         return -1;
     }
+    case 'E':
+        if (!*optarg) {
+            fprintf(stderr, "bitbench run: --repeat: empty run folder name\n");
+            return 2;
+        }
+        a->repeat = optarg;
+        return -1;
     case 'h': usage(stdout); return 0;
     default:
         fprintf(stderr, "bitbench run: unknown or incomplete option '%s'\n", argv[optind - 1]);
         usage(stderr);
         return 2;
     }
+}
+
+/* --repeat RUN_DIR: the folder checked (run/run_repeat.h), its experiment.lua the file, its models/
+ * the model configs, and its recorded settings wherever the command line gave none.  Returns -1 to
+ * go on, else the exit status. */
+static int apply_repeat(run_args *a)
+{
+    char err[4096];
+    bb_repeat *r = &a->rep;
+    if (bb_repeat_prepare(a->repeat, r, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        return 2;
+    }
+    a->file = r->file;
+    /* the model configs the run used, not this machine's models/ (which may have changed) */
+    if (setenv("BITBENCH_MODELS", r->models_dir, 1)) {
+        fprintf(stderr, "bitbench run: --repeat: cannot set BITBENCH_MODELS\n");
+        return 1;
+    }
+    if (!a->size && r->size[0]) {
+        if (strcmp(r->size, "smoke") && strcmp(r->size, "full")) {
+            fprintf(stderr, "bitbench run: --repeat: %s/run.json: run_settings.size '%s' is not smoke or full\n",
+                    a->repeat, r->size);
+            return 2;
+        }
+        a->size = !strcmp(r->size, "smoke") ? "smoke" : "full";
+    }
+    if (!a->threads_arg && r->threads[0]) {
+        a->threads_arg = r->threads;
+        if (bb_parse_int_list("--threads", r->threads, 1, 1 << 16, &a->threads, &a->nthreads)) return 2;
+    }
+    if (!a->ov.reps && r->reps[0] && bb_parse_int("--reps", r->reps, 1, 10000000, &a->ov.reps)) return 2;
+    if (a->ov.min_seconds < 0 && r->min_time[0] &&
+        bb_parse_double("--min-time", r->min_time, 0, 3600, &a->ov.min_seconds))
+        return 2;
+    if (!a->nonly && r->only[0] && add_only(&a->only, &a->nonly, r->only)) return 2;
+    if (!a->meters && r->meters[0]) a->meters = r->meters;
+    return -1;
 }
 
 /* The options and the one experiment file; returns -1 to go on, else the exit status. */
@@ -262,6 +317,7 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
         {"lua-max-instructions", required_argument, 0, 'I'}, {"lua-max-memory", required_argument, 0, 'm'},
         {"allow-missing-peers", no_argument, 0, 'A'},
         {"cpus", required_argument, 0, 'c'},
+        {"repeat", required_argument, 0, 'E'},
         {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -270,16 +326,29 @@ static int parse_args(int argc, char **argv, const bb_machine *mach, run_args *a
         int rc = parse_option(c, argv, mach, a);
         if (rc >= 0) return rc;
     }
-    if (optind >= argc) {
+    if (a->repeat) {
+        if (optind < argc) {
+            fprintf(stderr, "bitbench run: --repeat %s runs the folder's own experiment.lua; '%s' is one file too "
+                    "many\n", a->repeat, argv[optind]);
+            return 2;
+        }
+        if (a->resume) {
+            fprintf(stderr, "bitbench run: --repeat and --resume exclude each other (a repeat is a new run; "
+                    "--resume continues the newest run of a file)\n");
+            return 2;
+        }
+        int rc = apply_repeat(a);
+        if (rc >= 0) return rc;
+    } else if (optind >= argc) {
         fprintf(stderr, "bitbench run: which experiment? give a FILE.lua (see experiments/)\n");
         usage(stderr);
         return 2;
-    }
-    if (optind + 1 < argc) {
+    } else if (optind + 1 < argc) {
         fprintf(stderr, "bitbench run: unexpected argument '%s' (one experiment file per run)\n", argv[optind + 1]);
         return 2;
+    } else {
+        a->file = argv[optind];
     }
-    a->file = argv[optind];
     if (a->shard.group[0] && !a->shard.count) {
         fprintf(stderr, "bitbench run: --shard-group needs --shard i/n\n");
         return 2;
@@ -422,6 +491,10 @@ int bb_cmd_run(int argc, char **argv)
     char run_dir[BB_RUN_DIR_MAX] = "";
     ro.run_dir = run_dir;
     ro.run_dir_len = sizeof run_dir;
+    if (a.repeat) {
+        ro.repeat_of_dir = a.repeat;
+        ro.repeat_of_id = a.rep.run_id;
+    }
     if (a.db && bb_run_db_check("bitbench run", a.db)) goto out;
     status = bb_sweep_run(&ex, &plan, &mach, &ro);
     if (run_dir[0] && a.db && bb_run_db_store_dir("bitbench run", a.db, run_dir, a.quiet) && status == 0) status = 1;

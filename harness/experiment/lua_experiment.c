@@ -24,10 +24,6 @@
 #include "support/lua_file.h"
 #include "support/lua_sandbox.h"
 
-/* An experiment file is a page or two of Lua; 16 MiB is far past any hand-written one and bounds
- * what a shared file costs to read before Lua's own memory bound applies. */
-#define BB_EXPERIMENT_MAX_BYTES ((uint64_t)16 << 20)
-
 static const char *const experiment_fields[] = {"name", "description", "sweeps", "meters", "out", "plots", "profile"};
 
 /* A string-or-list field of names (meters, plots): each checked by `check` (which fails with the

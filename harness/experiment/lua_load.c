@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernels/kernel.h"
+#include "models/model_load.h"
 #include "support/lua_fields.h"
 #include "support/suggest.h"
 
@@ -86,4 +87,14 @@ void load_unknown_kernel(const char *name, char *buf, size_t len)
     int n = 0;
     for (int i = 0; i < bb_kernel_count() && n < 256; i++) names[n++] = bb_kernel_at(i)->name;
     bb_suggest_message("kernel", name, names, n, buf, len);
+}
+
+void load_note_model_config(lua_State *L, load_ctx *c, const char *name)
+{
+    bb_experiment *ex = c->ex;
+    if (bb_model_is_path(name)) return;
+    for (int i = 0; i < ex->nmodel_configs; i++)
+        if (!strcmp(ex->model_configs[i], name)) return;
+    ex->model_configs = load_grow(L, ex->model_configs, sizeof *ex->model_configs, ex->nmodel_configs);
+    snprintf(ex->model_configs[ex->nmodel_configs++], sizeof *ex->model_configs, "%s", name);
 }

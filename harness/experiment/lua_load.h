@@ -46,6 +46,9 @@ void *load_grow(lua_State *L, void *p, size_t elem, int count);
 int load_string_list_len(lua_State *L, load_ctx *c, const bb_sweep *sw, const char *field);
 /* Push entry i (1-based) of the string-or-list at the top, checked to be a string. */
 const char *load_string_entry(lua_State *L, load_ctx *c, const bb_sweep *sw, const char *field, int i);
+/* Note that the experiment uses model config `name` (a `shapes` or `models` entry; a model file's
+ * path is not a config and is not noted): ex->model_configs, each name once. */
+void load_note_model_config(lua_State *L, load_ctx *c, const char *name);
 /* "unknown kernel 'x' (did you mean 'y'?); valid kernels: ..." for a name not in the registry. */
 void load_unknown_kernel(const char *name, char *buf, size_t len);
 

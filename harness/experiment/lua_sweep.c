@@ -93,6 +93,7 @@ static void add_model_shapes(lua_State *L, load_ctx *c, bb_sweep *sw, int i, con
     bb_model_config cfg;
     char err[2048];
     if (bb_model_config_resolve(name, &cfg, err, sizeof err)) load_fail(L, c, sw, "field 'shapes', entry %d: %s", i, err);
+    load_note_model_config(L, c, name);
     bb_model_shape ms[BB_MODEL_MAX_SHAPES];
     int ns = bb_model_shapes(&cfg, ms);
     for (int j = 0; j < ns; j++) {
@@ -191,6 +192,7 @@ static void read_models(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
          * the valid models and the nearest one for an unknown name */
         if (bb_model_config_resolve(name, &cfg, err, sizeof err))
             load_fail(L, c, sw, "field 'models', entry %d: %s", i, err);
+        load_note_model_config(L, c, name);
         for (int j = 0; j < sw->nmodels; j++)
             if (strcmp(sw->models[j].name, cfg.name) == 0)
                 load_fail(L, c, sw, "field 'models': '%s' is listed twice", cfg.name);

@@ -24,9 +24,28 @@ void bb_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void bb_num_text(double v, char buf[BB_NUM_TEXT_MAX])
+{
+    /* the fewest significant digits (15, 16 or 17) that strtod reads back as v: every double has
+     * one, 17 at most (IEEE 754 binary64) */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, BB_NUM_TEXT_MAX, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+void bb_csv_num_text(const char *fmt, double v, char buf[BB_NUM_TEXT_MAX])
+{
+    if (!isfinite(v)) buf[0] = 0;
+    else if (fmt) snprintf(buf, BB_NUM_TEXT_MAX, fmt, v);
+    else bb_num_text(v, buf);
+}
+
 void bb_csv_num(FILE *f, const char *fmt, double v)
 {
-    if (isfinite(v)) fprintf(f, fmt ? fmt : "%.9g", v);
+    char buf[BB_NUM_TEXT_MAX];
+    bb_csv_num_text(fmt, v, buf);
+    fputs(buf, f);
 }
 
 void bb_csv_header_line(const bb_column *cols, int ncols, const char *const *extra, int nextra, char *buf,

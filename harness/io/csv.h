@@ -23,7 +23,8 @@ typedef struct {
     bb_col_kind kind;                /* STR: char[size]; INT: int; NUM: double (not finite: empty) */
     size_t offset, size;             /* of the field in its row struct */
     const char *doc;                 /* one line, for README and `--help` */
-    const char *fmt;                 /* printf format of a NUM column; NULL: "%.9g", full precision */
+    const char *fmt;                 /* printf format of a NUM column (an integer count: "%.0f"); NULL: the
+                                      * shortest text that reads back as the same double (bb_num_text) */
 } bb_column;
 
 /* A column of row type T, field F. */
@@ -35,7 +36,13 @@ typedef struct {
 
 /* RFC 4180: quote a field when it holds a comma, a quote or a line break. */
 void bb_csv_field(FILE *f, const char *s);
-/* A number in the given format (NULL: %.9g); not finite means not measured: an empty cell. */
+/* A double at full precision: the shortest of %.15g, %.16g and %.17g that strtod reads back as v
+ * exactly (a CSV cell, a JSONL value and the database's REAL all hold the same number). */
+#define BB_NUM_TEXT_MAX 40
+void bb_num_text(double v, char buf[BB_NUM_TEXT_MAX]);
+/* A NUM cell's text: "" when v is not finite (not measured), else in fmt, else bb_num_text. */
+void bb_csv_num_text(const char *fmt, double v, char buf[BB_NUM_TEXT_MAX]);
+/* The same, written to f. */
 void bb_csv_num(FILE *f, const char *fmt, double v);
 /* "name,name,...": the columns, then the extra names (meter columns). */
 void bb_csv_header_line(const bb_column *cols, int ncols, const char *const *extra, int nextra, char *buf,

@@ -25,6 +25,7 @@ void bb_experiment_free(bb_experiment *ex)
     free(ex->sweeps);
     free(ex->meters);
     free(ex->plots);
+    free(ex->model_configs);
     for (int i = 0; i < ex->nwarnings; i++) free(ex->warnings[i]);
     free(ex->warnings);
     memset(ex, 0, sizeof *ex);

@@ -15,9 +15,14 @@
 #include "kernels/kernel.h"
 #include "models/kv_type.h"
 #include "models/model_config.h"
+#include "results/noise.h" /* BB_DEFAULT_SPREAD_LIMIT, BB_DEFAULT_SD_LIMIT */
 #include "support/machine.h"
 
 #define BB_NAME_MAX 64
+
+/* An experiment file is a page or two of Lua; 16 MiB is far past any hand-written one and bounds
+ * what a shared file costs to read before Lua's own memory bound applies. */
+#define BB_EXPERIMENT_MAX_BYTES ((uint64_t)16 << 20)
 
 typedef struct {
     char spec[BB_NAME_MAX];     /* as written: "i2_s" or "i2_s@avx2" */
@@ -114,6 +119,11 @@ typedef struct {
     char profile_kernels[512];
     int profile_threads;
     bool unsafe_lua;            /* loaded with every Lua library (bitbench run --unsafe-lua) */
+    /* The model configs the sweeps name (`shapes` and `models` entries that are config names, not
+     * model files), each once: models/<name>.lua in bb_model_dir(), stored with the run
+     * (run/run_sources.h). */
+    char (*model_configs)[BB_NAME_MAX];
+    int nmodel_configs;
 } bb_experiment;
 
 /* Defaults of a sweep's optional fields (also documented in README.md). */
@@ -121,8 +131,6 @@ typedef struct {
 #define BB_DEFAULT_MIN_REPS 10
 #define BB_DEFAULT_MAX_REPS 100000
 #define BB_DEFAULT_MIN_SECONDS 0.1
-#define BB_DEFAULT_SPREAD_LIMIT 0.10
-#define BB_DEFAULT_SD_LIMIT 0.50
 #define BB_DEFAULT_REMEASURE 2
 #define BB_REMEASURE_MIN_REPS 5 /* fewer timed calls than this: no re-measurement (sweep_kernel.c) */
 #define BB_DEFAULT_SEED 42

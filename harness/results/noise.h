@@ -16,6 +16,11 @@
 
 #include <stdbool.h>
 
+/* A sweep's default spread_limit and sd_limit (plan/experiment.h), also what `bitbench e2e`
+ * judges its one point by. */
+#define BB_DEFAULT_SPREAD_LIMIT 0.10
+#define BB_DEFAULT_SD_LIMIT 0.50
+
 /* Whether a spread (interquartile range / median) or sd / median exceeds its limit. */
 bool bb_too_noisy(double spread, double sd_over_median, double spread_limit, double sd_limit);
 

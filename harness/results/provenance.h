@@ -41,12 +41,13 @@ typedef struct {
     int busy;                        /* 1 when other_cpu_share > BB_BUSY_SHARE */
 } bb_load_around;
 
-/* The provenance columns of every results.csv and e2e.csv row: the run, where it ran, which build,
- * and the load around the point.  The rest of the provenance (compiler and flags, CPU model and
- * flags, caches, placement) is the run's, in run.json and the database's runs table, found by
- * run_id. */
+/* The provenance columns of every results.csv and e2e.csv row: the run, where it ran (host and CPU
+ * model), which build, and the load around the point.  The rest of the provenance (compiler and
+ * flags, CPU flags, caches, placement) is the run's, in run.json and the database's runs table,
+ * found by run_id. */
 typedef struct {
     char run_id[BB_RUN_ID_MAX], host[64], commit[48];
+    char cpu_model[128];             /* bb_machine's cpu_model; its own column, last (BB_CPU_MODEL_COLUMN) */
     double load_before, load_after, other_cpu_share;
     int busy;
 } bb_row_provenance;
@@ -58,10 +59,10 @@ typedef struct {
               "the run: run.json's run_id (UTC start, host, 32 random bits; a resumed run keeps its id)"),         \
     BB_COLUMN(T, "host", BB_COL_STR, prov.host, "host name of the machine"),                                        \
     BB_COLUMN(T, "commit", BB_COL_STR, prov.commit, "bitbench's build commit, -dirty when built from changed files"), \
-    BB_COLUMN_FMT(T, "load_before", BB_COL_NUM, prov.load_before, "%.2f",                                          \
+    BB_COLUMN(T, "load_before", BB_COL_NUM, prov.load_before,                                          \
                   "1-minute load average (/proc/loadavg) before the point"),                                       \
-    BB_COLUMN_FMT(T, "load_after", BB_COL_NUM, prov.load_after, "%.2f", "1-minute load average after the point"),    \
-    BB_COLUMN_FMT(T, "other_cpu_share", BB_COL_NUM, prov.other_cpu_share, "%.4f",                                  \
+    BB_COLUMN(T, "load_after", BB_COL_NUM, prov.load_after, "1-minute load average after the point"),    \
+    BB_COLUMN(T, "other_cpu_share", BB_COL_NUM, prov.other_cpu_share,                                  \
                   "share of all CPUs' time other processes took while the point ran: /proc/stat's busy jiffies "   \
                   "of the machine minus this process's own (utime + stime of all its threads), over the "          \
                   "machine's jiffies; coarse on points shorter than a few hundred ms (a jiffy is 10 ms), empty "    \
@@ -69,6 +70,13 @@ typedef struct {
     BB_COLUMN(T, "busy", BB_COL_INT, prov.busy,                                                                    \
               "1 when other_cpu_share exceeded 0.10 (a neighbour had more than a tenth of the machine); the point " \
               "then has a line in run.json's warnings")
+
+/* The CPU model's column, after a table's other fixed columns (added after them, so that the
+ * columns before keep their places): a row read alone says which processor measured it. */
+#define BB_CPU_MODEL_COLUMN(T)                                                                                     \
+    BB_COLUMN(T, "cpu_model", BB_COL_STR, prov.cpu_model,                                                          \
+              "the processor's model name (/proc/cpuinfo, as run.json's machine.cpu_model); empty in rows written " \
+              "before this column")
 
 void bb_load_read(bb_load_reading *r);
 /* What happened between two readings. */

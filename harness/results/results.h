@@ -4,7 +4,7 @@
  *
  * One typed column list drives the CSV writer, the CSV reader (for --resume) and the docs:
  * the fixed columns below, then one column per meter value (names from the meters, e.g.
- * timer_tsc_ticks_per_call).  Numbers are written with full precision (%.9g); a meter value
+ * timer_tsc_ticks_per_call).  Numbers are written with full precision (csv.h, bb_num_text); a meter value
  * that was not measured is an empty cell, never 0. */
 #ifndef BB_RESULTS_H
 #define BB_RESULTS_H

@@ -63,6 +63,7 @@ const bb_column bb_result_columns[] = {
         "verify: passed, or FAILED when an output's error exceeds the format's bound (the point fails, the run "
         "ends failed, exit status 1); empty when the sweep did not ask"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
+    BB_CPU_MODEL_COLUMN(bb_result_row),
 };
 const int bb_result_ncolumns = (int)(sizeof bb_result_columns / sizeof bb_result_columns[0]);
 

@@ -7,8 +7,8 @@
 #define COL(name, kind, field, doc) BB_COLUMN(bb_e2e_row, name, kind, field, doc)
 #define COLF(name, field, fmt, doc) BB_COLUMN_FMT(bb_e2e_row, name, BB_COL_NUM, field, fmt, doc)
 
-/* Rates are written with 6 significant digits and shares with 4 decimals: more than a repeated
- * run reproduces.  Byte counts are integers. */
+/* Numbers at full precision (csv.h, bb_num_text: what a reader parses is the double bitbench
+ * computed; rounding is the reader's choice); byte and token counts as integers. */
 const bb_column bb_e2e_columns[] = {
     COL("experiment", BB_COL_STR, experiment, "the experiment's name"),
     COL("sweep", BB_COL_STR, sweep, "the sweep's name"),
@@ -28,27 +28,27 @@ const bb_column bb_e2e_columns[] = {
          "matmul calls of any kernel in the timed prefills and decodes that ran other code for a reason outside the "
          "dispatch rule (float @amx variants' denormal/inf/NaN rows, an AMX call without scratch memory); 0 = none"),
     COL("family", BB_COL_STR, family, "kernel family"),
-    COLF("bits_per_weight", bits_per_weight, "%.4f", "bits per weight of the kernel as stored, scales included"),
+    COLF("bits_per_weight", bits_per_weight, NULL, "bits per weight of the kernel as stored, scales included"),
     COL("out_kernel", BB_COL_STR, out_kernel, "kernel of the classifier (output projection)"),
     COL("threads", BB_COL_INT, threads, "threads of the pool"),
     COL("prompt", BB_COL_INT, prompt, "prompt tokens (prefill); 0 = none"),
     COL("gen", BB_COL_INT, gen, "generated tokens (decode); 0 = none"),
     COL("reps", BB_COL_INT, reps, "repetitions of prefill + generation"),
-    COLF("pp_tps", pp_tps, "%.6g", "prefill tokens/s, median of the repetitions"),
-    COLF("pp_tps_min", pp_tps_min, "%.6g", "prefill tokens/s, slowest repetition"),
-    COLF("pp_tps_max", pp_tps_max, "%.6g", "prefill tokens/s, fastest repetition"),
-    COLF("tg_tps", tg_tps, "%.6g", "generation tokens/s, median of the repetitions"),
-    COLF("tg_tps_min", tg_tps_min, "%.6g", "generation tokens/s, slowest repetition"),
-    COLF("tg_tps_max", tg_tps_max, "%.6g", "generation tokens/s, fastest repetition"),
-    COLF("ms_per_token", ms_per_token, "%.6g", "median milliseconds per generated token"),
-    COLF("matmul_share", matmul_share, "%.4f", "fraction of decode time in the linear layers (the kernels)"),
+    COLF("pp_tps", pp_tps, NULL, "prefill tokens/s, median of the repetitions"),
+    COLF("pp_tps_min", pp_tps_min, NULL, "prefill tokens/s, slowest repetition"),
+    COLF("pp_tps_max", pp_tps_max, NULL, "prefill tokens/s, fastest repetition"),
+    COLF("tg_tps", tg_tps, NULL, "generation tokens/s, median of the repetitions"),
+    COLF("tg_tps_min", tg_tps_min, NULL, "generation tokens/s, slowest repetition"),
+    COLF("tg_tps_max", tg_tps_max, NULL, "generation tokens/s, fastest repetition"),
+    COLF("ms_per_token", ms_per_token, NULL, "median milliseconds per generated token"),
+    COLF("matmul_share", matmul_share, NULL, "fraction of decode time in the linear layers (the kernels)"),
     COLF("weight_bytes_per_token", weight_bytes_per_token, "%.0f",
          "packed linear and classifier bytes read per generated token"),
-    COLF("tg_gbps_derived", tg_gbps_derived, "%.6g", "weight_bytes_per_token * tg_tps / 1e9"),
-    COLF("read_tps", read_tps, "%.6g", "tokens/s if a token cost only reading its weights once (median)"),
-    COLF("read_tps_max", read_tps_max, "%.6g", "the same bound, fastest pass"),
-    COLF("read_gbps", read_gbps, "%.6g", "bandwidth of those plain weight reads, GB/s"),
-    COLF("tg_of_read", tg_of_read, "%.4f", "tg_tps / read_tps: how close decode comes to reading the weights"),
+    COLF("tg_gbps_derived", tg_gbps_derived, NULL, "weight_bytes_per_token * tg_tps / 1e9"),
+    COLF("read_tps", read_tps, NULL, "tokens/s if a token cost only reading its weights once (median)"),
+    COLF("read_tps_max", read_tps_max, NULL, "the same bound, fastest pass"),
+    COLF("read_gbps", read_gbps, NULL, "bandwidth of those plain weight reads, GB/s"),
+    COLF("tg_of_read", tg_of_read, NULL, "tg_tps / read_tps: how close decode comes to reading the weights"),
     COLF("footprint_bytes", footprint_bytes, "%.0f", "model bytes in memory"),
     COL("ref_kernel", BB_COL_STR, ref_kernel, "compare_logits: the reference kernel (empty without it)"),
     COLF("logit_max_abs_err", logit_max_abs_err, NULL, "compare_logits: max |logit - reference logit|"),
@@ -57,10 +57,10 @@ const bb_column bb_e2e_columns[] = {
     COLF("logits_identical", logits_identical, "%.0f", "compare_logits: 1 when every logit is bit-identical"),
     COL("ppl_model", BB_COL_STR, ppl_model,
         "perplexity: the model scored (a checkpoint's file name, or the model config with synthetic weights)"),
-    COLF("ppl", ppl, "%.4f", "perplexity: PPL on the sweep's text, chunked as llama-perplexity"),
-    COLF("ppl_err", ppl_err, "%.5f", "perplexity: llama-perplexity's +/- (standard error carried through exp)"),
+    COLF("ppl", ppl, NULL, "perplexity: PPL on the sweep's text, chunked as llama-perplexity"),
+    COLF("ppl_err", ppl_err, NULL, "perplexity: llama-perplexity's +/- (standard error carried through exp)"),
     COLF("ppl_tokens", ppl_tokens, "%.0f", "perplexity: tokens scored"),
-    COLF("ppl_tps", ppl_tps, "%.6g", "perplexity: tokens/s through the model (ctx per chunk / forward time)"),
+    COLF("ppl_tps", ppl_tps, NULL, "perplexity: tokens/s through the model (ctx per chunk / forward time)"),
     COL("peer", BB_COL_STR, peer, "peers: the implementation that ran the row (llama.cpp, bitnet.cpp); empty for bitbench"),
     COL("peer_commit", BB_COL_STR, peer_commit, "peers: the peer's build commit, as its llama-bench reports it"),
     COL("pp_samples", BB_COL_STR, pp_samples, "peers: prefill tokens/s of each repetition, ';'-separated"),
@@ -82,15 +82,16 @@ const bb_column bb_e2e_columns[] = {
     /* added after the provenance columns, so that the columns before them keep their places; a file
      * written before them reads with spread_flag 0 and attempts 0 (run_tables.h), which the
      * readers take for "not recorded" (compare and the reports then judge the row by its range) */
-    COLF("pp_spread", pp_spread, "%.4f",
+    COLF("pp_spread", pp_spread, NULL,
          "interquartile range / median of the prefill repetitions' times (harness/results/noise.h); empty without a prefill "
          "or a repetition"),
-    COLF("tg_spread", tg_spread, "%.4f", "the same for the generation repetitions"),
+    COLF("tg_spread", tg_spread, NULL, "the same for the generation repetitions"),
     COL("spread_flag", BB_COL_INT, spread_flag,
         "1 when a phase's spread exceeds the sweep's spread_limit or its sd / median the sd_limit (after remeasure)"),
     COL("attempts", BB_COL_INT, attempts,
         "measurements of the point: 1, or more when its repetitions disagreed and the sweep's remeasure allowed "
         "another (the row is the last attempt's)"),
+    BB_CPU_MODEL_COLUMN(bb_e2e_row),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);
 

@@ -102,7 +102,8 @@ int bb_run_tables_read(const char *dir, bb_run_tables *t, char *err, size_t errl
     if (read_table(dir, &k[0], (void **)&t->rows, &t->nrows, &t->row_meters, &t->has_results, err, errlen) ||
         read_table(dir, &k[1], (void **)&t->e2e, &t->ne2e, &t->e2e_meters, &t->has_e2e, err, errlen) ||
         read_table(dir, &k[2], (void **)&t->samples, &t->nsamples, NULL, &t->has_samples, err, errlen) ||
-        read_table(dir, &k[3], (void **)&t->e2e_samples, &t->ne2e_samples, NULL, &t->has_e2e_samples, err, errlen)) {
+        read_table(dir, &k[3], (void **)&t->e2e_samples, &t->ne2e_samples, NULL, &t->has_e2e_samples, err, errlen) ||
+        bb_run_texts_read(dir, &t->texts, &t->ntexts, err, errlen)) {
         bb_run_tables_free(t);
         return -1;
     }
@@ -143,8 +144,9 @@ static int write_table(const char *dir, const table_kind *k, const void *rows, i
     return bb_output_commit(&o, err, errlen);
 }
 
-const char *const bb_run_tables_files[] = {"results.csv", "e2e.csv", BB_SAMPLES_NAME, BB_E2E_SAMPLES_NAME,
-                                           "run.json", NULL};
+const char *const bb_run_tables_files[] = {"results.csv",          "e2e.csv",         BB_SAMPLES_NAME,
+                                           BB_E2E_SAMPLES_NAME,    "run.json",        BB_RUN_EXPERIMENT_TEXT,
+                                           BB_RUN_DIFF_TEXT,       NULL};
 
 int bb_run_tables_write(const char *dir, const bb_run_tables *t, char *err, size_t errlen)
 {
@@ -152,7 +154,8 @@ int bb_run_tables_write(const char *dir, const bb_run_tables *t, char *err, size
     if ((t->has_results && write_table(dir, &k[0], t->rows, t->nrows, &t->row_meters, err, errlen)) ||
         (t->has_e2e && write_table(dir, &k[1], t->e2e, t->ne2e, &t->e2e_meters, err, errlen)) ||
         (t->has_samples && write_table(dir, &k[2], t->samples, t->nsamples, NULL, err, errlen)) ||
-        (t->has_e2e_samples && write_table(dir, &k[3], t->e2e_samples, t->ne2e_samples, NULL, err, errlen)))
+        (t->has_e2e_samples && write_table(dir, &k[3], t->e2e_samples, t->ne2e_samples, NULL, err, errlen)) ||
+        bb_run_texts_write(dir, t->texts, t->ntexts, err, errlen))
         return -1;
     if (!t->run_json) return 0;
     char path[4200];
@@ -175,6 +178,7 @@ void bb_run_tables_free(bb_run_tables *t)
     free(t->e2e);
     free(t->samples);
     free(t->e2e_samples);
+    bb_run_texts_free(t->texts, t->ntexts);
     memset(t, 0, sizeof *t);
 }
 

@@ -14,6 +14,7 @@
 
 #include "results/results.h"
 #include "results/results_e2e.h"
+#include "results/run_texts.h"
 #include "results/samples.h"
 
 #define BB_METER_NAME_MAX 64
@@ -36,10 +37,12 @@ typedef struct {
     int nsamples;
     bb_e2e_sample_row *e2e_samples;
     int ne2e_samples;
+    bb_run_text *texts;               /* experiment.lua, models/NAME.lua, source.diff (run_texts.h) */
+    int ntexts;
 } bb_run_tables;
 
-/* Read a run directory (a missing file is no error, an unreadable or malformed one is).  Returns
- * 0, or -1 with err. */
+/* Read a run directory, its texts (run_texts.h) included (a missing file is no error, an
+ * unreadable or malformed one is).  Returns 0, or -1 with err. */
 int bb_run_tables_read(const char *dir, bb_run_tables *t, char *err, size_t errlen);
 /* Write the files the tables came from (only those the run had) into dir, which must exist, each
  * through output_file.h (a failure leaves the file there as it was).  Returns 0, or -1 with err. */

@@ -360,6 +360,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_string(&j, "sha256", r->sha256);
     bb_json_bool(&j, "unsafe_lua", ex->unsafe_lua); /* run --unsafe-lua: every Lua library */
     bb_json_object_end(&j);
+    if (r->sources) bb_run_sources_json(&j, r->sources);
     if (r->settings) bb_run_settings_write_json(&j, r->settings);
     else bb_json_null(&j, "run_settings");
     bb_shard_write_json(&j, r->shard);
@@ -376,9 +377,11 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     write_kernels(&j, ex);
     write_sweeps(&j, ex);
     bb_json_string(&j, "csv", r->csv_file);
+    bb_json_string(&j, "jsonl", r->plan->npoints ? "results.jsonl" : NULL); /* written when the run ends */
     bb_json_string(&j, "markdown", r->md_file);
     /* model sweeps: one row per end-to-end point (columns in README.md, "End-to-end") */
     bb_json_string(&j, "e2e_csv", r->plan->ne2e ? r->e2e_file : NULL);
+    bb_json_string(&j, "e2e_jsonl", r->plan->ne2e ? "e2e.jsonl" : NULL);
     string_array(&j, "skipped", r->plan->skipped, r->plan->nskipped);
     string_array(&j, "failed", r->failures, r->nfailures);
     bb_json_array_begin(&j, "warnings");

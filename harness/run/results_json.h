@@ -1,7 +1,8 @@
 /* The JSON sidecar of a run (run.json): what ran, where, with what, and how far it got.
  *
  *   schema_version, tool {name, version, git_commit}, build {compiler, c_flags, lua, hwloc, papi},
- *   command_line [argv...], experiment {name, description, file, sha256}, run_settings {...}
+ *   command_line [argv...], experiment {name, description, file, sha256}, sources {experiment,
+ *   models, source_diff, repeat_of} (run_sources.h: the texts the folder carries), run_settings {...}
  *   (run_settings.h: what --resume must find the same), shard {index, count,
  *   group, settings, plan_sha256, ...} (shard.h; null unless --shard),
  *   status ("incomplete" | "complete" | "failed": a point failed its verify), status_reason, started_at, updated_at, ended_at,
@@ -30,6 +31,7 @@
 #include "plan/plan.h"
 #include "plan/run_settings.h"
 #include "plan/shard.h"
+#include "run/run_sources.h"
 #include "support/machine.h"
 
 /* What became of each kind of weight when a model was built for a kernel (bb_tf_conversions'
@@ -68,6 +70,7 @@ typedef struct {
     int nconversions;
     const bb_shard *shard;       /* --shard: which share of the plan this run measures; NULL: all */
     const bb_run_settings *settings; /* what --resume must find the same (run_settings.h) */
+    const bb_run_sources *sources;   /* the texts the folder carries (run_sources.h); NULL: none */
 } bb_run_record;
 
 /* Write the sidecar atomically.  Returns 0 or -1 with err. */

@@ -13,6 +13,7 @@
 
 #include "io/csv_append.h"
 #include "io/json_read.h"
+#include "io/jsonl.h"
 #include "io/sha256.h"
 #include "meters/meter.h"
 #include "results/provenance.h"
@@ -255,7 +256,9 @@ static int prepare_dir(sweep_state *st, FILE **csv, char *err, size_t errlen)
         /* locked before its rows are read: a second --resume would measure the same points again */
         if (lock_dir(st, err, errlen)) return -1;
         /* the files a resumed run replaces, checked before it measures anything */
-        static const char *const replaced[] = {JSON_NAME, MD_NAME, BB_SAMPLES_NAME, BB_E2E_SAMPLES_NAME, NULL};
+        static const char *const replaced[] = {JSON_NAME,  MD_NAME,         BB_SAMPLES_NAME, BB_E2E_SAMPLES_NAME,
+                                               JSONL_NAME, E2E_JSONL_NAME, BB_RUN_EXPERIMENT_TEXT,
+                                               BB_RUN_DIFF_TEXT, NULL};
         if (bb_output_dir_check(st->dir, false, replaced, err, errlen)) return -1;
         snprintf(st->csv_path, sizeof st->csv_path, "%s/%s", st->dir, CSV_NAME);
         snprintf(st->json_path, sizeof st->json_path, "%s/%s", st->dir, JSON_NAME);
@@ -359,6 +362,28 @@ static void write_markdown(sweep_state *st)
     fflush(stdout);
 }
 
+/* results.jsonl and e2e.jsonl (io/jsonl.h): the rows of results.csv and e2e.csv, earlier sessions'
+ * included, written whole when the run ends (a run killed outright has its CSV files; they are
+ * appended as each point finishes).  A failure is a note: the CSV files hold the same rows. */
+static void write_jsonl(sweep_state *st)
+{
+    char path[RUN_FILE_MAX + 32], err[RUN_FILE_MAX + 600];
+    if (st->plan->npoints || st->nrows) {
+        snprintf(path, sizeof path, "%s/%s", st->dir, JSONL_NAME);
+        if (bb_jsonl_write_file(path, bb_result_columns, bb_result_ncolumns, st->rows, st->nrows, sizeof *st->rows,
+                                st->meter_cols, st->nmeter_cols, (long)offsetof(bb_result_row, meter), err,
+                                sizeof err))
+            sweep_note(st, "bitbench run: %s; results.csv has the same rows", err);
+    }
+    if (st->plan->ne2e || st->ne2e_rows) {
+        snprintf(path, sizeof path, "%s/%s", st->dir, E2E_JSONL_NAME);
+        if (bb_jsonl_write_file(path, bb_e2e_columns, bb_e2e_ncolumns, st->e2e_rows, st->ne2e_rows,
+                                sizeof *st->e2e_rows, st->meter_cols, st->nmeter_cols,
+                                (long)offsetof(bb_e2e_row, meter), err, sizeof err))
+            sweep_note(st, "bitbench run: %s; e2e.csv has the same rows", err);
+    }
+}
+
 /* What earlier sessions of a resumed run already measured counts as done; their flagged rows and
  * the rows that failed verify are counted again (a resumed run stays failed).  Returns the number
  * of points done. */
@@ -422,6 +447,7 @@ static void state_free(sweep_state *st)
     free(st->rec.conversions);
     for (int i = 0; i < st->rec.nflagged; i++) free(st->rec.flagged[i]);
     free(st->rec.flagged);
+    bb_run_sources_free(&st->sources);
 }
 
 int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine *mach, const bb_run_options *opt)
@@ -448,7 +474,18 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     snprintf(st.rec.status_reason, sizeof st.rec.status_reason, "running (or killed before it could finish)");
     bb_run_id_new(st.rec.run_id, sizeof st.rec.run_id);
     bb_host_name(st.rec.host, sizeof st.rec.host);
-    if (bb_sha256_file(ex->file, st.rec.sha256)) snprintf(st.rec.sha256, sizeof st.rec.sha256, "unreadable");
+    /* the experiment's text read once: its hash in run.json is the hash of the copy the folder keeps */
+    if (bb_run_sources_take(ex, &st.sources, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        goto done;
+    }
+    snprintf(st.rec.sha256, sizeof st.rec.sha256, "%s", bb_run_sources_sha256(&st.sources));
+    if (opt->repeat_of_dir) {
+        snprintf(st.sources.repeat_of_id, sizeof st.sources.repeat_of_id, "%s",
+                 opt->repeat_of_id ? opt->repeat_of_id : "");
+        snprintf(st.sources.repeat_of_dir, sizeof st.sources.repeat_of_dir, "%s", opt->repeat_of_dir);
+    }
+    st.rec.sources = &st.sources;
     if (opt->settings) st.settings = *opt->settings;
     bb_run_settings_complete(&st.settings, ex, plan);
     if (open_meters(&st)) goto done;
@@ -459,6 +496,10 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
         goto done;
     }
     if (opt->run_dir) snprintf(opt->run_dir, opt->run_dir_len, "%s", st.dir);
+    if (bb_run_sources_write(st.dir, &st.sources, err, sizeof err)) {
+        fprintf(stderr, "bitbench run: %s\n", err);
+        goto done;
+    }
     if (sweep_open_samples(&st)) goto done;
     int already = count_done(&st);
     if (!opt->quiet)
@@ -471,6 +512,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     finish_record(&st, failed_write);
     if (sweep_write_json(&st)) failed_write = 1;
     write_markdown(&st);
+    write_jsonl(&st);
     if (!opt->quiet) {
         fprintf(stderr, "bitbench run: %s: %s%s%s\n", st.rec.status, st.dir, st.rec.status_reason[0] ? ": " : "",
                 st.rec.status_reason);

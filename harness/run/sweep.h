@@ -34,6 +34,9 @@ typedef struct {
     bool allow_missing_peers;
     /* if set, receive the peer points this session tried and those that ran (gave a row) */
     int *peer_points, *peer_rows;
+    /* `run --repeat RUN_DIR`: the run repeated (its folder, its run_id or NULL), for run.json's
+     * sources.repeat_of; NULL for a run of a file */
+    const char *repeat_of_dir, *repeat_of_id;
 } bb_run_options;
 
 /* The exit status of a run whose sweeps asked for peers and not all of them ran (no other

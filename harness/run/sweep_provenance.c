@@ -15,6 +15,7 @@ void sweep_provenance_run(const sweep_state *st, bb_row_provenance *p)
     snprintf(p->run_id, sizeof p->run_id, "%s", st->rec.run_id);
     snprintf(p->host, sizeof p->host, "%s", st->rec.host);
     snprintf(p->commit, sizeof p->commit, "%s", BB_GIT_COMMIT);
+    snprintf(p->cpu_model, sizeof p->cpu_model, "%s", st->mach->cpu_model);
     p->load_before = p->load_after = p->other_cpu_share = NAN;
     p->busy = 0;
 }

@@ -21,6 +21,7 @@
 #include "results/results_e2e.h"
 #include "run/progress.h"
 #include "run/results_json.h"
+#include "run/run_sources.h"
 #include "run/sweep.h"
 #include "support/machine.h"
 #include "support/pool.h"
@@ -30,6 +31,8 @@
 #define JSON_NAME "run.json"
 #define MD_NAME "results.md"
 #define E2E_NAME "e2e.csv"
+#define JSONL_NAME "results.jsonl"  /* the same rows as JSON Lines (io/jsonl.h) */
+#define E2E_JSONL_NAME "e2e.jsonl"
 #define RUN_FILE_MAX (BB_RUN_DIR_MAX + 100) /* RUN_DIR/ and one of the names above */
 
 /* The signal (SIGINT, SIGTERM) that asked the run to stop, 0 while none has. */
@@ -53,6 +56,7 @@ typedef struct {
     bb_pool **pools;           /* indexed by thread count */
     int max_threads;
     bb_run_record rec;
+    bb_run_sources sources;    /* the texts the run folder carries (run_sources.h) */
     bb_progress progress;
     char e2e_path[RUN_FILE_MAX];
     char e2e_header[8192];     /* bb_e2e_header of this run's meters */
