@@ -55,7 +55,7 @@ BITBENCH_TEST_OUT="$T/c" "$BB" run --quiet "$T/two.lua" >/dev/null 2>"$T/err" ||
 C=$(ls -d "$T"/c/cmp2-* 2>/dev/null)
 if [ -n "$C" ] && [ "$vb" != scalar ]; then
     "$BB" compare "$C" "$A" --csv >"$T/ca.csv" 2>"$T/ca.err"; rc=$?
-    check '[ "$rc" -eq 0 ] && grep -q "^i2_s M=128 K=256 N=1 threads=1 resident,kernel,,i2_s,scalar,.*,scalar,[^,]*,[^,]*$" "$T/ca.csv" && [ "$(grep -c "M=128 K=256 N=1 " "$T/ca.csv")" -eq 1 ]' \
+    check '[ "$rc" -eq 0 ] && grep -Eq "^i2_s M=128 K=256 N=1 threads=1 resident,kernel,,i2_s,scalar,.*,scalar,[^,]*,[^,]*,(\"[^\"]*\"|[^,]*),(\"[^\"]*\"|[^,]*)$" "$T/ca.csv" && [ "$(grep -c "M=128 K=256 N=1 " "$T/ca.csv")" -eq 1 ]' \
         "two variants against one: the same variant meets it, the other stays apart: $(cat "$T/ca.csv" "$T/ca.err")"
 fi
 

@@ -118,5 +118,12 @@ check '[ "$(same "$R/e2e.csv" "$R/e2e.jsonl")" = ok ]' "e2e.jsonl holds e2e.csv'
 check '[ "$(cell "$R/results.csv" cpu_model)" = "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"machine\"][\"cpu_model\"])" "$R/run.json")" ]' \
     "results.csv's cpu_model is run.json's machine.cpu_model"
 
+# compare shows each side's CPU model beside its host
+"$BB" compare "$R" "$R" --csv >"$T/cmp.csv" 2>"$T/cmp.err"; rc=$?
+check '[ "$rc" -eq 0 ] && [ "$(cell "$T/cmp.csv" cpu_model_a)" = "$(cell "$R/results.csv" cpu_model)" ] && [ "$(cell "$T/cmp.csv" cpu_model_b)" = "$(cell "$R/results.csv" cpu_model)" ]' \
+    "compare --csv cpu_model_a/b: rc=$rc $(head -2 "$T/cmp.csv") $(cat "$T/cmp.err")"
+"$BB" compare "$R" "$R" >"$T/cmp.md" 2>&1
+check 'grep -qF "| $(cell "$R/results.csv" host) ($(cell "$R/results.csv" cpu_model)) |" "$T/cmp.md"' "compare's table: host (CPU model): $(sed -n 5,6p "$T/cmp.md")"
+
 echo "test_machine_output: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

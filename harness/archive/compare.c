@@ -32,9 +32,10 @@ static int find_point(const side *s, const char *key)
     return -1;
 }
 
-/* The point of meta's key, a new one when s has none; its host noted ("several" when its rows
- * came from more than one machine, a commit's runs pooled). */
-static side_point *point_for(side *s, const bb_compare_row *meta, const char *measured, const char *host)
+/* The point of meta's key, a new one when s has none; its host and CPU model noted ("several" when
+ * its rows came from more than one machine, a commit's runs pooled). */
+static side_point *point_for(side *s, const bb_compare_row *meta, const char *measured, const char *host,
+                             const char *cpu)
 {
     int i = find_point(s, meta->key);
     side_point *p = i >= 0 ? &s->p[i] : bb_run_tables_grow((void **)&s->p, &s->n, sizeof *s->p);
@@ -43,9 +44,11 @@ static side_point *point_for(side *s, const bb_compare_row *meta, const char *me
         p->meta = *meta;
         snprintf(p->measured, sizeof p->measured, "%s", measured);
         snprintf(p->meta.host_a, sizeof p->meta.host_a, "%s", host);
-    } else if (strcmp(p->meta.host_a, host)) {
-        snprintf(p->meta.host_a, sizeof p->meta.host_a, "several");
+        snprintf(p->meta.cpu_a, sizeof p->meta.cpu_a, "%s", cpu);
+        return p;
     }
+    if (strcmp(p->meta.host_a, host)) snprintf(p->meta.host_a, sizeof p->meta.host_a, "several");
+    if (strcmp(p->meta.cpu_a, cpu)) snprintf(p->meta.cpu_a, sizeof p->meta.cpu_a, "several");
     return p;
 }
 
@@ -124,7 +127,7 @@ static int kernel_points(const bb_run_tables *t, side *s)
         const bb_result_row *r = &t->rows[i];
         kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
         kernel_measured(measured, sizeof measured, r->kernel, r->m, r->k, r->n, r->threads, r->cache);
-        side_point *p = point_for(s, &m, measured, r->prov.host);
+        side_point *p = point_for(s, &m, measured, r->prov.host, r->prov.cpu_model);
         if (!p) return -1;
         p->noisy |= r->spread_flag || r->prov.busy;
     }
@@ -176,7 +179,7 @@ static int e2e_points(const bb_run_tables *t, side *s)
                      r->kv_type_v);
             e2e_measured(measured, sizeof measured, r->model, r->kernel, r->threads, ph ? "tg" : "pp", tokens, r->depth,
                          r->kv_type_k, r->kv_type_v);
-            side_point *p = point_for(s, &m, measured, r->prov.host);
+            side_point *p = point_for(s, &m, measured, r->prov.host, r->prov.cpu_model);
             if (!p) return -1;
             p->noisy |= r->prov.busy || e2e_noisy(r, ph);
         }
@@ -318,6 +321,7 @@ static int add_pair(side_point *pa, side_point *pb, double threshold, bool by_va
     if (!by_variant) snprintf(r->key, sizeof r->key, "%s", pa->measured);
     snprintf(r->variant_b, sizeof r->variant_b, "%s", pb->meta.variant);
     snprintf(r->host_b, sizeof r->host_b, "%s", pb->meta.host_a);
+    snprintf(r->cpu_b, sizeof r->cpu_b, "%s", pb->meta.cpu_a);
     r->noisy_a = pa->noisy;
     r->noisy_b = pb->noisy;
     if (bb_median_ratio_ci(pa->v, pa->n, pb->v, pb->n, BB_BOOT_ITERATIONS, BB_BOOT_SEED, &r->ci))

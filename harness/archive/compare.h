@@ -34,6 +34,8 @@ typedef struct {
     char model[64], kernel[64], variant[16], cache[12]; /* variant: A's */
     char variant_b[16];              /* the variant B ran */
     char host_a[64], host_b[64];     /* where each side ran ("" when the run does not say, "several") */
+    char cpu_a[128], cpu_b[128];     /* the processor of each side: its rows' cpu_model ("" when they do not
+                                      * say: rows from before that column; "several") */
     int m, k, n, threads, tokens;    /* tokens: prompt or gen of an end-to-end point */
     bb_ratio_ci ci;                  /* time B / time A */
     bool significant;                /* the interval excludes 1 */

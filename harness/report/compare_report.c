@@ -53,8 +53,11 @@ void bb_compare_markdown(FILE *f, const bb_comparison *c)
         fmt_time(r->ci.median_a, ta, sizeof ta);
         fmt_time(r->ci.median_b, tb, sizeof tb);
         if (isfinite(r->ci.lo)) snprintf(ci, sizeof ci, "%.3f - %.3f", r->ci.lo, r->ci.hi);
+        char ha[220], hb[220]; /* the host, and its CPU model when the rows say it */
+        snprintf(ha, sizeof ha, "%s%s%s%s", r->host_a, r->cpu_a[0] ? " (" : "", r->cpu_a, r->cpu_a[0] ? ")" : "");
+        snprintf(hb, sizeof hb, "%s%s%s%s", r->host_b, r->cpu_b[0] ? " (" : "", r->cpu_b, r->cpu_b[0] ? ")" : "");
         fprintf(f, "| %s%s | %s | %s | %s | %s | %s%s | %s%s | %.3f | %s | %d/%d | %s |\n", r->key,
-                r->kind[0] == 'k' ? "" : " (per token)", r->variant, r->variant_b, r->host_a, r->host_b, ta, r->noisy_a ? " ⚠" : "", tb, r->noisy_b ? " ⚠" : "", r->ci.ratio, ci, r->ci.na, r->ci.nb,
+                r->kind[0] == 'k' ? "" : " (per token)", r->variant, r->variant_b, ha, hb, ta, r->noisy_a ? " ⚠" : "", tb, r->noisy_b ? " ⚠" : "", r->ci.ratio, ci, r->ci.na, r->ci.nb,
                 change_word(r));
     }
     fprintf(f, "\n%d point%s compared: %d slower and %d faster beyond %.1f%% with 95%% confidence",
@@ -68,7 +71,7 @@ void bb_compare_markdown(FILE *f, const bb_comparison *c)
 void bb_compare_csv(FILE *f, const bb_comparison *c)
 {
     fprintf(f, "key,kind,model,kernel,variant,m,k,n,threads,cache,tokens,median_a_s,median_b_s,ratio,ci_lo,ci_hi,"
-               "samples_a,samples_b,significant,change,noisy_a,noisy_b,variant_b,host_a,host_b\n");
+               "samples_a,samples_b,significant,change,noisy_a,noisy_b,variant_b,host_a,host_b,cpu_model_a,cpu_model_b\n");
     for (int i = 0; i < c->n; i++) {
         const bb_compare_row *r = &c->rows[i];
         bb_csv_field(f, r->key);
@@ -92,6 +95,10 @@ void bb_compare_csv(FILE *f, const bb_comparison *c)
         bb_csv_field(f, r->host_a);
         fputc(',', f);
         bb_csv_field(f, r->host_b);
+        fputc(',', f);
+        bb_csv_field(f, r->cpu_a);
+        fputc(',', f);
+        bb_csv_field(f, r->cpu_b);
         fputc('\n', f);
     }
 }
