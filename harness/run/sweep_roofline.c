@@ -36,8 +36,8 @@ void sweep_load_ceilings(sweep_state *st)
     free(st->ceilings);
     st->ceilings = NULL;
     snprintf(st->ceilings_note, sizeof st->ceilings_note,
-             "roofline_fraction is empty: no machine profile of this CPU was found at the start of the run (%s%s%s); "
-             "run `bitbench roofline --out %s` before the run to have one.", why[0] ? why : "looked for ",
+             "roofline_fraction is empty: no machine profile of this CPU was found at the start of the run (%.2000s%.1100s%s); "
+             "run `bitbench roofline --out %.800s` before the run to have one.", why[0] ? why : "looked for ",
              why[0] ? "" : paths[1], why[0] ? "" : " and results/machine-profile.json", paths[1]);
 }
 
