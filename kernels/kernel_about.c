@@ -11,13 +11,15 @@ const char bb_ops_counted[] =
     "decode of stored codes not counted (SIMD variants share it between columns), nor the few float "
     "operations per output";
 
-void bb_kernel_figures_at(const bb_kernel *k, int m, bb_kernel_figures *f)
+void bb_kernel_figures_at(const bb_kernel *k, int m, int kdim, bb_kernel_figures *f)
 {
     const bb_kernel_about *a = &k->about;
     double per_row = m > 0 ? 1.0 / m : 0;
+    double column = kdim > 0 && k->act_size ? (double)k->act_size(1, kdim) / kdim * per_row : 0;
     f->weight_bytes = a->block_weights > 0 ? (double)a->block_bytes / a->block_weights : 0;
-    f->bytes_n1 = f->weight_bytes + a->act_bytes;
-    f->bytes_per_column = a->act_bytes;
+    f->bytes_n1 = f->weight_bytes + column;
+    f->bytes_per_column = column;
+    f->touched_per_column = a->act_bytes;
     f->int_ops_per_column = a->int_ops + a->column_int_ops_per_k * per_row;
     f->float_ops_per_column = a->float_ops + a->column_float_ops_per_k * per_row;
     f->int_ops_n1 = f->int_ops_per_column;

@@ -9,21 +9,26 @@
 
 #include "kernel.h"
 
-/* Bytes and operations per weight, at N = 1 and for each activation column beyond the first,
- * for an M x K matrix (the per-column table building is spread over the M rows). */
+/* Bytes and operations per weight, at N = 1 and for each activation column beyond the first, for
+ * an M x K matrix: the bytes from memory (the stored weights once per call, whatever N, and each
+ * prepared activation column once, kept in cache for the M rows), the bytes each weight's
+ * multiply or lookup touches (from cache), and the operations with the per-column table building
+ * spread over the M rows. */
 typedef struct {
     double weight_bytes;      /* stored bytes per weight, blocks only: block_bytes / block_weights */
-    double bytes_n1;          /* read per weight at N = 1: weight_bytes + act_bytes */
-    double bytes_per_column;  /* read per weight for each extra column: act_bytes (weights read once) */
-    double int_ops_n1, float_ops_n1;             /* per weight at N = 1, table building included */
+    double bytes_n1;          /* from memory per weight at N = 1: weight_bytes + act_size(1, K) / (K M) */
+    double bytes_per_column;  /* from memory per weight, each extra column: act_size(1, K) / (K M) */
+    double touched_per_column; /* touched per weight and column (from cache): about.act_bytes */
+    double int_ops_n1, float_ops_n1;                 /* per weight at N = 1, table building included */
     double int_ops_per_column, float_ops_per_column; /* per weight, each extra column */
 } bb_kernel_figures;
 
-void bb_kernel_figures_at(const bb_kernel *k, int m, bb_kernel_figures *f);
+void bb_kernel_figures_at(const bb_kernel *k, int m, int kdim, bb_kernel_figures *f);
 
-/* The M at which descriptions spread the per-column table building over the rows: 4096, a
- * typical hidden size (the formula, per activation element, is given beside the figures). */
+/* The M and K at which descriptions give these figures: 4096 x 4096, a typical projection
+ * (what depends on M or K is also given as a formula beside them). */
 #define BB_ABOUT_M 4096
+#define BB_ABOUT_K 4096
 
 /* How operations are counted, in one sentence (kernel.h, bb_kernel_about.int_ops). */
 extern const char bb_ops_counted[];

@@ -71,14 +71,16 @@ static void test_facts(const bb_kernel *k)
     else CHECK(packed > blocks, "%s: says '%s' outside the blocks, but there is nothing", n, a->outside_blocks);
 
     bb_kernel_figures f;
-    bb_kernel_figures_at(k, BB_ABOUT_M, &f);
+    bb_kernel_figures_at(k, TEST_M, TEST_K, &f);
     CHECK(f.weight_bytes >= k->bits_per_weight / 8 - 1e-12 && f.bytes_n1 >= k->bits_per_weight / 8,
           "%s: %.4f bytes per weight < %.4f bits / 8", n, f.bytes_n1, k->bits_per_weight);
     double act_per_element = (double)k->act_size(1, TEST_K) / TEST_K;
     CHECK(a->act_bytes > 0 && a->act_bytes <= act_per_element * (1 + 1e-9),
           "%s: %.4f activation bytes per weight, prepare() writes %.4f per element", n, a->act_bytes, act_per_element);
-    CHECK(f.bytes_per_column == a->act_bytes && f.bytes_n1 > f.bytes_per_column, "%s: bytes n1 %.4f, per column %.4f",
-          n, f.bytes_n1, f.bytes_per_column);
+    /* from memory: the weights once, each prepared column once over the M rows */
+    CHECK(fabs(f.bytes_per_column - act_per_element / TEST_M) < 1e-15 &&
+              fabs(f.bytes_n1 - (f.weight_bytes + f.bytes_per_column)) < 1e-15 && f.touched_per_column == a->act_bytes,
+          "%s: bytes n1 %.6f, per column %.6f, touched %.4f", n, f.bytes_n1, f.bytes_per_column, f.touched_per_column);
     CHECK(a->int_ops >= 0 && a->float_ops >= 0 && a->int_ops + a->float_ops > 0, "%s: %g int + %g float ops", n,
           a->int_ops, a->float_ops);
     CHECK(a->column_int_ops_per_k >= 0 && a->column_float_ops_per_k >= 0, "%s: negative column cost", n);
@@ -184,7 +186,8 @@ static void test_list_json(const char *mask)
             }
             static const char *const numbers[] = {"bits_per_weight", "block_weights", "block_bytes",
                                                   "bytes_per_weight.weights", "bytes_per_weight.n1",
-                                                  "bytes_per_weight.per_extra_column", "ops_per_weight.n1.int",
+                                                  "bytes_per_weight.per_extra_column",
+                                                  "bytes_per_weight.touched_per_column", "ops_per_weight.n1.int",
                                                   "ops_per_weight.n1.float", "ops_per_weight.per_extra_column.int",
                                                   "ops_per_weight.per_extra_column.float", "constraints.k_multiple",
                                                   "constraints.m_multiple"};

@@ -194,8 +194,10 @@ static void test_helpers(void)
                   /* the fields of `bitbench describe --json` (harness/cli/cmd_describe.c) */
                   "assert(k.layout:find('K/128 blocks of 32 bytes') and k.block_weights == 128 and k.block_bytes == 32)\n"
                   "assert(k.act_format == 'i8_row' and k.activation:find('int8') and k.weights == 'ternary')\n"
-                  "assert(k.bytes_per_weight.weights == 0.25 and k.bytes_per_weight.n1 == 1.25)\n"
-                  "assert(k.bytes_per_weight.per_extra_column == 1 and k.ops_per_weight.n1.int == 2)\n"
+                  "local b = k.bytes_per_weight\n"
+                  "assert(b.weights == 0.25 and b.n1 == 0.25 + b.per_extra_column and b.at_m == 4096)\n"
+                  "assert(b.per_extra_column == (64 + 4096) / 4096 / 4096, 'i2_s: a 4096-column int8 row + its head')\n"
+                  "assert(b.touched_per_column == 1 and k.ops_per_weight.n1.int == 2)\n"
                   "assert(k.ops_per_weight.per_extra_column.float == 0 and k.ops_per_weight.counted:find('multiply'))\n"
                   "assert(k.constraints.k_multiple == 128 and k.constraints.shape_rules:find('262144'))\n"
                   "assert(k.error:find('^lossless') and k.error_bound:find('254'))\n"

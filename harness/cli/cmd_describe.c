@@ -39,7 +39,7 @@ void bb_describe_kernel_json(bb_json *j, const char *key, const bb_kernel *k, co
     bool asked = v != NULL;
     if (!v) v = bb_kernel_default_variant(k);
     bb_kernel_figures fig;
-    bb_kernel_figures_at(k, BB_ABOUT_M, &fig);
+    bb_kernel_figures_at(k, BB_ABOUT_M, BB_ABOUT_K, &fig);
     bb_json_object_begin(j, key);
     bb_json_string(j, "name", k->name);
     bb_json_string(j, "family", k->family);
@@ -54,9 +54,12 @@ void bb_describe_kernel_json(bb_json *j, const char *key, const bb_kernel *k, co
     bb_json_string(j, "act_format", bb_act_format_name(k->act));
     bb_json_string(j, "activation", a->activation);
     bb_json_object_begin(j, "bytes_per_weight");
+    bb_json_int(j, "at_m", BB_ABOUT_M);
+    bb_json_int(j, "at_k", BB_ABOUT_K);
     bb_json_number(j, "weights", fig.weight_bytes);
     bb_json_number(j, "n1", fig.bytes_n1);
     bb_json_number(j, "per_extra_column", fig.bytes_per_column);
+    bb_json_number(j, "touched_per_column", fig.touched_per_column);
     bb_json_object_end(j);
     bb_json_object_begin(j, "ops_per_weight");
     bb_json_string(j, "counted", bb_ops_counted);
@@ -125,7 +128,7 @@ static void describe_text(const bb_kernel *k, const bb_variant *v)
     if (!v) v = bb_kernel_default_variant(k);
     const bb_kernel_about *a = &k->about;
     bb_kernel_figures fig;
-    bb_kernel_figures_at(k, BB_ABOUT_M, &fig);
+    bb_kernel_figures_at(k, BB_ABOUT_M, BB_ABOUT_K, &fig);
     char buf[2048];
     printf("%s: %s\n", k->name, k->description);
     snprintf(buf, sizeof buf, "%s (%s%s)", k->family, strcmp(k->family, "float") ? "kernels/" : "baselines/",
@@ -139,9 +142,11 @@ static void describe_text(const bb_kernel *k, const bb_variant *v)
     field("layout", a->layout_text);
     snprintf(buf, sizeof buf, "%s: %s", bb_act_format_name(k->act), a->activation);
     field("activations", buf);
-    snprintf(buf, sizeof buf, "N = 1: %.4g (%.4g weights + %.4g activations or table entries)\n"
-                              "each extra column: +%.4g (the weights are read once for all columns)",
-             fig.bytes_n1, fig.weight_bytes, a->act_bytes, fig.bytes_per_column);
+    snprintf(buf, sizeof buf, "from memory at N = 1: %.4g (%.4g stored weights + the prepared column, %zu bytes, / M;\n"
+                              "M = K = %d); each extra column: +%.4g (its prepared column / M: the weights are read once)\n"
+                              "touched per column (from cache): %.4g bytes of activations or table entries per weight",
+             fig.bytes_n1, fig.weight_bytes, k->act_size(1, BB_ABOUT_K), BB_ABOUT_K, fig.bytes_per_column,
+             fig.touched_per_column);
     field("bytes/weight", buf);
     if (a->column_int_ops_per_k || a->column_float_ops_per_k)
         snprintf(buf, sizeof buf, "N = 1 and each extra column: %.4g integer + %.4g float per weight\n"

@@ -121,7 +121,7 @@ static void push_about(lua_State *L, const bb_kernel *k, const bb_variant *v, bo
 {
     const bb_kernel_about *a = &k->about;
     bb_kernel_figures fig;
-    bb_kernel_figures_at(k, BB_ABOUT_M, &fig);
+    bb_kernel_figures_at(k, BB_ABOUT_M, BB_ABOUT_K, &fig);
     lua_pushstring(L, bb_weight_kind_name(k->weights)), lua_setfield(L, -2, "weights");
     lua_pushstring(L, a->layout_text), lua_setfield(L, -2, "layout");
     lua_pushinteger(L, a->block_weights), lua_setfield(L, -2, "block_weights");
@@ -129,10 +129,13 @@ static void push_about(lua_State *L, const bb_kernel *k, const bb_variant *v, bo
     lua_pushstring(L, a->outside_blocks), lua_setfield(L, -2, "outside_blocks");
     lua_pushstring(L, bb_act_format_name(k->act)), lua_setfield(L, -2, "act_format");
     lua_pushstring(L, a->activation), lua_setfield(L, -2, "activation");
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, BB_ABOUT_M), lua_setfield(L, -2, "at_m");
+    lua_pushinteger(L, BB_ABOUT_K), lua_setfield(L, -2, "at_k");
     lua_pushnumber(L, fig.weight_bytes), lua_setfield(L, -2, "weights");
     lua_pushnumber(L, fig.bytes_n1), lua_setfield(L, -2, "n1");
     lua_pushnumber(L, fig.bytes_per_column), lua_setfield(L, -2, "per_extra_column");
+    lua_pushnumber(L, fig.touched_per_column), lua_setfield(L, -2, "touched_per_column");
     lua_setfield(L, -2, "bytes_per_weight");
     lua_createtable(L, 0, 7);
     lua_pushstring(L, bb_ops_counted), lua_setfield(L, -2, "counted");
