@@ -60,4 +60,22 @@ const bb_kernel bb_kernel_iq4_nl = {
         {"dotprod", BB_ISA_DOTPROD, bb_iq4_nl_matmul_dotprod, bb_qx_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "row-major; each row K/32 blocks of 18 bytes (ggml IQ4_NL): fp16 d, then 16 bytes:\n"
+            "byte j = index of weight j (low nibble) and j + 16 (high nibble); weight = d * "
+            "kvalues[index] (16 fixed values, Arm paper §6.3)",
+        .block_weights = 32,
+        .block_bytes = 18,
+        .outside_blocks = "none",
+        .activation = "q8_0: int8 in blocks of 32 with an fp16 scale d = amax/127 (llama.cpp block_q8_0), plus "
+            "per-block float scales and 4-activation sums for the SIMD variants (kernels/mad/qx_0.h)",
+        .act_bytes = 34.0 / 32,
+        .int_ops = 2.0,
+        .float_ops = 3.0 / 32,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights: per block of 32 the nearest of the 16 IQ4_NL table values times an fp16 scale, "
+            "the best of 15 candidate scales (least squares)",
+    },
 };
