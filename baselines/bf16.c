@@ -57,4 +57,19 @@ const bb_kernel bb_kernel_bf16 = {
         {"bf16", BB_ISA_BF16, bb_bf16_matmul_bf16, bb_bf16_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "row-major M x K bfloat16, rounded to nearest even",
+        .block_weights = 1,
+        .block_bytes = 2,
+        .outside_blocks = "none",
+        .activation = "bfloat16, rounded to nearest even",
+        .act_bytes = 2.0,
+        .int_ops = 0.0,
+        .float_ops = 2.0,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights and activations rounded to bfloat16 (nearest even); each product exact in float "
+            "(avx512bf16 and amx flush denormals below 2^-126)",
+    },
 };

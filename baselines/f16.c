@@ -54,4 +54,19 @@ const bb_kernel bb_kernel_f16 = {
         {"neon", BB_ISA_NEON, bb_f16_matmul_neon, bb_f16_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "row-major M x K IEEE binary16, rounded to nearest even",
+        .block_weights = 1,
+        .block_bytes = 2,
+        .outside_blocks = "none",
+        .activation = "each x rounded to binary16 (nearest even) and kept as the float32 it equals",
+        .act_bytes = 4.0,
+        .int_ops = 0.0,
+        .float_ops = 2.0,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights and activations rounded to binary16 (nearest even); each product exact in float, "
+            "the sums rounded to float",
+    },
 };

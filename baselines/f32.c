@@ -51,4 +51,19 @@ const bb_kernel bb_kernel_f32 = {
         {"neon", BB_ISA_NEON, bb_f32_matmul_neon, NULL},
 #endif
     },
+    .about = {
+        .layout_text = "row-major M x K float32, nothing else (the bytes a BLAS sgemm reads with lda = K)",
+        .block_weights = 1,
+        .block_bytes = 4,
+        .outside_blocks = "none",
+        .activation = "float32, unchanged",
+        .act_bytes = 4.0,
+        .int_ops = 0.0,
+        .float_ops = 2.0,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "lossless: the master weights and activations as they are; the reference sums in k order, "
+            "the SIMD variants in lanes (within float rounding of sum |w x|)",
+    },
 };

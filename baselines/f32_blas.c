@@ -103,4 +103,19 @@ const bb_kernel bb_kernel_f32_blas = {
         {"scalar", 0, bb_f32_matmul_ref, NULL},
         {"openblas", 0, f32_blas_matmul, NULL},
     },
+    .about = {
+        .layout_text = "row-major M x K float32, nothing else (the bytes a BLAS sgemm reads with lda = K)",
+        .block_weights = 1,
+        .block_bytes = 4,
+        .outside_blocks = "none",
+        .activation = "float32, unchanged",
+        .act_bytes = 4.0,
+        .int_ops = 0.0,
+        .float_ops = 2.0,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "lossless: the master weights and activations as they are; OpenBLAS sums in an order of "
+            "its own (within float rounding of sum |w x|)",
+    },
 };

@@ -204,12 +204,14 @@ int bb_cpu_mask_parse(const char *text, uint64_t *clear)
     return 0;
 }
 
+static uint64_t detected_features;
+
 uint64_t bb_cpu_features(void)
 {
     static uint64_t cached;
     static int done;
     if (!done) {
-        uint64_t f = detect();
+        uint64_t f = detected_features = detect();
         const char *mask = getenv("BITBENCH_CPU_MASK");
         uint64_t clear = 0;
         if (mask && *mask && bb_cpu_mask_parse(mask, &clear)) {
@@ -224,6 +226,12 @@ uint64_t bb_cpu_features(void)
         done = 1;
     }
     return cached;
+}
+
+uint64_t bb_cpu_features_detected(void)
+{
+    bb_cpu_features();
+    return detected_features;
 }
 
 const char *bb_cpu_amx_refusal(void)

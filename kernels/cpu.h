@@ -64,6 +64,9 @@ enum {
  * a hex mask of the bits above to clear.  An unreadable value stops the program with a message
  * (exit status 2). */
 uint64_t bb_cpu_features(void);
+/* The features detected, before BITBENCH_CPU_MASK clears any: what tells a variant this CPU lacks
+ * from one the mask turned off (`bitbench describe`). */
+uint64_t bb_cpu_features_detected(void);
 /* The bits BITBENCH_CPU_MASK's value clears; -1 when it is neither a level nor hex. */
 int bb_cpu_mask_parse(const char *text, uint64_t *clear);
 

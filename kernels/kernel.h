@@ -95,6 +95,45 @@ typedef struct {
 
 #define BB_MAX_VARIANTS 6
 
+/* What `bitbench describe`, `bitbench list kernels --json` and Lua's bitbench.kernel() say about a
+ * kernel beyond the fields of bb_kernel: facts from its header (layout, semantics), stated in its
+ * descriptor, where it registers; tests/test_kernel_about.c checks them against the descriptor and
+ * the code (docs/kernels.md, "`bitbench describe`").  Counts are per weight of the M x K matrix
+ * and per activation column; kernel_about.h derives bytes and operations at N = 1 and per extra
+ * column from them. */
+typedef struct bb_kernel_about {
+    /* The stored layout in a few lines, separated by '\n'. */
+    const char *layout_text;
+    /* The layout's repeating unit: block_weights weights in block_bytes bytes, scales included,
+     * so that bits_per_weight == 8 * block_bytes / block_weights. */
+    int block_weights;
+    int block_bytes;
+    /* Storage outside the blocks (a per-tensor scale, per-row scales, a codebook), or "none". */
+    const char *outside_blocks;
+    /* What prepare() makes of one activation column, in words. */
+    const char *activation;
+    /* Bytes of prepared activations (or table entries) the reference semantics read per weight and
+     * per activation column: what each multiply (or lookup) meets besides the weight. */
+    double act_bytes;
+    /* Operations per weight and activation column of the reference semantics: a multiply, an add,
+     * a table lookup each count 1 (a multiply-add 2); per-block scale steps are included, spread
+     * over the block's weights; the decode of stored codes to numbers is not (SIMD variants share
+     * it between columns: instruction counts per variant are docs/kernels.md's "Instructions per
+     * 32 weights"), nor the few float operations per output. */
+    double int_ops;
+    double float_ops;
+    /* Work per activation column that is not per weight (building lookup tables), as integer and
+     * float operations per activation element (so per weight: divided by M), and in words. */
+    double column_int_ops_per_k;
+    double column_float_ops_per_k;
+    const char *column_cost;
+    /* What shape_error refuses, in words; NULL exactly when shape_error is NULL. */
+    const char *shape_rules;
+    /* Lossless kernels: what is exact; the others: the bound on |y - sum_k wdeq x| (the
+     * conformance suite's, kernels/common/error_bound.h) and how the weights are rounded. */
+    const char *error;
+} bb_kernel_about;
+
 typedef struct bb_kernel {
     const char *name;        /* unique, lower case: used on the command line, in Lua, in results */
     const char *family;      /* its folder: kernels/<family>, or "float" for baselines/ (bb_family_at) */
@@ -148,6 +187,8 @@ typedef struct bb_kernel {
     double (*error_bound)(const float *wdeq_row, const float *x, int k);
 
     bb_variant variants[BB_MAX_VARIANTS]; /* variants[0] is the scalar reference */
+
+    bb_kernel_about about;
 } bb_kernel;
 
 /* ---- registry (kernels/registry.c) ---- */

@@ -20,7 +20,7 @@ expect_error "\-\-k: -128 is out of range" gemm --kernel i2_s --m 8 --k -128
 expect_error "\-\-n: 'x' is not an integer" gemm --kernel i2_s --m 8 --k 128 --n x
 expect_error "\-\-threads: 100000 is out of range (valid: 1.." gemm --kernel i2_s --m 8 --k 128 --threads 100000
 expect_error "\-\-threads: 0 is out of range" gemm --kernel i2_s --m 8 --k 128 --threads 0
-expect_error "unknown mode 'l2'; valid: resident, dram" gemm --kernel i2_s --m 8 --k 128 --cache l2
+expect_error "unknown mode 'l5'; valid: l1, l2, l3, resident, dram" gemm --kernel i2_s --m 8 --k 128 --cache l5
 expect_error "unknown or incomplete option '--bogus'" gemm --kernel i2_s --m 8 --k 128 --bogus
 expect_error "are required" gemm --kernel i2_s
 expect_error "out of memory" gemm --kernel i2_s --m 16000000 --k 262144
@@ -66,7 +66,8 @@ import csv, sys
 r = list(csv.DictReader(sys.stdin))[0]
 f = lambda k: float(r[k])
 sys.exit(not (len(r) > 40 and r["variant_ran"] != "" and r["fallback_calls"] == "0" and f("t_median_s") > 0 and
-              f("read_t_median_s") > 0 and f("read_t_min_s") <= f("read_t_median_s") and f("read_gbps") > 0))'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --read csv row $out"; fi
+              f("read_t_median_s") > 0 and f("read_t_min_s") <= f("read_t_median_s") and f("read_gbps") > 0 and
+              f("rotated_bytes") > 0 and r["cache_source"] == ""))'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --read csv row $out"; fi
 case "$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read)" in
 *"the same bytes read alone: median"*"the kernel takes"*) pass=$((pass + 1)) ;;
 *) fail=$((fail + 1)); echo "FAIL: --read text output" ;; esac

@@ -191,6 +191,21 @@ static void test_helpers(void)
                   "local k = bitbench.kernel('i2_s')\n"
                   "assert(k.family == 'mad' and k.bits_per_weight == 2 and k.lossless and k.k_multiple == 128)\n"
                   "assert(k.variants[1] == 'scalar' and type(k.variant) == 'string')\n"
+                  /* the fields of `bitbench describe --json` (harness/cli/cmd_describe.c) */
+                  "assert(k.layout:find('K/128 blocks of 32 bytes') and k.block_weights == 128 and k.block_bytes == 32)\n"
+                  "assert(k.act_format == 'i8_row' and k.activation:find('int8') and k.weights == 'ternary')\n"
+                  "local b = k.bytes_per_weight\n"
+                  "assert(b.weights == 0.25 and b.n1 == 0.25 + b.per_extra_column and b.at_m == 4096)\n"
+                  "assert(b.per_extra_column == (64 + 4096) / 4096 / 4096, 'i2_s: a 4096-column int8 row + its head')\n"
+                  "assert(b.touched_per_column == 1 and k.ops_per_weight.n1.int == 2)\n"
+                  "assert(k.ops_per_weight.per_extra_column.float == 0 and k.ops_per_weight.counted:find('multiply'))\n"
+                  "assert(k.constraints.k_multiple == 128 and k.constraints.shape_rules:find('262144'))\n"
+                  "assert(k.error:find('^lossless') and k.error_bound:find('254'))\n"
+                  "assert(k.all_variants[1].isa == 'scalar' and k.all_variants[1].usable)\n"
+                  "assert(k.all_variants[1].why:find('^usable') and k.variant_why:find('^' .. k.variant))\n"
+                  "local t = bitbench.kernel('tl2_0')\n"
+                  "assert(t.ops_per_weight.column_cost_per_k.int > 9 and t.ops_per_weight.n1.int > 4 / 3)\n"
+                  "assert(bitbench.kernel('i2_s@scalar').variant_why:find('asked for'))\n"
                   "local none, why = bitbench.kernel('no_such_kernel')\n"
                   "assert(none == nil and why:find('unknown kernel'), 'kernel(unknown) is nil, reason')\n"
                   "local u = bitbench.usable { 'no_such_kernel', 'i2_s', 'i2_s@scalar', 'i2_s@no_such_isa' }\n"
@@ -240,7 +255,7 @@ static void test_plan(void)
           "order: kernel, shape, N");
     char key[256];
     bb_plan_point_key(&ex, &plan.points[plan.npoints - 1], key, sizeof key);
-    CHECK(strcmp(key, "s|i2_s|scalar|256|256|2|1|resident") == 0, "point key %s", key);
+    CHECK(strcmp(key, "s|i2_s|scalar|256|256|2|1|resident|w3|r10|t0.1|s42|d0") == 0, "point key %s", key);
     bb_plan_free(&plan);
     bb_experiment_free(&ex);
 
@@ -335,7 +350,7 @@ static void test_errors(void)
                  "field 'n', entry 2: must be an integer", "got number 2.5", NULL);
     expect_error("wrong type warmup",
                  "bitbench.experiment { sweeps = { { kernels = 'i2_s', shapes = {{256,256}}, warmup = true } } }\n",
-                 "field 'warmup' must be an integer in 0..1000000, got boolean true", NULL);
+                 "field 'warmup' must be an integer in 0..1000000", "got boolean true", NULL);
     expect_error("negative reps",
                  "bitbench.experiment { sweeps = { { kernels = 'i2_s', shapes = {{256,256}}, reps = 0 } } }\n",
                  "field 'reps' must be an integer in 1..", NULL);
@@ -346,8 +361,8 @@ static void test_errors(void)
                  "bitbench.experiment { sweeps = { { kernels = 'i2_s', shapes = {{256,256}}, min_seconds = 'x' } } }\n",
                  "field 'min_seconds' must be a number in 0..3600", NULL);
     expect_error("cache mode",
-                 "bitbench.experiment { sweeps = { { kernels = 'i2_s', shapes = {{256,256}}, cache = 'l2' } } }\n",
-                 "field 'cache': unknown mode 'l2'; valid: resident, dram", NULL);
+                 "bitbench.experiment { sweeps = { { kernels = 'i2_s', shapes = {{256,256}}, cache = 'l7' } } }\n",
+                 "field 'cache': unknown mode 'l7'; valid: l1, l2, l3, resident, dram", NULL);
     expect_error("on_unsupported",
                  "bitbench.experiment { sweeps = { { kernels = 'i2_s', shapes = {{256,256}}, on_unsupported = 'ignore' } } }\n",
                  "field 'on_unsupported': 'ignore' is not valid; valid: skip, error", NULL);

@@ -5,7 +5,7 @@
 # text again with those configs and the recorded settings into a new folder, whose points are the
 # same; a folder without the text, or whose text or config does not match its recorded sha256, is
 # refused in one line; the text goes through the Lua sandbox like any file; the results database
-# keeps the texts (run_files) and `db export` gives them back; a database of schema 6 is migrated.
+# keeps the texts (run_files) and `db export` gives them back; a database of schema 7 is migrated.
 # $1 is the bitbench binary.
 BB="$1"
 pass=0; fail=0
@@ -135,13 +135,13 @@ if [ "$have_db" -eq 1 ]; then
     sqlite3 "$T/bad.sqlite" "UPDATE run_files SET text = text || '-- x' WHERE name = 'experiment.lua'"
     "$BB" db export --db "$T/bad.sqlite" "$id" "$T/exp2" 2>"$T/e"; rc=$?
     check '[ "$rc" -ne 0 ] && grep -q "does not match its stored sha256" "$T/e"' "a changed stored text: rc=$rc $(cat "$T/e")"
-    # schema 6 (before cpu_model and run_files) is brought up to 7, its rows kept
-    cp "$T/r.sqlite" "$T/v6.sqlite"
-    if sqlite3 "$T/v6.sqlite" "ALTER TABLE points DROP COLUMN cpu_model; ALTER TABLE e2e_points DROP COLUMN cpu_model; DROP TABLE run_files; UPDATE schema_version SET version = 6;" 2>/dev/null; then
-        "$BB" db list --db "$T/v6.sqlite" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v6.sqlite" "SELECT version FROM schema_version")" = 7 ] &&
-               [ "$(sqlite3 "$T/v6.sqlite" "SELECT count(*) FROM points WHERE cpu_model IS NULL")" -gt 0 ] &&
-               [ "$(sqlite3 "$T/v6.sqlite" "SELECT count(*) FROM run_files")" = 0 ]' "schema 6 migrated: rc=$rc $(cat "$T/e")"
+    # schema 7 (before cpu_model and run_files) is brought up to 8, its rows kept
+    cp "$T/r.sqlite" "$T/v7.sqlite"
+    if sqlite3 "$T/v7.sqlite" "ALTER TABLE points DROP COLUMN cpu_model; ALTER TABLE e2e_points DROP COLUMN cpu_model; DROP TABLE run_files; UPDATE schema_version SET version = 7;" 2>/dev/null; then
+        "$BB" db list --db "$T/v7.sqlite" >"$T/o" 2>"$T/e"; rc=$?
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v7.sqlite" "SELECT version FROM schema_version")" = 8 ] &&
+               [ "$(sqlite3 "$T/v7.sqlite" "SELECT count(*) FROM points WHERE cpu_model IS NULL")" -gt 0 ] &&
+               [ "$(sqlite3 "$T/v7.sqlite" "SELECT count(*) FROM run_files")" = 0 ]' "schema 7 migrated: rc=$rc $(cat "$T/e")"
     fi
     check '[ "$(sqlite3 "$T/r.sqlite" "SELECT count(*) FROM points WHERE length(cpu_model) > 0")" = "$(sqlite3 "$T/r.sqlite" "SELECT count(*) FROM points")" ]' \
         "points.cpu_model stored"

@@ -29,10 +29,12 @@
  * 4: points has variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and
  *    fallback_calls (the code that ran, kernel.h's bb_variant)
  * 6: e2e_points has pp_spread, tg_spread, spread_flag and attempts (harness/results/noise.h)
- * 7: points and e2e_points have cpu_model; run_files (run, name, sha256, text) holds the texts a run
+ * 7: points has the working set and the sweep's settings (rotated_bytes, cache_source, min_reps,
+ *    min_seconds, seed, delay_s) and roofline_fraction, roofline_ceiling (results_db.c)
+ * 8: points and e2e_points have cpu_model; run_files (run, name, sha256, text) holds the texts a run
  *    carries (results/run_texts.h: experiment.lua, models/NAME.lua, source.diff)
- * (files of 1 to 6 are brought up to it when opened, the new cells empty in their rows) */
-#define BB_DB_SCHEMA_VERSION 7
+ * (files of 1 to 7 are brought up to it when opened, the new cells empty in their rows) */
+#define BB_DB_SCHEMA_VERSION 8
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

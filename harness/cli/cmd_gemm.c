@@ -19,10 +19,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bitbench gemm --kernel NAME[@isa] --m M --k K [--n N] [--threads T] [--cpus LIST]\n"
-            "                     [--reps R] [--warmup W] [--min-time S] [--cache resident|dram]\n"
+            "                     [--reps R] [--warmup W] [--min-time S] [--cache l1|l2|l3|resident|dram]\n"
             "                     [--seed S] [--verify] [--read] [--csv | --json] [--db FILE.sqlite]\n"
             "  --threads T   default 1, or one per CPU of --cpus; at most the CPUs this process may run on\n"
             "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
+            "  --cache MODE  the weights' working set: resident (one copy, default); l1, l2, l3 (copies rotated\n"
+            "                to fill half that level for T threads, sized from hwloc or sysfs; a matrix too\n"
+            "                big for it is refused); dram (copies spanning twice the last-level cache)\n"
             "  --csv         the result as results.csv's header and row (its columns, provenance included,\n"
             "                numbers at full precision), then --read's and --verify's extra columns\n"
             "  --json        the same row as one JSON object on one line (JSONL); with --csv or --json\n"
@@ -49,7 +52,7 @@ static int parse_option(int c, char **argv, bb_gemm_spec *spec, const char **ksp
     case 'T': return bb_parse_double("--min-time", optarg, 0, 3600, &spec->min_seconds) ? 2 : -1;
     case 'c':
         if (bb_cache_mode_parse(optarg, &spec->cache)) {
-            fprintf(stderr, "bitbench gemm: --cache: unknown mode '%s'; valid: resident, dram\n", optarg);
+            fprintf(stderr, "bitbench gemm: --cache: unknown mode '%s'; valid: " BB_CACHE_MODE_NAMES "\n", optarg);
             return 2;
         }
         return -1;
@@ -112,6 +115,7 @@ static int parse_args(int argc, char **argv, bb_gemm_spec *spec, int *threads, i
         return 2;
     }
     spec->max_reps = spec->min_reps > 100000 ? spec->min_reps : 100000;
+    spec->threads = *threads;
     return -1;
 }
 
@@ -124,6 +128,10 @@ static void gemm_row(const bb_single_run *run, const bb_gemm_spec *spec, const b
     snprintf(row->experiment, sizeof row->experiment, "gemm");
     snprintf(row->sweep, sizeof row->sweep, "gemm");
     row->point = 1;
+    row->min_reps = spec->min_reps;
+    row->min_seconds = spec->min_seconds;
+    row->delay_s = 0;
+    snprintf(row->seed, sizeof row->seed, "%llu", (unsigned long long)spec->seed);
     bb_pool_cpus(pool, row->cpus, sizeof row->cpus);
     bb_single_run_provenance(run, &row->prov);
 }
@@ -150,8 +158,8 @@ static int print_row(int format, const bb_gemm_spec *spec, const bb_gemm_result 
 static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_machine *mach,
                        const bb_pool *pool)
 {
-    char rotation[160];
-    bb_cache_describe(spec->cache, r->packed_bytes, r->copies, mach, rotation, sizeof rotation);
+    char rotation[256];
+    bb_cache_describe(spec->cache, r->packed_bytes, r->copies, threads, mach, rotation, sizeof rotation);
     printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%s)\n", spec->kernel->name, spec->variant->isa, spec->m,
            spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), rotation);
     printf("  placed %s  (allowed CPUs %s)\n", bb_pool_placement(pool), mach->allowed_cpus);
@@ -222,8 +230,15 @@ int bb_cmd_gemm(int argc, char **argv)
     int rc = parse_args(argc, argv, &spec, &threads, &format, &db);
     if (rc >= 0) return rc;
     if (db && bb_run_db_check("bitbench gemm", db)) return 2;
-    spec.keep_samples = db != NULL;
     char err[BB_ERR_MAX];
+    int copies;
+    /* a working set the cache mode cannot make here is refused before any work (cache_sizing.h) */
+    if (bb_cache_copies(spec.cache, spec.kernel->packed_size(spec.m, spec.k), threads, &mach, &copies, err,
+                        sizeof err)) {
+        fprintf(stderr, "bitbench gemm: --cache %s: %s\n", bb_cache_mode_name(spec.cache), err);
+        return 2;
+    }
+    spec.keep_samples = db != NULL;
     bb_pool *pool = bb_pool_create(threads, err, sizeof err);
     if (!pool) {
         fprintf(stderr, "bitbench gemm: %s\n", err);

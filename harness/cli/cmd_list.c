@@ -8,6 +8,7 @@
 
 #include "bench/e2e_bench.h"
 #include "cli/commands.h"
+#include "cli/describe.h"
 #include "kernels/kernel.h"
 #include "meters/meter.h"
 #include "models/model_config.h"
@@ -36,6 +37,17 @@ static void list_kernels(void)
     const char *amx = bb_cpu_amx_refusal();
     if (amx) printf("@amx variants unavailable: %s\n", amx);
 #endif
+}
+
+/* The same kernels as a JSON array, each as `bitbench describe --json` writes it. */
+static void list_kernels_json(void)
+{
+    bb_json j;
+    bb_json_init(&j, stdout);
+    bb_json_array_begin(&j, NULL);
+    for (int i = 0; i < bb_kernel_count(); i++) bb_describe_kernel_json(&j, NULL, bb_kernel_at(i), NULL);
+    bb_json_array_end(&j);
+    bb_json_finish(&j);
 }
 
 /* The memory the engine needs for a model with a kernel at a 2048-token context (packed linear
@@ -216,7 +228,8 @@ static void usage(FILE *f)
 {
     char names[128];
     bb_column_table_names(names, sizeof names);
-    fprintf(f, "usage: bitbench list kernels          the registered kernels, their variants usable here\n"
+    fprintf(f, "usage: bitbench list kernels [--json] the registered kernels, their variants usable here\n"
+               "                                      (--json: each as `bitbench describe KERNEL --json`)\n"
                "       bitbench list models [DIR]     the model configs (and the GGUF files in DIR)\n"
                "       bitbench list meters           the meters, available here or why not\n"
                "       bitbench list columns [TABLE]  the columns of a run's CSV files as markdown tables\n"
@@ -232,7 +245,13 @@ int bb_cmd_list(int argc, char **argv)
         return 0;
     }
     if (strcmp(what, "kernels") == 0) {
-        list_kernels();
+        bool json = argc > 2 && strcmp(argv[2], "--json") == 0;
+        if (argc > 2 + json) {
+            fprintf(stderr, "bitbench list kernels: unexpected '%s'; valid: --json\n", argv[2 + json]);
+            return 2;
+        }
+        if (json) list_kernels_json();
+        else list_kernels();
         return 0;
     }
     if (strcmp(what, "models") == 0) return list_models(argc > 2 ? argv[2] : NULL);

@@ -3,6 +3,7 @@
 #define BB_COMMANDS_H
 
 int bb_cmd_list(int argc, char **argv);
+int bb_cmd_describe(int argc, char **argv); /* cmd_describe.c: what a kernel is, its variants here */
 int bb_cmd_gemm(int argc, char **argv);
 int bb_cmd_run(int argc, char **argv);
 int bb_cmd_overhead(int argc, char **argv);

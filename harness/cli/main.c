@@ -15,8 +15,10 @@ static void usage(FILE *f)
             "  run FILE.lua [--threads LIST] [--reps R] [--min-time S] [--out DIR] [--only KERNEL[,..]]\n"
             "               [--resume] [--shard i/n] [--quiet]\n"
             "                          run the sweeps of a Lua experiment file (see README.md)\n"
-            "  list kernels|models [DIR]|meters|columns [TABLE]   (DIR: also the GGUF files in it)\n"
+            "  list kernels [--json]|models [DIR]|meters|columns [TABLE]   (DIR: also the GGUF files in it)\n"
             "                          the registered kernels, the model configs, the meters, the results schema\n"
+            "  describe KERNEL [--json] what a kernel is (layout, bytes and operations per weight, error bound),\n"
+            "                          its variants, and the one this machine picks and why\n"
             "  gemm --kernel K ...     time (and --verify) one kernel on one shape\n"
             "  generate --model M ...  generate text with a GGUF or llama2.c model through any kernel\n"
             "  e2e --model NAME ...    prompt and generation tokens/s of a model (a config: synthetic weights; a .gguf/.bin: its own)\n"
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"run", bb_cmd_run},
         {"list", bb_cmd_list},
+        {"describe", bb_cmd_describe},
         {"gemm", bb_cmd_gemm},
         {"generate", bb_cmd_generate},
         {"e2e", bb_cmd_e2e},

@@ -4,7 +4,8 @@
  *   sweep{...}        mark a table as a sweep, remembering its line; returns the table (a sweep
  *                     with `models` instead of `shapes` is a model sweep: end-to-end points)
  *   kernels([family]) names of the registered kernels (of one family)
- *   kernel(spec)      a kernel's description, or nil and a reason when it is not usable here
+ *   kernel(spec)      a kernel's description (the fields of `bitbench describe --json`), or nil and a
+ *                     reason when it is not usable here
  *   usable{spec, ...} the specs kernel() would accept here, in their order
  *   models()          names of the model configs in models/
  *   peer_available(name)  true, or false and why: a peer's program is found (harness/peers/peer.h)
@@ -16,11 +17,14 @@
  */
 #include <lauxlib.h>
 #include <lua.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "archive/compare.h"
 #include "experiment/lua_load.h"
+#include "kernels/kernel_about.h"
 #include "models/model_config.h"
 #include "models/model_load.h"
 #include "peers/peer_sweep.h"
@@ -102,6 +106,80 @@ static int l_kernels(lua_State *L)
     return 1;
 }
 
+static void push_pair(lua_State *L, const char *key, double iops, double fops)
+{
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, iops), lua_setfield(L, -2, "int");
+    lua_pushnumber(L, fops), lua_setfield(L, -2, "float");
+    lua_setfield(L, -2, key);
+}
+
+/* The fields of `bitbench describe --json` beyond those above (harness/cli/cmd_describe.c writes
+ * the same from the same functions of kernels/kernel_about.h), into the table on top; v the
+ * variant resolved, asked: named in the spec (KERNEL@ISA) rather than picked by dispatch. */
+static void push_about(lua_State *L, const bb_kernel *k, const bb_variant *v, bool asked)
+{
+    const bb_kernel_about *a = &k->about;
+    bb_kernel_figures fig;
+    bb_kernel_figures_at(k, BB_ABOUT_M, BB_ABOUT_K, &fig);
+    lua_pushstring(L, bb_weight_kind_name(k->weights)), lua_setfield(L, -2, "weights");
+    lua_pushstring(L, a->layout_text), lua_setfield(L, -2, "layout");
+    lua_pushinteger(L, a->block_weights), lua_setfield(L, -2, "block_weights");
+    lua_pushinteger(L, a->block_bytes), lua_setfield(L, -2, "block_bytes");
+    lua_pushstring(L, a->outside_blocks), lua_setfield(L, -2, "outside_blocks");
+    lua_pushstring(L, bb_act_format_name(k->act)), lua_setfield(L, -2, "act_format");
+    lua_pushstring(L, a->activation), lua_setfield(L, -2, "activation");
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, BB_ABOUT_M), lua_setfield(L, -2, "at_m");
+    lua_pushinteger(L, BB_ABOUT_K), lua_setfield(L, -2, "at_k");
+    lua_pushnumber(L, fig.weight_bytes), lua_setfield(L, -2, "weights");
+    lua_pushnumber(L, fig.bytes_n1), lua_setfield(L, -2, "n1");
+    lua_pushnumber(L, fig.bytes_per_column), lua_setfield(L, -2, "per_extra_column");
+    lua_pushnumber(L, fig.touched_per_column), lua_setfield(L, -2, "touched_per_column");
+    lua_setfield(L, -2, "bytes_per_weight");
+    lua_createtable(L, 0, 7);
+    lua_pushstring(L, bb_ops_counted), lua_setfield(L, -2, "counted");
+    lua_pushinteger(L, BB_ABOUT_M), lua_setfield(L, -2, "at_m");
+    push_pair(L, "n1", fig.int_ops_n1, fig.float_ops_n1);
+    push_pair(L, "per_extra_column", fig.int_ops_per_column, fig.float_ops_per_column);
+    push_pair(L, "without_column_cost", a->int_ops, a->float_ops);
+    push_pair(L, "column_cost_per_k", a->column_int_ops_per_k, a->column_float_ops_per_k);
+    lua_pushstring(L, a->column_cost), lua_setfield(L, -2, "column_cost");
+    lua_setfield(L, -2, "ops_per_weight");
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, k->k_multiple), lua_setfield(L, -2, "k_multiple");
+    lua_pushinteger(L, k->m_multiple), lua_setfield(L, -2, "m_multiple");
+    lua_pushstring(L, a->shape_rules), lua_setfield(L, -2, "shape_rules");
+    lua_setfield(L, -2, "constraints");
+    lua_pushboolean(L, k->float_accumulation), lua_setfield(L, -2, "float_accumulation");
+    lua_pushstring(L, a->error), lua_setfield(L, -2, "error");
+    lua_pushstring(L, bb_act_format_bound(k->act)), lua_setfield(L, -2, "error_bound");
+    lua_createtable(L, bb_variant_count(k), 0);
+    for (int i = 0; i < bb_variant_count(k); i++) {
+        const bb_variant *vi = &k->variants[i];
+        char req[256], why[1024];
+        bb_cpu_feature_string(vi->requires, req, sizeof req);
+        bb_variant_why(vi, why, sizeof why);
+        lua_createtable(L, 0, 6);
+        lua_pushstring(L, vi->isa), lua_setfield(L, -2, "isa");
+        lua_pushstring(L, req), lua_setfield(L, -2, "requires");
+        lua_pushboolean(L, bb_variant_usable(vi)), lua_setfield(L, -2, "usable");
+        lua_pushstring(L, why), lua_setfield(L, -2, "why");
+        if (vi->small_n_isa) {
+            lua_pushstring(L, vi->small_n_isa), lua_setfield(L, -2, "small_n_isa");
+            lua_pushinteger(L, vi->min_n), lua_setfield(L, -2, "min_n");
+        }
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "all_variants");
+    char why[2048];
+    bb_variant_choice_why(k, v, why, sizeof why);
+    lua_pushstring(L, asked ? "asked for by name (KERNEL@ISA)" : why);
+    lua_setfield(L, -2, "variant_why");
+    const char *mask = getenv("BITBENCH_CPU_MASK");
+    if (mask && *mask) lua_pushstring(L, mask), lua_setfield(L, -2, "cpu_mask");
+}
+
 static int l_kernel(lua_State *L)
 {
     const char *spec = luaL_checkstring(L, 1);
@@ -131,6 +209,7 @@ static int l_kernel(lua_State *L)
             lua_rawseti(L, -2, ++n);
         }
     lua_setfield(L, -2, "variants");
+    push_about(L, k, v, strchr(spec, '@') != NULL);
     return 1;
 }
 

@@ -30,6 +30,31 @@ const bb_kernel bb_kernel_tmac_w2 = {
         {"neon", BB_ISA_NEON, bb_tmac_w2_neon, tmac_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "2 bit planes of the codes in 32-row blocks and 16-column chunks: per (block, chunk) 2 "
+            "vectors of 64 bytes,\n"
+            "byte 4d + t holding the 4-bit patterns of rows d and 16 + d (one nibble each) for one "
+            "K-group and plane (T-MAC §3.2);\n"
+            "then per row and group of 128 weights the fp32 h (scale / 2) and the int8 offset o "
+            "(bit-serial zero point, §4)",
+        .block_weights = 128,
+        .block_bytes = 37,
+        .outside_blocks = "none",
+        .activation = "per 4 activations the 8 sums of +-x (mirror consolidation, T-MAC §3.3), quantized to "
+            "int8 with one scale per 128 activations (amax / 127)",
+        .act_bytes = 2.0 / 4 + 4.0 / 128,
+        .int_ops = 2.0 / 2 + (2.0 * 2 + 2.0) / 128,
+        .float_ops = 3.0 / 128,
+        .column_int_ops_per_k = 0.25,
+        .column_float_ops_per_k = 10.0,
+        .column_cost = "K/4 tables of 8 entries per column, each a sum of 4 +-activations (3 float adds: 6 per "
+            "activation), quantized to int8 (a multiply and a rounding per entry: 4 per activation); "
+            "the offset sums SQ (0.25 integer adds per activation)",
+        .error = "weights: 2-bit codes with a group-wise (128) scale and half-integer zero point, "
+            "least-squares fitted (tmac.h); tables rounded to int8: |y - sum wdeq x| <= sum_g 32 d_g "
+            "A_g + (K/128 + 4) 2^-23 sum |w x| (d_g the group's table step amax/127, A_g its largest "
+            "|w|; tmac_error_bound)",
+    },
 };
 
 const bb_kernel bb_kernel_tmac_w2_fa = {
@@ -59,6 +84,29 @@ const bb_kernel bb_kernel_tmac_w2_fa = {
         {"neon", BB_ISA_NEON, bb_tmac_w2_fa_neon, tmac_fa_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "2 bit planes of the codes in 32-row blocks and 16-column chunks: per (block, chunk) 2 "
+            "vectors of 64 bytes,\n"
+            "byte 4d + t holding the 4-bit patterns of rows d and 16 + d (one nibble each) for one "
+            "K-group and plane (T-MAC §3.2);\n"
+            "then per row and group of 128 weights the fp32 h (scale / 2) and the int8 offset o "
+            "(bit-serial zero point, §4)",
+        .block_weights = 128,
+        .block_bytes = 37,
+        .outside_blocks = "none",
+        .activation = "as tmac_w2: int8 tables of the 8 sums of +-x per 4 activations, one scale per 128 "
+            "activations",
+        .act_bytes = 2.0 / 4 + 4.0 / 128,
+        .int_ops = 10.0 * 2 / 16 + (2.0 * 2 + 2.0) / 128,
+        .float_ops = 3.0 / 128,
+        .column_int_ops_per_k = 0.25,
+        .column_float_ops_per_k = 10.0,
+        .column_cost = "as tmac_w2: K/4 tables of 8 entries per column (6 float adds and 4 for int8 quantization "
+            "per activation), the offset sums SQ (0.25 integer adds per activation)",
+        .error = "weights as tmac_w2; int8 tables and fast 8-bit aggregation (rounding averages of 4 "
+            "lookups, T-MAC §4): |y - sum wdeq x| <= sum_g 64 d_g A_g + (K/128 + 4) 2^-23 sum |w x| "
+            "(tmac_fa_error_bound)",
+    },
 };
 
 const bb_kernel bb_kernel_tmac_w2_exact = {
@@ -87,5 +135,27 @@ const bb_kernel bb_kernel_tmac_w2_exact = {
 #elif defined(__aarch64__)
         {"neon", BB_ISA_NEON, bb_tmac_w2_exact_neon, NULL},
 #endif
+    },
+    .about = {
+        .layout_text = "2 bit planes of the codes in 32-row blocks and 16-column chunks: per (block, chunk) 2 "
+            "vectors of 64 bytes,\n"
+            "byte 4d + t holding the 4-bit patterns of rows d and 16 + d (one nibble each) for one "
+            "K-group and plane (T-MAC §3.2);\n"
+            "then per row and group of 128 weights the fp32 h (scale / 2) and the int8 offset o "
+            "(bit-serial zero point, §4)",
+        .block_weights = 128,
+        .block_bytes = 37,
+        .outside_blocks = "none",
+        .activation = "per-row int8 absmax (as i2_s), then per 4 activations the 8 exact int16 sums of +-q, as "
+            "a plane of low bytes and a plane of high bytes",
+        .act_bytes = 2.0 * 2 / 4,
+        .int_ops = 2.0 / 2 + (2.0 * 2 + 2.0) / 128,
+        .float_ops = 3.0 / 128,
+        .column_int_ops_per_k = 6.25,
+        .column_float_ops_per_k = 0.0,
+        .column_cost = "K/4 int16 tables of 8 entries per column, each a sum of 4 +-q (6 integer adds per "
+            "activation), the offset sums SQ (0.25 per activation)",
+        .error = "tables exact (int16 over per-row int8 activations, the int32 sums exact); the weights "
+            "are rounded to 2-bit codes as tmac_w2's, so not lossless against real weights",
     },
 };

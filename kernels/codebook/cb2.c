@@ -301,4 +301,24 @@ const bb_kernel bb_kernel_cb2 = {
         {"dotprod", BB_ISA_DOTPROD, bb_cb2_matmul_dotprod, bb_quant_q8_K_rows_neon},
 #endif
     },
+    .about = {
+        .layout_text = "row-major; each row K/256 super-blocks of 82 bytes:\n"
+            "qs[64] 2-bit element indices (byte j: element 64s + j in bits 2s..2s+1), meta[16] per 16 "
+            "weights (codebook number, 5-bit local scale ls), fp16 d;\n"
+            "weight = d * ls * C[codebook][index] (Arm paper §5.2-5.3)",
+        .block_weights = 256,
+        .block_bytes = 82,
+        .outside_blocks = "a 64-byte trailer: the 8 codebooks of 4 int8 centroids (32 bytes), then 32 zero bytes",
+        .activation = "q8_K: int8 in blocks of 256 with a float scale and int16 sums of each 16 (llama.cpp "
+            "block_q8_K)",
+        .act_bytes = 1.0 + 4.0 / 256,
+        .int_ops = 2.0 + 2.0 / 16,
+        .float_ops = 3.0 / 256,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights: each sub-group of 16 takes the codebook and local scale with the least squared "
+            "error, elements at their nearest centroid (Arm paper §5.3); relative RMS error 0.270 on "
+            "Gaussian weights (q2_k: 0.296)",
+    },
 };

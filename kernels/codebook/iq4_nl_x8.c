@@ -74,4 +74,23 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
         {"i8mm", BB_ISA_I8MM, bb_iq4_nl_x8_matmul_i8mm, bb_qx_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "q4_0x8's records (M/8 row groups, K/32 records of 144 bytes: 8 fp16 d, then the rows' "
+            "index bytes in 8-byte chunks)\n"
+            "holding iq4_nl blocks, indices as they are (no XOR) (Arm paper §4.1.1, llama.cpp's "
+            "IQ4_NL repack): the same bytes as iq4_nl, rearranged",
+        .block_weights = 256,
+        .block_bytes = 144,
+        .outside_blocks = "none",
+        .activation = "q8_0: int8 in blocks of 32 with an fp16 scale d = amax/127 (llama.cpp block_q8_0), plus "
+            "per-block float scales and 4-activation sums for the SIMD variants (kernels/mad/qx_0.h)",
+        .act_bytes = 34.0 / 32,
+        .int_ops = 2.0,
+        .float_ops = 3.0 / 32,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights: per block of 32 the nearest of the 16 IQ4_NL table values times an fp16 scale, "
+            "the best of 15 candidate scales (least squares); the same numbers as iq4_nl's reference",
+    },
 };

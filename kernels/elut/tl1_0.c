@@ -33,4 +33,25 @@ const bb_kernel bb_kernel_tl1_0 = {
         {"neon", BB_ISA_NEON, bb_tl1_0_neon, bb_tl1_0_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "rows in tiles of 16; a tile is K/16 index blocks of 64 bytes, 16 rows x 8 weight pairs:\n"
+            "byte p = row p%16, pairs p/16 (low nibble) and 4 + p/16 (high nibble); pair (a, b) "
+            "stored as the 4-bit index 3(a+1) + (b+1) (bitnet.cpp Table 5)",
+        .block_weights = 256,
+        .block_bytes = 64,
+        .outside_blocks = "one float per tensor (the ternary scale), padded to 64 bytes",
+        .activation = "per-row int8 absmax (as i2_s), then one 9-entry table per pair of activations, quantized "
+            "to int8 with one step per row, d = A/127",
+        .act_bytes = 1.0 / 2,
+        .int_ops = 1.0,
+        .float_ops = 0.0,
+        .column_int_ops_per_k = 4.5,
+        .column_float_ops_per_k = 9.0,
+        .column_cost = "K/2 tables of 9 entries per column, each at most one integer add of +-q (4.5 per "
+            "activation), quantized to int8 with the row's step (a multiply and a rounding per entry: "
+            "9 per activation)",
+        .shape_rules = "K at most 16777216 (the int32 sums cannot overflow)",
+        .error = "ternary weights exact; tables rounded to int8 with the row's step d: the per-row int8 "
+            "bound plus d/2 * s_w / s_a per group with a nonzero weight (elut_error_bound)",
+    },
 };

@@ -32,4 +32,25 @@ const bb_kernel bb_kernel_tl1_1 = {
         {"neon", BB_ISA_NEON, bb_tl1_1_neon, bb_tl1_1_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "rows in tiles of 16; a tile is K/16 index blocks of 64 bytes, 16 rows x 8 weight pairs:\n"
+            "byte p = row p%16, pairs p/16 (low nibble) and 4 + p/16 (high nibble); pair (a, b) "
+            "stored as the 4-bit index 3(a+1) + (b+1) (bitnet.cpp Table 5)",
+        .block_weights = 256,
+        .block_bytes = 64,
+        .outside_blocks = "one float per tensor (the ternary scale), padded to 64 bytes",
+        .activation = "per-row int8 absmax (as i2_s), then one 9-entry table per pair of activations: exact "
+            "int16 sums as a low-byte and a high-byte plane (bitnet.cpp §3.2.1)",
+        .act_bytes = 2.0 / 2,
+        .int_ops = 1.0,
+        .float_ops = 0.0,
+        .column_int_ops_per_k = 4.5,
+        .column_float_ops_per_k = 0.0,
+        .column_cost = "K/2 tables of 9 entries per column, each at most one integer add of +-q (4.5 per "
+            "activation)",
+        .shape_rules = "K at most 16777216 (the int32 sums cannot overflow)",
+        .error = "lossless for ternary weights over per-row int8 activations: the int32 sum of t*q is "
+            "exact, y = isum / s_a * s_w in float (bb_i8_dequant): bit for bit what i2_s, tl1_1 and "
+            "tl2_1 compute (tests/test_lossless.c)",
+    },
 };

@@ -32,4 +32,28 @@ const bb_kernel bb_kernel_tl2_1 = {
         {"neon", BB_ISA_NEON, bb_tl2_1_neon, bb_tl2_1_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "rows in tiles of 16; the first floor(K/48)*48 columns as triples (a,b,c): 4-bit index "
+            "|9a + 3b + c| in 64-byte index blocks\n"
+            "(16 rows x 8 triples) and a 1-bit sign plane (16-byte blocks, padded to 64 bytes per "
+            "tile) (bitnet.cpp Table 6, §3.1.2);\n"
+            "the remaining 0, 16 or 32 columns as TL1 pairs (Table 5)",
+        .block_weights = 1536,
+        .block_bytes = 320,
+        .outside_blocks = "one float per tensor (the ternary scale), padded to 64 bytes; when floor(K/48)*48 is not "
+            "a multiple of 96, the sign plane's padding",
+        .activation = "per-row int8 absmax (as i2_s), then one 14-entry table per triple (9-entry per TL1 pair) "
+            "of activations: exact int16 sums as a low-byte and a high-byte plane (bitnet.cpp §3.2.1)",
+        .act_bytes = 2.0 / 3,
+        .int_ops = 4.0 / 3,
+        .float_ops = 0.0,
+        .column_int_ops_per_k = 28.0 / 3,
+        .column_float_ops_per_k = 0.0,
+        .column_cost = "K/3 tables of 14 entries per column, each at most two integer adds of +-q (28/3 per "
+            "activation)",
+        .shape_rules = "K at most 16777216 (the int32 sums cannot overflow)",
+        .error = "lossless for ternary weights over per-row int8 activations: the int32 sum of t*q is "
+            "exact, y = isum / s_a * s_w in float (bb_i8_dequant): bit for bit what i2_s, tl1_1 and "
+            "tl2_1 compute (tests/test_lossless.c)",
+    },
 };

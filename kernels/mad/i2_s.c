@@ -98,4 +98,24 @@ const bb_kernel bb_kernel_i2_s = {
         {"dotprod", BB_ISA_DOTPROD, bb_i2_s_matmul_dotprod, bb_quant_i8_rows_neon},
 #endif
     },
+    .about = {
+        .layout_text = "row-major; each row K/128 blocks of 32 bytes: byte j of block b holds the 2-bit codes t "
+            "+ 1\n"
+            "of weights 128b + 32s + j, s = 0..3 (plane s in bits 7-2s..6-2s)",
+        .block_weights = 128,
+        .block_bytes = 32,
+        .outside_blocks = "one float per tensor (the absmean ternary scale), padded to 64 bytes",
+        .activation = "per-row int8 absmax: s = 127 / max|x|, q = round(x s) (common/act_quant.h, the same q as "
+            "i2_s)",
+        .act_bytes = 1.0,
+        .int_ops = 2.0,
+        .float_ops = 0.0,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .shape_rules = "K at most 262144 (the AVX-512 variant's int32 sums stay exact)",
+        .error = "lossless for ternary weights over per-row int8 activations: the int32 sum of t*q is "
+            "exact, y = isum / s_a * s_w in float (bb_i8_dequant): bit for bit what i2_s, tl1_1 and "
+            "tl2_1 compute (tests/test_lossless.c)",
+    },
 };

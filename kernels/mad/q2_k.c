@@ -171,7 +171,7 @@ const bb_kernel bb_kernel_q2_k = {
     .name = "q2_k",
     .family = "mad",
     .description = "llama.cpp Q2_K: 2-bit codes, 4-bit scale and min per 16, fp16 d/dmin per 256, q8_K activations",
-    .paper = "bitnet.cpp §2, bit-wise MAD; Arm §5; GGUF Q2_K",
+    .paper = "bitnet.cpp §2, bit-wise MAD; Arm paper §5; GGUF Q2_K",
     .bits_per_weight = 84 * 8 / 256.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -196,5 +196,25 @@ const bb_kernel bb_kernel_q2_k = {
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q2_k_matmul_dotprod, bb_quant_q8_K_rows_neon},
 #endif
+    },
+    .about = {
+        .layout_text = "row-major; each row K/256 super-blocks of 84 bytes (ggml Q2_K):\n"
+            "uint8 scales[16] (per 16 values: 4-bit scale sc, 4-bit min m), uint8 qs[64] (2-bit "
+            "codes, tq2_0's planes), fp16 d, fp16 dmin;\n"
+            "weight = d * sc * q - dmin * m",
+        .block_weights = 256,
+        .block_bytes = 84,
+        .outside_blocks = "none",
+        .activation = "q8_K: int8 in blocks of 256 with a float scale and int16 sums of each 16 (llama.cpp "
+            "block_q8_K)",
+        .act_bytes = 1.0 + 4.0 / 256 + 2.0 / 16,
+        .int_ops = 2.0 + 2.0 / 16 + 2.0 / 16,
+        .float_ops = 6.0 / 256,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .shape_rules = "K at most 131072 (512 blocks of 256: the int32 block sums stay exact)",
+        .error = "weights rounded per 16 to 2-bit codes with a fitted scale and min (make_qkx2_quants), "
+            "the 16 scales and mins to 4 bits against fp16 d and dmin (quantize_row_q2_K_ref)",
     },
 };

@@ -2,12 +2,6 @@
 #include "q2_k_x16.h"
 #include "../common/amx_rule.h"
 
-/* bb_block_q2_K's bytes in order: scales[16] in pairs, qs[64] in fours, d, dmin. */
-const bb_il_layout bb_q2_k_x16_layout = {
-    .rows = BB_Q2_K_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_q2_K), .nsections = 3,
-    .sections = {{2, 8}, {4, 16}, {2, 2}},
-};
-
 #define layout bb_q2_k_x16_layout
 
 _Static_assert(sizeof(bb_block_q2_K) == 84, "a record holds 16 Q2_K blocks");
@@ -47,7 +41,7 @@ const bb_kernel bb_kernel_q2_k_x16 = {
     .name = "q2_k_x16",
     .family = "mad",
     .description = "Q2_K with 16 rows interleaved (SIMD-aware packing), 16 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing of GGUF Q2_K; llama.cpp's Q2_K repack",
+    .paper = "Arm paper §4.1 SIMD-aware packing of GGUF Q2_K; llama.cpp's Q2_K repack",
     .bits_per_weight = 84 * 8 / 256.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -74,5 +68,25 @@ const bb_kernel bb_kernel_q2_k_x16 = {
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q2_k_x16_matmul_dotprod, bb_quant_q8_K_rows_neon},
 #endif
+    },
+    .about = {
+        .layout_text = "M/16 row groups; group g is K/256 records of 1344 bytes, record b = block b (q2_k's) of "
+            "rows 16g..16g+15:\n"
+            "scales (256 bytes), qs (1024 bytes: 4 code bytes per row in turn, one 32-bit lane per "
+            "row), d and dmin (64 bytes)\n"
+            "(Arm paper §4.1.1, llama.cpp's Q2_K repack): the same bytes as q2_k, rearranged",
+        .block_weights = 4096,
+        .block_bytes = 1344,
+        .outside_blocks = "none",
+        .activation = "q8_K: int8 in blocks of 256 with a float scale and int16 sums of each 16 (llama.cpp "
+            "block_q8_K)",
+        .act_bytes = 1.0 + 4.0 / 256 + 2.0 / 16,
+        .int_ops = 2.0 + 2.0 / 16 + 2.0 / 16,
+        .float_ops = 6.0 / 256,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .shape_rules = "K at most 131072 (512 blocks of 256: the int32 block sums stay exact)",
+        .error = "as q2_k: the same quantizer per block and the same numbers as q2_k's reference",
     },
 };

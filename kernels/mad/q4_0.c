@@ -33,7 +33,7 @@ const bb_kernel bb_kernel_q4_0 = {
     .name = "q4_0",
     .family = "mad",
     .description = "llama.cpp Q4_0: blocks of 32 4-bit + fp16 scale, q8_0 activations",
-    .paper = "llama.cpp GGUF Q4_0, as compared in bitnet.cpp §2 and Arm §2",
+    .paper = "llama.cpp GGUF Q4_0, as compared in bitnet.cpp §2 and Arm paper §2",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -58,5 +58,23 @@ const bb_kernel bb_kernel_q4_0 = {
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q4_0_matmul_dotprod, bb_qx_prepare_neon},
 #endif
+    },
+    .about = {
+        .layout_text = "row-major; each row K/32 blocks of 18 bytes (ggml block_q4_0):\n"
+            "fp16 d, then 16 bytes: byte j = weight j (low nibble), weight j+16 (high nibble);\n"
+            "weight = (nibble - 8) * d",
+        .block_weights = 32,
+        .block_bytes = 18,
+        .outside_blocks = "none",
+        .activation = "q8_0: int8 in blocks of 32 with an fp16 scale d = amax/127 (llama.cpp block_q8_0), plus "
+            "per-block float scales and 4-activation sums for the SIMD variants (kernels/mad/qx_0.h)",
+        .act_bytes = 34.0 / 32,
+        .int_ops = 2.0,
+        .float_ops = 3.0 / 32,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights rounded per block of 32 to 16 levels (nibble - 8) * d, d = max / -8 "
+            "(quantize_row_q4_0_ref)",
     },
 };

@@ -7,7 +7,7 @@ const bb_kernel bb_kernel_q4_0_4_4 = {
     .name = "q4_0_4_4",
     .family = "mad",
     .description = "Q4_0 with 4 rows interleaved in 4-byte chunks (for SDOT by element), 4 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing, Q4_0_4_4 of Table 2",
+    .paper = "Arm paper §4.1 SIMD-aware packing, Q4_0_4_4 of Table 2",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -30,5 +30,25 @@ const bb_kernel bb_kernel_q4_0_4_4 = {
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_q4_0_4_4_matmul_dotprod, NULL},
 #endif
+    },
+    .about = {
+        .layout_text = "M/4 row groups; group g is K/32 records of 72 bytes, record b = block b of rows "
+            "4g..4g+3:\n"
+            "4 fp16 d, then 64 bytes of the rows' q4_0 nibble bytes in 4-byte chunks, rows taking "
+            "turns, XOR 0x88\n"
+            "(Arm paper §4.1.1, made for SDOT by element): the same bytes as q4_0, rearranged",
+        .block_weights = 128,
+        .block_bytes = 72,
+        .outside_blocks = "none",
+        .activation = "q8_0: int8 in blocks of 32 with an fp16 scale d = amax/127 (llama.cpp block_q8_0), plus "
+            "per-block float scales and 4-activation sums for the SIMD variants (kernels/mad/qx_0.h)",
+        .act_bytes = 34.0 / 32,
+        .int_ops = 2.0,
+        .float_ops = 3.0 / 32,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights rounded per block of 32 to 16 levels (nibble - 8) * d, d = max / -8 "
+            "(quantize_row_q4_0_ref); the same numbers as q4_0's reference",
     },
 };

@@ -8,7 +8,7 @@ const bb_kernel bb_kernel_q4_0x8 = {
     .name = "q4_0x8",
     .family = "mad",
     .description = "Q4_0 with 8 rows interleaved (SIMD-aware packing), 8 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing, Q4_0_8_8",
+    .paper = "Arm paper §4.1 SIMD-aware packing, Q4_0_8_8",
     .bits_per_weight = 4.5,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -35,5 +35,25 @@ const bb_kernel bb_kernel_q4_0x8 = {
         {"dotprod", BB_ISA_DOTPROD, bb_q4_0x8_matmul_dotprod, NULL},
         {"i8mm", BB_ISA_I8MM, bb_q4_0x8_matmul_i8mm, NULL},
 #endif
+    },
+    .about = {
+        .layout_text = "M/8 row groups; group g is K/32 records of 144 bytes, record b = block b of rows "
+            "8g..8g+7:\n"
+            "8 fp16 d, then 128 bytes of the rows' q4_0 nibble bytes in 8-byte chunks, rows taking "
+            "turns, XOR 0x88\n"
+            "(llama.cpp block_q4_0x8, Arm paper §4.1.1): the same bytes as q4_0, rearranged",
+        .block_weights = 256,
+        .block_bytes = 144,
+        .outside_blocks = "none",
+        .activation = "q8_0: int8 in blocks of 32 with an fp16 scale d = amax/127 (llama.cpp block_q8_0), plus "
+            "per-block float scales and 4-activation sums for the SIMD variants (kernels/mad/qx_0.h)",
+        .act_bytes = 34.0 / 32,
+        .int_ops = 2.0,
+        .float_ops = 3.0 / 32,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights rounded per block of 32 to 16 levels (nibble - 8) * d, d = max / -8 "
+            "(quantize_row_q4_0_ref); the same numbers as q4_0's reference",
     },
 };

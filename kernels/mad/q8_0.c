@@ -58,4 +58,20 @@ const bb_kernel bb_kernel_q8_0 = {
         {"dotprod", BB_ISA_DOTPROD, bb_q8_0_matmul_dotprod, bb_qx_prepare_neon},
 #endif
     },
+    .about = {
+        .layout_text = "row-major; each row K/32 blocks of 34 bytes (ggml block_q8_0):\n"
+            "fp16 d, then 32 int8 q; weight j = q[j] * d",
+        .block_weights = 32,
+        .block_bytes = 34,
+        .outside_blocks = "none",
+        .activation = "q8_0: int8 in blocks of 32 with an fp16 scale d = amax/127 (llama.cpp block_q8_0), plus "
+            "per-block float scales and 4-activation sums for the SIMD variants (kernels/mad/qx_0.h)",
+        .act_bytes = 34.0 / 32,
+        .int_ops = 2.0,
+        .float_ops = 3.0 / 32,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .error = "weights rounded per block of 32 to int8, d = amax/127 (quantize_row_q8_0_ref)",
+    },
 };

@@ -102,4 +102,25 @@ const bb_kernel bb_kernel_tq1_0 = {
         {"dotprod", BB_ISA_DOTPROD, bb_tq1_0_matmul_dotprod, bb_quant_q8_K_rows_neon},
 #endif
     },
+    .about = {
+        .layout_text = "row-major; each row K/256 blocks of 54 bytes { uint8 qs[48]; uint8 qh[4]; fp16 d } (ggml "
+            "TQ1_0):\n"
+            "trits t + 1, five per byte in base 3 (stored as ceil(q * 256 / 243)), qh holding the "
+            "last 16 values 4 per byte;\n"
+            "d: the per-tensor ternary scale rounded to fp16, in every block",
+        .block_weights = 256,
+        .block_bytes = 54,
+        .outside_blocks = "none",
+        .activation = "q8_K: int8 in blocks of 256 with a float scale and int16 sums of each 16 (llama.cpp "
+            "block_q8_K)",
+        .act_bytes = 1.0 + 4.0 / 256,
+        .int_ops = 2.0,
+        .float_ops = 3.0 / 256,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .shape_rules = "K at most 131072 (512 blocks of 256: the int32 block sums stay exact)",
+        .error = "ternary weights stored exactly, the per-tensor scale rounded to fp16; activations "
+            "rounded per block of 256 (q8_K), so not lossless for BitNet b1.58",
+    },
 };

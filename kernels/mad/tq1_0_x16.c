@@ -2,11 +2,6 @@
 #include "tq1_0_x16.h"
 #include "../common/amx_rule.h"
 
-/* bb_block_tq1_0's bytes in order: qs[48] and qh[4] in fours, d. */
-const bb_il_layout bb_tq1_0_x16_layout = {
-    .rows = BB_TQ1_0_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_tq1_0), .nsections = 2,
-    .sections = {{4, BB_TQ1_0_X16_RUNS}, {2, 1}},
-};
 #define layout bb_tq1_0_x16_layout
 
 static size_t tq1_0_x16_packed_size(int m, int k) { return (size_t)m * bb_tq1_0_row_bytes(k); }
@@ -44,7 +39,7 @@ const bb_kernel bb_kernel_tq1_0_x16 = {
     .name = "tq1_0_x16",
     .family = "mad",
     .description = "TQ1_0 with 16 rows interleaved (SIMD-aware packing), trits by table lookup, 16 outputs per pass",
-    .paper = "Arm §4.1 SIMD-aware packing of GGUF TQ1_0 (bitnet.cpp §2, App. B.3, bitnet.cpp)",
+    .paper = "Arm paper §4.1 SIMD-aware packing of GGUF TQ1_0 (bitnet.cpp §2, App. B.3)",
     .bits_per_weight = 54 * 8 / 256.0,
     .lossless = false,
     .weights = BB_WEIGHTS_TERNARY,
@@ -71,5 +66,24 @@ const bb_kernel bb_kernel_tq1_0_x16 = {
 #if defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_tq1_0_x16_matmul_dotprod, bb_quant_q8_K_rows_neon},
 #endif
+    },
+    .about = {
+        .layout_text = "M/16 row groups; group g is K/256 records of 864 bytes, record b = block b (tq1_0's) of "
+            "rows 16g..16g+15:\n"
+            "832 code bytes (4 bytes of each row in turn: one 32-bit lane per row), then 16 fp16 d\n"
+            "(Arm paper §4.1.1): the same bytes as tq1_0, rearranged",
+        .block_weights = 4096,
+        .block_bytes = 864,
+        .outside_blocks = "none",
+        .activation = "q8_K: int8 in blocks of 256 with a float scale and int16 sums of each 16 (llama.cpp "
+            "block_q8_K)",
+        .act_bytes = 1.0 + 4.0 / 256,
+        .int_ops = 2.0,
+        .float_ops = 3.0 / 256,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .shape_rules = "K at most 131072 (512 blocks of 256: the int32 block sums stay exact)",
+        .error = "as tq1_0: the same blocks and the same numbers as tq1_0's reference",
     },
 };

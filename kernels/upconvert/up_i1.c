@@ -89,7 +89,7 @@ const bb_kernel bb_kernel_up_i1 = {
     .name = "up_i1",
     .family = "upconvert",
     .description = "1-bit +-1 weights in VNNI4 bit order, per-row scale, shuffle/and/cmp/blend + int8 dot",
-    .paper = "Intel up-convert §III-D, Fig. 2",
+    .paper = "Intel up-convert paper §III-D, Fig. 2",
     .bits_per_weight = 1.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -112,5 +112,26 @@ const bb_kernel bb_kernel_up_i1 = {
 #elif defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_up_i1_matmul_dotprod, bb_quant_i8_rows_neon},
 #endif
+    },
+    .about = {
+        .layout_text = "VNNI4 bit order [M/32][K/4][m4][m8][k4] (Intel up-convert paper §III-D, Fig. 2): a "
+            "16-byte group = 32 rows x 4 columns,\n"
+            "dword m4 one 8x4 tile whose bit 4*m8 + k4 is the weight of row 8*m4 + m8, column k4; bit "
+            "0 = +1, bit 1 = -1",
+        .block_weights = 128,
+        .block_bytes = 16,
+        .outside_blocks = "a 64-byte head (the int8 level of each code and the SIMD offset), then one float scale "
+            "per row, padded to 64 bytes (32 bits per row)",
+        .activation = "per-row int8 absmax: s = 127 / max|x|, q = round(x s) (common/act_quant.h, the same q as "
+            "i2_s)",
+        .act_bytes = 1.0,
+        .int_ops = 2.0,
+        .float_ops = 0.0,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .shape_rules = "K at most 1048576 (the int32 dot products stay exact)",
+        .error = "weights rounded to sign(w) times the row's mean |w| (rows exactly {-a, +a} stored "
+            "exactly); the int32 sums exact, y = isum / s_a * scale[m]",
     },
 };

@@ -171,7 +171,7 @@ const bb_kernel bb_kernel_up_i2 = {
     .name = "up_i2",
     .family = "upconvert",
     .description = "2-bit VNNI4-interleaved blocked codes, per-row scale, shuffle up-convert + int8 dot",
-    .paper = "Intel up-convert §III-B/C, Fig. 1",
+    .paper = "Intel up-convert paper §III-B/C, Fig. 1",
     .bits_per_weight = 2.0,
     .lossless = false,
     .weights = BB_WEIGHTS_REAL,
@@ -195,5 +195,29 @@ const bb_kernel bb_kernel_up_i2 = {
 #elif defined(__aarch64__)
         {"dotprod", BB_ISA_DOTPROD, bb_up_i2_matmul_dotprod, bb_quant_i8_rows_neon},
 #endif
+    },
+    .about = {
+        .layout_text = "VNNI4-interleaved blocks [M/32][K/4][M8][k4][m4] of 2-bit codes (Intel up-convert paper "
+            "§III-B/C, Fig. 1):\n"
+            "a 32-byte group = 32 rows x 4 columns, byte 4*M8 + k4 holding the codes of rows 8*m4 + "
+            "M8, m4 = 0..3, in bits 2*m4..2*m4+1;\n"
+            "code c means the int8 level levels[c] of the head: {-2,-1,0,+1} (ternary rows) or "
+            "{-3,-1,+1,+3} (SEQ, real weights)",
+        .block_weights = 128,
+        .block_bytes = 32,
+        .outside_blocks = "a 64-byte head (the int8 level of each code and the SIMD offset), then one float scale "
+            "per row, padded to 64 bytes (32 bits per row)",
+        .activation = "per-row int8 absmax: s = 127 / max|x|, q = round(x s) (common/act_quant.h, the same q as "
+            "i2_s)",
+        .act_bytes = 1.0,
+        .int_ops = 2.0,
+        .float_ops = 0.0,
+        .column_int_ops_per_k = 0,
+        .column_float_ops_per_k = 0,
+        .column_cost = "none besides preparing the activations",
+        .shape_rules = "K at most 1048576 (the int32 dot products stay exact)",
+        .error = "rows that are exactly {-a, 0, +a} stored exactly (scale a per row); real weights rounded "
+            "to the SEQ grid {-3,-1,+1,+3} * step/2 per row (Lloyd-fitted); the int32 sums exact, y = "
+            "isum / s_a * scale[m]",
     },
 };
