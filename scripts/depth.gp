@@ -15,7 +15,8 @@ set lmargin at screen 0.06
 set rmargin at screen 0.33
 set ylabel "generation throughput (tokens/s)"
 plot for [i=0:nblocks-1] points index i using 1:2:(bar(3, $2)):(bar(4, $2)) with yerrorlines lw 1.5 title columnheader(1)
-set key outside right top font ",9" title "bars: slowest to fastest repetition" noenhanced left font ",9"
+set label 90 "bars: slowest to fastest repetition" at screen 0.70, screen 0.85 left font ",9" noenhanced
+set key at screen 0.70, screen 0.80 left top Left reverse font ",9" noenhanced
 set lmargin at screen 0.41
 set rmargin at screen 0.68
 set ylabel "prefill throughput (tokens/s)"

@@ -16,9 +16,10 @@ set ylabel "attained throughput (GOP/s)"
 set xrange [0.1:1000]
 set yrange [0.1:*]
 set samples 400
-set lmargin at screen 0.07
+set lmargin at screen 0.08
 set rmargin at screen 0.58
-set key outside right top font ",9" noenhanced title "ceiling = min(int8 peak, read GB/s x op/B)" left font ",9"
+set label 90 "ceiling = min(int8 peak, read GB/s x op/B)" at screen 0.60, screen 0.90 left font ",9" noenhanced
+set key at screen 0.60, screen 0.87 left top Left reverse font ",9" noenhanced
 tcolors = "#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #e377c2 #17becf"
 tcol(j) = word(tcolors, (j - 1) % 8 + 1)
 num(name) = value(name)

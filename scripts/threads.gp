@@ -33,7 +33,10 @@ if (flagged > 0) {
 } else {
     plot for [i=0:nblocks-1] points index i using 1:2:(bar(4, $2)):(bar(5, $2)) with yerrorlines lw 1.5 title columnheader(1)
 }
-set key outside right top font ",9" title keytitle(bars) noenhanced left font ",9"
+# the key right of the second panel: what the bars are on top, the entries under it (placed at
+# screen positions right of the fixed margins, so never over the data)
+set label 90 keytitle(bars) at screen 0.70, screen 0.85 left font ",9" noenhanced
+set key at screen 0.70, screen 0.78 left top Left reverse font ",9" noenhanced
 set lmargin at screen 0.41
 set rmargin at screen 0.68
 set ylabel y2

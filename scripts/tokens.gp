@@ -22,14 +22,17 @@ if (has_pp) {
     set rmargin at screen 0.36
 } else {
     set title fulltitle noenhanced
-    set rmargin at screen 0.72
-    set key outside right top font ",9" title keytitle(bars) noenhanced left font ",9"
-    set label 1 pp_note at screen 0.02, screen 0.03 left font ",9" noenhanced
+    set lmargin at screen 0.08
+    set rmargin at screen 0.66
+    set label 90 keytitle(bars) at screen 0.68, screen 0.85 left font ",9" noenhanced
+    set key at screen 0.68, screen 0.78 left top Left reverse font ",9" noenhanced
+    set label 1 "no prefill panel:\n" . pp_note at screen 0.68, screen 0.30 left font ",9" noenhanced
 }
 set ylabel "generation throughput (tokens/s)"
 plot for [k=0:nkernels-1] tg using (column(2+3*k)):(bar(3+3*k, column(2+3*k))):(bar(4+3*k, column(2+3*k))):xtic(1) title columnheader(2+3*k)
 if (has_pp) {
-    set key outside right top font ",9" title keytitle(bars) noenhanced left font ",9"
+    set label 90 keytitle(bars) at screen 0.76, screen 0.85 left font ",9" noenhanced
+    set key at screen 0.76, screen 0.78 left top Left reverse font ",9" noenhanced
     set lmargin at screen 0.44
     set rmargin at screen 0.74
     set ylabel "prompt throughput (tokens/s)"

@@ -684,8 +684,8 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
     bb_gp_set_text(&vars, "bars", "bars: slowest to fastest repetition");
     bb_gp_set_text(&vars, "bars_hidden", note);
     if (!has_pp)
-        bb_gp_set_text(&vars, "pp_note", cpp < 0 ? "no prefill panel: the CSV has no pp_tps column"
-                                                 : "no prefill panel: no row measured prefill (pp_tps empty, prompt 0)");
+        bb_gp_set_text(&vars, "pp_note", cpp < 0 ? "the CSV has no pp_tps column"
+                                                 : "no row measured prefill (pp_tps empty, prompt 0)");
     return gnuplot(c, "tokens", "tokens.gp", &vars);
 }
 
