@@ -1,14 +1,24 @@
 # Tokens/s against KV-cache depth (kind e2e_depth): generation (left) and prefill (right), one line
 # per kernel, model, threads and KV cache type.  Variables: term, outfile, points (blocks: depth
-# tg tg_low tg_high pp pp_low pp_high; NaN where a phase was not measured), ttl, nblocks.  Error
-# bars: slowest to fastest repetition.
+# tg tg_low tg_high pp pp_low pp_high; NaN where a phase was not measured), ttl, run, nblocks.
+# Error bars: slowest to fastest repetition.  One key, right of the second panel, outside the data.
+width = 1280
 load scriptdir."/plot_common.gp"
 set offsets graph 0.03, graph 0.03, 0, 0
-set multiplot layout 1,2 title ttl noenhanced
+set multiplot title fulltitle noenhanced
+set tmargin at screen 0.86
+set bmargin at screen 0.11
 set xlabel "depth (tokens in the KV cache before the test)"
-set key inside right top font ",9" title "bars: slowest to fastest repetition" noenhanced
+set yrange [0:*]
+unset key
+set lmargin at screen 0.06
+set rmargin at screen 0.33
 set ylabel "generation throughput (tokens/s)"
-plot for [i=0:nblocks-1] points index i using 1:2:3:4 with yerrorlines title columnheader(1)
+plot for [i=0:nblocks-1] points index i using 1:2:(bar(3, $2)):(bar(4, $2)) with yerrorlines lw 1.5 title columnheader(1)
+set label 90 "bars: slowest to fastest repetition" at screen 0.70, screen 0.85 left font ",9" noenhanced
+set key at screen 0.70, screen 0.80 left top Left reverse font ",9" noenhanced
+set lmargin at screen 0.41
+set rmargin at screen 0.68
 set ylabel "prefill throughput (tokens/s)"
-plot for [i=0:nblocks-1] points index i using 1:5:6:7 with yerrorlines title columnheader(1)
+plot for [i=0:nblocks-1] points index i using 1:5:(bar(6, $5)):(bar(7, $5)) with yerrorlines lw 1.5 title columnheader(1)
 unset multiplot

@@ -1,7 +1,12 @@
 #!/bin/sh
 # bitbench plot on a small fixed results folder (tests/data/plot_results: a GEMV sweep's CSV and
 # run.json, a machine profile, and a synthetic model-sweep CSV): every kind gives a non-empty PNG
-# and SVG; a kind without its data is skipped with a message; bad arguments are refused.
+# and SVG; a kind without its data is skipped with a message; bad arguments are refused.  Then what
+# a reader sees (issue 33), read from the SVG files: a roofline ceiling per thread count and level,
+# min(peak, bandwidth x intensity), each point in its own thread count's colour; keys right of the
+# data; titles naming the experiment and run; axis units; bar labels that do not overlap at 37
+# kernels; error bars said to hide behind their marker when they do; the reason for a missing
+# prefill panel; --out under missing folders.
 bin=$1
 data="$BITBENCH_SOURCE_DIR/tests/data/plot_results"
 tmp=$(mktemp -d)
@@ -15,7 +20,7 @@ for k in roofline threads gemv_bw tokens ebw e2e_threads; do
 done
 head -c 8 "$tmp/plots/roofline.png" | od -c | grep -q 'P   N   G' || fail "roofline.png is not a PNG"
 grep -q '<svg' "$tmp/plots/threads.svg" || fail "threads.svg is not SVG"
-grep -q 'operational intensity (operations per weight byte)' "$tmp/plots/roofline.svg" || fail "roofline x label"
+grep -q 'operational intensity (operations per weight byte' "$tmp/plots/roofline.svg" || fail "roofline x label"
 grep -q 'Intel' "$tmp/plots/roofline.svg" || fail "machine in the title"
 grep -q 'GB/s' "$tmp/plots/gemv_bw.svg" || fail "gemv_bw units"
 # one kind only
@@ -43,6 +48,109 @@ printf 'model,kernel,threads,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_t
 grep -q 'generation throughput' "$tmp/nopp/plots/tokens.svg" && ! grep -q 'prompt throughput' "$tmp/nopp/plots/tokens.svg" ||
     fail "the prefill panel of a sweep without prefill is not left out"
 grep -q 'prompt throughput' "$tmp/plots/tokens.svg" || fail "prefill panel missing where prefill was measured"
+
+# ---- what a reader sees ----
+# key_outside SVG: every key entry's text lies right of every panel's border (the black closed
+# rectangles over 50 px tall; the key samples are smaller); exit 2 when the file has no key entry.
+key_outside() {
+    awk '
+    /Z *'"'"'\/>/ && /stroke=.black./ {
+        n = split($0, a, /[ML ,]+/); x0 = 1e9; x1 = -1; y0 = 1e9; y1 = -1
+        for (i = 1; i < n; i++) if (a[i] ~ /^[0-9.]+$/ && a[i + 1] ~ /^[0-9.]+$/) {
+            if (a[i] + 0 < x0) x0 = a[i] + 0; if (a[i] + 0 > x1) x1 = a[i] + 0
+            if (a[i + 1] + 0 < y0) y0 = a[i + 1] + 0; if (a[i + 1] + 0 > y1) y1 = a[i + 1] + 0; i++ }
+        if (y1 - y0 > 50 && x1 > border) border = x1
+    }
+    /<g id="gnuplot_plot_/ { first = 1; next }
+    first && /<g transform="translate\(/ { x = substr($0, index($0, "translate(") + 10) + 0; if (!nk++ || x < minkey) minkey = x; first = 0 }
+    first && /<path|<use/ { first = 0 }
+    END { if (!nk) exit 2; if (minkey <= border) { printf "key text at x=%s, data area to x=%s\n", minkey, border; exit 1 } }' "$1"
+}
+# group_colour SVG TEXT: the first rgb() of the plot group whose key text begins with TEXT
+group_colour() {
+    awk -v t="$2" '/<g id="gnuplot_plot_/ { g++ } index($0, "<text>" t) { want = g }
+        want && g == want && /rgb\(/ { s = substr($0, index($0, "rgb(")); s = substr(s, 1, index(s, ")")); gsub(/ /, "", s); print s; exit }' "$1"
+}
+grep -q 'ceiling = min(int8 peak, read GB/s x op/B)' "$tmp/plots/roofline.svg" || fail "roofline: the key does not say what a ceiling is"
+# ends_flat SVG TEXT: the last two points drawn by the group whose key text begins with TEXT share
+# their y (the roof's flat compute part)
+ends_flat() {
+    awk -v t="$2" '/<g id="gnuplot_plot_/ { g++ } index($0, "<text>" t) { want = g }
+        want && g == want { n = split($0, a, /[ML ]+/); for (i = 1; i <= n; i++) if (a[i] ~ /^[0-9.]+,[0-9.]+$/) { p2 = p1; p1 = a[i] } }
+        END { split(p1, u, ","); split(p2, v, ","); exit !(p1 != "" && p2 != "" && u[2] == v[2] && u[1] != v[1]) }' "$1"
+}
+r="$tmp/plots/roofline.svg"
+for t in "1 thread" "2 threads"; do
+    for l in DRAM L3 L2; do # the fixture's points are resident: cache levels too
+        [ "$(grep -c "<text>ceiling $t, $l: [0-9.]* GB/s, peak [0-9]* GOP/s" "$r")" -eq 1 ] ||
+            fail "roofline: not one '$l' ceiling min(peak, bandwidth) for $t"
+    done
+done
+[ "$(grep -c '<text>ceiling [0-9]' "$r")" -eq 6 ] || fail "roofline: ceilings other than 3 levels x 2 thread counts"
+ends_flat "$r" "ceiling 1 thread, DRAM" && ends_flat "$r" "ceiling 2 threads, DRAM" ||
+    fail "roofline: a ceiling does not end flat at the compute peak"
+c1=$(group_colour "$r" "ceiling 1 thread, DRAM"); c2=$(group_colour "$r" "ceiling 2 threads, DRAM")
+p1=$(group_colour "$r" "i2_s@avx512, 1 thread"); p2=$(group_colour "$r" "i2_s@avx512, 2 threads")
+[ -n "$c1" ] && [ "$c1" != "$c2" ] && [ "$p1" = "$c1" ] && [ "$p2" = "$c2" ] ||
+    fail "roofline: points not in their thread count's ceiling colour (ceilings $c1 $c2, points $p1 $p2)"
+for k in roofline threads gemv_bw tokens ebw e2e_threads; do
+    key_outside "$tmp/plots/$k.svg" || fail "$k: the key overlaps the data area"
+    grep -q 'experiment plot_fixture, run (no run id) - Intel' "$tmp/plots/$k.svg" || fail "$k: the title does not name the run"
+done
+key_outside "$tmp/nopp/plots/tokens.svg" || fail "tokens without prefill: the key overlaps the data area"
+grep -q '(GOP/s)' "$r" && grep -q 'op/B)' "$r" || fail "roofline: axis units"
+grep -q 'threads (count)' "$tmp/plots/threads.svg" && grep -q '(tokens/s)' "$tmp/plots/e2e_threads.svg" ||
+    fail "threads: axis units"
+# a point without a spread (the fixture predates the quartile columns) draws no bar end at the
+# x axis: no horizontal stroke of a series on a panel's bottom edge
+awk '/Z *'"'"'\/>/ && /stroke=.black./ { n = split($0, a, /[ML ,]+/); y0 = 1e9; y1 = -1
+        for (i = 1; i < n; i++) if (a[i] ~ /^[0-9.]+$/ && a[i + 1] ~ /^[0-9.]+$/) { y = a[i + 1]; i++
+            if (y + 0 < y0) y0 = y + 0; if (y + 0 > y1) { y1 = y + 0; ys = y } }
+        if (y1 - y0 > 50) bottom[ys] = 1 }
+     /<g id="gnuplot_plot_/ { inplot = 1 }
+     inplot && /stroke=.rgb\(/ { series = 1 }
+     series { n = split($0, a, /[ML ]+/); if (index($0, "/>")) series = 0
+        for (i = 1; i < n; i++) if (a[i] ~ /,/ && a[i + 1] ~ /,/) { split(a[i], u, ","); split(a[i + 1], v, ",")
+            if (u[2] == v[2] && (u[2] in bottom)) { print "a bar end on the axis at y=" u[2]; bad = 1; exit } } }
+     END { exit bad }' "$tmp/plots/threads.svg" || fail "threads: a missing error bar is drawn at the axis"
+# the title names the run id from run.json
+mkdir "$tmp/withid"
+cp "$data/results.csv" "$tmp/withid/"
+awk '/"started_at"/ { print "  \"run_id\": \"20261121T220045Z-host-0badc0de\"," } { print }' "$data/run.json" > "$tmp/withid/run.json"
+"$bin" plot "$tmp/withid" --kind threads --profile "$data/machine-profile.json" >/dev/null 2>&1 || fail "plot with a run id"
+grep -q 'experiment plot_fixture, run 20261121T220045Z-host-0badc0de' "$tmp/withid/plots/threads.svg" ||
+    fail "the title does not carry run.json's run_id"
+# a prefill panel left out says why
+grep -q 'no prefill panel:' "$tmp/nopp/plots/tokens.svg" && grep -q 'no row measured prefill' "$tmp/nopp/plots/tokens.svg" || fail "the missing prefill panel is not explained"
+# error bars a reader cannot see are said to be hidden (a sweep whose calls agree to 0.1 %)
+mkdir "$tmp/tight"
+printf 'kernel,variant,m,k,n,threads,gops,gbps,t_median_s,t_q1_s,t_q3_s\n' > "$tmp/tight/results.csv"
+for th in 1 2; do
+    printf 'i2_s,,1024,1024,1,%d,%d,%d,0.001,0.000999,0.001001\n' $th $((50 * th)) $((6 * th)) >> "$tmp/tight/results.csv"
+done
+"$bin" plot "$tmp/tight" --kind threads >/dev/null 2>"$tmp/tight.err" || fail "plot of tight bars: $(cat "$tmp/tight.err")"
+grep -q 'every bar is smaller than its marker' "$tmp/tight/plots/threads.svg" ||
+    fail "bars smaller than their marker are not said to be"
+# 37 kernels (the reference kernel_claims profile): the canvas widens and the labels stand
+# vertical, far enough apart not to overlap
+mkdir "$tmp/many"
+awk '/"gamma": \[/ { print; for (i = 1; i <= 37; i++)
+            printf "    {\"kernel\": \"kernel_number_%02d\", \"bits_per_weight\": %d, \"compute_bound_gbps_derived\": %d}%s\n", i, i % 8 + 1, 5 + i, i < 37 ? "," : ""
+        skip = 1; next }
+     skip && /^  \]/ { skip = 0 }
+     !skip { print }' "$data/machine-profile.json" > "$tmp/many/machine-profile.json"
+"$bin" plot "$tmp/many" --kind ebw >/dev/null 2>"$tmp/many.err" || fail "ebw of 37 kernels: $(cat "$tmp/many.err")"
+e="$tmp/many/plots/ebw.svg"
+[ "$(grep -c 'kernel_number_' "$e")" -eq 37 ] || fail "ebw: not every kernel labelled"
+awk '/<g transform="translate\([0-9.]+,[0-9.]+\) rotate\(-90\)"/ && /font-size="9.00"/ {
+        x[++n] = substr($0, index($0, "translate(") + 10) + 0 }
+     END { if (n != 37) { print n " vertical labels"; exit 1 }
+           for (i = 2; i <= n; i++) if (x[i] - x[i - 1] < 12) { printf "labels %d and %d %.1f px apart\n", i - 1, i, x[i] - x[i - 1]; exit 1 } }' "$e" ||
+    fail "ebw: the 37 kernel labels are not vertical and apart"
+# --out under missing folders: made, as mkdir -p would
+"$bin" plot "$data" --kind threads --out "$tmp/new/deeper/plots" >/dev/null 2>"$tmp/new.err" ||
+    fail "--out under missing folders: $(cat "$tmp/new.err")"
+[ -s "$tmp/new/deeper/plots/threads.svg" ] || fail "--out under missing folders: no threads.svg"
 "$bin" plot "$data" --kind nope >/dev/null 2>&1 && fail "unknown kind accepted"
 "$bin" plot >/dev/null 2>&1 && fail "missing folder accepted"
 echo "test_plot: passed"

@@ -37,7 +37,9 @@ extern char **environ;
 typedef struct {
     int maxthreads;
     double bw[65][4];
-    double peak_i8, peak_f32;
+    double peak_i8;
+    double peak_i8_1t; /* the int8 peak on one thread; peak_i8 is on threads_all threads */
+    int threads_all;
     int ngamma;
     char gk[128][48];
     double gbpw[128], gbound[128];
@@ -47,7 +49,7 @@ typedef struct {
 static void copy_str(const char *v, char *out, size_t len) { snprintf(out, len, "%s", v ? v : ""); }
 
 /* The members the plots use: read_bandwidth [{level, threads, gbps}], peaks [{instruction,
- * gops_all_derived}] and gamma [{kernel, bits_per_weight, compute_bound_gbps_derived}]
+ * gops_1t_derived, gops_all_derived, threads_all}] and gamma [{kernel, bits_per_weight, compute_bound_gbps_derived}]
  * (roofline.c writes them). */
 static void profile_from_json(const bb_jv *root, profile *pr)
 {
@@ -69,9 +71,12 @@ static void profile_from_json(const bb_jv *root, profile *pr)
         const char *name = bb_jv_str(&peaks->items[i], "instruction");
         double g = bb_jv_num(&peaks->items[i], "gops_all_derived");
         /* int8 and f32 ceilings: x86-64's and aarch64's names (roofline.c), the fastest of them */
-        if (name && !isnan(g) && (!strcmp(name, "vpdpbusd") || !strcmp(name, "sdot") || !strcmp(name, "smmla")))
+        if (name && !isnan(g) && (!strcmp(name, "vpdpbusd") || !strcmp(name, "sdot") || !strcmp(name, "smmla"))) {
+            double g1 = bb_jv_num(&peaks->items[i], "gops_1t_derived"), ta = bb_jv_num(&peaks->items[i], "threads_all");
             pr->peak_i8 = fmax(pr->peak_i8, g);
-        if (name && !isnan(g) && (!strcmp(name, "fma_fp32") || !strcmp(name, "fmla_fp32"))) pr->peak_f32 = g;
+            if (!isnan(g1)) pr->peak_i8_1t = fmax(pr->peak_i8_1t, g1);
+            if (ta >= 1 && ta <= 64) pr->threads_all = (int)ta;
+        }
     }
     for (int i = 0; gamma && gamma->type == BB_JV_ARR && i < gamma->n && pr->ngamma < 128; i++) {
         const bb_jv *e = &gamma->items[i];
@@ -101,7 +106,8 @@ static int profile_read(const char *path, profile *pr)
  * images are copied to out by bb_output_*, so a results folder's name never reaches gnuplot, and
  * a failed plot leaves the previous files in out as they were. */
 typedef struct {
-    char scripts[PATH_MAX], out[PATH_MAX], tmp[64], title_tail[256];
+    char scripts[PATH_MAX], out[PATH_MAX], tmp[64];
+    char run_line[512]; /* the second title line: experiment, run id, machine, date */
     char made[32][24]; /* the names of the files made in tmp, removed at the end */
     int nmade;
     int produced;
@@ -268,6 +274,16 @@ static void label_of(const bb_csv_table *t, int r, char *buf, size_t len)
 
 /* ---- kinds ---- */
 
+/* A bar chart's canvas width in pixels: wide enough that each group of nbars bars (and its gap)
+ * gets about 9 px a bar and its rotated label room beside the next one; 960 at least (the other
+ * kinds' width), 8000 at most. */
+static int canvas_width(int ngroups, int nbars)
+{
+    long w = 320 + (long)ngroups * (nbars + 1) * 9;
+    if (ngroups * 16 + 320 > w) w = ngroups * 16 + 320;
+    return w < 960 ? 960 : w > 8000 ? 8000 : (int)w;
+}
+
 static int data_file_failed(const char *path)
 {
     fprintf(stderr, "bitbench plot: cannot write %s: %s\n", path, strerror(errno));
@@ -284,22 +300,74 @@ static int data_file_close(FILE *f, const char *path)
     return 0;
 }
 
-/* The variables every kind has: its data file `points` (when there is one) and its title `ttl`,
- * head then the machine and date. */
+/* The variables every kind has: its data file `points` (when there is one), its title `ttl` (what
+ * is drawn) and `run` (which run: plot_common.gp puts it on the title's second line). */
 static int kind_vars(const plot_ctx *c, bb_gp_script *vars, const char *points, const char *head)
 {
-    char err[600], ttl[512];
+    char err[600];
     bb_gp_script_init(vars);
     if (points && bb_gp_set_path(vars, "points", points, err, sizeof err)) {
         fprintf(stderr, "bitbench plot: %s\n", err);
         bb_gp_script_free(vars);
         return -1;
     }
-    snprintf(ttl, sizeof ttl, "%s%s", head, c->title_tail);
-    bb_gp_set_text(vars, "ttl", ttl);
+    bb_gp_set_text(vars, "ttl", head);
+    bb_gp_set_text(vars, "run", c->run_line);
     return 0;
 }
 
+/* How many of a panel's error bars a reader can see: a bar shorter than about the marker (2 % of
+ * the panel's height on a y axis from 0, ~10 px of ~500) hides behind it.  The key says so, so
+ * that a missing bar reads as "tight", not as "not measured". */
+typedef struct {
+    int n;
+    double ymax;
+    double len[1024];
+} bar_panel;
+
+static void bar_add(bar_panel *b, double y, double lo, double hi)
+{
+    if (isfinite(y) && y > b->ymax) b->ymax = y;
+    if (isfinite(hi) && hi > b->ymax) b->ymax = hi;
+    if (!isfinite(lo) || !isfinite(hi) || b->n == (int)(sizeof b->len / sizeof b->len[0])) return;
+    b->len[b->n++] = hi - lo;
+}
+
+/* The key's second line about the bars of npanels panels: how many hide behind their marker
+ * ("" when none does). */
+static void bar_note(bar_panel *p, int npanels, char *out, size_t len)
+{
+    int n = 0, hidden = 0;
+    for (int i = 0; i < npanels; i++)
+        for (int j = 0; j < p[i].n; j++) {
+            n++;
+            hidden += p[i].len[j] < 0.02 * p[i].ymax;
+        }
+    if (!n) snprintf(out, len, "(no bars: the data has no spread columns)");
+    else if (hidden == n) snprintf(out, len, "every bar is smaller than its marker");
+    else if (hidden) snprintf(out, len, "%d of %d bars smaller than their marker", hidden, n);
+    else out[0] = 0;
+}
+
+/* The int8 compute peak on t threads (GOP/s), NaN when the profile has none for t: `bitbench
+ * roofline` measures the peak on one thread and on all (threads_all); between them it is the
+ * one-thread peak times t, capped at the all-threads peak (derived, not measured: cores issue
+ * independently until they share something). */
+static double peak_i8_at(const profile *pr, int t)
+{
+    int all = pr->threads_all ? pr->threads_all : pr->maxthreads;
+    if (t == 1 && pr->peak_i8_1t > 0) return pr->peak_i8_1t;
+    if (t == all && pr->peak_i8 > 0) return pr->peak_i8;
+    if (t > 1 && t < all && pr->peak_i8_1t > 0 && pr->peak_i8 > 0) return fmin(pr->peak_i8_1t * t, pr->peak_i8);
+    return NAN;
+}
+
+/* Roofline (Williams et al.; Intel up-convert paper Fig. 4): one block of points per kernel and
+ * thread count, "x intensity gops", and per thread count of the data one ceiling per read level,
+ * min(peak(t), bw_level(t) x intensity), so that each point is read against the roof of the
+ * threads it ran on (a 1-thread point under the 1-thread roof, never the all-threads one).  The
+ * L3 and L2 roofs are drawn only when the data has points with a resident working set (the cache
+ * column); a sweep of DRAM-sized weights is judged against DRAM alone. */
 static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 {
     char path[128];
@@ -307,40 +375,84 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     FILE *f = fopen(path, "w");
     if (!f) return data_file_failed(path);
     keys ks = {0};
-    int cg = bb_csv_col(g, "gops"), cb = bb_csv_col(g, "gbps");
+    int cg = bb_csv_col(g, "gops"), cb = bb_csv_col(g, "gbps"), ct = bb_csv_col(g, "threads"), cc = bb_csv_col(g, "cache");
+    int thr[PL_MAX_KEYS], nthr = 0, resident = 0;
     for (int r = 0; r < g->nrows; r++) {
         char l[96];
         label_of(g, r, l, sizeof l);
         key_index(&ks, l, 1);
+        double t = bb_csv_cell_num(g, r, ct);
+        if (!(t >= 1 && t <= 256)) continue;
+        int seen = 0;
+        for (int j = 0; j < nthr; j++) seen |= thr[j] == (int)t;
+        if (!seen && nthr < PL_MAX_KEYS) thr[nthr++] = (int)t;
+        const char *cache = bb_csv_cell(g, r, cc);
+        resident |= cc >= 0 && cache[0] && strcmp(cache, "dram") != 0;
+    }
+    /* thread counts in increasing order: the key lists the roofs from the lowest up */
+    for (int i = 1; i < nthr; i++)
+        for (int j = i; j > 0 && thr[j - 1] > thr[j]; j--) {
+            int x = thr[j];
+            thr[j] = thr[j - 1];
+            thr[j - 1] = x;
+        }
+    bb_gp_script vars;
+    if (kind_vars(c, &vars, path, "Roofline: each point under the ceilings of its thread count")) {
+        fclose(f);
+        return -1;
     }
     int blocks = 0;
-    for (int i = 0; i < ks.n; i++) {
-        int any = 0;
-        for (int r = 0; r < g->nrows; r++) {
-            char l[96];
-            label_of(g, r, l, sizeof l);
-            double ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
-            if (strcmp(l, ks.k[i]) || !(ops > 0) || !(bw > 0)) continue;
-            if (!any) {
-                fputs(blocks ? "\n\n" : "", f);
-                bb_gp_write_data_label(f, ks.k[i]);
-                fputs(" 0 0\n", f);
+    for (int j = 0; j < nthr; j++)
+        for (int i = 0; i < ks.n && blocks < 4 * PL_MAX_KEYS; i++) {
+            int any = 0;
+            for (int r = 0; r < g->nrows; r++) {
+                char l[96];
+                label_of(g, r, l, sizeof l);
+                double ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
+                if (strcmp(l, ks.k[i]) || (int)bb_csv_cell_num(g, r, ct) != thr[j] || !(ops > 0) || !(bw > 0)) continue;
+                if (!any) {
+                    char title[160], name[40];
+                    bool roof = thr[j] <= pr->maxthreads && pr->bw[thr[j]][3] > 0;
+                    snprintf(title, sizeof title, "%s, %d thread%s%s", ks.k[i], thr[j], thr[j] == 1 ? "" : "s",
+                             roof ? "" : " (no ceiling: the profile has no such thread count)");
+                    fputs(blocks ? "\n\n" : "", f);
+                    bb_gp_write_data_label(f, title);
+                    fputs(" 0 0\n", f);
+                    snprintf(name, sizeof name, "bthr_%d", blocks);
+                    bb_gp_set_int(&vars, name, j + 1);
+                    snprintf(name, sizeof name, "bker_%d", blocks);
+                    bb_gp_set_int(&vars, name, i + 1);
+                }
+                any = 1;
+                fprintf(f, "x %.6g %.6g\n", ops / bw, ops);
             }
-            any = 1;
-            fprintf(f, "x %.6g %.6g\n", ops / bw, ops);
+            blocks += any;
         }
-        blocks += any;
+    if (data_file_close(f, path)) {
+        bb_gp_script_free(&vars);
+        return -1;
     }
-    if (data_file_close(f, path)) return -1;
-    if (!blocks) return 1;
-    int t = pr->maxthreads;
-    bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "Roofline: ")) return -1;
+    if (!blocks) {
+        bb_gp_script_free(&vars);
+        return 1;
+    }
     bb_gp_set_int(&vars, "nblocks", blocks);
-    static const char *const ceiling[4] = {"l1", "l2", "l3", "dram"};
-    for (int l = 0; l < 4; l++) bb_gp_set_number(&vars, ceiling[l], pr->bw[t][l]);
-    bb_gp_set_number(&vars, "peak_i8", pr->peak_i8);
-    bb_gp_set_number(&vars, "peak_f32", pr->peak_f32);
+    bb_gp_set_int(&vars, "nthr", nthr);
+    bb_gp_set_int(&vars, "levels", resident ? 3 : 1);
+    static const char *const level[3] = {"dram", "l3", "l2"}; /* bw[t][3], [2], [1] */
+    for (int j = 0; j < nthr; j++) {
+        char name[40];
+        int t = thr[j];
+        bool roof = t <= pr->maxthreads;
+        snprintf(name, sizeof name, "thr_%d", j + 1);
+        bb_gp_set_int(&vars, name, t);
+        for (int l = 0; l < 3; l++) {
+            snprintf(name, sizeof name, "%s_%d", level[l], j + 1);
+            bb_gp_set_number(&vars, name, roof && pr->bw[t][3 - l] > 0 ? pr->bw[t][3 - l] : NAN);
+        }
+        snprintf(name, sizeof name, "peak_%d", j + 1);
+        bb_gp_set_number(&vars, name, roof ? peak_i8_at(pr, t) : NAN);
+    }
     return gnuplot(c, "roofline", "roofline.gp", &vars);
 }
 
@@ -367,9 +479,9 @@ static void bar_of(const bb_csv_table *t, int r, double y, double *lo, double *h
 }
 
 /* Blocks of "threads y1 y2 y1_low y1_high y2_low y2_high flagged", one per series; *flagged counts
- * the flagged points. */
+ * the flagged points, bars[0] and bars[1] collect the two panels' error bars. */
 static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn series, values_fn values,
-                               const void *arg, int *flagged)
+                               const void *arg, int *flagged, bar_panel bars[2])
 {
     keys ks = {0};
     char name[240];
@@ -396,8 +508,10 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
                 bar_of(t, r, y1, &lo, &hi, &flag);
                 *flagged += flag;
                 /* the bandwidth shares the time's bar: bytes per call are fixed */
-                fprintf(f, "%d %.6g %.6g %.6g %.6g %.6g %.6g %d\n", th, y1, isfinite(y2) ? y2 : NAN, lo, hi,
-                        isfinite(y2) && y1 > 0 ? y2 * lo / y1 : NAN, isfinite(y2) && y1 > 0 ? y2 * hi / y1 : NAN, flag);
+                double lo2 = isfinite(y2) && y1 > 0 ? y2 * lo / y1 : NAN, hi2 = isfinite(y2) && y1 > 0 ? y2 * hi / y1 : NAN;
+                fprintf(f, "%d %.6g %.6g %.6g %.6g %.6g %.6g %d\n", th, y1, isfinite(y2) ? y2 : NAN, lo, hi, lo2, hi2, flag);
+                bar_add(&bars[0], y1, lo, hi);
+                bar_add(&bars[1], y2, lo2, hi2);
                 break;
             }
         blocks += any;
@@ -433,15 +547,21 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     FILE *f = fopen(path, "w");
     if (!f) return data_file_failed(path);
     gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps")};
-    int flagged = 0, blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged);
+    static bar_panel bars[2];
+    memset(bars, 0, sizeof bars);
+    int flagged = 0,
+        blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged, bars);
     if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "Throughput and bandwidth vs threads: ")) return -1;
+    if (kind_vars(c, &vars, path, "Throughput and weight bandwidth against threads")) return -1;
     bb_gp_set_int(&vars, "nblocks", blocks);
     bb_gp_set_int(&vars, "flagged", flagged);
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    char note[160];
+    bar_note(bars, 2, note, sizeof note);
     bb_gp_set_text(&vars, "bars", "bars: interquartile range of the calls");
+    bb_gp_set_text(&vars, "bars_hidden", note);
     return gnuplot(c, "threads", "threads.gp", &vars);
 }
 
@@ -480,8 +600,10 @@ static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     }
     if (data_file_close(f, path)) return -1;
     bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "GEMV (N=1) weight bandwidth, most threads: ")) return -1;
+    if (kind_vars(c, &vars, path, "GEMV (N=1) weight bandwidth, most threads measured")) return -1;
     bb_gp_set_int(&vars, "ncols", kern.n + 1);
+    bb_gp_set_int(&vars, "width", canvas_width(shapes.n, kern.n));
+    bb_gp_set_int(&vars, "nx", shapes.n);
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
     return gnuplot(c, "gemv_bw", "gemv_bw.gp", &vars);
 }
@@ -510,9 +632,17 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
         memcpy(pp[mi][ki], v + 3, sizeof pp[mi][ki]);
     }
     if (!models.n) return 1;
-    /* a prefill that was not measured is an empty cell (older files: 0): no panel for it */
+    /* a prefill that was not measured is an empty cell (older files: 0): no panel for it, and the
+     * figure says why (bitnet.cpp Table 7 is generation only: its sweeps run with prompt = 0) */
+    static bar_panel bars[2];
+    memset(bars, 0, sizeof bars);
     for (int m = 0; m < models.n; m++)
-        for (int k = 0; k < kern.n; k++) has_pp |= tt[m][k] > 0 && pp[m][k][0] > 0;
+        for (int k = 0; k < kern.n; k++) {
+            if (!(tt[m][k] > 0)) continue;
+            has_pp |= pp[m][k][0] > 0;
+            if (tg[m][k][0] > 0) bar_add(&bars[0], tg[m][k][0], tg[m][k][1], tg[m][k][2]);
+            if (pp[m][k][0] > 0) bar_add(&bars[1], pp[m][k][0], pp[m][k][1], pp[m][k][2]);
+        }
     char ptg[128], ppp[128];
     tmp_file(c, "tg.dat", ptg, sizeof ptg);
     tmp_file(c, "pp.dat", ppp, sizeof ppp);
@@ -539,7 +669,7 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
         if (data_file_close(f, which ? ppp : ptg)) return -1;
     }
     bb_gp_script vars;
-    if (kind_vars(c, &vars, NULL, "Tokens/s by model and kernel, most threads: ")) return -1;
+    if (kind_vars(c, &vars, NULL, "Tokens/s by model and kernel, most threads measured")) return -1;
     char err[600];
     if (bb_gp_set_path(&vars, "tg", ptg, err, sizeof err) || bb_gp_set_path(&vars, "pp", ppp, err, sizeof err)) {
         fprintf(stderr, "bitbench plot: tokens: %s\n", err);
@@ -547,7 +677,15 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
         return -1;
     }
     bb_gp_set_int(&vars, "nkernels", kern.n);
+    bb_gp_set_int(&vars, "nmodels", models.n);
     bb_gp_set_int(&vars, "has_pp", has_pp);
+    char note[160];
+    bar_note(bars, 2, note, sizeof note);
+    bb_gp_set_text(&vars, "bars", "bars: slowest to fastest repetition");
+    bb_gp_set_text(&vars, "bars_hidden", note);
+    if (!has_pp)
+        bb_gp_set_text(&vars, "pp_note", cpp < 0 ? "the CSV has no pp_tps column"
+                                                 : "no row measured prefill (pp_tps empty, prompt 0)");
     return gnuplot(c, "tokens", "tokens.gp", &vars);
 }
 
@@ -582,17 +720,22 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
     tmp_file(c, "e2e_threads.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
     if (!f) return data_file_failed(path);
-    int flagged = 0, blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged);
+    static bar_panel bars[2];
+    memset(bars, 0, sizeof bars);
+    int flagged = 0, blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged, bars);
     if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "Token generation vs threads: ")) return -1;
+    if (kind_vars(c, &vars, path, "Token generation against threads")) return -1;
     bb_gp_set_int(&vars, "nblocks", blocks);
     bb_gp_set_int(&vars, "flagged", flagged);
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
     bb_gp_set_text(&vars, "y1", "generation throughput (tokens/s)");
     bb_gp_set_text(&vars, "y2", "weight bandwidth, derived (GB/s)");
+    char note[160];
+    bar_note(bars, 2, note, sizeof note);
     bb_gp_set_text(&vars, "bars", "bars: slowest to fastest repetition");
+    bb_gp_set_text(&vars, "bars_hidden", note);
     return gnuplot(c, "e2e_threads", "threads.gp", &vars);
 }
 
@@ -658,7 +801,7 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "Tokens/s against KV-cache depth: ")) return -1;
+    if (kind_vars(c, &vars, path, "Tokens/s against KV-cache depth")) return -1;
     bb_gp_set_int(&vars, "nblocks", blocks);
     return gnuplot(c, "e2e_depth", "depth.gp", &vars);
 }
@@ -681,9 +824,11 @@ static int plot_ebw(plot_ctx *c, const profile *pr)
     }
     if (data_file_close(f, path)) return -1;
     char head[64];
-    snprintf(head, sizeof head, "Effective bandwidth per kernel, %d threads: ", t);
+    snprintf(head, sizeof head, "Effective bandwidth per kernel, %d thread%s", t, t == 1 ? "" : "s");
     bb_gp_script vars;
     if (kind_vars(c, &vars, path, head)) return -1;
+    bb_gp_set_int(&vars, "width", canvas_width(pr->ngamma, 2));
+    bb_gp_set_int(&vars, "nx", pr->ngamma);
     bb_gp_set_number(&vars, "dram", dram);
     return gnuplot(c, "ebw", "ebw.gp", &vars);
 }
@@ -827,49 +972,64 @@ static bool load_profile(const char *dir, const char *prof_path, plot_inputs *in
     return false;
 }
 
-/* The output folder: made when missing (its parent must exist), else one line saying what is
- * wrong.  gnuplot() then tests each image's place before gnuplot runs. */
+/* The output folder, made with its missing parents (mkdir -p: only the folders that are not
+ * there are created, each 0777 less the umask); else one line naming the part of the path that is
+ * in the way.  gnuplot() then tests each image's place before gnuplot runs. */
 static int prepare_out(const char *out)
 {
-    struct stat st;
-    if (stat(out, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) return 0;
-        fprintf(stderr, "bitbench plot: the output folder %s is %s, not a folder\n", out, bb_file_kind((unsigned)st.st_mode));
+    char p[PATH_MAX];
+    size_t n = strlen(out);
+    if (n == 0 || n >= sizeof p) {
+        fprintf(stderr, "bitbench plot: the output folder '%.200s' is %s\n", out, n ? "too long a path" : "empty");
         return -1;
     }
-    if (mkdir(out, 0777) == 0 || errno == EEXIST) return 0;
-    if (errno == ENOENT) {
-        char parent[PATH_MAX];
-        snprintf(parent, sizeof parent, "%s", out);
-        char *slash = strrchr(parent, '/');
-        while (slash && slash > parent && slash[1] == 0) { /* "a/b/" names a/b */
-            *slash = 0;
-            slash = strrchr(parent, '/');
+    memcpy(p, out, n + 1);
+    while (n > 1 && p[n - 1] == '/') p[--n] = 0; /* "a/b/" names a/b */
+    /* each prefix ending before a '/', then the whole path */
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && p[i] != '/') continue;
+        if (i < n && p[i - 1] == '/') continue; /* "a//b" */
+        char saved = p[i];
+        p[i] = 0;
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                fprintf(stderr, "bitbench plot: cannot create the output folder %s: %s is %s, not a folder\n", out, p,
+                        bb_file_kind((unsigned)st.st_mode));
+                return -1;
+            }
+        } else if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "bitbench plot: cannot create the output folder %s: creating %s: %s\n", out, p, strerror(errno));
+            return -1;
         }
-        if (slash && slash > parent) *slash = 0;
-        else snprintf(parent, sizeof parent, ".");
-        fprintf(stderr, "bitbench plot: cannot create the output folder %s: the folder %s does not exist\n", out, parent);
-    } else
-        fprintf(stderr, "bitbench plot: cannot create the output folder %s: %s\n", out, strerror(errno));
-    return -1;
+        p[i] = saved;
+    }
+    return 0;
 }
 
-/* Machine and date for the titles: the run's run.json, else the profile. */
+/* The run for the titles: run.json's experiment name and run id, its machine and day; the
+ * profile's machine and date where there is no run.json. */
 static void run_title(const char *dir, const plot_inputs *in, char *out, size_t len)
 {
-    char cpu[128] = "", date[40] = "";
+    char cpu[128] = "", date[40] = "", name[128] = "", id[96] = "";
     char rj[PATH_MAX];
     snprintf(rj, sizeof rj, "%s/run.json", dir);
     char err[512];
     bb_jv *run = bb_json_load(rj, err, sizeof err);
     copy_str(bb_jv_str(bb_jv_get(run, "machine"), "cpu_model"), cpu, sizeof cpu);
     copy_str(bb_jv_str(run, "started_at"), date, sizeof date);
+    copy_str(bb_jv_str(bb_jv_get(run, "experiment"), "name"), name, sizeof name);
+    copy_str(bb_jv_str(run, "run_id"), id, sizeof id);
+    bool have_run = run != NULL;
     bb_jv_free(run);
     if (!cpu[0] && in->have_prof) snprintf(cpu, sizeof cpu, "%s", in->pr.cpu);
     if (!date[0] && in->have_prof) snprintf(date, sizeof date, "%s", in->pr.date);
     if (date[10] == 'T') date[10] = 0; /* the day is enough in a title */
     /* a gnuplot string literal whatever it holds (gnuplot_script.h) */
-    snprintf(out, len, "%s, %s", cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated");
+    char which[256];
+    if (!have_run) snprintf(which, sizeof which, "%s", "no run.json (experiment and run unknown)");
+    else snprintf(which, sizeof which, "experiment %s, run %s", name[0] ? name : "(unnamed)", id[0] ? id : "(no run id)");
+    snprintf(out, len, "%s - %s, %s", which, cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated");
 }
 
 /* Draw kind i of bb_plot_kinds: 0, 1 skipped (with *why when the data lack something), -1 failed. */
@@ -919,7 +1079,7 @@ int bb_cmd_plot(int argc, char **argv)
         fprintf(stderr, "bitbench plot: cannot create a temporary folder in /tmp: %s\n", strerror(errno));
         goto done;
     }
-    run_title(dir, &in, c.title_tail, sizeof c.title_tail);
+    run_title(dir, &in, c.run_line, sizeof c.run_line);
 
     int failed = 0, skipped_wanted = 0;
     for (int i = 0; i < BB_PLOT_NKINDS; i++) {
