@@ -12,6 +12,7 @@
 #endif
 
 #include "affinity.h"
+#include "cache_sysfs.h"
 #include "cpu_arm.h"
 #include "emulation.h"
 #include "kernels/cpu.h"
@@ -195,6 +196,7 @@ void bb_machine_detect(bb_machine *m)
         read_numa(t, m);
         hwloc_topology_destroy(t);
     }
+    bb_machine_caches_fallback(m, "/sys/devices/system/cpu");
     if (m->pus <= 0) m->pus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (m->cores <= 0) m->cores = m->pus;
     snprintf(m->allowed_cpus, sizeof m->allowed_cpus, "%s", bb_affinity_mask());

@@ -35,6 +35,9 @@ typedef struct {
     size_t l1d, l2, l3;  /* bytes, per instance; 0 when unknown */
     bb_cache_info caches[BB_MACHINE_MAX_CACHES];
     int ncaches;
+    /* where the cache sizes came from: "hwloc", "sysfs" (hwloc's topology had no caches:
+     * support/cache_sysfs.h) or "" (neither said) */
+    char cache_source[8];
     bb_numa_info numa[BB_MACHINE_MAX_NUMA];
     int nnuma;
     size_t mem_total, mem_available;

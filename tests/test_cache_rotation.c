@@ -23,7 +23,7 @@ static bb_machine machine(size_t l3, size_t mem_available)
 static long copies_for(const bb_machine *m, size_t psize, char *err, size_t errlen)
 {
     int n = 0;
-    if (bb_cache_copies(BB_CACHE_DRAM, psize, m, &n, err, errlen)) return -1;
+    if (bb_cache_copies(BB_CACHE_DRAM, psize, 1, m, &n, err, errlen)) return -1;
     return n;
 }
 
@@ -38,14 +38,14 @@ int main(void)
         double total = (double)n * sizes[i];
         CHECK(n >= 2 && total > 2.0 * 480 * MiB && total <= 11.0 * GiB, "480 MiB LLC, %zu-byte matrix: %ld copies",
               sizes[i], n);
-        bb_cache_describe(BB_CACHE_DRAM, sizes[i], (int)n, &vm, what, sizeof what);
+        bb_cache_describe(BB_CACHE_DRAM, sizes[i], (int)n, 1, &vm, what, sizeof what);
         CHECK(strstr(what, "rotated") && strstr(what, "the 480 MiB LLC") && !strstr(what, "capped"), "%s", what);
     }
     /* a host reporting an 8 GiB LLC with 24 GiB free: capped at 12 GiB, still more than the LLC */
     bb_machine big = machine(8 * GiB, 24 * GiB);
     long n = copies_for(&big, 70 * MiB, err, sizeof err);
     CHECK(n > 0 && (double)n * 70 * MiB <= 12.0 * GiB && (double)n * 70 * MiB > 8.0 * GiB, "capped: %ld copies", n);
-    bb_cache_describe(BB_CACHE_DRAM, 70 * MiB, (int)n, &big, what, sizeof what);
+    bb_cache_describe(BB_CACHE_DRAM, 70 * MiB, (int)n, 1, &big, what, sizeof what);
     CHECK(strstr(what, "capped at half the available memory") != NULL, "the cap is said: %s", what);
     /* an LLC larger than half the memory cannot be spanned: refused, with the way out */
     bb_machine absurd = machine(16 * GiB, 24 * GiB);
@@ -60,8 +60,8 @@ int main(void)
     CHECK(copies_for(&unknown, 590 * 1024, err, sizeof err) * 590.0 * 1024 > 960.0 * MiB, "no cap when unknown");
     /* resident: one copy */
     int one = 0;
-    CHECK(bb_cache_copies(BB_CACHE_RESIDENT, 70 * MiB, &vm, &one, err, sizeof err) == 0 && one == 1, "resident");
-    bb_cache_describe(BB_CACHE_RESIDENT, 70 * MiB, 1, &vm, what, sizeof what);
+    CHECK(bb_cache_copies(BB_CACHE_RESIDENT, 70 * MiB, 1, &vm, &one, err, sizeof err) == 0 && one == 1, "resident");
+    bb_cache_describe(BB_CACHE_RESIDENT, 70 * MiB, 1, 1, &vm, what, sizeof what);
     CHECK(!strcmp(what, "1 copy of 70.00 MiB"), "%s", what);
     return check_summary("test_cache_rotation");
 }

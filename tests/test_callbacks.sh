@@ -1,11 +1,11 @@
 #!/bin/sh
 # No file calls back into the file that calls it (docs/design.md, "The rooms of harness/"): over
-# the compiled objects of support, models and harness, a file's object uses a function or
-# variable of another's only if that one, directly or through others, uses nothing of the first.
-# Where two files share state or helpers, those go in a file of their own that both use
-# (run/sweep_state.c, experiment/lua_load.c, models/gguf_value.c).  kernels/ is not checked yet:
-# a family's descriptor file names its ISA variants, which use the family's tables or layout
-# from that file (issue 31 item 4 reorganizes the families).
+# the compiled objects of kernels (with baselines), support, models and harness, a file's object
+# uses a function or variable of another's only if that one, directly or through others, uses
+# nothing of the first.  Where two files share state or helpers, those go in a file of their own
+# that both use (run/sweep_state.c, experiment/lua_load.c, models/gguf_value.c); in kernels/ a
+# family's descriptor names its ISA variants, so what the variants share with it (a codebook, a
+# layout) sits below both (codebook/iq4_nl_blocks.c; the x16 layouts in their headers).
 # The graph is read with nm from the objects CMake built beside BITBENCH_BIN
 # (CMakeFiles/<library>.dir/...): global symbols each defines, and those it leaves undefined.
 # Prints each edge of every cycle with its symbols, and fails if there is any.
@@ -19,10 +19,19 @@ objs=$(mktemp)
 defs=$(mktemp)
 uses=$(mktemp)
 trap 'rm -f "$objs" "$defs" "$uses"' EXIT
-for lib in bbsupport bbmodels bbcore; do
+for lib in bbkernels bbsupport bbmodels bbcore; do
     [ -d "$build/CMakeFiles/$lib.dir" ] || fail "no $build/CMakeFiles/$lib.dir (is $bin in a CMake build directory?)"
     find "$build/CMakeFiles/$lib.dir" -name '*.o' | sort >>"$objs"
 done
+# An object whose source is gone (a file moved or split since the build directory was made) is
+# stale: CMake leaves it, the library no longer holds it, and its symbols would be false edges.
+if [ -n "${BITBENCH_SOURCE_DIR:-}" ]; then
+    while read -r o; do
+        src=${o#"$build"/CMakeFiles/*.dir/}
+        [ -f "$BITBENCH_SOURCE_DIR/${src%.o}" ] && echo "$o"
+    done <"$objs" >"$objs.live"
+    mv "$objs.live" "$objs"
+fi
 n=$(wc -l <"$objs")
 [ "$n" -gt 100 ] || fail "only $n objects found under $build/CMakeFiles"
 

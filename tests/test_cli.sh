@@ -20,7 +20,7 @@ expect_error "\-\-k: -128 is out of range" gemm --kernel i2_s --m 8 --k -128
 expect_error "\-\-n: 'x' is not an integer" gemm --kernel i2_s --m 8 --k 128 --n x
 expect_error "\-\-threads: 100000 is out of range (valid: 1.." gemm --kernel i2_s --m 8 --k 128 --threads 100000
 expect_error "\-\-threads: 0 is out of range" gemm --kernel i2_s --m 8 --k 128 --threads 0
-expect_error "unknown mode 'l2'; valid: resident, dram" gemm --kernel i2_s --m 8 --k 128 --cache l2
+expect_error "unknown mode 'l5'; valid: l1, l2, l3, resident, dram" gemm --kernel i2_s --m 8 --k 128 --cache l5
 expect_error "unknown or incomplete option '--bogus'" gemm --kernel i2_s --m 8 --k 128 --bogus
 expect_error "are required" gemm --kernel i2_s
 expect_error "out of memory" gemm --kernel i2_s --m 16000000 --k 262144
@@ -59,8 +59,8 @@ done
 # --read: the same bytes read alone, as many times as the kernel ran; positive times and GB/s.
 out=$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read --csv)
 hdr=$(echo "$out" | head -1) row=$(echo "$out" | tail -1)
-case "$hdr" in *,gbps,read_t_median_s,read_t_min_s,read_gbps,cpus,variant_ran,fallback_calls) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: --read csv header $hdr" ;; esac
-if echo "$row" | awk -F, '{ exit !(NF == 20 && $18 != "" && $20 == 0 && $15 > 0 && $16 > 0 && $16 <= $15 && $17 > 0) }'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --read csv row $row"; fi
+case "$hdr" in *,gbps,read_t_median_s,read_t_min_s,read_gbps,cpus,variant_ran,fallback_calls,rotated_bytes,cache_source) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: --read csv header $hdr" ;; esac
+if echo "$row" | awk -F, '{ exit !(NF == 22 && $18 != "" && $20 == 0 && $15 > 0 && $16 > 0 && $16 <= $15 && $17 > 0 && $21 > 0 && $22 == "") }'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --read csv row $row"; fi
 case "$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read)" in
 *"the same bytes read alone: median"*"the kernel takes"*) pass=$((pass + 1)) ;;
 *) fail=$((fail + 1)); echo "FAIL: --read text output" ;; esac

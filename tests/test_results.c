@@ -136,7 +136,9 @@ static void test_csv(void)
     bb_csv_header(mcols, 2, header, sizeof header);
     CHECK(!strncmp(header, "experiment,sweep,point,kernel,variant,variant_ran,fallback_calls,family,", 72) &&
               strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,attempts,t_q1_s,t_q3_s,verify,"
-                                                                               "run_id,host,commit,load_before,load_after,"
+                                                                               "rotated_bytes,cache_source,min_reps,"
+                                                                               "min_seconds,seed,delay_s,roofline_fraction,"
+                                                                               "roofline_ceiling,run_id,host,commit,load_before,load_after,"
                                                                                "other_cpu_share,busy,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");

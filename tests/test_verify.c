@@ -30,7 +30,7 @@ static int verify_kernel(bb_pool *pool, const char *name, int m, int k, int n, b
     char err[1536];
     bb_packed_set ps;
     if (bb_kernel_resolve(name, &kern, &v, err, sizeof err) ||
-        bb_packed_set_make(kern, m, k, BB_CACHE_RESIDENT, 42, &mach, &ps, err, sizeof err)) {
+        bb_packed_set_make(kern, m, k, BB_CACHE_RESIDENT, 1, 42, &mach, &ps, err, sizeof err)) {
         CHECK(0, "%s: %s", name, err);
         return -1;
     }

@@ -120,8 +120,11 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
  * e2e_points "cpus"; 3 has both; 4 adds the code that ran (kernel.h's bb_variant: points
  * variant_ran and fallback_calls, e2e_points variant_ran_pp, variant_ran_tg and fallback_calls); 5 the
  * context (e2e_points and e2e_samples depth, kv_type_k, kv_type_v; e2e_points kv_bytes_per_token);
- * 6 e2e_points' noise (pp_spread, tg_spread, spread_flag, attempts: harness/results/noise.h).
- * A file of version 1 to 5 gains whichever it lacks, empty in the rows stored before (what ran
+ * 6 e2e_points' noise (pp_spread, tg_spread, spread_flag, attempts: harness/results/noise.h);
+ * 7 points' working set and settings (rotated_bytes, cache_source: bench/cache_sizing.h; min_reps,
+ * min_seconds, seed, delay_s: a sweep's lists; roofline_fraction, roofline_ceiling:
+ * bench/roof_ceiling.h).
+ * A file of version 1 to 6 gains whichever it lacks, empty in the rows stored before (what ran
  * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write
  * transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
@@ -144,7 +147,15 @@ static const struct {
                      {"e2e_points", "pp_spread", "REAL"},
                      {"e2e_points", "tg_spread", "REAL"},
                      {"e2e_points", "spread_flag", "INTEGER"},
-                     {"e2e_points", "attempts", "INTEGER"}};
+                     {"e2e_points", "attempts", "INTEGER"},
+                     {"points", "rotated_bytes", "REAL"},
+                     {"points", "cache_source", "TEXT"},
+                     {"points", "min_reps", "INTEGER"},
+                     {"points", "min_seconds", "REAL"},
+                     {"points", "seed", "TEXT"},
+                     {"points", "delay_s", "REAL"},
+                     {"points", "roofline_fraction", "REAL"},
+                     {"points", "roofline_ceiling", "TEXT"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {

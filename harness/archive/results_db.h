@@ -29,7 +29,7 @@
  *    fallback_calls (the code that ran, kernel.h's bb_variant)
  * 6: e2e_points has pp_spread, tg_spread, spread_flag and attempts (harness/results/noise.h)
  * (files of 1 to 5 are brought up to it when opened, the new cells empty in their rows) */
-#define BB_DB_SCHEMA_VERSION 6
+#define BB_DB_SCHEMA_VERSION 7
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

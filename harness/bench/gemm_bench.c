@@ -13,16 +13,6 @@
 #include "support/stats.h"
 #include "support/timer.h"
 
-const char *bb_cache_mode_name(bb_cache_mode c) { return c == BB_CACHE_DRAM ? "dram" : "resident"; }
-
-int bb_cache_mode_parse(const char *s, bb_cache_mode *c)
-{
-    if (strcmp(s, "resident") == 0) *c = BB_CACHE_RESIDENT;
-    else if (strcmp(s, "dram") == 0) *c = BB_CACHE_DRAM;
-    else return -1;
-    return 0;
-}
-
 typedef struct {
     const bb_kernel *kern;
     const bb_variant *v;
@@ -54,54 +44,14 @@ void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float
     else bb_fill_gauss(&r, w, (size_t)m * k, 1.0f);
 }
 
-/* Cache mode dram rotates copies over twice the last-level cache so that no copy is still cached
- * when its turn comes.  Hosts report LLCs of any size (a cloud VM may report its host's whole
- * 480 MiB L3), so the rotation is capped at half the available memory: a capped rotation still
- * spans more than the LLC (said by bb_cache_describe), one that cannot is refused. */
-int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *copies, char *err, size_t errlen)
-{
-    if (c != BB_CACHE_DRAM) {
-        *copies = 1;
-        return 0;
-    }
-    size_t llc = bb_machine_llc(mach), target = 2 * llc;
-    size_t n = target / psize + 1;
-    if (n < 2) n = 2;
-    size_t budget = mach->mem_available ? mach->mem_available / 2 : 0;
-    if (budget && n * psize > budget) {
-        n = budget / psize;
-        if (n < 2 || n * psize <= llc) {
-            snprintf(err, errlen,
-                     "cache mode dram needs copies of %.1f MiB spanning more than the %.0f MiB LLC, but half the "
-                     "available memory (%.1f GiB) holds only %zu; use cache mode resident",
-                     psize / 1048576.0, llc / 1048576.0, budget / 1073741824.0, n);
-            return -1;
-        }
-    }
-    if (n > INT_MAX) n = INT_MAX;
-    *copies = (int)n;
-    return 0;
-}
-
-void bb_cache_describe(bb_cache_mode c, size_t psize, int copies, const bb_machine *mach, char *buf, size_t len)
-{
-    double total = (double)copies * (double)psize, llc = (double)bb_machine_llc(mach);
-    if (c != BB_CACHE_DRAM)
-        snprintf(buf, len, "1 copy of %.2f MiB", psize / 1048576.0);
-    else
-        snprintf(buf, len, "%d copies of %.2f MiB = %.0f MiB rotated, %.1fx the %.0f MiB LLC%s", copies,
-                 psize / 1048576.0, total / 1048576.0, total / llc, llc / 1048576.0,
-                 total < 2 * llc ? ", capped at half the available memory" : "");
-}
-
-int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache, uint64_t seed,
+int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache, int threads, uint64_t seed,
                        const bb_machine *mach, bb_packed_set *ps, char *err, size_t errlen)
 {
     memset(ps, 0, sizeof *ps);
     if (bb_kernel_check_shape(kern, m, k, 1, err, errlen)) return -1;
     size_t psize = kern->packed_size(m, k);
     int copies;
-    if (bb_cache_copies(cache, psize, mach, &copies, err, errlen)) return -1;
+    if (bb_cache_copies(cache, psize, threads, mach, &copies, err, errlen)) return -1;
     size_t wcount = (size_t)m * k;
     float *w = bb_alloc(wcount * sizeof(float));
     uint8_t *packed = bb_alloc_stream((size_t)copies * psize);
@@ -121,8 +71,9 @@ int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache,
         return -1;
     }
     for (int c = 1; c < copies; c++) memcpy(packed + (size_t)c * psize, packed, psize);
-    *ps = (bb_packed_set){.kernel = kern, .m = m, .k = k, .seed = seed, .cache = cache, .psize = psize, .copies = copies,
-                          .packed = packed};
+    *ps = (bb_packed_set){.kernel = kern, .m = m, .k = k, .seed = seed, .cache = cache, .threads = threads,
+                          .psize = psize, .copies = copies, .packed = packed};
+    if (cache != BB_CACHE_RESIDENT) snprintf(ps->cache_source, sizeof ps->cache_source, "%s", mach->cache_source);
     return 0;
 }
 
@@ -198,6 +149,8 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
     res->t_q3 = st.q3;
     res->spread = bb_stats_spread(&st);
     res->packed_bytes = ps->psize;
+    res->rotated_bytes = ps->psize * (size_t)ps->copies;
+    snprintf(res->cache_source, sizeof res->cache_source, "%s", ps->cache_source);
     res->act_bytes = asize;
     res->gops = reps ? 2.0 * m * (double)k * n / st.median / 1e9 : 0;
     res->gbps = reps ? (double)ps->psize / st.median / 1e9 : 0;
@@ -352,7 +305,7 @@ int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, cha
     bb_machine mach;
     bb_machine_detect(&mach);
     bb_packed_set ps;
-    if (bb_packed_set_make(s->kernel, s->m, s->k, s->cache, s->seed, &mach, &ps, err, errlen)) return -1;
+    if (bb_packed_set_make(s->kernel, s->m, s->k, s->cache, s->threads, s->seed, &mach, &ps, err, errlen)) return -1;
     bb_measure_spec ms = {.variant = s->variant, .n = s->n, .warmup = s->warmup, .min_reps = s->min_reps,
                           .max_reps = s->max_reps, .min_seconds = s->min_seconds, .seed = s->seed,
                           .keep_samples = s->keep_samples};

@@ -3,9 +3,10 @@
  * and repetitions.  Used by `bitbench gemm` (one point) and by the Lua sweep runner (many points,
  * reusing one packed set across batch sizes and thread counts).
  *
- * Cache modes: resident repeats one packed matrix (it stays in cache if it fits); dram rotates
- * among enough copies of the packed weights that their total exceeds twice the last-level cache,
- * so every call streams its weights from memory. */
+ * Cache modes (bench/cache_sizing.h): resident repeats one packed matrix (it stays in cache if it
+ * fits); l1, l2, l3 rotate among as many copies as fit in that level for the point's threads;
+ * dram rotates among enough copies that their total exceeds twice the last-level cache, so every
+ * call streams its weights from memory. */
 #ifndef BB_GEMM_BENCH_H
 #define BB_GEMM_BENCH_H
 
@@ -14,18 +15,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/cache_sizing.h"
 #include "kernels/kernel.h"
 #include "meters/meter.h"
 #include "support/machine.h"
 #include "support/pool.h"
-
-typedef enum { BB_CACHE_RESIDENT = 0, BB_CACHE_DRAM } bb_cache_mode;
 
 typedef struct {
     const bb_kernel *kernel;
     const bb_variant *variant;
     int m, k, n;
     bb_cache_mode cache;
+    int threads;        /* of the pool: the cache levels' capacity depends on it */
     int warmup;         /* untimed calls first */
     int min_reps;       /* at least this many timed calls ... */
     double min_seconds; /* ... and at least this much timed time */
@@ -44,6 +45,8 @@ typedef struct {
     double gops;                         /* 2*M*K*N / t_median / 1e9 */
     double gbps;                         /* packed weight bytes / t_median / 1e9 */
     size_t packed_bytes, act_bytes;
+    size_t rotated_bytes;                /* copies * packed_bytes: the working set the calls cycled through */
+    char cache_source[8];                /* where the sizes of a sized mode came from (machine.h), "" resident */
     bool interrupted;                    /* *stop was raised: the point is incomplete */
     /* matmul calls (one per thread's slice) of the timed repetitions that ran other code than the
      * variant's for a reason outside its dispatch rule (kernel.h, bb_kernel_fallback_note) */
@@ -65,29 +68,22 @@ typedef struct {
     double read_gbps;                 /* packed bytes / read_t_median / 1e9 */
 } bb_gemm_result;
 
-const char *bb_cache_mode_name(bb_cache_mode c);
-int bb_cache_mode_parse(const char *s, bb_cache_mode *c);
-
-/* How many packed copies a cache mode needs for a matrix of psize bytes on this machine: for
- * dram, enough to span twice the LLC, at most half the available memory; -1 with err when that
- * much cannot span the LLC at all. */
-int bb_cache_copies(bb_cache_mode c, size_t psize, const bb_machine *mach, int *copies, char *err, size_t errlen);
-/* What the rotation is: "9 copies of 120.00 MiB = 1080 MiB rotated, 2.2x the 480 MiB LLC". */
-void bb_cache_describe(bb_cache_mode c, size_t psize, int copies, const bb_machine *mach, char *buf, size_t len);
-
 /* A packed weight matrix, repeated `copies` times (see the cache modes). */
 typedef struct {
     const bb_kernel *kernel;
     int m, k;
     uint64_t seed;   /* of the master weights (bb_random_weights), for bb_gemm_verify */
     bb_cache_mode cache;
+    int threads;     /* the copies were sized for (cache levels) */
+    char cache_source[8]; /* machine.h's cache_source when the mode is sized from the caches */
     size_t psize;    /* bytes of one packed copy */
     int copies;
     uint8_t *packed; /* copies * psize bytes */
 } bb_packed_set;
 
-/* Random weights from seed, packed and copied for the cache mode.  Returns 0 or -1 with err. */
-int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache, uint64_t seed,
+/* Random weights from seed, packed and copied for the cache mode and thread count.  Returns 0 or
+ * -1 with err (a working set the mode cannot make here: bb_cache_copies). */
+int bb_packed_set_make(const bb_kernel *kern, int m, int k, bb_cache_mode cache, int threads, uint64_t seed,
                        const bb_machine *mach, bb_packed_set *ps, char *err, size_t errlen);
 void bb_packed_set_free(bb_packed_set *ps);
 

@@ -197,7 +197,7 @@ static void measure_gamma(bb_pool *pool1, const bb_kernel *kern, const bb_machin
      * activations prepared once: batches of calls lasting about 0.2 ms, the fastest batch of
      * many (the machine is shared; a disturbed batch is only slower). */
     bb_packed_set ps;
-    if (bb_packed_set_make(kern, m, k, BB_CACHE_RESIDENT, 1, mach, &ps, err, sizeof err)) {
+    if (bb_packed_set_make(kern, m, k, BB_CACHE_RESIDENT, 1, 1, mach, &ps, err, sizeof err)) {
         snprintf(g->reason, sizeof g->reason, "%.120s", err);
         return;
     }

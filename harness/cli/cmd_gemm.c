@@ -17,10 +17,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bitbench gemm --kernel NAME[@isa] --m M --k K [--n N] [--threads T] [--cpus LIST]\n"
-            "                     [--reps R] [--warmup W] [--min-time S] [--cache resident|dram]\n"
+            "                     [--reps R] [--warmup W] [--min-time S] [--cache l1|l2|l3|resident|dram]\n"
             "                     [--seed S] [--verify] [--read] [--csv] [--db FILE.sqlite]\n"
             "  --threads T   default 1, or one per CPU of --cpus; at most the CPUs this process may run on\n"
-            "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n");
+            "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
+            "  --cache MODE  the weights' working set: resident (one copy, default); l1, l2, l3 (copies rotated\n"
+            "                to fill half that level for T threads, sized from hwloc or sysfs; a matrix too\n"
+            "                big for it is refused); dram (copies spanning twice the last-level cache)\n");
 }
 
 /* One option into spec (kernel spec, threads and --csv aside); returns -1 to go on, else the exit
@@ -43,7 +46,7 @@ static int parse_option(int c, char **argv, bb_gemm_spec *spec, const char **ksp
     case 'T': return bb_parse_double("--min-time", optarg, 0, 3600, &spec->min_seconds) ? 2 : -1;
     case 'c':
         if (bb_cache_mode_parse(optarg, &spec->cache)) {
-            fprintf(stderr, "bitbench gemm: --cache: unknown mode '%s'; valid: resident, dram\n", optarg);
+            fprintf(stderr, "bitbench gemm: --cache: unknown mode '%s'; valid: " BB_CACHE_MODE_NAMES "\n", optarg);
             return 2;
         }
         return -1;
@@ -105,6 +108,7 @@ static int parse_args(int argc, char **argv, bb_gemm_spec *spec, int *threads, i
         return 2;
     }
     spec->max_reps = spec->min_reps > 100000 ? spec->min_reps : 100000;
+    spec->threads = *threads;
     return -1;
 }
 
@@ -114,7 +118,7 @@ static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int thr
     bb_pool_cpus(pool, cpus, sizeof cpus);
     /* cpus, then variant_ran and fallback_calls last, so that the columns before keep their places */
     printf("kernel,variant,m,k,n,threads,cache,reps,t_median_s,t_min_s,t_max_s,t_sd_s,gops,gbps%s%s,cpus,variant_ran,"
-           "fallback_calls\n",
+           "fallback_calls,rotated_bytes,cache_source\n",
            spec->read_alone ? ",read_t_median_s,read_t_min_s,read_gbps" : "",
            spec->verify ? ",max_abs_err,rel_err,bound_ratio,err_rel_rms,err_master_rel_rms,weight_rel_rms" : "");
     printf("%s,%s,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g", spec->kernel->name, spec->variant->isa, spec->m,
@@ -124,14 +128,15 @@ static void print_csv(const bb_gemm_spec *spec, const bb_gemm_result *r, int thr
     if (spec->verify)
         printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r->max_abs_err, r->rel_err, r->bound_ratio, r->err_rel_rms,
                r->err_master_rel_rms, r->weight_rel_rms);
-    printf(",%s,%s,%llu\n", cpus, bb_variant_ran(spec->variant, spec->n), (unsigned long long)r->fallback_calls);
+    printf(",%s,%s,%llu,%zu,%s\n", cpus, bb_variant_ran(spec->variant, spec->n), (unsigned long long)r->fallback_calls,
+           r->rotated_bytes, r->cache_source);
 }
 
 static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int threads, const bb_machine *mach,
                        const bb_pool *pool)
 {
-    char rotation[160];
-    bb_cache_describe(spec->cache, r->packed_bytes, r->copies, mach, rotation, sizeof rotation);
+    char rotation[256];
+    bb_cache_describe(spec->cache, r->packed_bytes, r->copies, threads, mach, rotation, sizeof rotation);
     printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%s)\n", spec->kernel->name, spec->variant->isa, spec->m,
            spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), rotation);
     printf("  placed %s  (allowed CPUs %s)\n", bb_pool_placement(pool), mach->allowed_cpus);
@@ -169,6 +174,10 @@ static int store(const char *db, const bb_single_run *run, int argc, char **argv
     snprintf(row.experiment, sizeof row.experiment, "gemm");
     snprintf(row.sweep, sizeof row.sweep, "gemm");
     row.point = 1;
+    row.min_reps = spec->min_reps;
+    row.min_seconds = spec->min_seconds;
+    row.delay_s = 0;
+    snprintf(row.seed, sizeof row.seed, "%llu", (unsigned long long)spec->seed);
     bb_pool_cpus(pool, row.cpus, sizeof row.cpus);
     bb_single_run placed = *run;
     placed.threads = threads;
@@ -210,8 +219,15 @@ int bb_cmd_gemm(int argc, char **argv)
     int rc = parse_args(argc, argv, &spec, &threads, &csv, &db);
     if (rc >= 0) return rc;
     if (db && bb_run_db_check("bitbench gemm", db)) return 2;
-    spec.keep_samples = db != NULL;
     char err[BB_ERR_MAX];
+    int copies;
+    /* a working set the cache mode cannot make here is refused before any work (cache_sizing.h) */
+    if (bb_cache_copies(spec.cache, spec.kernel->packed_size(spec.m, spec.k), threads, &mach, &copies, err,
+                        sizeof err)) {
+        fprintf(stderr, "bitbench gemm: --cache %s: %s\n", bb_cache_mode_name(spec.cache), err);
+        return 2;
+    }
+    spec.keep_samples = db != NULL;
     bb_pool *pool = bb_pool_create(threads, err, sizeof err);
     if (!pool) {
         fprintf(stderr, "bitbench gemm: %s\n", err);

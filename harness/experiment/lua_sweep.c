@@ -427,33 +427,96 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_on_unsupported(L, c, t, sw);
 }
 
-/* A kernel sweep's repetition rule: warmup, reps .. max_reps, min_seconds, spread_limit, sd_limit,
- * remeasure, delay. */
+/* A kernel sweep's scalar setting: a number or a non-empty list of distinct numbers in [lo, hi]
+ * (integers when integral), into out[0..*n); absent: *n unchanged.  llama-bench takes every
+ * parameter as a list; so does a sweep (experiment.h). */
+static void read_scalar_list(lua_State *L, load_ctx *c, int t, bb_sweep *sw, const char *field, double lo, double hi,
+                             bool integral, double *out, int *n)
+{
+    char what[96], range[64];
+    /* integers as integers ("0..1000000"), numbers as %g */
+    if (integral) snprintf(range, sizeof range, "%.0f..%.0f", lo, hi);
+    else snprintf(range, sizeof range, "%g..%g", lo, hi);
+    lua_getfield(L, t, field);
+    int e = lua_gettop(L);
+    if (lua_isnil(L, e)) {
+        lua_pop(L, 1);
+        return;
+    }
+    bool list = lua_type(L, e) == LUA_TTABLE;
+    int count = list ? (int)lua_rawlen(L, e) : 1;
+    const char *kind = integral ? "an integer" : "a number";
+    if (list && (!bb_lua_is_list(L, e) || count == 0)) {
+        bb_lua_describe(L, e, what, sizeof what);
+        load_fail(L, c, sw, "field '%s' must be %s in %s or a non-empty list of them, got %s", field, kind, range,
+                  what);
+    }
+    if (count > BB_SWEEP_MAX_LIST)
+        load_fail(L, c, sw, "field '%s': %d entries, at most %d", field, count, BB_SWEEP_MAX_LIST);
+    for (int i = 0; i < count; i++) {
+        if (list) lua_rawgeti(L, e, i + 1);
+        else lua_pushvalue(L, e);
+        double v = lua_tonumber(L, -1);
+        if (lua_type(L, -1) != LUA_TNUMBER || !(v >= lo && v <= hi) || (integral && v != (double)(long long)v)) {
+            bb_lua_describe(L, -1, what, sizeof what);
+            if (list) load_fail(L, c, sw, "field '%s', entry %d: must be %s in %s, got %s", field, i + 1, kind, range,
+                                what);
+            load_fail(L, c, sw, "field '%s' must be %s in %s or a list of them, got %s", field, kind, range, what);
+        }
+        for (int j = 0; j < i; j++)
+            if (out[j] == v) load_fail(L, c, sw, "field '%s': %g is listed twice", field, v);
+        out[i] = v;
+        lua_pop(L, 1);
+    }
+    *n = count;
+    lua_pop(L, 1);
+}
+
+/* A kernel sweep's repetition rule: warmup, reps .. max_reps, min_seconds (each a value or a list),
+ * spread_limit, sd_limit, remeasure, delay (a value or a list), seed (a value or a list). */
 static void read_timing(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
     char err[1024];
     long v;
-    double d;
-    int rc = bb_lua_get_int(L, t, "warmup", 0, 1000000, &v, err, sizeof err);
-    if (rc < 0) load_fail(L, c, sw, "%s", err);
-    if (rc > 0) sw->warmup = (int)v;
-    rc = bb_lua_get_int(L, t, "reps", 1, 10000000, &v, err, sizeof err);
-    if (rc < 0) load_fail(L, c, sw, "%s", err);
-    if (rc > 0) sw->min_reps = (int)v;
-    rc = bb_lua_get_int(L, t, "max_reps", 1, 100000000, &v, err, sizeof err);
+    double d[BB_SWEEP_MAX_LIST];
+    int n = 0;
+    read_scalar_list(L, c, t, sw, "warmup", 0, 1000000, true, d, &n);
+    sw->nwarmups = n ? n : 1;
+    for (int i = 0; i < sw->nwarmups; i++) sw->warmups[i] = n ? (int)d[i] : sw->warmup;
+    sw->warmup = sw->warmups[0];
+    n = 0;
+    read_scalar_list(L, c, t, sw, "reps", 1, 10000000, true, d, &n);
+    sw->nreps_list = n ? n : 1;
+    int most = 0;
+    for (int i = 0; i < sw->nreps_list; i++) {
+        sw->reps_list[i] = n ? (int)d[i] : sw->min_reps;
+        if (sw->reps_list[i] > most) most = sw->reps_list[i];
+    }
+    sw->min_reps = sw->reps_list[0];
+    int rc = bb_lua_get_int(L, t, "max_reps", 1, 100000000, &v, err, sizeof err);
     if (rc < 0) load_fail(L, c, sw, "%s", err);
     if (rc > 0) sw->max_reps = (int)v;
-    if (sw->max_reps < sw->min_reps)
-        load_fail(L, c, sw, "field 'max_reps' (%d) is below 'reps' (%d); valid: max_reps >= reps", sw->max_reps,
-                  sw->min_reps);
-    rc = bb_lua_get_number(L, t, "min_seconds", 0, 3600, &d, err, sizeof err);
-    if (rc < 0) load_fail(L, c, sw, "%s", err);
-    if (rc > 0) sw->min_seconds = d;
+    if (sw->max_reps < most)
+        load_fail(L, c, sw, "field 'max_reps' (%d) is below 'reps' (%d); valid: max_reps >= reps", sw->max_reps, most);
+    n = 0;
+    read_scalar_list(L, c, t, sw, "min_seconds", 0, 3600, false, d, &n);
+    sw->nmin_seconds_list = n ? n : 1;
+    for (int i = 0; i < sw->nmin_seconds_list; i++) sw->min_seconds_list[i] = n ? d[i] : sw->min_seconds;
+    sw->min_seconds = sw->min_seconds_list[0];
     read_noise_limits(L, c, t, sw);
-    read_delay(L, c, t, sw);
+    n = 0;
+    read_scalar_list(L, c, t, sw, "delay", 0, 3600, false, d, &n);
+    sw->ndelays = n ? n : 1;
+    for (int i = 0; i < sw->ndelays; i++) sw->delays[i] = n ? d[i] : sw->delay;
+    sw->delay = sw->delays[0];
+    n = 0;
+    read_scalar_list(L, c, t, sw, "seed", 0, 9007199254740991.0, true, d, &n);
+    sw->nseeds = n ? n : 1;
+    for (int i = 0; i < sw->nseeds; i++) sw->seeds[i] = n ? (uint64_t)d[i] : sw->seed;
+    sw->seed = sw->seeds[0];
 }
 
-/* cache: one mode or a list of modes to sweep (default resident). */
+/* cache: one mode or a list of modes to sweep (default resident): bench/cache_sizing.h. */
 static void read_cache(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
     sw->cache[0] = BB_CACHE_RESIDENT;
@@ -461,14 +524,16 @@ static void read_cache(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     lua_getfield(L, t, "cache");
     if (!lua_isnil(L, -1)) {
         int n = load_string_list_len(L, c, sw, "cache");
-        if (n > 2) load_fail(L, c, sw, "field 'cache': at most two modes (resident, dram)");
+        if (n > BB_CACHE_NMODES)
+            load_fail(L, c, sw, "field 'cache': at most %d modes (" BB_CACHE_MODE_NAMES ")", BB_CACHE_NMODES);
         sw->ncache = 0;
         for (int i = 1; i <= n; i++) {
             const char *mode = load_string_entry(L, c, sw, "cache", i);
             bb_cache_mode cm;
             if (bb_cache_mode_parse(mode, &cm))
-                load_fail(L, c, sw, "field 'cache': unknown mode '%s'; valid: resident, dram", mode);
-            if (sw->ncache && sw->cache[0] == cm) load_fail(L, c, sw, "field 'cache': '%s' is listed twice", mode);
+                load_fail(L, c, sw, "field 'cache': unknown mode '%s'; valid: " BB_CACHE_MODE_NAMES, mode);
+            for (int j = 0; j < sw->ncache; j++)
+                if (sw->cache[j] == cm) load_fail(L, c, sw, "field 'cache': '%s' is listed twice", mode);
             sw->cache[sw->ncache++] = cm;
             lua_pop(L, 1);
         }
@@ -493,7 +558,6 @@ static void read_kernel_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_ints(L, c, t, sw, "n", 1, 1 << 16, &sw->n, &sw->nn);
     read_threads(L, c, t, sw);
     read_timing(L, c, t, sw);
-    read_seed(L, c, t, sw);
     if (bb_lua_get_bool(L, t, "verify", &sw->verify, err, sizeof err) < 0) load_fail(L, c, sw, "%s", err);
     read_on_unsupported(L, c, t, sw);
     read_cache(L, c, t, sw);

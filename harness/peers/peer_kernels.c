@@ -124,6 +124,9 @@ static void fill_row(const bb_kernel_peer_sink *s, const bb_sweep *sw, const bb_
     row->weight_bytes = (double)sh->m * sh->k * row->bits_per_weight / 8;
     row->gbps = row->weight_bytes / t / 1e9;
     row->err_max_abs = row->err_rel_rms = row->err_master_rel_rms = row->weight_rel_rms = NAN;
+    /* the peer's own working set and repetition rule: not bitbench's rotation, not its settings */
+    row->rotated_bytes = row->min_seconds = row->delay_s = row->roofline_fraction = NAN;
+    snprintf(row->roofline_ceiling, sizeof row->roofline_ceiling, "a peer's row");
     /* one run of the program, its mean time per case: no repetitions to judge (spread_flag 0; its
      * load columns still say whether it was disturbed) */
     row->attempts = 1;

@@ -147,11 +147,18 @@ int bb_experiment_override(bb_experiment *ex, const bb_overrides *o, const bb_ma
             sw->threads = t;
             sw->nthreads = o->nthreads;
         }
+        /* --reps and --min-time replace a list as they replace a value */
         if (o->reps > 0) {
             sw->min_reps = o->reps;
             if (sw->max_reps < o->reps) sw->max_reps = o->reps;
+            sw->reps_list[0] = o->reps;
+            sw->nreps_list = 1;
         }
-        if (o->min_seconds >= 0) sw->min_seconds = o->min_seconds;
+        if (o->min_seconds >= 0) {
+            sw->min_seconds = o->min_seconds;
+            sw->min_seconds_list[0] = o->min_seconds;
+            sw->nmin_seconds_list = 1;
+        }
     }
     if (o->out) {
         if (strlen(o->out) >= sizeof ex->out) {

@@ -18,6 +18,7 @@
 #include "support/machine.h"
 
 #define BB_NAME_MAX 64
+#define BB_SWEEP_MAX_LIST 64 /* entries of a scalar setting's list (warmup, reps, min_seconds, seed, delay) */
 
 typedef struct {
     char spec[BB_NAME_MAX];     /* as written: "i2_s" or "i2_s@avx2" */
@@ -46,10 +47,22 @@ typedef struct {
     /* `cpus = {0, 2, 3}` (or --cpus): thread t of every point on the t-th CPU, each one the process
      * may run on (support/affinity.h); NULL = one per allowed core first, then SMT siblings */
     int *cpus, ncpus;
-    bb_cache_mode cache[2];
+    bb_cache_mode cache[BB_CACHE_NMODES]; /* resident, dram, l1, l2, l3 (bench/cache_sizing.h) */
     int ncache;
     int warmup, min_reps, max_reps;
     double min_seconds;
+    /* A kernel sweep's scalar settings may each be a list, swept as a product like N and threads
+     * (llama-bench's lists); warmup, min_reps, min_seconds, seed and delay above are the first
+     * entry of each (what estimates and run.json's summary use), every point runs with its own
+     * (plan.h, bb_point).  A given value is one entry. */
+    int warmups[BB_SWEEP_MAX_LIST], nwarmups;
+    int reps_list[BB_SWEEP_MAX_LIST], nreps_list;
+    double min_seconds_list[BB_SWEEP_MAX_LIST];
+    int nmin_seconds_list;
+    uint64_t seeds[BB_SWEEP_MAX_LIST];
+    int nseeds;
+    double delays[BB_SWEEP_MAX_LIST];
+    int ndelays;
     double spread_limit;        /* flag points whose interquartile range / median exceeds this ... */
     double sd_limit;            /* ... or whose standard deviation / median exceeds this */
     int remeasure;              /* measure a point so flagged again, up to this many more times */

@@ -1,5 +1,6 @@
 #include "plan/plan.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,10 +8,19 @@
 #include "bench/e2e_bench.h"
 #include "support/affinity.h"
 
-void bb_point_key(const char *sweep, const char *kernel, const char *variant, int m, int k, int n, int threads,
-                  const char *cache, char *buf, size_t len)
+void bb_point_base_key(const char *sweep, const char *kernel, const char *variant, int m, int k, int n, int threads,
+                       const char *cache, char *buf, size_t len)
 {
     snprintf(buf, len, "%s|%s|%s|%d|%d|%d|%d|%s", sweep, kernel, variant, m, k, n, threads, cache);
+}
+
+void bb_point_key(const char *sweep, const char *kernel, const char *variant, int m, int k, int n, int threads,
+                  const char *cache, int warmup, int min_reps, double min_seconds, const char *seed, double delay,
+                  char *buf, size_t len)
+{
+    /* %.9g: results.csv's precision, so that the key of a row read back is the key of its point */
+    snprintf(buf, len, "%s|%s|%s|%d|%d|%d|%d|%s|w%d|r%d|t%.9g|s%s|d%.9g", sweep, kernel, variant, m, k, n, threads,
+             cache, warmup, min_reps, min_seconds, seed, delay);
 }
 
 void bb_plan_point_key(const bb_experiment *ex, const bb_point *p, char *buf, size_t len)
@@ -18,9 +28,15 @@ void bb_plan_point_key(const bb_experiment *ex, const bb_point *p, char *buf, si
     const bb_sweep *sw = &ex->sweeps[p->sweep];
     const bb_kernel_choice *kc = &sw->kernels[p->kernel];
     const bb_shape *sh = &sw->shapes[p->shape];
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->seed);
     bb_point_key(sw->name, kc->kernel->name, kc->variant->isa, sh->m, sh->k, p->n, p->threads,
-                 bb_cache_mode_name(p->cache), buf, len);
+                 bb_cache_mode_name(p->cache), p->warmup, p->min_reps, p->min_seconds, seed, p->delay, buf, len);
 }
+
+/* How many entries a sweep's scalar list has: a sweep built without one (by C code rather than
+ * lua_sweep.c) runs its scalar value. */
+static int list_len(int n) { return n > 0 ? n : 1; }
 
 void bb_plan_free(bb_plan *plan)
 {
@@ -154,7 +170,9 @@ uint64_t bb_plan_count(const bb_experiment *ex)
             for (int si = 0; si < sw->nshapes; si++)
                 if (!bb_kernel_check_shape(sw->kernels[ki].kernel, sw->shapes[si].m, sw->shapes[si].k, 1, why,
                                            sizeof why))
-                    total += (uint64_t)sw->ncache * (uint64_t)sw->nn * per;
+                    total += (uint64_t)sw->ncache * (uint64_t)sw->nn * per * (uint64_t)list_len(sw->nwarmups) *
+                             (uint64_t)list_len(sw->nreps_list) * (uint64_t)list_len(sw->nmin_seconds_list) *
+                             (uint64_t)list_len(sw->nseeds) * (uint64_t)list_len(sw->ndelays);
     }
     return total;
 }
@@ -183,6 +201,39 @@ static int check_placement(const bb_sweep *sw, const char *where, char *err, siz
         if (bb_affinity_check_threads(sw->threads[i], sw->cpus, sw->ncpus, why, sizeof why)) {
             snprintf(err, errlen, "%ssweep '%s': threads %d: %s", where, sw->name, sw->threads[i], why);
             return -1;
+        }
+    return 0;
+}
+
+/* The points of one (kernel, shape, cache mode): the product of N, the thread counts the mode can
+ * be sized for (ok[ti]) and the sweep's scalar lists (warmup, reps, min_seconds, seed, delay), in
+ * the order the plan runs them. */
+static int add_points(bb_plan *plan, size_t *cap, const bb_sweep *sw, int s, int ki, int si, int c, const bool *ok)
+{
+    int nw = list_len(sw->nwarmups), nr = list_len(sw->nreps_list), nm = list_len(sw->nmin_seconds_list),
+        ne = list_len(sw->nseeds), nd = list_len(sw->ndelays);
+    for (int ni = 0; ni < sw->nn; ni++)
+        for (int ti = 0; ti < sw->nthreads; ti++) {
+            if (!ok[ti]) continue;
+            for (int i = 0; i < nw * nr * nm * ne * nd; i++) {
+                /* i counts delay fastest, then seed, min_seconds, reps, warmup */
+                int di = i % nd, ei = i / nd % ne, mi = i / nd / ne % nm, ri = i / nd / ne / nm % nr,
+                    wi = i / nd / ne / nm / nr;
+                if ((size_t)plan->npoints == *cap) {
+                    *cap = *cap ? 2 * *cap : 64;
+                    bb_point *v = realloc(plan->points, sizeof *v * *cap);
+                    if (!v) return -1;
+                    plan->points = v;
+                }
+                bb_point *p = &plan->points[plan->npoints++];
+                *p = (bb_point){.index = plan->npoints, .sweep = s, .kernel = ki, .shape = si, .n = sw->n[ni],
+                                .threads = sw->threads[ti], .cache = sw->cache[c],
+                                .warmup = sw->nwarmups ? sw->warmups[wi] : sw->warmup,
+                                .min_reps = sw->nreps_list ? sw->reps_list[ri] : sw->min_reps,
+                                .min_seconds = sw->nmin_seconds_list ? sw->min_seconds_list[mi] : sw->min_seconds,
+                                .seed = sw->nseeds ? sw->seeds[ei] : sw->seed,
+                                .delay = sw->ndelays ? sw->delays[di] : sw->delay};
+            }
         }
     return 0;
 }
@@ -228,26 +279,43 @@ int bb_plan_build(const bb_experiment *ex, const bb_machine *mach, bb_plan *plan
                     continue;
                 }
                 for (int c = 0; c < sw->ncache; c++) {
+                    size_t psize = kern->packed_size(sh->m, sh->k);
                     int copies;
-                    if (bb_cache_copies(sw->cache[c], kern->packed_size(sh->m, sh->k), mach, &copies, why,
-                                        sizeof why)) {
+                    /* dram: one rotation for every thread count, refused outright when memory cannot
+                     * hold it; a cache level: sized per thread count, a count it cannot be made for
+                     * skipped or refused as on_unsupported says (never run with another working set) */
+                    if (!bb_cache_mode_level(sw->cache[c]) &&
+                        bb_cache_copies(sw->cache[c], psize, 1, mach, &copies, why, sizeof why)) {
                         snprintf(err, errlen, "%ssweep '%s': %s on %s: %s", where, sw->name, sw->kernels[ki].spec,
                                  label, why);
                         bb_plan_free(plan);
                         return -1;
                     }
-                    for (int ni = 0; ni < sw->nn; ni++)
-                        for (int ti = 0; ti < sw->nthreads; ti++) {
-                            if ((size_t)plan->npoints == cap) {
-                                cap = cap ? 2 * cap : 64;
-                                bb_point *v = realloc(plan->points, sizeof *v * cap);
-                                if (!v) goto oom;
-                                plan->points = v;
-                            }
-                            bb_point *p = &plan->points[plan->npoints++];
-                            *p = (bb_point){.index = plan->npoints, .sweep = s, .kernel = ki, .shape = si,
-                                            .n = sw->n[ni], .threads = sw->threads[ti], .cache = sw->cache[c]};
+                    bool *ok = malloc(sizeof *ok * (size_t)sw->nthreads);
+                    if (!ok) goto oom;
+                    for (int ti = 0; ti < sw->nthreads; ti++) {
+                        ok[ti] = !bb_cache_mode_level(sw->cache[c]) ||
+                                 !bb_cache_copies(sw->cache[c], psize, sw->threads[ti], mach, &copies, why, sizeof why);
+                        if (ok[ti]) continue;
+                        if (sw->on_unsupported == BB_UNSUPPORTED_ERROR) {
+                            snprintf(err, errlen, "%ssweep '%s': %s on %s, threads %d: %s (the sweep has "
+                                     "on_unsupported = \"error\"; use \"skip\" to leave such points out)", where,
+                                     sw->name, sw->kernels[ki].spec, label, sw->threads[ti], why);
+                            free(ok);
+                            bb_plan_free(plan);
+                            return -1;
                         }
+                        char msg[2048];
+                        snprintf(msg, sizeof msg, "sweep '%s': skipped %s on %s, threads %d: %s", sw->name,
+                                 sw->kernels[ki].spec, label, sw->threads[ti], why);
+                        if (add_skip(plan, msg)) {
+                            free(ok);
+                            goto oom;
+                        }
+                    }
+                    int rc = add_points(plan, &cap, sw, s, ki, si, c, ok);
+                    free(ok);
+                    if (rc) goto oom;
                 }
             }
         }

@@ -42,6 +42,10 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
     row->err_master_rel_rms = r->verified ? r->err_master_rel_rms : NAN;
     row->weight_rel_rms = r->verified ? r->weight_rel_rms : NAN;
     snprintf(row->verify, sizeof row->verify, "%s", !r->verified ? "" : bb_gemm_verify_passed(r) ? "passed" : "FAILED");
+    row->rotated_bytes = (double)r->rotated_bytes;
+    snprintf(row->cache_source, sizeof row->cache_source, "%s", r->cache_source);
+    row->min_seconds = row->delay_s = NAN; /* the caller's repetition rule */
+    row->roofline_fraction = NAN;
     row->attempts = 1;
 }
 

@@ -29,7 +29,7 @@ typedef struct {
     char model[64], roles[24];       /* empty for literal shapes */
     int m, k, n, threads;
     char cpus[128];                  /* PU of each thread: "0;1" */
-    char cache[12];                  /* resident | dram */
+    char cache[12];                  /* l1 | l2 | l3 | resident | dram (bench/cache_sizing.h) */
     int warmup, reps;
     double t_median_s, t_min_s, t_max_s, t_sd_s;
     double spread;                   /* interquartile range / t_median_s */
@@ -42,6 +42,15 @@ typedef struct {
     int attempts;                    /* 1 + re-measurements of a point whose spread was too large */
     double t_q1_s, t_q3_s;           /* quartiles of the calls (the plots' error bars) */
     char verify[8];                  /* "passed", "FAILED" (beyond its format's bound), "" not asked */
+    double rotated_bytes;            /* packed bytes the calls cycled through (copies x weight_bytes) */
+    char cache_source[8];            /* hwloc | sysfs: where a sized mode's cache sizes came from; "" resident */
+    int min_reps;                    /* the repetition rule the point ran with (a sweep's lists, plan.h) */
+    double min_seconds, delay_s;
+    char seed[24];
+    /* attained / the roofline ceiling of the point's working set and threads (bench/roof_ceiling.h);
+     * NAN (empty) when that ceiling was not measured; roofline_ceiling names it or says why not */
+    double roofline_fraction;
+    char roofline_ceiling[96];
     bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

@@ -29,7 +29,10 @@ const bb_column bb_result_columns[] = {
     COL("n", BB_COL_INT, n, "N: activation rows (1 = GEMV)"),
     COL("threads", BB_COL_INT, threads, "threads of the pool"),
     COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated"),
-    COL("cache", BB_COL_STR, cache, "resident (one packed copy) or dram (rotating copies > 2x LLC)"),
+    COL("cache", BB_COL_STR, cache,
+        "the weights' working set asked for: resident (one packed copy), l1, l2 or l3 (copies rotated to fill half "
+        "that level for the point's threads, more than the level below holds), dram (rotating copies > 2x LLC); "
+        "docs/measurement.md"),
     COL("warmup", BB_COL_INT, warmup, "untimed calls before timing"),
     COL("reps", BB_COL_INT, reps, "timed calls"),
     COL("t_median_s", BB_COL_NUM, t_median_s, "median seconds per call (prepare + matmul)"),
@@ -62,6 +65,22 @@ const bb_column bb_result_columns[] = {
     COL("verify", BB_COL_STR, verify,
         "verify: passed, or FAILED when an output's error exceeds the format's bound (the point fails, the run "
         "ends failed, exit status 1); empty when the sweep did not ask"),
+    COL("rotated_bytes", BB_COL_NUM, rotated_bytes,
+        "packed weight bytes the timed calls cycled through: copies x weight_bytes (weight_bytes for resident)"),
+    COL("cache_source", BB_COL_STR, cache_source,
+        "where the cache sizes of an l1, l2, l3 or dram working set came from: hwloc, or sysfs where hwloc saw no "
+        "caches; empty for resident"),
+    COL("min_reps", BB_COL_INT, min_reps, "the sweep's reps this point ran with: at least this many timed calls"),
+    COL("min_seconds", BB_COL_NUM, min_seconds, "the sweep's min_seconds this point ran with: at least this much timed time"),
+    COL("seed", BB_COL_STR, seed, "the seed of the point's weights and activations"),
+    COL("delay_s", BB_COL_NUM, delay_s, "the sweep's delay this point ran with: seconds of cool-down before it"),
+    COL("roofline_fraction", BB_COL_NUM, roofline_fraction,
+        "attained over the roofline ceiling of the point's working set and thread count: max(gops / compute peak, "
+        "gbps / read bandwidth of the level), both from the machine profile (bitbench roofline) measured at this "
+        "thread count; empty where that ceiling was not measured (roofline_ceiling says why)"),
+    COL("roofline_ceiling", BB_COL_STR, roofline_ceiling,
+        "the ceiling roofline_fraction is taken against (\"L2 read, 2 threads\" or \"int8 peak, 1 thread\"), or why "
+        "there is none"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
 };
 const int bb_result_ncolumns = (int)(sizeof bb_result_columns / sizeof bb_result_columns[0]);

@@ -22,7 +22,7 @@ const bb_column bb_sample_columns[] = {
     KCOL("k", BB_COL_INT, k, "K: weight columns"),
     KCOL("n", BB_COL_INT, n, "N: activation rows"),
     KCOL("threads", BB_COL_INT, threads, "threads of the pool"),
-    KCOL("cache", BB_COL_STR, cache, "resident or dram"),
+    KCOL("cache", BB_COL_STR, cache, "the working set: l1, l2, l3, resident or dram, as in results.csv"),
     KCOL("rep", BB_COL_INT, rep, "the timed call, 0-based, in the order they ran"),
     KCOL("seconds", BB_COL_NUM, seconds, "seconds of that call (prepare + matmul)"),
 };

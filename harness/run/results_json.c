@@ -66,6 +66,8 @@ static void write_machine(bb_json *j, const bb_machine *m)
         bb_json_object_end(j);
     }
     bb_json_array_end(j);
+    /* hwloc, or sysfs where hwloc's topology had no caches (support/cache_sysfs.h) */
+    bb_json_string(j, "caches_source", m->cache_source[0] ? m->cache_source : NULL);
     bb_json_array_begin(j, "numa");
     for (int i = 0; i < m->nnuma; i++) {
         bb_json_object_begin(j, NULL);
@@ -241,6 +243,26 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
         bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
         bb_json_int(j, "seed", (long long)sw->seed);
         bb_json_bool(j, "verify", sw->verify);
+        /* the settings given as lists (experiment.h): all their values; the fields above hold the first */
+        if (sw->nwarmups > 1 || sw->nreps_list > 1 || sw->nmin_seconds_list > 1 || sw->nseeds > 1 || sw->ndelays > 1) {
+            bb_json_object_begin(j, "lists");
+            bb_json_array_begin(j, "warmup");
+            for (int i = 0; i < sw->nwarmups; i++) bb_json_int(j, NULL, sw->warmups[i]);
+            bb_json_array_end(j);
+            bb_json_array_begin(j, "reps");
+            for (int i = 0; i < sw->nreps_list; i++) bb_json_int(j, NULL, sw->reps_list[i]);
+            bb_json_array_end(j);
+            bb_json_array_begin(j, "min_seconds");
+            for (int i = 0; i < sw->nmin_seconds_list; i++) bb_json_number(j, NULL, sw->min_seconds_list[i]);
+            bb_json_array_end(j);
+            bb_json_array_begin(j, "seed");
+            for (int i = 0; i < sw->nseeds; i++) bb_json_int(j, NULL, (long long)sw->seeds[i]);
+            bb_json_array_end(j);
+            bb_json_array_begin(j, "delay");
+            for (int i = 0; i < sw->ndelays; i++) bb_json_number(j, NULL, sw->delays[i]);
+            bb_json_array_end(j);
+            bb_json_object_end(j);
+        }
         bb_json_object_end(j);
     }
     bb_json_array_end(j);

@@ -139,7 +139,8 @@ static int cmp_key(const void *a, const void *b) { return strcmp(*(char *const *
 
 static void row_key(const bb_result_row *r, char *buf, size_t len)
 {
-    bb_point_key(r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, buf, len);
+    bb_point_key(r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, r->warmup, r->min_reps,
+                 r->min_seconds, r->seed, r->delay_s, buf, len);
 }
 
 static int open_meters(sweep_state *st)
@@ -191,14 +192,19 @@ static int load_previous(sweep_state *st, const char *header, char *err, size_t 
     st->nrows = st->rows_cap = n;
     if (duplicate_point(st, err, errlen)) return -1;
     st->done_keys = calloc((size_t)n + 1, sizeof *st->done_keys);
-    if (!st->done_keys) return -1;
+    st->done_base_keys = calloc((size_t)n + 1, sizeof *st->done_base_keys);
+    if (!st->done_keys || !st->done_base_keys) return -1;
     for (int i = 0; i < n; i++) {
         char key[512];
         row_key(&rows[i], key, sizeof key);
         if (!(st->done_keys[i] = strdup(key))) return -1;
+        const bb_result_row *r = &rows[i];
+        bb_point_base_key(r->sweep, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache, key, sizeof key);
+        if (!(st->done_base_keys[i] = strdup(key))) return -1;
         st->ndone++;
     }
     qsort(st->done_keys, (size_t)st->ndone, sizeof *st->done_keys, cmp_key);
+    qsort(st->done_base_keys, (size_t)st->ndone, sizeof *st->done_base_keys, cmp_key);
     return 0;
 }
 
@@ -339,6 +345,7 @@ static void write_markdown(sweep_state *st)
             fprintf(f, "%sEnd-to-end (%s):\n\n", st->nrows ? "\n" : "", E2E_NAME);
             sweep_e2e_markdown(f, st);
         }
+        if (st->nrows) fprintf(f, "\n%s\n", st->ceilings_note);
         fprintf(f, "\nMachine: %s, %d cores. Build: %s. Experiment: %s (sha256 %.16s). Status: %s%s%s.\n",
                 st->mach->cpu_model, st->mach->cores, BB_GIT_COMMIT, st->ex->file, st->rec.sha256,
                 st->rec.status, st->rec.status_reason[0] ? ": " : "", st->rec.status_reason);
@@ -413,8 +420,11 @@ static void state_free(sweep_state *st)
     free(st->e2e_rows);
     for (int i = 0; i < st->nrefs; i++) free(st->refs[i].logits);
     free(st->refs);
+    free(st->ceilings);
     for (int i = 0; i < st->ndone; i++) free(st->done_keys[i]);
     free(st->done_keys);
+    for (int i = 0; i < st->ndone && st->done_base_keys; i++) free(st->done_base_keys[i]);
+    free(st->done_base_keys);
     for (int t = 0; st->rec.placement && t <= st->max_threads; t++) free(st->rec.placement[t]);
     free(st->rec.placement);
     for (int i = 0; i < st->rec.nfailures; i++) free(st->rec.failures[i]);
@@ -460,6 +470,7 @@ int bb_sweep_run(const bb_experiment *ex, const bb_plan *plan, const bb_machine 
     }
     if (opt->run_dir) snprintf(opt->run_dir, opt->run_dir_len, "%s", st.dir);
     if (sweep_open_samples(&st)) goto done;
+    sweep_load_ceilings(&st);
     int already = count_done(&st);
     if (!opt->quiet)
         fprintf(stderr, "bitbench run: %s: %d points%s -> %s\n", ex->name, plan->npoints,

@@ -39,7 +39,12 @@ static void fill_row(sweep_state *st, const bb_point *p, bb_pool *pool, const bb
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
     const bb_kernel_choice *kc = &sw->kernels[p->kernel];
     const bb_shape *sh = &sw->shapes[p->shape];
-    bb_result_row_measured(row, kc->kernel, kc->variant, sh->m, sh->k, p->n, p->threads, p->cache, sw->warmup, r);
+    bb_result_row_measured(row, kc->kernel, kc->variant, sh->m, sh->k, p->n, p->threads, p->cache, p->warmup, r);
+    row->min_reps = p->min_reps;
+    row->min_seconds = p->min_seconds;
+    row->delay_s = p->delay;
+    snprintf(row->seed, sizeof row->seed, "%llu", (unsigned long long)p->seed);
+    sweep_row_roofline(st, row, p->cache);
     snprintf(row->experiment, sizeof row->experiment, "%s", st->ex->name);
     snprintf(row->sweep, sizeof row->sweep, "%s", sw->name);
     row->point = p->index;
@@ -78,6 +83,8 @@ typedef struct {
     bool valid, failed;
     int sweep, kernel, shape;
     bb_cache_mode cache;
+    int threads;        /* what a cache level's copies were sized for */
+    uint64_t seed;      /* of the weights (a sweep's seed list: plan.h) */
     bb_packed_set set;
     char why[1024];
 } weights_slot;
@@ -103,7 +110,7 @@ static int measure_point(sweep_state *st, bb_pool *pool, const weights_slot *ws,
 static bool same_weights(const weights_slot *w, const bb_point *p)
 {
     return (w->valid || w->failed) && w->sweep == p->sweep && w->kernel == p->kernel && w->shape == p->shape &&
-           w->cache == p->cache;
+           w->cache == p->cache && w->seed == p->seed && (!bb_cache_mode_level(p->cache) || w->threads == p->threads);
 }
 
 /* Accuracy of the points of one (sweep, kernel, shape) verified so far, by N: the plan runs a
@@ -111,6 +118,7 @@ static bool same_weights(const weights_slot *w, const bb_point *p)
  * not depend on the cache mode or the thread count, so each N is verified once. */
 typedef struct {
     int sweep, kernel, shape;
+    uint64_t seed;     /* the weights' and activations' (a sweep's seed list) */
     int count;
     int n[64];
     bb_gemm_result r[64];
@@ -118,7 +126,7 @@ typedef struct {
 
 static const bb_gemm_result *verified_before(const verify_cache *vc, const bb_point *p)
 {
-    if (vc->sweep != p->sweep || vc->kernel != p->kernel || vc->shape != p->shape) return NULL;
+    if (vc->sweep != p->sweep || vc->kernel != p->kernel || vc->shape != p->shape || vc->seed != p->seed) return NULL;
     for (int i = 0; i < vc->count; i++)
         if (vc->n[i] == p->n) return &vc->r[i];
     return NULL;
@@ -126,8 +134,8 @@ static const bb_gemm_result *verified_before(const verify_cache *vc, const bb_po
 
 static void remember_verified(verify_cache *vc, const bb_point *p, const bb_gemm_result *r)
 {
-    if (vc->sweep != p->sweep || vc->kernel != p->kernel || vc->shape != p->shape) {
-        *vc = (verify_cache){.sweep = p->sweep, .kernel = p->kernel, .shape = p->shape};
+    if (vc->sweep != p->sweep || vc->kernel != p->kernel || vc->shape != p->shape || vc->seed != p->seed) {
+        *vc = (verify_cache){.sweep = p->sweep, .kernel = p->kernel, .shape = p->shape, .seed = p->seed};
     }
     if (vc->count < (int)(sizeof vc->n / sizeof vc->n[0])) {
         vc->n[vc->count] = p->n;
@@ -142,7 +150,7 @@ static int verify_point(verify_cache *vc, bb_pool *pool, const weights_slot *ws,
     const bb_gemm_result *done = verified_before(vc, p);
     bb_gemm_result v = {0};
     if (!done) {
-        if (bb_gemm_verify(pool, &ws->set, sw->kernels[p->kernel].variant, p->n, sw->seed, &v, err, errlen))
+        if (bb_gemm_verify(pool, &ws->set, sw->kernels[p->kernel].variant, p->n, p->seed, &v, err, errlen))
             return -1;
         remember_verified(vc, p, &v);
         done = &v;
@@ -190,8 +198,9 @@ static void weights_for(sweep_state *st, weights_slot *ws, const bb_point *p)
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
     const bb_shape *sh = &sw->shapes[p->shape];
     if (ws->valid) bb_packed_set_free(&ws->set);
-    *ws = (weights_slot){.sweep = p->sweep, .kernel = p->kernel, .shape = p->shape, .cache = p->cache};
-    if (bb_packed_set_make(sw->kernels[p->kernel].kernel, sh->m, sh->k, p->cache, sw->seed, st->mach, &ws->set,
+    *ws = (weights_slot){.sweep = p->sweep, .kernel = p->kernel, .shape = p->shape, .cache = p->cache,
+                         .threads = p->threads, .seed = p->seed};
+    if (bb_packed_set_make(sw->kernels[p->kernel].kernel, sh->m, sh->k, p->cache, p->threads, p->seed, st->mach, &ws->set,
                            ws->why, sizeof ws->why))
         ws->failed = true;
     else ws->valid = true;
@@ -292,14 +301,14 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
             point_failed(st, p, label, "", ws.failed ? ws.why : err);
             continue;
         }
-        bb_measure_spec ms = {.variant = sw->kernels[p->kernel].variant, .n = p->n, .warmup = sw->warmup,
-                              .min_reps = sw->min_reps, .max_reps = sw->max_reps, .min_seconds = sw->min_seconds,
-                              .seed = sw->seed, .meters = st->meters, .nmeters = st->nmeters,
+        bb_measure_spec ms = {.variant = sw->kernels[p->kernel].variant, .n = p->n, .warmup = p->warmup,
+                              .min_reps = p->min_reps, .max_reps = sw->max_reps, .min_seconds = p->min_seconds,
+                              .seed = p->seed, .meters = st->meters, .nmeters = st->nmeters,
                               .meter_values = meter_values, .stop = &sweep_stop, .keep_samples = true};
         bb_gemm_result r;
         bb_load_reading load_before;
         int attempts;
-        if (measured++) sweep_cool_down(st, sw->delay);
+        if (measured++) sweep_cool_down(st, p->delay);
         bb_load_read(&load_before);
         if (measure_point(st, pool, &ws, &ms, sw, label, &r, &attempts, err, sizeof err)) {
             point_failed(st, p, label, "", err);

@@ -18,8 +18,8 @@ static bool kernel_sample_kept(void *ctx, const void *row)
     const sweep_state *st = ctx;
     const bb_sample_row *s = row;
     char key[512], *kp = key;
-    bb_point_key(s->sweep, s->kernel, s->variant, s->m, s->k, s->n, s->threads, s->cache, key, sizeof key);
-    return st->ndone && bsearch(&kp, st->done_keys, (size_t)st->ndone, sizeof *st->done_keys, cmp_key);
+    bb_point_base_key(s->sweep, s->kernel, s->variant, s->m, s->k, s->n, s->threads, s->cache, key, sizeof key);
+    return st->ndone && bsearch(&kp, st->done_base_keys, (size_t)st->ndone, sizeof *st->done_base_keys, cmp_key);
 }
 
 static bool e2e_sample_kept(void *ctx, const void *row)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench/roof_ceiling.h"
 #include "io/json_read.h"
 #include "meters/meter.h"
 #include "plan/experiment.h"
@@ -49,7 +50,13 @@ typedef struct {
     bb_result_row *rows;       /* earlier sessions' rows, then this session's */
     int nrows, rows_cap;
     char **done_keys;          /* sorted keys of the rows, for --resume */
+    /* the same rows' base keys (plan.h): a raw sample records no list settings, so samples.csv is
+     * cut back by these; a point interrupted beside a finished one of other list settings keeps
+     * its samples */
+    char **done_base_keys;
     int ndone;
+    bb_roof_ceilings *ceilings;         /* the machine profile's (sweep_roofline.c), NULL: none */
+    char ceilings_note[4096];            /* results.md's line on roofline_fraction */
     bb_pool **pools;           /* indexed by thread count */
     int max_threads;
     bb_run_record rec;
@@ -135,5 +142,10 @@ void sweep_provenance_keep_load(sweep_state *st, const char *label, bb_row_prove
 void sweep_cool_down(sweep_state *st, double seconds);
 /* llama-bench's table of the end-to-end rows. */
 void sweep_e2e_markdown(FILE *f, const sweep_state *st);
+
+/* sweep_roofline.c: find the machine profile (st->ceilings, st->ceilings_note), and fill a kernel
+ * row's roofline_fraction and roofline_ceiling (its cache mode: the level whose bandwidth applies). */
+void sweep_load_ceilings(sweep_state *st);
+void sweep_row_roofline(const sweep_state *st, bb_result_row *row, bb_cache_mode mode);
 
 #endif

@@ -45,6 +45,8 @@ typedef struct {
     uint8_t qs[BB_QK4_NL / 2];
 } bb_iq4_nl_block;
 
+/* The codebook, the quantizer and the reference over blocks: iq4_nl_blocks.c, below both
+ * layouts' descriptors and every variant. */
 extern const int8_t bb_iq4_nl_kvalues[16];
 
 /* The quantizer of one block of 32 floats (Packing, above). */

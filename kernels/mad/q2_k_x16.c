@@ -2,12 +2,6 @@
 #include "q2_k_x16.h"
 #include "../common/amx_rule.h"
 
-/* bb_block_q2_K's bytes in order: scales[16] in pairs, qs[64] in fours, d, dmin. */
-const bb_il_layout bb_q2_k_x16_layout = {
-    .rows = BB_Q2_K_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_q2_K), .nsections = 3,
-    .sections = {{2, 8}, {4, 16}, {2, 2}},
-};
-
 #define layout bb_q2_k_x16_layout
 
 _Static_assert(sizeof(bb_block_q2_K) == 84, "a record holds 16 Q2_K blocks");

@@ -32,8 +32,14 @@
 #define BB_Q2_K_X16_D 1280
 #define BB_Q2_K_X16_DMIN 1312
 
-/* The interleaving (q2_k_x16.c). */
-extern const bb_il_layout bb_q2_k_x16_layout;
+/* The interleaving, bb_block_q2_K's bytes in order: scales[16] in pairs, qs[64] in fours, d,
+ * dmin.  A constant of the format, kept here so that the descriptor and the variant that finds
+ * records by it (amx) each hold a copy and neither calls back into the other
+ * (tests/test_callbacks.sh). */
+static const bb_il_layout bb_q2_k_x16_layout = {
+    .rows = BB_Q2_K_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_q2_K), .nsections = 3,
+    .sections = {{2, 8}, {4, 16}, {2, 2}},
+};
 
 void bb_q2_k_x16_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_q2_k_x16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);

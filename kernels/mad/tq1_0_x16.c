@@ -2,11 +2,6 @@
 #include "tq1_0_x16.h"
 #include "../common/amx_rule.h"
 
-/* bb_block_tq1_0's bytes in order: qs[48] and qh[4] in fours, d. */
-const bb_il_layout bb_tq1_0_x16_layout = {
-    .rows = BB_TQ1_0_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_tq1_0), .nsections = 2,
-    .sections = {{4, BB_TQ1_0_X16_RUNS}, {2, 1}},
-};
 #define layout bb_tq1_0_x16_layout
 
 static size_t tq1_0_x16_packed_size(int m, int k) { return (size_t)m * bb_tq1_0_row_bytes(k); }

@@ -33,8 +33,13 @@
 #define BB_TQ1_0_X16_RUNS 13
 #define BB_TQ1_0_X16_D 832
 
-/* The interleaving (tq1_0_x16.c). */
-extern const bb_il_layout bb_tq1_0_x16_layout;
+/* The interleaving, bb_block_tq1_0's bytes in order: qs[48] and qh[4] in fours, d.  A constant of
+ * the format, kept here so that the descriptor and the variant that finds records by it (amx)
+ * each hold a copy and neither calls back into the other (tests/test_callbacks.sh). */
+static const bb_il_layout bb_tq1_0_x16_layout = {
+    .rows = BB_TQ1_0_X16_ROWS, .block_values = BB_QK_K, .block_bytes = sizeof(bb_block_tq1_0), .nsections = 2,
+    .sections = {{4, BB_TQ1_0_X16_RUNS}, {2, 1}},
+};
 
 void bb_tq1_0_x16_matmul_amx(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
 void bb_tq1_0_x16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1);
