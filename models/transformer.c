@@ -56,7 +56,19 @@ typedef struct {
     const void *act;
     int n, chunk_rows;
     float *y[3]; /* where the kernels write: g->y, or a padded-M layer's scratch (ypad) */
+    double *chunk_end; /* profiling: each thread's slot (PROF_STRIDE apart) gets the end of its chunks; else NULL */
 } group_job;
+
+/* The profile's per-thread slots are a cache line apart (transformer_profile.c). */
+enum { PROF_STRIDE = 8 };
+
+/* The profile's clock: 0 when no profile is set, so that an unprofiled pass reads no clock. */
+static double prof_clock(const bb_transformer *t) { return t->prof ? bb_now() : 0; }
+
+static void prof_stage(bb_transformer *t, bb_tf_stage s, double t0)
+{
+    if (t->prof) t->prof->stage[s] += bb_now() - t0;
+}
 
 /* Rows [r0, r1) of the group's concatenated range, tensor by tensor. */
 static void group_rows(const group_job *j, int r0, int r1)
@@ -82,6 +94,7 @@ static void group_chunk(void *ctx, int tid, int c)
     const group_job *j = ctx;
     int r0 = c * j->chunk_rows, r1 = r0 + j->chunk_rows;
     group_rows(j, r0, r1 < j->g->rows ? r1 : j->g->rows);
+    if (j->chunk_end) j->chunk_end[(size_t)tid * PROF_STRIDE] = bb_now();
 }
 
 /* A thread done with its own share prefetches the head of its share of the next matmul: the
@@ -111,16 +124,33 @@ static void group_own_done(void *ctx, int tid, int nthreads)
     }
 }
 
-/* Group g over n tokens; next (decode: the group that runs after it) is prefetched or NULL. */
+/* The matmul job just run: the dispatch at td, worker 0 back at tr, each thread's last chunk in
+ * prof->chunk_end. */
+static void prof_job(bb_tf_profile *prof, int kind, int nthreads, double td, double tr)
+{
+    double last = td;
+    for (int i = 0; i < nthreads; i++)
+        if (prof->chunk_end[(size_t)i * PROF_STRIDE] > last) last = prof->chunk_end[(size_t)i * PROF_STRIDE];
+    for (int i = 0; i < nthreads; i++) prof->idle[i] += last - prof->chunk_end[(size_t)i * PROF_STRIDE];
+    prof->matmul[kind] += last - td;
+    prof->barrier[kind] += tr - last;
+    prof->jobs++;
+}
+
+/* Group g (of kind BB_TF_GROUP_*) over n tokens; next (decode: the group that runs after it) is
+ * prefetched or NULL. */
 static void run_group_at(bb_transformer *t, bb_pool *pool, const linear_group *g, const linear_group *next, int n,
-                         double *secs)
+                         int kind, double *secs)
 {
     if (g->parts) {
         for (int i = 0; i < g->count; i++)
-            run_group_at(t, pool, &g->parts[i], i + 1 < g->count ? NULL : next, n, secs);
+            run_group_at(t, pool, &g->parts[i], i + 1 < g->count ? NULL : next, n, kind, secs);
         return;
     }
-    double t0 = secs ? bb_now() : 0;
+    int nthreads = bb_pool_size(pool);
+    /* a profile sized for a smaller pool is not written past its end */
+    bb_tf_profile *prof = t->prof && t->prof->nthreads >= nthreads ? t->prof : NULL;
+    double t0 = secs || prof ? bb_now() : 0, td = 0, tr = 0;
     const bb_linear *L = g->lin[0];
     const float *x = g->x;
     if (L->k != L->k_real) { /* (n, k_real) rows into (n, k) rows with zero tails */
@@ -131,22 +161,38 @@ static void run_group_at(bb_transformer *t, bb_pool *pool, const linear_group *g
         x = t->xpad;
     }
     (L->var->prepare ? L->var->prepare : L->kern->prepare)(x, n, L->k, t->act);
-    group_job j = {g, next, t->act, n, n > 1 ? g->prefill_rows : g->chunk_rows, {g->y[0], g->y[1], g->y[2]}};
+    group_job j = {g, next, t->act, n, n > 1 ? g->prefill_rows : g->chunk_rows, {g->y[0], g->y[1], g->y[2]}, NULL};
     for (int i = 0; i < g->count; i++)
         if (g->lin[i]->m != g->lin[i]->m_real) j.y[i] = t->ypad[i];
     bb_pool_chunks job = {n > 1 ? g->prefill_chunks : g->nchunks, group_chunk, group_own_done, &j};
+    if (prof) {
+        j.chunk_end = prof->chunk_end;
+        td = bb_now();
+        for (int i = 0; i < nthreads; i++) j.chunk_end[(size_t)i * PROF_STRIDE] = td;
+        prof->prepare[kind] += td - t0;
+    }
     bb_pool_run_chunks(pool, &job);
+    if (prof) {
+        tr = bb_now();
+        prof_job(prof, kind, nthreads, td, tr);
+    }
     for (int i = 0; i < g->count; i++) /* (n, m) rows of a padded-M layer into (n, m_real) */
         if (j.y[i] != g->y[i])
             for (int c = 0; c < n; c++)
                 memcpy(g->y[i] + (size_t)c * g->lin[i]->m_real, j.y[i] + (size_t)c * g->lin[i]->m,
                        sizeof(float) * g->lin[i]->m_real);
-    if (secs) *secs += bb_now() - t0;
+    if (secs || prof) {
+        double t1 = bb_now();
+        if (secs) *secs += t1 - t0;
+        if (prof) prof->prepare[kind] += t1 - tr;
+    }
 }
 
+/* groups[gi]: 4 per layer (BB_TF_GROUP_QKV .. W2), then the classifier */
 static void run_group(bb_transformer *t, bb_pool *pool, int gi, int n, double *secs)
 {
-    run_group_at(t, pool, &t->groups[gi], n == 1 ? &t->groups[(gi + 1) % t->ngroups] : NULL, n, secs);
+    int kind = gi < 4 * t->d.n_layers ? gi % 4 : BB_TF_GROUP_CLS;
+    run_group_at(t, pool, &t->groups[gi], n == 1 ? &t->groups[(gi + 1) % t->ngroups] : NULL, n, kind, secs);
 }
 
 static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
@@ -482,6 +528,7 @@ static void forward_layers(bb_transformer *t, bb_pool *pool, const int *tokens, 
 {
     const bb_tf_dims *d = &t->d;
     int dim = d->dim;
+    double c = prof_clock(t);
     for (int i = 0; i < n; i++) {
         float *x = t->x + (size_t)i * dim;
         if (t->tok_emb) {
@@ -491,6 +538,7 @@ static void forward_layers(bb_transformer *t, bb_pool *pool, const int *tokens, 
             t->cls.kern->unpack((const char *)t->cls.packed + (size_t)tokens[i] * row, 1, dim, x);
         }
     }
+    prof_stage(t, BB_TF_STAGE_EMBED, c);
     rows_job j = {.t = t, .n = n, .pos = pos};
     for (int l = 0; l < d->n_layers; l++) {
         const bb_tf_layer *L = &t->layers[l];
@@ -499,17 +547,29 @@ static void forward_layers(bb_transformer *t, bb_pool *pool, const int *tokens, 
         /* x += (previous layer's FFN output), then the attention norm */
         j.add_residual = l > 0;
         j.norm = L->rms_att;
+        c = prof_clock(t);
         for_rows(&j, pool, row_resid_norm);
+        prof_stage(t, BB_TF_STAGE_RESID_NORM, c);
         run_group(t, pool, 4 * l, n, secs); /* q, k, v */
+        c = prof_clock(t);
         for_rows(&j, pool, row_rope_store);
+        prof_stage(t, BB_TF_STAGE_ROPE_STORE, c);
+        c = prof_clock(t);
         attention(t, pool, &j);
+        prof_stage(t, BB_TF_STAGE_ATTENTION, c);
+        c = prof_clock(t);
         if (d->sub_norms) for_rows(&j, pool, row_attn_sub_norm);
+        prof_stage(t, BB_TF_STAGE_SUB_NORM, c);
         run_group(t, pool, 4 * l + 1, n, secs); /* wo */
         j.add_residual = true;
         j.norm = L->rms_ffn;
+        c = prof_clock(t);
         for_rows(&j, pool, row_resid_norm);
+        prof_stage(t, BB_TF_STAGE_RESID_NORM, c);
         run_group(t, pool, 4 * l + 2, n, secs); /* w1, w3 */
+        c = prof_clock(t);
         for_rows(&j, pool, row_gate);
+        prof_stage(t, BB_TF_STAGE_GATE, c);
         run_group(t, pool, 4 * l + 3, n, secs); /* w2 */
     }
 }
@@ -518,6 +578,7 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
 {
     const bb_tf_dims *d = &t->d;
     if (n < 1 || pos < 0 || pos + n > d->seq_len) return NULL;
+    double start = prof_clock(t);
     /* Longer inputs are run in chunks of max_batch tokens. */
     while (n > t->max_batch) {
         forward_layers(t, pool, tokens, t->max_batch, pos, secs);
@@ -530,9 +591,15 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
     /* the last layer's residual and the final norm, for the last token only (the only logits
      * returned; the other rows of x are rebuilt from the embedding on the next call) */
     float *last = t->x + (size_t)(n - 1) * dim, *lastb = t->xb + (size_t)(n - 1) * dim;
+    double c = prof_clock(t);
     t->vec->add(last, lastb, dim);
     rmsnorm(t->vec, t->xb, last, t->rms_final, dim, eps_of(d));
+    prof_stage(t, BB_TF_STAGE_FINAL_NORM, c);
     run_group(t, pool, 4 * d->n_layers, 1, secs); /* the classifier */
+    if (t->prof) {
+        t->prof->total += bb_now() - start;
+        t->prof->calls++;
+    }
     return t->logits;
 }
 
@@ -550,15 +617,22 @@ int bb_tf_forward_all(bb_transformer *t, bb_pool *pool, const int *tokens, int n
 {
     const bb_tf_dims *d = &t->d;
     if (n < 1 || pos < 0 || pos + n > d->seq_len) return -1;
+    double start = prof_clock(t);
     for (int c = 0; c < n; c += t->max_batch) {
         int m = n - c < t->max_batch ? n - c : t->max_batch;
         forward_layers(t, pool, tokens + c, m, pos + c, secs);
         rows_job j = {.t = t, .n = m, .pos = pos + c};
+        double c0 = prof_clock(t);
         for_rows(&j, pool, row_final_norm);
+        prof_stage(t, BB_TF_STAGE_FINAL_NORM, c0);
         /* the classifier as one GEMM over the chunk, straight into the caller's rows */
         linear_group cls = t->groups[4 * d->n_layers];
         cls.y[0] = logits + (size_t)c * d->vocab_size;
-        run_group_at(t, pool, &cls, NULL, m, secs);
+        run_group_at(t, pool, &cls, NULL, m, BB_TF_GROUP_CLS, secs);
+    }
+    if (t->prof) {
+        t->prof->total += bb_now() - start;
+        t->prof->calls++;
     }
     return 0;
 }

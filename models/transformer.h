@@ -193,4 +193,50 @@ const float *bb_tf_forward(bb_transformer *t, bb_pool *pool, const int *tokens, 
 int bb_tf_forward_all(bb_transformer *t, bb_pool *pool, const int *tokens, int n, int pos, float *logits,
                       double *matmul_seconds);
 
+/* Where the forward passes' time goes (bitbench e2e --breakdown), added up over every
+ * bb_tf_forward / bb_tf_forward_all call while a profile is set.  Every field but idle is a
+ * stretch of the calling thread's (worker 0's) timeline, and they do not overlap, so
+ * total - (the sum of the others) is what none of them covers (the calls' entry and exit); idle
+ * is each thread's view of the same matmuls.  The linear layers are counted per group, in the
+ * order a layer runs them (BB_TF_GROUP_*): the classifier is a group of its own.
+ * Costs nothing while no profile is set but a test of a pointer per stage and chunk; set, it
+ * reads the clock twice per stage and group and once per chunk (about 20 ns each). */
+enum { BB_TF_GROUP_QKV = 0, BB_TF_GROUP_WO, BB_TF_GROUP_W13, BB_TF_GROUP_W2, BB_TF_GROUP_CLS, BB_TF_GROUP_KINDS };
+typedef enum {
+    BB_TF_STAGE_EMBED = 0,   /* the token's embedding row (a classifier row dequantized when tied) */
+    BB_TF_STAGE_RESID_NORM,  /* x += the block's output, then the RMSNorm of the next block's input */
+    BB_TF_STAGE_ROPE_STORE,  /* RoPE on q and k, k and v converted into the KV cache */
+    BB_TF_STAGE_ATTENTION,   /* the pool job over (KV head, chunk of positions) and the fold */
+    BB_TF_STAGE_SUB_NORM,    /* BitNet's sub-norm before Wo */
+    BB_TF_STAGE_GATE,        /* act(W1 x) * W3 x and BitNet's sub-norm before W2 */
+    BB_TF_STAGE_FINAL_NORM,  /* the last residual add and the final norm */
+    BB_TF_STAGES
+} bb_tf_stage;
+typedef struct {
+    /* per group kind: worker 0's work before and after the pool job (a padded layer's input and
+     * output copies and the kernel's prepare: activation quantization, table building) */
+    double prepare[BB_TF_GROUP_KINDS];
+    /* from the dispatch of the pool job to the end of its last chunk on any thread */
+    double matmul[BB_TF_GROUP_KINDS];
+    /* from the end of the last chunk to worker 0's return from the pool (the barrier) */
+    double barrier[BB_TF_GROUP_KINDS];
+    double stage[BB_TF_STAGES];
+    double total;            /* the forward calls, whole */
+    long calls;              /* forward calls counted */
+    long jobs;               /* matmul pool jobs counted */
+    /* per thread (nthreads of them, the caller's): over every matmul job, from the end of the
+     * thread's last chunk (or the dispatch, when it ran none) to the end of the job's last chunk */
+    double *idle;
+    int nthreads;
+    double *chunk_end;       /* scratch: per thread, a cache line apart (8 doubles) */
+} bb_tf_profile;
+/* A zeroed profile for a pool of nthreads; NULL when out of memory. */
+bb_tf_profile *bb_tf_profile_new(int nthreads);
+void bb_tf_profile_free(bb_tf_profile *p);
+/* Zero the sums (the thread count stays). */
+void bb_tf_profile_reset(bb_tf_profile *p);
+/* Record into p from now on; NULL stops.  p's nthreads must be the size of the pools passed to
+ * the forward calls. */
+void bb_tf_set_profile(bb_transformer *t, bb_tf_profile *p);
+
 #endif

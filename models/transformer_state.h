@@ -51,6 +51,7 @@ struct bb_transformer {
      * linear_group) */
     struct linear_group *groups;
     int ngroups;
+    bb_tf_profile *prof;   /* NULL, or where the forward passes record their time (bb_tf_set_profile) */
     size_t footprint;
     char conversions[1024]; /* bb_tf_conversions */
 };

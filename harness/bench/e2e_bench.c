@@ -211,6 +211,7 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
     do {
         double mm_total = 0, tg_total = 0;
         uint64_t fallbacks_before = bb_kernel_fallback_calls(); /* the read passes between run no kernel */
+        if (s->profile) bb_tf_profile_reset(s->profile);
         for (int rep = 0; rep < reps; rep++) {
             int pos = s->depth, tok = depth_tok;
             if (s->prompt_len > 0) {
@@ -223,12 +224,14 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *er
                 tok = l ? (int)(l[0] > l[1]) : 1; /* a data-dependent next token */
             }
             if (s->gen_len > 0 && s->gen_begin) s->gen_begin(s->hook_ctx, rep);
+            bb_tf_set_profile(tf, s->profile);
             double mm = 0, a = bb_now();
             for (int g = 0; g < s->gen_len; g++) {
                 const float *l = bb_tf_forward(tf, pool, &tok, 1, pos + g, &mm);
                 tok = l ? next_token(l[g % d.vocab_size], d.vocab_size) : 1;
             }
             double dt = bb_now() - a;
+            bb_tf_set_profile(tf, NULL);
             if (s->gen_len > 0 && s->gen_end) s->gen_end(s->hook_ctx, rep, s->gen_len);
             if (s->gen_len > 0) {
                 tg[rep] = s->gen_len / dt;

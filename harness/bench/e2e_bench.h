@@ -50,6 +50,10 @@ typedef struct {
      * last attempt is what is reported. */
     bool (*again)(void *ctx);
     void *again_ctx;
+    /* Optional (bitbench e2e --breakdown): where the timed generations' time went, summed over
+     * every repetition's decode steps (of the last attempt), the classifier's included; sized for
+     * the pool's threads (bb_tf_profile_new).  The prefills are not recorded. */
+    bb_tf_profile *profile;
 } bb_e2e_spec;
 
 typedef struct {

@@ -24,12 +24,15 @@ static void usage(FILE *f)
     fprintf(f, "usage: bitbench e2e --model NAME|FILE.gguf|FILE.bin --kernel K [--out-kernel K] [--threads T] [--prompt P]\n"
                "                    [--gen G] [--depth D] [--reps R] [--kv T]\n"
                "                    [--kv-type-k T] [--kv-type-v T] [--distinct-layers L] [--seed S] [--csv | --json]\n"
-               "                    [--db FILE.sqlite] [--cpus LIST] [--no-repack]\n"
+               "                    [--db FILE.sqlite] [--cpus LIST] [--no-repack] [--breakdown]\n"
                "  --depth D     D tokens in the KV cache before the prompt, filled untimed (llama-bench's -d); default 0\n"
                "  --kv T        KV cache type of keys and values: f32 (default), f16, bf16, q8_0 (q8_0: head dim a multiple of 32)\n"
                "  --kv-type-k T, --kv-type-v T   the keys' and the values' type apart (llama.cpp's -ctk, -ctv)\n"
                "  --threads T   default 1, or one per CPU of --cpus; at most the CPUs this process may run on\n"
                "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
+               "  --breakdown   also print where a decode token's time goes: each matmul group's prepare, matmul\n"
+               "                (dispatch to last chunk) and barrier, the row-wise stages, attention, each thread's\n"
+               "                wait at the end of the matmuls (text output only)\n"
                "  A model file's tensors go through the kernels that store their types unless --kernel K (the linear\n"
                "  layers; stderr lists what it requantizes); the classifier stays as stored unless --out-kernel.\n"
                "  Q4_0, IQ4_NL, Q2_K and TQ1_0 blocks are rearranged at load into the faster interleaved layout\n"
@@ -43,9 +46,10 @@ static void usage(FILE *f)
 
 /* One option into spec (model, threads and --csv aside); returns -1 to go on, else the exit status. */
 static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **model, int *threads, int **cpus,
-                        int *ncpus, int *format, const char **db)
+                        int *ncpus, int *format, const char **db, int *breakdown)
 {
     switch (c) {
+    case 'b': *breakdown = 1; return -1;
     case 'B': *db = optarg; return -1;
     case 'm': *model = optarg; return -1;
     case 'K': spec->kernel = optarg; return -1;
@@ -76,7 +80,7 @@ static int parse_option(int c, char **argv, bb_e2e_spec *spec, const char **mode
 
 /* The options into spec and the model's config; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config *cfg, int *threads, int *format,
-                      const char **db)
+                      const char **db, int *breakdown)
 {
     static const struct option opts[] = {
         {"model", required_argument, 0, 'm'}, {"kernel", required_argument, 0, 'K'},
@@ -88,6 +92,7 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
         {"distinct-layers", required_argument, 0, 'L'}, {"seed", required_argument, 0, 's'},
         {"csv", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {"db", required_argument, 0, 'B'},
         {"cpus", required_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'}, {"json", no_argument, 0, 'J'},
+        {"breakdown", no_argument, 0, 'b'},
         {0, 0, 0, 0}};
     const char *model = NULL;
     int *cpus = NULL, ncpus = 0;
@@ -96,7 +101,7 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int rc = parse_option(c, argv, spec, &model, threads, &cpus, &ncpus, format, db);
+        int rc = parse_option(c, argv, spec, &model, threads, &cpus, &ncpus, format, db, breakdown);
         if (rc >= 0) {
             free(cpus);
             return rc;
@@ -109,6 +114,14 @@ static int parse_args(int argc, char **argv, bb_e2e_spec *spec, bb_model_config 
         fprintf(stderr, "bitbench e2e: --model is required, and --kernel for a model config (a model file's tensors "
                 "go through the kernels that store their types unless --kernel says otherwise)\n");
         usage(stderr);
+        return 2;
+    }
+    if (*breakdown && *format != BB_OUT_TEXT) {
+        fprintf(stderr, "bitbench e2e: --breakdown prints a text table, --csv and --json one row: give one of them\n");
+        return 2;
+    }
+    if (*breakdown && spec->gen_len < 1) {
+        fprintf(stderr, "bitbench e2e: --breakdown times the decode steps: --gen must be at least 1, got 0\n");
         return 2;
     }
     if (spec->prompt_len + spec->gen_len < 1) {
@@ -171,6 +184,49 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
                100 * r->tg_tps_max / r->read_tps_max);
 }
 
+/* One row of the breakdown: name, ms per decode token, share of the measured total. */
+static void breakdown_row(const char *name, double seconds, double per, double total)
+{
+    printf("    %-18s %9.4f ms %6.2f%%\n", name, 1000 * seconds / per, total > 0 ? 100 * seconds / total : 0);
+}
+
+/* --breakdown: the profile of the timed decode steps (models/transformer.h, bb_tf_profile), per
+ * token.  The rows but idle.* are disjoint stretches of the calling thread's time and, with other
+ * (what none of them covers), add up to the measured total. */
+static void print_breakdown(const bb_tf_profile *p)
+{
+    static const char *const group[BB_TF_GROUP_KINDS] = {"qkv", "wo", "w13", "w2", "cls"};
+    static const char *const stage[BB_TF_STAGES] = {"embed", "resid_norm", "rope_store", "attention",
+                                                    "sub_norm", "gate", "final_norm"};
+    double per = p->calls > 0 ? (double)p->calls : 1, covered = 0, matmul = 0;
+    printf("  breakdown per decode token, %ld tokens, %ld matmul jobs, %d threads: %.4f ms measured\n", p->calls,
+           p->jobs, p->nthreads, 1000 * p->total / per);
+    for (int g = 0; g < BB_TF_GROUP_KINDS; g++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s.prepare", group[g]);
+        breakdown_row(name, p->prepare[g], per, p->total);
+        snprintf(name, sizeof name, "%s.matmul", group[g]);
+        breakdown_row(name, p->matmul[g], per, p->total);
+        snprintf(name, sizeof name, "%s.barrier", group[g]);
+        breakdown_row(name, p->barrier[g], per, p->total);
+        covered += p->prepare[g] + p->matmul[g] + p->barrier[g];
+        matmul += p->matmul[g];
+    }
+    for (int s = 0; s < BB_TF_STAGES; s++) {
+        breakdown_row(stage[s], p->stage[s], per, p->total);
+        covered += p->stage[s];
+    }
+    breakdown_row("other", p->total - covered, per, p->total);
+    printf("    (of the matmuls' time, each thread's wait after its last chunk for the job's last one)\n");
+    for (int t = 0; t < p->nthreads; t++) {
+        char name[32];
+        snprintf(name, sizeof name, "idle.t%d", t);
+        breakdown_row(name, p->idle[t], per, p->total);
+    }
+    printf("  engine   %.4f ms/token in the matmuls' dispatch-to-last-chunk: the decode step takes %.3fx that\n",
+           1000 * matmul / per, matmul > 0 ? p->total / matmul : 0);
+}
+
 /* --db: the point as a run "e2e" of one row and its samples (run_db.h). */
 static int store(const char *db, const bb_single_run *run, int argc, char **argv, const bb_machine *mach,
                  const bb_e2e_spec *spec, const bb_e2e_result *r, const bb_e2e_row *point, int threads)
@@ -213,9 +269,9 @@ int bb_cmd_e2e(int argc, char **argv)
     bb_machine_detect(&mach);
     bb_model_config cfg;
     bb_e2e_spec spec = {.kernel = NULL, .prompt_len = 32, .gen_len = 16, .reps = 3, .distinct_layers = 2, .seed = 1};
-    int threads = 1, format = BB_OUT_TEXT;
+    int threads = 1, format = BB_OUT_TEXT, breakdown = 0;
     const char *db = NULL;
-    int rc = parse_args(argc, argv, &spec, &cfg, &threads, &format, &db);
+    int rc = parse_args(argc, argv, &spec, &cfg, &threads, &format, &db, &breakdown);
     if (rc >= 0) return rc;
     if (db && bb_run_db_check("bitbench e2e", db)) return 2;
     double *seconds = calloc(2 * (size_t)spec.reps, sizeof *seconds); /* prefill, then generation */
@@ -231,11 +287,18 @@ int bb_cmd_e2e(int argc, char **argv)
         free(seconds);
         return 1;
     }
+    if (breakdown && !(spec.profile = bb_tf_profile_new(threads))) {
+        fprintf(stderr, "bitbench e2e: out of memory for --breakdown's profile\n");
+        bb_pool_destroy(pool);
+        free(seconds);
+        return 1;
+    }
     bb_e2e_result r;
     rc = bb_e2e_bench(pool, &spec, &r, err, sizeof err);
     bb_pool_destroy(pool);
     if (rc) {
         fprintf(stderr, "bitbench e2e: %s\n", err);
+        bb_tf_profile_free(spec.profile);
         free(seconds);
         return 1;
     }
@@ -252,7 +315,9 @@ int bb_cmd_e2e(int argc, char **argv)
         rc = bb_machine_output_row(stdout, format, bb_e2e_columns, bb_e2e_ncolumns, &row, &name, &pad, 1) ? 1 : 0;
     } else {
         print_text(&spec, &r, threads, &mach);
+        if (spec.profile) print_breakdown(spec.profile);
     }
+    bb_tf_profile_free(spec.profile);
     if (db && store(db, &run, argc, argv, &mach, &spec, &r, &row, threads)) rc = 1;
     free(seconds);
     return rc;
