@@ -273,11 +273,25 @@ static void history_plot(FILE *f, const history *h, int first)
                                                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79", "#637939"};
     const double W = 960, H = 400, L = 70, R = 20, T = 20, B = 90;
     int nr = h->nruns - first, nd = h->ns < MAX_SERIES_DRAWN ? h->ns : MAX_SERIES_DRAWN;
+    /* the points measured in the most of the shown runs (a history of one value is no line) */
+    int pick[MAX_SERIES_DRAWN], count[MAX_SERIES_DRAWN];
+    for (int k = 0; k < nd; k++) pick[k] = -1, count[k] = -1;
+    for (int j = 0; j < h->ns; j++) {
+        int c = 0;
+        for (int i = first; i < h->nruns; i++) c += isfinite(h->s[j].v[i]);
+        int at = nd;
+        while (at > 0 && c > count[at - 1]) at--;
+        if (at == nd) continue;
+        for (int k = nd - 1; k > at; k--) pick[k] = pick[k - 1], count[k] = count[k - 1];
+        pick[at] = j, count[at] = c;
+    }
+    const series *drawn[MAX_SERIES_DRAWN];
+    for (int k = 0; k < nd; k++) drawn[k] = &h->s[pick[k]];
     double lo = 1, hi = 1, med[MAX_SERIES_DRAWN];
     for (int k = 0; k < nd; k++) {
-        med[k] = median_of(&h->s[k], h->nruns);
+        med[k] = median_of(drawn[k], h->nruns);
         for (int i = first; i < h->nruns; i++) {
-            double y = h->s[k].v[i] / med[k];
+            double y = drawn[k]->v[i] / med[k];
             if (!isfinite(y)) continue;
             lo = fmin(lo, y), hi = fmax(hi, y);
         }
@@ -312,7 +326,7 @@ static void history_plot(FILE *f, const history *h, int first)
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n", L, T,
             W - L - R, H - T - B);
     for (int k = 0; k < nd; k++) {
-        const series *s = &h->s[k];
+        const series *s = drawn[k];
         fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" d=\"", colour[k]);
         bool pen = false;
         for (int i = first; i < h->nruns; i++) {
@@ -337,13 +351,13 @@ static void history_plot(FILE *f, const history *h, int first)
     fputs("</svg>\n<figcaption>", f);
     for (int k = 0; k < nd; k++) {
         fprintf(f, "<span class=\"swatch\" style=\"background:%s\"></span>", colour[k]);
-        bb_html_escape(f, h->s[k].name);
+        bb_html_escape(f, drawn[k]->name);
         fprintf(f, " (median ");
         bb_page_num(f, med[k]);
-        fprintf(f, " %s)<br>\n", h->s[k].unit);
+        fprintf(f, " %s)<br>\n", drawn[k]->unit);
     }
     fprintf(f, "A ring marks a measurement flagged noisy or busy.%s</figcaption>\n</figure>\n",
-            h->ns > nd ? " Only the first points are drawn; the table has every one." : "");
+            h->ns > nd ? " Drawn: the points measured in the most runs; the table has every one." : "");
 }
 
 /* The newest run against the newest run of another commit before it (the same host when there

@@ -177,6 +177,7 @@ static void table_section(FILE *f, const char *id, const char *heading, const ch
     if (flagged)
         fprintf(f, ", <span class=\"mark\">%d flagged ⚠</span> (marked, the reason in the note column)", flagged);
     fprintf(f, ".%s</p>\n", note ? note : "");
+    if (rows == 0) return;
     bb_page_csv_table(f, t, cols, keep, MAX_TABLE_ROWS);
     fprintf(f, "<details><summary>every column of %s (%d)</summary>\n", file, t->ncols);
     bb_page_csv_table(f, t, NULL, keep, MAX_TABLE_ROWS);

@@ -139,7 +139,7 @@ void bb_markdown_html(FILE *f, const char *md)
                 fputs("<p>", f);
                 b = B_PARA;
             } else
-                fputc('\n', f);
+                fputs("<br>\n", f); /* the writers break lines where they mean it (compare's A: and B:) */
             inline_text(f, line, n);
         }
         p = next;

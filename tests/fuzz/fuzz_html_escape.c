@@ -94,7 +94,7 @@ static void check_markdown(const char *in)
     static const char *const tags[] = {"<table class=\"md\">", "</table>", "<thead>", "</thead>", "<tbody>", "</tbody>",
                                        "<tr>", "</tr>", "<th>", "</th>", "<td>", "</td>", "<p>", "</p>", "<ul>", "</ul>",
                                        "<li>", "</li>", "<strong>", "</strong>", "<code>", "</code>", "<h3>", "</h3>",
-                                       "<h4>", "</h4>", "<h5>", "</h5>", "<h6>", "</h6>", NULL};
+                                       "<h4>", "</h4>", "<h5>", "</h5>", "<h6>", "</h6>", "<br>", NULL};
     FILE *f;
     char *out;
     size_t len;
