@@ -600,6 +600,21 @@ int bb_db_find_runs(bb_db *db, const char *id, char ***runs, char *err, size_t e
     return rc == SQLITE_DONE ? n : fail(db, "runs", err, errlen);
 }
 
+int bb_db_runs(bb_db *db, char ***runs, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    *runs = NULL;
+    if (sqlite3_prepare_v2(db->h, "SELECT run FROM runs ORDER BY started_at, run", -1, &s, NULL) != SQLITE_OK)
+        return fail(db, "runs", err, errlen);
+    int n = 0, rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        char **slot = bb_run_tables_grow((void **)runs, &n, sizeof **runs);
+        if (!slot || !(*slot = strdup((const char *)sqlite3_column_text(s, 0)))) break;
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? n : fail(db, "runs", err, errlen);
+}
+
 int bb_db_list(bb_db *db, FILE *f, char *err, size_t errlen)
 {
     sqlite3_stmt *s;
@@ -684,6 +699,13 @@ int bb_db_load_run(bb_db *db, const char *run, bb_run_tables *t, char *err, size
 int bb_db_find_runs(bb_db *db, const char *id, char ***runs, char *err, size_t errlen)
 {
     (void)db, (void)id, (void)runs;
+    snprintf(err, errlen, "%s", no_sqlite);
+    return -1;
+}
+int bb_db_runs(bb_db *db, char ***runs, char *err, size_t errlen)
+{
+    (void)db;
+    *runs = NULL;
     snprintf(err, errlen, "%s", no_sqlite);
     return -1;
 }

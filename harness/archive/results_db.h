@@ -58,6 +58,9 @@ int bb_db_load_run(bb_db *db, const char *run, bb_run_tables *t, char *err, size
 /* The runs an id names: the run with that key, else the runs whose commit starts with it (newest
  * first).  *runs is malloc'd (free each, then it).  Returns the count (0: none), or -1 with err. */
 int bb_db_find_runs(bb_db *db, const char *id, char ***runs, char *err, size_t errlen);
+/* Every run's key, oldest first (by started_at, then key), for `bitbench report`'s history.
+ * *runs as in bb_db_find_runs.  Returns the count, or -1 with err. */
+int bb_db_runs(bb_db *db, char ***runs, char *err, size_t errlen);
 /* One line per run ("run commit host experiment started_at points") on f. */
 int bb_db_list(bb_db *db, FILE *f, char *err, size_t errlen);
 

@@ -15,6 +15,7 @@
 #include "plan/experiment.h"
 #include "plan/plan.h"
 #include "plan/shard.h"
+#include "report/html_report.h"
 #include "run/run_repeat.h"
 #include "run/sweep.h"
 #include "support/lua_sandbox.h"
@@ -65,7 +66,8 @@ static void usage(FILE *f)
             "points ran\" and run.json's status is \"incomplete\" with that reason (not with\n"
             "--allow-missing-peers); 128+N interrupted by signal N.\n"
             "Results: results.csv (one row per point, appended as they finish), run.json (machine,\n"
-            "build, command line, meters, status) and results.md; the table is also printed.\n"
+            "build, command line, meters, status), results.md and report.html (one page of it all,\n"
+            "for a browser: bitbench report); the table is also printed.\n"
             "results.jsonl holds the rows as JSON Lines (written when the run ends); experiment.lua,\n"
             "models/*.lua and, for a -dirty build, source.diff are the texts the run came from.\n"
             "The file's `profile` field adds machine-profile.json, its `plots` field RUN_DIR/plots/.\n"
@@ -136,15 +138,27 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
                 fprintf(stderr, "bitbench run: machine profile: %s\n", path);
         }
     }
+    /* the report inlines the plots drawn here, now, and draws no others (that is `bitbench
+     * report`'s work: a run's end stays cheap) */
+    bb_report_plots rp = {.draw = false};
     if (ex->nplots) {
         snprintf(path, sizeof path, "%s/plots", dir);
+        rp.drawn_dir = path;
         for (int i = 0; i < ex->nplots; i++) {
             char *pargv[] = {"plot", (char *)dir, "--kind", (char *)ex->plots[i], "--out", path, NULL};
             if (bb_cmd_plot(6, pargv))
                 fprintf(stderr, "bitbench run: plot %s was not drawn (see above); redraw with: bitbench plot %s "
                                 "--kind %s\n", ex->plots[i], dir, ex->plots[i]);
+            else if (rp.ndrawn < BB_REPORT_MAX_KINDS)
+                rp.drawn[rp.ndrawn++] = ex->plots[i];
         }
     }
+    char report[1400], rerr[2048];
+    snprintf(report, sizeof report, "%s/report.html", dir);
+    if (bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr))
+        fprintf(stderr, "bitbench run: report.html was not written: %s; write it with: bitbench report %s\n", rerr, dir);
+    else if (!quiet)
+        fprintf(stderr, "bitbench run: report: %s\n", report);
 }
 
 /* The command line of `bitbench run`. */

@@ -18,5 +18,6 @@ int bb_cmd_db(int argc, char **argv);      /* cmd_db.c: the results database */
 int bb_cmd_compare(int argc, char **argv); /* cmd_compare.c: two runs, with statistics */
 int bb_cmd_merge(int argc, char **argv);  /* cmd_merge.c: shards of a run into one */
 int bb_cmd_slurm(int argc, char **argv);  /* cmd_slurm.c: a Slurm job array of shards */
+int bb_cmd_report(int argc, char **argv); /* cmd_report.c: one HTML page of a run or a database */
 
 #endif

@@ -38,6 +38,8 @@ static void usage(FILE *f)
             "                          the harness's own cost per measured call (pool barrier)\n"
             "  roofline [--quick] ...  this machine's bandwidth and instruction ceilings, gamma per kernel\n"
             "  plot RESULTS_DIR ...    gnuplot figures (PNG, SVG) of a results folder into plots/\n"
+            "  report RUN_DIR|FILE.sqlite [-o FILE.html]\n"
+            "                          one self-contained HTML page of a run, or of a database's history\n"
             "run 'bitbench COMMAND --help' for a command's options; --allow-nonfinite (any command) runs\n"
             "models whose weights hold NaN or Inf, which are refused by default\n");
 }
@@ -82,6 +84,7 @@ int main(int argc, char **argv)
         {"merge", bb_cmd_merge},
         {"slurm", bb_cmd_slurm},
         {"overhead", bb_cmd_overhead}, {"roofline", bb_cmd_roofline}, {"plot", bb_cmd_plot},
+        {"report", bb_cmd_report},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);

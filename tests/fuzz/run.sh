@@ -32,7 +32,7 @@ shared=${BITBENCH_SHARED_DIR:-$src/../shared}
 bin=$build/tests/fuzz
 work=$build/fuzz
 
-all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script"
+all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape"
 targets=${*:-$all}
 for t in $targets; do
   if [ ! -x "$bin/fuzz_$t" ]; then
@@ -107,6 +107,13 @@ make_seeds() { # target dir
         printf 'Roofline: %s, 2026-01-01\000bars: interquartile range of the calls\000throughput (GOP/s)\000%s\000%s 1024x1024x1\000' \
           "$cpu" "$src/scripts/roofline.gp" "$kernel" > "$d/run-$i"
       done ;;
+    html_escape)
+      # A mode byte (fuzz_html_escape.c): 0 text (a reference run.json), 1 markdown (results.md),
+      # 2 an SVG of gnuplot's (the reference plots).
+      i=0
+      for f in "$src"/results/reference/*/run.json; do i=$((i + 1)); seed "$d" "text-$i" '\000' "$f" 8192; done
+      for f in "$src"/results/reference/*/results.md; do i=$((i + 1)); seed "$d" "md-$i" '\001' "$f" 8192; done
+      for f in "$src"/plots/reference/*/*.svg; do i=$((i + 1)); seed "$d" "svg-$i" '\002' "$f" 8192; done ;;
     pcm_memory)
       seed "$d" pcm_memory_sample.csv "" "$src/tests/data/pcm_memory_sample.csv" 16384 ;;
     pcm_power)
