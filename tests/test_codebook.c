@@ -9,7 +9,11 @@
  *     weight (Arm paper Table 4); without q2_k in the registry, below a plain 2-bit uniform
  *     quantizer of 2.5 bits per weight, with a note;
  *   - an IQ4_NL block hand-built from the format description packs to the expected bytes;
- *   - iq4_nl's Arm variants give the reference's bits (they keep its float order).
+ *   - iq4_nl's Arm variants give the reference's bits (they keep its float order);
+ *   - iq4_nl_x8 has a SIMD variant wherever q4_0x8 (the same records) has one, so the engine
+ *     rearranges IQ4_NL wherever it rearranges Q4_0 (models/kernel_choice.h), and its variants
+ *     give the reference's bits on the codebook's extremes (-127, 113) against activations of
+ *     +-127: the vpmaddubsw bound an AVX2 loop must respect.
  * `test_codebook --emit-default` prints the default cb2 table as C (see cb2_default.c). */
 #include <math.h>
 #include <stdlib.h>
@@ -463,6 +467,68 @@ static void test_iq4_nl_x8_same_numbers(void)
     free(w); free(x); free(yref); free(y); free(d0); free(d1); free(p0); free(p1); free(act);
 }
 
+/* iq4_nl_x8 and q4_0x8 walk the same 8-row nibble records (common/nibble_records.h): for every
+ * ISA q4_0x8 has a variant of, iq4_nl_x8 has one, or the engine would rearrange Q4_0 on a CPU
+ * where IQ4_NL stays as stored (an AVX2-only x86 did, and ran iq4_nl_x8 at its scalar speed). */
+static void test_iq4_nl_x8_isa_coverage(void)
+{
+    const bb_kernel *x8 = bb_kernel_by_name("iq4_nl_x8"), *q4 = bb_kernel_by_name("q4_0x8");
+    if (!x8 || !q4) {
+        CHECK(0, "iq4_nl_x8 / q4_0x8 not registered");
+        return;
+    }
+    for (int v = 0; v < bb_variant_count(q4); v++) {
+        int found = 0;
+        for (int u = 0; u < bb_variant_count(x8); u++) found |= !strcmp(x8->variants[u].isa, q4->variants[v].isa);
+        CHECK(found, "iq4_nl_x8 has no %s variant (q4_0x8, on the same records, has one)", q4->variants[v].isa);
+    }
+}
+
+/* iq4_nl_x8's variants against its reference where the integer dots are largest: blocks of all
+ * -127 (index 0), all 113 (index 15), the two alternating, and random indices, against
+ * activations of all +127, all -127, alternating signs and Gaussian - 2 * 127 * 127 per int16
+ * pair is the most an AVX2 vpmaddubsw may see (kvalue + 128 would saturate it).  M = 16 and N = 6
+ * cover two row groups, a full 4-column tile and a partial one. */
+static void test_iq4_nl_x8_extremes(void)
+{
+    const int m = 16, k = 256, n = 6, nb = k / BB_QK4_NL;
+    const bb_kernel *x8 = bb_kernel_by_name("iq4_nl_x8");
+    if (!x8 || !x8->repack_stored) {
+        CHECK(0, "iq4_nl_x8 not registered with a repack");
+        return;
+    }
+    bb_iq4_nl_block *blk = malloc(sizeof(bb_iq4_nl_block) * m * nb);
+    uint8_t *packed = malloc(x8->packed_size(m, k));
+    float *x = malloc(sizeof(float) * n * k), *yref = malloc(sizeof(float) * n * m), *y = malloc(sizeof(float) * n * m);
+    void *act = malloc(x8->act_size(n, k));
+    if (!blk || !packed || !x || !yref || !y || !act) { CHECK(0, "oom"); return; }
+    bb_rng r;
+    bb_rng_seed(&r, 31);
+    static const uint8_t fill[3] = {0x00, 0xff, 0xf0}; /* -127 everywhere, 113 everywhere, -127 / 113 */
+    for (int row = 0; row < m; row++)
+        for (int b = 0; b < nb; b++) {
+            bb_iq4_nl_block *p = &blk[row * nb + b];
+            p->d = bb_fp32_to_fp16(0.001f * (float)(1 + (row * 7 + b) % 13));
+            for (int j = 0; j < 16; j++)
+                p->qs[j] = row % 4 < 3 ? fill[row % 4] : (uint8_t)(bb_rng_next(&r) & 0xff);
+        }
+    x8->repack_stored(blk, m, k, packed);
+    for (int c = 0; c < n; c++)
+        for (int i = 0; i < k; i++)
+            x[c * k + i] = c == 0 ? 1.0f : c == 1 ? -1.0f : c == 2 ? (i % 2 ? -1.0f : 1.0f) : (float)bb_rng_gauss(&r);
+    x8->prepare(x, n, k, act);
+    x8->variants[0].matmul(packed, act, yref, m, k, n, 0, m);
+    for (int v = 1; v < bb_variant_count(x8); v++) {
+        const bb_variant *var = &x8->variants[v];
+        if (!bb_variant_usable(var)) continue;
+        (var->prepare ? var->prepare : x8->prepare)(x, n, k, act);
+        var->matmul(packed, act, y, m, k, n, 0, m);
+        CHECK(memcmp(y, yref, sizeof(float) * n * m) == 0, "iq4_nl_x8@%s differs from its reference on extreme input",
+              var->isa);
+    }
+    free(blk); free(packed); free(x); free(yref); free(y); free(act);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--emit-default") == 0) return emit_default();
@@ -481,5 +547,7 @@ int main(int argc, char **argv)
     test_iq4_nl_block();
     test_iq4_nl_arm_exact();
     test_iq4_nl_x8_same_numbers();
+    test_iq4_nl_x8_isa_coverage();
+    test_iq4_nl_x8_extremes();
     return check_summary("codebook");
 }

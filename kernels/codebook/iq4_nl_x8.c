@@ -66,6 +66,7 @@ const bb_kernel bb_kernel_iq4_nl_x8 = {
     .variants = {
         {"scalar", 0, iq4_nl_x8_matmul_ref, NULL},
 #if defined(__x86_64__)
+        {"avx2", BB_ISA_AVX2, bb_iq4_nl_x8_matmul_avx2, bb_qx_prepare_avx2},
         {"avx512", BB_ISA_AVX512, bb_iq4_nl_x8_matmul_avx512, bb_qx_prepare_avx512},
         {"amx", BB_ISA_AMX, bb_iq4_nl_x8_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
