@@ -47,6 +47,12 @@ static int write_value(FILE *f, const char *v, size_t n, const char *prefix, cha
         snprintf(why, whylen, "an attribute value names a script or data URL");
         return -1;
     }
+    /* gnuplot writes no markup characters into attributes; one there is a crafted file's (a
+     * "<foreignObject" a lax reader could take for an element), so the image is refused */
+    if (memchr(v, '<', n) || memchr(v, '>', n)) {
+        snprintf(why, whylen, "an attribute value holding '<' or '>'");
+        return -1;
+    }
     size_t start = 0;
     for (size_t i = 0; i + 4 <= n; i++) {
         if (strncasecmp(v + i, "url(", 4)) continue;
