@@ -131,15 +131,15 @@ static void check_svg(const char *in, size_t n)
         static const char *const banned[] = {"<script", "<foreignobject", "<style", "<iframe", NULL};
         for (int b = 0; banned[b]; b++)
             if (strcasestr(out, banned[b])) fail("an accepted image holds what could run or load", out);
-        /* inside a tag: an on... attribute (whitespace, "on", letters, '='), or a javascript: URL;
-         * "javascript:" in a text node is only text */
+        /* inside a tag: an on... attribute (whitespace, "on", letters, '='), or a javascript: URL in
+         * an attribute value; "javascript:" in a text node or an attribute's name is inert */
         bool in_tag = false;
         char quote = 0;
         for (size_t i = 0; i < len; i++) {
             char c = out[i];
-            if (in_tag && i + 11 <= len && !strncasecmp(out + i, "javascript:", 11))
-                fail("an accepted image holds what could run or load", out);
             if (quote) {
+                if (i + 11 <= len && !strncasecmp(out + i, "javascript:", 11))
+                    fail("an accepted image holds a javascript: URL in an attribute value", out);
                 if (c == quote) quote = 0;
             } else if (in_tag && (c == '\'' || c == '"')) {
                 quote = c;
