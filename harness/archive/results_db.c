@@ -659,37 +659,6 @@ int bb_db_import_dir(bb_db *db, const char *dir, char *run_out, size_t run_len, 
     snprintf(err, errlen, "%s", no_sqlite);
     return -1;
 }
-/* The run's texts, each checked against its stored sha256 (a text changed in the file is refused,
- * not handed on as the run's). */
-static int read_texts(bb_db *db, const char *run, bb_run_tables *t, char *err, size_t errlen)
-{
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db->h, "SELECT name, sha256, text FROM run_files WHERE run = ? ORDER BY name", -1, &s,
-                           NULL) != SQLITE_OK)
-        return fail(db, "run_files", err, errlen);
-    sqlite3_bind_text(s, 1, run, -1, SQLITE_TRANSIENT);
-    int rc, bad = 0;
-    while (!bad && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(s, 0), *sha = (const char *)sqlite3_column_text(s, 1);
-        const char *text = (const char *)sqlite3_column_text(s, 2);
-        size_t len = (size_t)sqlite3_column_bytes(s, 2);
-        if (!name || !sha || !text || len > BB_RUN_TEXT_MAX_BYTES) {
-            snprintf(err, errlen, "%s: run %s: a stored text is empty or larger than %llu bytes", db->path, run,
-                     (unsigned long long)BB_RUN_TEXT_MAX_BYTES);
-            bad = 1;
-        } else if (bb_run_texts_add(&t->texts, &t->ntexts, name, text, len, err, errlen)) {
-            bad = 1;
-        } else if (strcmp(t->texts[t->ntexts - 1].sha256, sha)) {
-            snprintf(err, errlen, "%s: run %s: the stored %s does not match its stored sha256 %s", db->path, run, name,
-                     sha);
-            bad = 1;
-        }
-    }
-    sqlite3_finalize(s);
-    if (bad) return -1;
-    return rc == SQLITE_DONE ? 0 : fail(db, "run_files", err, errlen);
-}
-
 int bb_db_load_run(bb_db *db, const char *run, bb_run_tables *t, char *err, size_t errlen)
 {
     (void)db, (void)run, (void)t;
