@@ -100,6 +100,12 @@ static int check_experiment(const bb_slurm_job *job)
 static int make_dir(bb_slurm_job *job, const char *out, char *err, size_t errlen)
 {
     char buf[1024];
+    /* a longer --out would be cut short here, and the scripts written into another folder */
+    if (out && strlen(out) >= sizeof buf) {
+        snprintf(err, errlen, "--out '%.60s...': %zu bytes, longer than the %zu a job script's path may have", out,
+                 strlen(out), sizeof buf - 1);
+        return -1;
+    }
     if (out) snprintf(buf, sizeof buf, "%s", out);
     else snprintf(buf, sizeof buf, "slurm/%s", job->name);
     for (char *p = buf + 1; *p; p++)
