@@ -29,6 +29,11 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Everything runs inside tmp, so that a command a hostile string ran with a relative path (gnuplot's
+# system() runs in bitbench's working directory) leaves its canary where canary() looks.
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+data=$(cd "$data" && pwd)
+cd "$tmp" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 canary() { # where
     c=$(find "$tmp" -name CANARY -print | head -n 1)
@@ -104,6 +109,8 @@ cat > "$tmp/json.txt" <<'EOF'
 cpu`touch CANARY`
 cpu$(touch CANARY)
 cpu';system('touch CANARY');'
+cpu'.system('touch CANARY').'
+cpu';system \"touch CANARY\";x='
 cpu\";system(\"touch CANARY\");\"
 cpu\\\";system(\\\"touch CANARY\\\");\\\"
 |touch CANARY
