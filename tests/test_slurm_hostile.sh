@@ -153,6 +153,18 @@ echo "-- edited" >> "$E"
 check '[ $rc -eq 3 ] && grep -q "exp \$(touch CANARY) .x..lua has changed since the script was written" "$T/pin.out"' \
     "a task refuses an edited experiment: exit $rc: $(cat "$T/pin.out")"
 
+# An experiment file from someone else named with $(...): the scripts go to slurm/NAME, and the
+# "submit with:" command printed, run by sh, names that submit.sh as one word and runs nothing.
+mkdir -p "$T/named"
+cp "$T/exp.lua" "$T/named/x\$(touch\${IFS}CANARY)\`touch\${IFS}CANARY\`.lua"
+(cd "$T/named" && "$BB" slurm "x\$(touch\${IFS}CANARY)\`touch\${IFS}CANARY\`.lua" --shards 2) > "$T/named.out" 2>&1; rc=$?
+cmd=$(sed -n 's/^submit with: //p' "$T/named.out")
+want="$T/named/slurm/x\$(touch\${IFS}CANARY)\`touch\${IFS}CANARY\`/submit.sh"
+check '[ $rc -eq 0 ] && [ -x "$want" ] && [ -n "$cmd" ]' "bitbench slurm of a file named with \$(...): exit $rc: $(cat "$T/named.out")"
+got=$(cd "$T/named" && eval "set -- $cmd" && [ $# -eq 1 ] && printf '%s' "$1")
+check '[ "$got" = "$want" ] && [ "$(canaries)" -eq 0 ]' \
+    "the suggested '$cmd' is, read by sh, '$got' (wanted '$want'; canaries: $(find "$T" -name 'CANARY*' -type f))"
+
 # sbatch failing: one line, exit 1
 FAKE_SBATCH_FAIL=1 "$BB" slurm "$T/exp.lua" --shards 2 --out "$T/down" --submit > /dev/null 2> "$T/down.err"; rc=$?
 check '[ $rc -eq 1 ] && grep -q "^bitbench slurm: sbatch array.sbatch in $T/down failed (exit 1)" "$T/down.err"' \

@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cluster/slurm_script.h"
+#include "io/shell_word.h"
 #include "io/sha256.h"
 #include "peers/peer.h"
 #include "plan/experiment.h"
@@ -365,7 +366,13 @@ int bb_cmd_slurm(int argc, char **argv)
         printf(" %s%s%s", job.groups[g][0] ? "array-" : "array", job.groups[g], ".sbatch");
     printf(" merge.sbatch submit.sh\n");
     if (!submit) {
-        printf("submit with: %s/submit.sh\n", job.dir);
+        /* a command to copy into a shell: the folder may be named after an experiment file from
+         * someone else (slurm/NAME), whose name may hold $(...) */
+        char submit_sh[sizeof job.dir + 16];
+        snprintf(submit_sh, sizeof submit_sh, "%s/submit.sh", job.dir);
+        printf("submit with: ");
+        bb_shell_path(stdout, submit_sh);
+        putchar('\n');
         return 0;
     }
     return submit_all(&job);
