@@ -412,6 +412,16 @@ static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, in
     for (; s < n; s++, ks += stride) out[s] = hsum(dot_q8_0_lanes(q, ks, hd)) * scale;
 }
 
+/* o[0..3] += a * (one q8_0 block of a value row, widened exactly). */
+static inline __attribute__((always_inline)) void wsum_q8_0_block(__m256 *o, float a, const uint8_t *blk)
+{
+    __m256 w = _mm256_set1_ps(a * q8_0_scale(blk));
+    o[0] = _mm256_fmadd_ps(w, load_i8(blk + 2), o[0]);
+    o[1] = _mm256_fmadd_ps(w, load_i8(blk + 10), o[1]);
+    o[2] = _mm256_fmadd_ps(w, load_i8(blk + 18), o[2]);
+    o[3] = _mm256_fmadd_ps(w, load_i8(blk + 26), o[3]);
+}
+
 /* Up to three blocks (96 outputs, the 700M's head) in twelve registers per pass over the
  * positions, so a row is read once per pass, not once per block; each output is the same FMA
  * chain over s whatever the passes. */
@@ -423,28 +433,14 @@ static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, 
         __m256 o[12];
         for (int j = 0; j < 12; j++) o[j] = _mm256_setzero_ps();
         const uint8_t *vs = (const uint8_t *)v + (size_t)b0 * 34;
-        if (m == 3)
+        if (m == 3) /* the constant count lets the compiler keep o[] in registers */
             for (int s = 0; s < n; s++, vs += stride) {
 #pragma GCC unroll 3
-                for (int b = 0; b < 3; b++) {
-                    const uint8_t *blk = vs + 34 * b;
-                    __m256 w = _mm256_set1_ps(a[s] * q8_0_scale(blk));
-                    o[4 * b] = _mm256_fmadd_ps(w, load_i8(blk + 2), o[4 * b]);
-                    o[4 * b + 1] = _mm256_fmadd_ps(w, load_i8(blk + 10), o[4 * b + 1]);
-                    o[4 * b + 2] = _mm256_fmadd_ps(w, load_i8(blk + 18), o[4 * b + 2]);
-                    o[4 * b + 3] = _mm256_fmadd_ps(w, load_i8(blk + 26), o[4 * b + 3]);
-                }
+                for (int b = 0; b < 3; b++) wsum_q8_0_block(o + 4 * b, a[s], vs + 34 * b);
             }
         else
             for (int s = 0; s < n; s++, vs += stride)
-                for (int b = 0; b < m; b++) {
-                    const uint8_t *blk = vs + 34 * b;
-                    __m256 w = _mm256_set1_ps(a[s] * q8_0_scale(blk));
-                    o[4 * b] = _mm256_fmadd_ps(w, load_i8(blk + 2), o[4 * b]);
-                    o[4 * b + 1] = _mm256_fmadd_ps(w, load_i8(blk + 10), o[4 * b + 1]);
-                    o[4 * b + 2] = _mm256_fmadd_ps(w, load_i8(blk + 18), o[4 * b + 2]);
-                    o[4 * b + 3] = _mm256_fmadd_ps(w, load_i8(blk + 26), o[4 * b + 3]);
-                }
+                for (int b = 0; b < m; b++) wsum_q8_0_block(o + 4 * b, a[s], vs + 34 * b);
         for (int j = 0; j < 4 * m; j++) _mm256_storeu_ps(out + 32 * b0 + 8 * j, o[j]);
     }
 }
