@@ -25,6 +25,7 @@
 #include "io/json_read.h"
 #include "report/gnuplot_script.h"
 #include "report/plot_kinds.h"
+#include "report/scripts_dir.h"
 #include "support/input_file.h"
 #include "support/output_file.h"
 
@@ -835,28 +836,15 @@ static int plot_ebw(plot_ctx *c, const profile *pr)
 
 /* ---- the command ---- */
 
-/* The scripts folder, as an absolute path (gnuplot is given nothing else: a relative name could
- * begin with '<' or '|'); -1 with a line on stderr when it is not there. */
+/* The scripts folder (report/scripts_dir.h: chosen by the person, never the working directory),
+ * as an absolute path (gnuplot is given nothing else: a relative name could begin with '<' or
+ * '|'); -1 with a line on stderr when it is not there. */
 static int find_scripts(char *out)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    char exe[PATH_MAX], dir[PATH_MAX + 16];
-    ssize_t n;
-    if (src) snprintf(dir, sizeof dir, "%.4000s/scripts", src);
-    else if (access("scripts/roofline.gp", R_OK) == 0) snprintf(dir, sizeof dir, "%s", "scripts");
-    else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
-        snprintf(dir, sizeof dir, "%.4000s/../scripts", exe);
-    } else
-        snprintf(dir, sizeof dir, "scripts");
-    if (!realpath(dir, out)) {
-        fprintf(stderr, "bitbench plot: the gnuplot scripts folder %s: %s (BITBENCH_SOURCE_DIR names the source tree)\n",
-                dir, strerror(errno));
-        return -1;
-    }
-    return 0;
+    char err[4096];
+    if (bb_scripts_dir(out, PATH_MAX, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "bitbench plot: %s\n", err);
+    return -1;
 }
 
 static void usage(FILE *f)

@@ -10,6 +10,7 @@
 #include "bench/roofline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "io/shell_word.h"
 #include "meters/meter.h"
 #include "peers/peer.h"
 #include "plan/experiment.h"
@@ -145,19 +146,25 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
         snprintf(path, sizeof path, "%s/plots", dir);
         rp.drawn_dir = path;
         for (int i = 0; i < ex->nplots; i++) {
-            char *pargv[] = {"plot", (char *)dir, "--kind", (char *)ex->plots[i], "--out", path, NULL};
-            if (bb_cmd_plot(6, pargv))
-                fprintf(stderr, "bitbench run: plot %s was not drawn (see above); redraw with: bitbench plot %s "
-                                "--kind %s\n", ex->plots[i], dir, ex->plots[i]);
-            else if (rp.ndrawn < BB_REPORT_MAX_KINDS)
+            /* "--" before the folder: an experiment's `out` may begin with '-' */
+            char *pargv[] = {"plot", "--kind", (char *)ex->plots[i], "--out", path, "--", (char *)dir, NULL};
+            if (bb_cmd_plot(7, pargv)) {
+                /* a command to copy into a shell: the folder (the experiment's `out`) quoted for it */
+                fprintf(stderr, "bitbench run: plot %s was not drawn (see above); redraw with: bitbench plot ",
+                        ex->plots[i]);
+                bb_shell_path(stderr, dir);
+                fprintf(stderr, " --kind %s\n", ex->plots[i]);
+            } else if (rp.ndrawn < BB_REPORT_MAX_KINDS)
                 rp.drawn[rp.ndrawn++] = ex->plots[i];
         }
     }
     char report[1400], rerr[2048];
     snprintf(report, sizeof report, "%s/report.html", dir);
-    if (bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr))
-        fprintf(stderr, "bitbench run: report.html was not written: %s; write it with: bitbench report %s\n", rerr, dir);
-    else if (!quiet)
+    if (bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr)) {
+        fprintf(stderr, "bitbench run: report.html was not written: %s; write it with: bitbench report ", rerr);
+        bb_shell_path(stderr, dir);
+        fputc('\n', stderr);
+    } else if (!quiet)
         fprintf(stderr, "bitbench run: report: %s\n", report);
 }
 
