@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "archive/run_db.h"
@@ -21,6 +22,7 @@
 #include "run/sweep.h"
 #include "support/lua_sandbox.h"
 #include "support/machine.h"
+#include "support/not_a_link.h"
 #include "support/sizes.h"
 
 static void usage(FILE *f)
@@ -126,7 +128,11 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     char path[1400], err[256];
     if (ex->profile) {
         snprintf(path, sizeof path, "%s/machine-profile.json", dir);
-        if (access(path, F_OK) != 0) { /* whether it is there, not opened: a FIFO would block an open */
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) { /* a resumed folder from someone else: not followed */
+            bb_not_a_link(path, "the run's machine profile", err, sizeof err);
+            fprintf(stderr, "bitbench run: machine profile not measured: %s\n", err);
+        } else if (access(path, F_OK) != 0) { /* whether it is there, not opened: a FIFO would block an open */
             static bb_roofline r;
             int threads = ex->profile_threads ? ex->profile_threads : mach->allowed_cores > 0 ? mach->allowed_cores : 1;
             if (threads > BB_ROOF_MAX_THREADS) threads = BB_ROOF_MAX_THREADS;
@@ -160,7 +166,8 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     }
     char report[1400], rerr[2048];
     snprintf(report, sizeof report, "%s/report.html", dir);
-    if (bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr)) {
+    /* a resumed folder may be someone else's: a link there is not written through */
+    if (bb_not_a_link(report, "the run's report", rerr, sizeof rerr) || bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr)) {
         fprintf(stderr, "bitbench run: report.html was not written: %s; write it with: bitbench report ", rerr);
         bb_shell_path(stderr, dir);
         fputc('\n', stderr);
