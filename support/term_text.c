@@ -77,3 +77,18 @@ void bb_term_fputs(const char *s, FILE *f)
         fputs(buf, f);
     }
 }
+
+void bb_term_fputs_lines(const char *s, FILE *f)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        char buf[16];
+        if (*p == '\n') {
+            fputc('\n', f);
+            p++;
+            continue;
+        }
+        p += next_unit(p, buf);
+        fputs(buf, f);
+    }
+}

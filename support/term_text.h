@@ -24,4 +24,8 @@ const char *bb_term_text(const char *s, char *out, size_t len);
 /* s rendered onto f, whatever its length. */
 void bb_term_fputs(const char *s, FILE *f);
 
+/* The same, but each line break '\n' of s is written as one (for a table of several lines that
+ * bitbench composed around names from files). */
+void bb_term_fputs_lines(const char *s, FILE *f);
+
 #endif

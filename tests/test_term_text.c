@@ -42,5 +42,12 @@ int main(void)
     fclose(m);
     CHECK(buf && !strcmp(buf, "x\\x1b[Hy"), "bb_term_fputs: '%s'", buf ? buf : "");
     free(buf);
+    /* the lines form keeps line breaks, nothing else */
+    buf = NULL;
+    m = open_memstream(&buf, &n);
+    bb_term_fputs_lines("| a\x1b[2J |\n| \r\x07 |\n", m);
+    fclose(m);
+    CHECK(buf && !strcmp(buf, "| a\\x1b[2J |\n| \\x0d\\x07 |\n"), "bb_term_fputs_lines: '%s'", buf ? buf : "");
+    free(buf);
     return check_summary("test_term_text");
 }
