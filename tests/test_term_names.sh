@@ -37,3 +37,14 @@ printf 'bitbench.experiment { name = "x\\27]0;owned\\7", out = "%s/res", sweeps 
 no_raw "$tmp/err" "the refusal"
 grep -q "name 'x\\\\x1b\]0;owned\\\\x07' may only use letters" "$tmp/err" || fail "refusal: $(cat "$tmp/err")"
 echo "test_term_names: ok"
+
+# compare's Markdown on stdout names the rows' hosts and CPUs (results.csv): shown escaped
+mkdir "$tmp/a" "$tmp/b"
+a=$(ls -d "$tmp"/res/t-*); cp -r "$a"/. "$tmp/a"; cp -r "$a"/. "$tmp/b"
+awk -F, -v OFS=, -v e="$esc" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "host") h = i }
+    NR > 1 && h { $h = "evil" e "]0;owned\007" e "[2J" } { print }' "$a/results.csv" > "$tmp/b/results.csv"
+grep -q "$esc" "$tmp/b/results.csv" || fail "fixture: results.csv has no host to replace"
+"$bin" compare "$tmp/a" "$tmp/b" >"$tmp/out" 2>"$tmp/err" || fail "compare: $(cat "$tmp/err")"
+no_raw "$tmp/out" "compare's table"
+grep -q 'evil\\x1b\]0;owned\\x07\\x1b\[2J' "$tmp/out" || fail "the host not shown escaped: $(cat "$tmp/out")"
+echo "test_term_names: compare ok"
