@@ -48,3 +48,14 @@ grep -q "$esc" "$tmp/b/results.csv" || fail "fixture: results.csv has no host to
 no_raw "$tmp/out" "compare's table"
 grep -q 'evil\\x1b\]0;owned\\x07\\x1b\[2J' "$tmp/out" || fail "the host not shown escaped: $(cat "$tmp/out")"
 echo "test_term_names: compare ok"
+
+# db list names the runs' hosts and CPUs of a database (here imported from run.json): shown escaped
+if "$bin" db list --db "$tmp/probe.sqlite" >/dev/null 2>"$tmp/err" || ! grep -q "without SQLite" "$tmp/err"; then
+    sed 's/"host": "[^"]*"/"host": "evil\\u001b]0;owned\\u0007\\u001b[2J"/' "$a/run.json" > "$tmp/b/run.json"
+    grep -q 'u001b' "$tmp/b/run.json" || fail "fixture: run.json has no host to replace"
+    "$bin" db import --db "$tmp/r.sqlite" "$tmp/b" >/dev/null 2>"$tmp/err" || fail "db import: $(cat "$tmp/err")"
+    "$bin" db list --db "$tmp/r.sqlite" >"$tmp/out" 2>"$tmp/err" || fail "db list: $(cat "$tmp/err")"
+    no_raw "$tmp/out" "db list"
+    grep -q 'evil\\x1b\]0;owned\\x07\\x1b\[2J' "$tmp/out" || fail "db list: the host not shown escaped: $(cat "$tmp/out")"
+    echo "test_term_names: db list ok"
+fi
