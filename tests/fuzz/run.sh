@@ -32,7 +32,7 @@ shared=${BITBENCH_SHARED_DIR:-$src/../shared}
 bin=$build/tests/fuzz
 work=$build/fuzz
 
-all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape shell_word roof_ceilings run_folder"
+all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape shell_word roof_ceilings run_folder term_text"
 targets=${*:-$all}
 for t in $targets; do
   if [ ! -x "$bin/fuzz_$t" ]; then
@@ -127,7 +127,7 @@ make_seeds() { # target dir
       # A mode byte (fuzz_shell_word.c: 0 word, 1 quoted, 2 path), then a path a run could have.
       printf '\000/home/me/results/shared-20261128-141500' > "$d/word-plain"
       printf '\002-results/$(date)/shared-20261128-141500' > "$d/path-dash" ;;
-    roof_ceilings|run_folder)
+    roof_ceilings|run_folder|term_text)
       ;; # their tests/fuzz/regressions/ inputs are the seeds
     slurm_script)
       # The layout of fuzz_slurm_script.c: flags (partition, account, time, 2 constraints), 1 run
