@@ -57,7 +57,8 @@ bool bb_peer_runs_type(const bb_peer *p, const char *type);
  * or -1 with one line naming the argument and what is valid.  Whether PATH is an executable is
  * checked where it is used (bb_peer_locate), so a run whose sweeps use no peer is not refused. */
 int bb_peer_set_program(const char *arg, char *err, size_t errlen);
-/* The --peer names, comma separated (for messages): "llama.cpp, bitnet.cpp, test-backend-ops". */
+/* The --peer names, comma separated (for messages): "llama.cpp, bitnet.cpp, test-backend-ops,
+ * llama.cpp-batched, bitnet.cpp-batched". */
 const char *bb_peer_program_names(void);
 
 /* Find the peer's program: the --peer given for p (bb_peer_set_program), else $env, else program
