@@ -32,7 +32,7 @@ shared=${BITBENCH_SHARED_DIR:-$src/../shared}
 bin=$build/tests/fuzz
 work=$build/fuzz
 
-all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape shell_word roof_ceilings run_folder term_text"
+all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape shell_word roof_ceilings run_folder term_text peer_output"
 targets=${*:-$all}
 for t in $targets; do
   if [ ! -x "$bin/fuzz_$t" ]; then
