@@ -36,7 +36,7 @@ model_sweep() { # extra fields
 model_sweep ', peer_paths = { ["llama.cpp"] = bitbench.dir .. "/x.sh" }' > "$E/paths.lua"
 for dry in --dry-run ""; do
     bb run "$E/paths.lua" $dry --quiet
-    check '[ "$rc" -eq 2 ] && one_line "paths.lua:1: .*field .peer_paths.: an experiment names peers, not their programs; give the program on the command line: bitbench run --peer NAME=PATH (NAME: llama.cpp, bitnet.cpp, test-backend-ops)$" && [ ! -e "$T/canary" ]' \
+    check '[ "$rc" -eq 2 ] && one_line "paths.lua:1: .*field .peer_paths.: an experiment names peers, not their programs; give the program on the command line: bitbench run --peer NAME=PATH (NAME: llama.cpp, bitnet.cpp, test-backend-ops, llama.cpp-batched, bitnet.cpp-batched)$" && [ ! -e "$T/canary" ]' \
         "peer_paths beside the file ($dry): rc=$rc canary=$(ls "$T/canary" 2>&1) $(cat "$T/err")"
 done
 bb run "$E/paths.lua" --unsafe-lua --quiet

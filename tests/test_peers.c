@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "files.h"
+#include "peers/batched_bench.h"
 #include "peers/llama_bench.h"
 #include "peers/peer.h"
 #include "peers/peer_exec.h"
@@ -290,6 +291,38 @@ static void test_exec(void)
     sched_setaffinity(0, sizeof mine, &mine);
 }
 
+/* llama-batched-bench (harness/peers/batched_bench.h): its argument vector for a depth point, its
+ * JSONL line as batched-bench.cpp prints it (after log lines), and the refusals. */
+static void test_batched_bench(void)
+{
+    bb_batched_bench_spec spec = {.model = "m.gguf", .threads = 2, .depth = 4096, .gen = 16, .kv_k = "f16",
+                                  .kv_v = "q8_0"};
+    char *argv[BB_BATCHED_BENCH_MAX_ARGS];
+    bb_batched_bench_numbers num;
+    argv[0] = "llama-batched-bench";
+    int n = bb_batched_bench_argv(&spec, argv, &num);
+    char joined[512] = "";
+    for (int i = 1; i < n; i++) snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i > 1 ? " " : "", argv[i]);
+    CHECK(!strcmp(joined, "-m m.gguf -c 4112 -b 4096 -ub 512 -npp 4096 -ntg 16 -npl 1 -t 2 -ctv q8_0 --output-format jsonl")
+              && argv[n] == NULL, "argv: %s", joined);
+    const char *out = "main: n_kv_max = 4112, n_batch = 4096\n"
+                      "{\"n_kv_max\": 4112, \"n_threads\": 2, \"n_threads_batch\": 2, \"pp\": 4096, \"tg\": 16, \"pl\": 1, "
+                      "\"n_kv\": 4112, \"t_pp\": 60.5, \"speed_pp\": 67.7, \"t_tg\": 0.8, \"speed_tg\": 20.0}\n";
+    bb_batched_bench_result r;
+    char err[256];
+    CHECK(bb_batched_bench_parse(out, &r, err, sizeof err) == 0 && r.pp == 4096 && r.tg == 16 && r.pl == 1 &&
+              r.n_threads == 2 && r.speed_tg == 20.0 && r.t_tg == 0.8, "%s", err);
+    CHECK(bb_batched_bench_check(&spec, &r, err, sizeof err) == 0, "%s", err);
+    spec.threads = 4;
+    CHECK(bb_batched_bench_check(&spec, &r, err, sizeof err) == -1 &&
+              strstr(err, "it ran pp 4096 tg 16 pl 1 at 2 threads, asked pp 4096 tg 16 pl 1 at 4"), "%s", err);
+    CHECK(bb_batched_bench_parse("|    PP |     TG |\n", &r, err, sizeof err) == -1 && strstr(err, "no JSON line"),
+          "%s", err);
+    CHECK(bb_batched_bench_parse("{\"pp\": 1, \"tg\": 1, \"pl\": 1, \"n_threads\": 1, \"t_tg\": 0, \"speed_tg\": 5}",
+                                 &r, err, sizeof err) == -1 && strstr(err, "'t_tg' missing or not a positive number"),
+          "%s", err);
+}
+
 int main(void)
 {
     const char *s = getenv("BITBENCH_SOURCE_DIR");
@@ -306,6 +339,7 @@ int main(void)
     char *saved = strdup(old_path ? old_path : "/usr/bin:/bin");
 
     test_parse_recorded();
+    test_batched_bench();
     test_parse_documented();
     test_parse_bad();
     test_argv();

@@ -75,7 +75,7 @@ bad 'kv = "f16", peers = {"llama"}' "bad.lua:1: .*field 'peers', entry 1: unknow
 bad 'kv = "f16", peers = {"llama.cpp:i2_s"}' "llama.cpp does not run type 'i2_s'"
 bad 'kv = "f16", peers = {"bitnet.cpp"}, kernels = {"tl2_0"}' "bitnet.cpp runs none of the sweep's kernels' GGUF types"
 bad 'peers = {"llama.cpp"}' "needs kv = \"f16\""
-bad 'kv = "f16", peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "/x"}' "field 'peer_paths': an experiment names peers, not their programs; give the program on the command line: bitbench run --peer NAME=PATH (NAME: llama.cpp, bitnet.cpp, test-backend-ops)"
+bad 'kv = "f16", peers = {"llama.cpp"}, peer_paths = {["llama.cpp"] = "/x"}' "field 'peer_paths': an experiment names peers, not their programs; give the program on the command line: bitbench run --peer NAME=PATH (NAME: llama.cpp, bitnet.cpp, test-backend-ops, llama.cpp-batched, bitnet.cpp-batched)"
 bad 'kv = "f16", peers = {"llama.cpp"}, peer_timeout = 0' "peer_timeout"
 
 check_summary test_peers_sweep

@@ -108,24 +108,27 @@ check 'grep -q "\"allowed_cpus\": \"$list\"" "$dir/run.json" && grep -q "\"1\": 
 if command -v sqlite3 >/dev/null 2>&1 && [ -f "$T/r.sqlite" ]; then
     check '[ "$(sqlite3 "$T/r.sqlite" "SELECT cpus FROM points ORDER BY seq; SELECT cpus FROM e2e_points;" | tr "\n" " ")" = "$last $first $last " ]' \
         "database: points.cpus and e2e_points.cpus: $(sqlite3 "$T/r.sqlite" "SELECT cpus FROM points; SELECT cpus FROM e2e_points;" 2>&1)"
-    # a database of schema 1 (before e2e_points.cpus) is migrated when opened, its rows kept
+    # a database of schema 1 (before e2e_points.cpus) is migrated when a command that writes opens
+    # it (db import of another run), its rows kept; readers (db list) leave it as it is
+    cp -r "$dir" "$T/other"
+    sed 's/"run_id": "[^"]*"/"run_id": "other-run"/' "$dir/run.json" >"$T/other/run.json"
     cp "$T/r.sqlite" "$T/v1.sqlite"
     if sqlite3 "$T/v1.sqlite" "ALTER TABLE e2e_points DROP COLUMN cpus; UPDATE schema_version SET version = 1;" 2>/dev/null; then
-        "$BB" db list --db "$T/v1.sqlite" >"$T/o" 2>"$T/e"; rc=$?
+        "$BB" db import --db "$T/v1.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
         check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT version FROM schema_version")" = 8 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT count(*) FROM e2e_points WHERE cpus IS NULL")" = 1 ]' \
             "schema 1 migrated: rc=$rc $(cat "$T/e")"
     fi
     # one of schema 3 (before the code that ran: variant_ran, fallback_calls) likewise, its cells empty
     cp "$T/r.sqlite" "$T/v3.sqlite"
     if sqlite3 "$T/v3.sqlite" "ALTER TABLE points DROP COLUMN variant_ran; ALTER TABLE points DROP COLUMN fallback_calls; ALTER TABLE e2e_points DROP COLUMN variant_ran_pp; ALTER TABLE e2e_points DROP COLUMN variant_ran_tg; ALTER TABLE e2e_points DROP COLUMN fallback_calls; UPDATE schema_version SET version = 3;" 2>/dev/null; then
-        "$BB" db list --db "$T/v3.sqlite" >"$T/o" 2>"$T/e"; rc=$?
+        "$BB" db import --db "$T/v3.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
         check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT version FROM schema_version")" = 8 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM points WHERE variant_ran IS NULL AND fallback_calls IS NULL")" = 2 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM e2e_points WHERE variant_ran_tg IS NULL")" = 1 ]' \
             "schema 3 migrated: rc=$rc $(cat "$T/e")"
     fi
     # one of schema 6 (before the working set, the list settings and the roofline fraction)
     cp "$T/r.sqlite" "$T/v6.sqlite"
     if sqlite3 "$T/v6.sqlite" "ALTER TABLE points DROP COLUMN rotated_bytes; ALTER TABLE points DROP COLUMN cache_source; ALTER TABLE points DROP COLUMN min_reps; ALTER TABLE points DROP COLUMN min_seconds; ALTER TABLE points DROP COLUMN seed; ALTER TABLE points DROP COLUMN delay_s; ALTER TABLE points DROP COLUMN roofline_fraction; ALTER TABLE points DROP COLUMN roofline_ceiling; UPDATE schema_version SET version = 6;" 2>/dev/null; then
-        "$BB" db list --db "$T/v6.sqlite" >"$T/o" 2>"$T/e"; rc=$?
+        "$BB" db import --db "$T/v6.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
         check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v6.sqlite" "SELECT version FROM schema_version")" = 8 ] && [ "$(sqlite3 "$T/v6.sqlite" "SELECT count(*) FROM points WHERE rotated_bytes IS NULL AND seed IS NULL AND roofline_ceiling IS NULL")" = 2 ]' \
             "schema 6 migrated: rc=$rc $(cat "$T/e")"
     fi

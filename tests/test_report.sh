@@ -33,6 +33,14 @@ fi
 check '[ "$rc" -eq 0 ] && [ "$(cat "$T/out")" = "$dir/report.html" ]' "report RUN_DIR: rc=$rc, out $(cat "$T/out"), $(cat "$T/err")"
 "$BB" report "$dir" -o "$T/page.html" >/dev/null 2>"$T/err"; rc=$?
 P="$T/page.html"
+# the plots' temporary folder is made where TMPDIR says (support/temp_dir.h), not always in /tmp,
+# and removed afterwards with only what report put there
+mkdir "$T/tmpd"
+TMPDIR="$T/tmpd" "$BB" report "$dir" -o "$T/tmpdir.html" >/dev/null 2>"$T/err"; rc=$?
+check '[ "$rc" -eq 0 ] && [ -z "$(ls -A "$T/tmpd")" ]' "report with TMPDIR: rc=$rc $(ls -A "$T/tmpd") $(cat "$T/err")"
+TMPDIR="$T/no-such-tmp" "$BB" report "$dir" -o "$T/notmp.html" >/dev/null 2>"$T/err"; rc=$?
+check '[ "$rc" -eq 0 ] && grep -q "cannot create a temporary folder in $T/no-such-tmp (TMPDIR)" "$T/notmp.html"' \
+    "report with a missing TMPDIR says so in the page: rc=$rc $(cat "$T/err")"
 check '[ "$rc" -eq 0 ] && [ -s "$P" ]' "report -o: rc=$rc $(cat "$T/err")"
 run_id=$(sed -n 's/.*"run_id": "\([^"]*\)".*/\1/p' "$dir/run.json")
 cpu=$(sed -n 's/.*"cpu_model": "\([^"]*\)".*/\1/p' "$dir/run.json" | head -1)

@@ -5,7 +5,8 @@
 # text again with those configs and the recorded settings into a new folder, whose points are the
 # same; a folder without the text, or whose text or config does not match its recorded sha256, is
 # refused in one line; the text goes through the Lua sandbox like any file; the results database
-# keeps the texts (run_files) and `db export` gives them back; a database of schema 7 is migrated.
+# keeps the texts (run_files) and `db export` gives them back; a database of schema 7 is read as it
+# is by db list and report (never changed by a reader) and migrated by db import.
 # $1 is the bitbench binary.
 BB="$1"
 pass=0; fail=0
@@ -138,10 +139,24 @@ if [ "$have_db" -eq 1 ]; then
     # schema 7 (before cpu_model and run_files) is brought up to 8, its rows kept
     cp "$T/r.sqlite" "$T/v7.sqlite"
     if sqlite3 "$T/v7.sqlite" "ALTER TABLE points DROP COLUMN cpu_model; ALTER TABLE e2e_points DROP COLUMN cpu_model; DROP TABLE run_files; UPDATE schema_version SET version = 7;" 2>/dev/null; then
+        # a command that only reads (db list, db export, report, compare) reads it as it is, in a
+        # copy in memory, even read-only, and leaves the file unchanged: it may be someone else's
+        sum7=$(cksum <"$T/v7.sqlite"); chmod a-w "$T/v7.sqlite"
         "$BB" db list --db "$T/v7.sqlite" >"$T/o" 2>"$T/e"; rc=$?
+        check '[ "$rc" -eq 0 ] && grep -q "$id" "$T/o" && [ "$(cksum <"$T/v7.sqlite")" = "$sum7" ]' \
+            "db list reads schema 7 without changing it: rc=$rc $(cat "$T/e")"
+        "$BB" report "$T/v7.sqlite" -o "$T/v7.html" >/dev/null 2>"$T/e"; rc=$?
+        check '[ "$rc" -eq 0 ] && [ -s "$T/v7.html" ] && [ "$(cksum <"$T/v7.sqlite")" = "$sum7" ]' \
+            "report reads schema 7 without changing it: rc=$rc $(cat "$T/e")"
+        "$BB" db list --db "$T/missing.sqlite" >"$T/o" 2>"$T/e"; rc=$?
+        check '[ "$rc" -ne 0 ] && [ ! -e "$T/missing.sqlite" ] && grep -q "missing.sqlite" "$T/e"' \
+            "db list of a missing file refuses and creates nothing: rc=$rc $(cat "$T/e")"
+        # a command that writes brings it up to 8
+        chmod u+w "$T/v7.sqlite"
+        "$BB" db import --db "$T/v7.sqlite" "$T/exp" >"$T/o" 2>"$T/e"; rc=$?
         check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v7.sqlite" "SELECT version FROM schema_version")" = 8 ] &&
                [ "$(sqlite3 "$T/v7.sqlite" "SELECT count(*) FROM points WHERE cpu_model IS NULL")" -gt 0 ] &&
-               [ "$(sqlite3 "$T/v7.sqlite" "SELECT count(*) FROM run_files")" = 0 ]' "schema 7 migrated: rc=$rc $(cat "$T/e")"
+               [ "$(sqlite3 "$T/v7.sqlite" "SELECT count(*) FROM run_files")" -gt 0 ]' "schema 7 migrated by db import: rc=$rc $(cat "$T/e")"
     fi
     check '[ "$(sqlite3 "$T/r.sqlite" "SELECT count(*) FROM points WHERE length(cpu_model) > 0")" = "$(sqlite3 "$T/r.sqlite" "SELECT count(*) FROM points")" ]' \
         "points.cpu_model stored"

@@ -228,7 +228,7 @@ static int split_db(const char *src, char *path, size_t plen, const char **id)
 
 static int load_db_side(const char *src, const char *path, const char *id, side *s, char *err, size_t errlen)
 {
-    bb_db *db = bb_db_open(path, err, errlen);
+    bb_db *db = bb_db_open_read(path, err, errlen);
     if (!db) return -1;
     char **runs = NULL;
     int n = bb_db_find_runs(db, id, &runs, err, errlen), rc = n < 0 ? -1 : 0;

@@ -1,6 +1,7 @@
 #include "archive/results_db.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,12 +195,41 @@ fail:;
 
 /* Is this file ours, of a schema this build knows?  Creates the schema in an empty file; brings a
  * file of an older schema up to this one. */
-static int check_schema(bb_db *db, char *err, size_t errlen)
+/* The file's contents copied into a database in memory, which replaces db->h: a reader brings an
+ * older schema up to date there, leaving the file (perhaps someone else's, perhaps read-only) as
+ * it was. */
+static int copy_to_memory(bb_db *db, char *err, size_t errlen)
+{
+    sqlite3 *mem = NULL;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot make a copy in memory to read its older schema: out of memory", db->path);
+        sqlite3_close(mem);
+        return -1;
+    }
+    sqlite3_backup *b = sqlite3_backup_init(mem, "main", db->h, "main");
+    int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+    if (b) sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+        snprintf(err, errlen, "%s: cannot copy it into memory to read its older schema: %s", db->path,
+                 sqlite3_errmsg(mem));
+        sqlite3_close(mem);
+        return -1;
+    }
+    sqlite3_close(db->h);
+    db->h = mem;
+    return 0;
+}
+
+static int check_schema(bb_db *db, bool may_write, char *err, size_t errlen)
 {
     long long app, ntables, version;
     if (query_int(db, "PRAGMA application_id", &app, err, errlen) ||
         query_int(db, "SELECT count(*) FROM sqlite_master", &ntables, err, errlen))
         return -1;
+    if (app == 0 && ntables == 0 && !may_write) {
+        snprintf(err, errlen, "%s is empty, not a results database; give a file a `--db` run made", db->path);
+        return -1;
+    }
     if (app == 0 && ntables == 0) return create_schema(db, err, errlen);
     if (app != BB_DB_APPLICATION_ID) {
         snprintf(err, errlen, "%s is an SQLite database but not a bitbench results database (application_id %lld, "
@@ -208,6 +238,7 @@ static int check_schema(bb_db *db, char *err, size_t errlen)
     }
     if (query_int(db, "SELECT max(version) FROM schema_version", &version, err, errlen)) return -1;
     if (version >= 1 && version < BB_DB_SCHEMA_VERSION) {
+        if (!may_write && copy_to_memory(db, err, errlen)) return -1;
         if (migrate_old(db, err, errlen)) return -1;
         version = BB_DB_SCHEMA_VERSION;
     }
@@ -219,7 +250,7 @@ static int check_schema(bb_db *db, char *err, size_t errlen)
     return 0;
 }
 
-bb_db *bb_db_open(const char *path, char *err, size_t errlen)
+static bb_db *db_open(const char *path, bool may_write, char *err, size_t errlen)
 {
     bb_db *db = calloc(1, sizeof *db);
     if (!db) {
@@ -235,13 +266,19 @@ bb_db *bb_db_open(const char *path, char *err, size_t errlen)
         free(db);
         return NULL;
     }
-    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (!may_write && stat(path, &sb) != 0) {
+        snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+        free(db);
+        return NULL;
+    }
+    int flags = may_write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+    if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open it: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
         bb_db_close(db);
         return NULL;
     }
     sqlite3_busy_timeout(db->h, 10000); /* several runs may store into one file */
-    if (check_schema(db, err, errlen)) {
+    if (check_schema(db, may_write, err, errlen)) {
         bb_db_close(db);
         return NULL;
     }
@@ -640,8 +677,9 @@ int bb_db_list(bb_db *db, FILE *f, char *err, size_t errlen)
 static const char *no_sqlite = "this bitbench was built without SQLite (install libsqlite3-dev, e.g. with "
                                "scripts/bootstrap, and rebuild) so it has no results database";
 
-bb_db *bb_db_open(const char *path, char *err, size_t errlen)
+static bb_db *db_open(const char *path, bool may_write, char *err, size_t errlen)
 {
+    (void)may_write;
     snprintf(err, errlen, "%s: %s", path, no_sqlite);
     return NULL;
 }
@@ -685,3 +723,13 @@ int bb_db_list(bb_db *db, FILE *f, char *err, size_t errlen)
     return -1;
 }
 #endif
+
+bb_db *bb_db_open(const char *path, char *err, size_t errlen)
+{
+    return db_open(path, true, err, errlen);
+}
+
+bb_db *bb_db_open_read(const char *path, char *err, size_t errlen)
+{
+    return db_open(path, false, err, errlen);
+}

@@ -33,7 +33,8 @@
  *    min_seconds, seed, delay_s) and roofline_fraction, roofline_ceiling (results_db.c)
  * 8: points and e2e_points have cpu_model; run_files (run, name, sha256, text) holds the texts a run
  *    carries (results/run_texts.h: experiment.lua, models/NAME.lua, source.diff)
- * (files of 1 to 7 are brought up to it when opened, the new cells empty in their rows) */
+ * (files of 1 to 7 are brought up to it when opened to write, the new cells empty in their rows; a
+ *  reader does it in memory) */
 #define BB_DB_SCHEMA_VERSION 8
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
@@ -44,6 +45,10 @@ typedef struct bb_db bb_db;
  * empty.  A file that is not SQLite, is corrupt, is another application's SQLite database, or
  * has a newer schema is refused: NULL with one line in err naming the file. */
 bb_db *bb_db_open(const char *path, char *err, size_t errlen);
+/* The same for a command that only reads (report, compare, db list, db export): the file must
+ * exist and is opened read-only; one of an older schema is brought up to date in a copy in
+ * memory, never in place (it may be someone else's file, or shared with an older bitbench). */
+bb_db *bb_db_open_read(const char *path, char *err, size_t errlen);
 void bb_db_close(bb_db *db);
 
 /* Store a run's tables under the key (its run_id, else `fallback_key`), replacing an earlier copy;

@@ -86,7 +86,8 @@ int bb_cmd_db(int argc, char **argv)
         return 2;
     }
     char err[2048];
-    bb_db *db = bb_db_open(path, err, sizeof err);
+    /* import writes (and brings an older file up to this schema); list and export only read */
+    bb_db *db = want < 0 ? bb_db_open(path, err, sizeof err) : bb_db_open_read(path, err, sizeof err);
     if (!db) {
         fprintf(stderr, "bitbench db %s: %s\n", sub, err);
         return 1;

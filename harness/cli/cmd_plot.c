@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/temp_dir.h"
 #include "cli/commands.h"
 #include "io/csv.h"
 #include "io/json_read.h"
@@ -112,7 +113,7 @@ static int profile_read(const char *path, profile *pr)
  * images are copied to out by bb_output_*, so a results folder's name never reaches gnuplot, and
  * a failed plot leaves the previous files in out as they were. */
 typedef struct {
-    char scripts[PATH_MAX], out[PATH_MAX], tmp[64];
+    char scripts[PATH_MAX], out[PATH_MAX], tmp[PATH_MAX];
     char run_line[768]; /* the second title line: experiment, run id, machine, date */
     char made[32][24]; /* the names of the files made in tmp, removed at the end */
     int nmade;
@@ -1118,9 +1119,10 @@ int bb_cmd_plot(int argc, char **argv)
     else snprintf(c.out, sizeof c.out, "%s/plots", dir);
     rc = 1;
     if (find_scripts(c.scripts) || prepare_out(c.out)) goto done;
-    snprintf(c.tmp, sizeof c.tmp, "/tmp/bitbench-plot-XXXXXX");
-    if (!mkdtemp(c.tmp)) {
-        fprintf(stderr, "bitbench plot: cannot create a temporary folder in /tmp: %s\n", strerror(errno));
+    char terr[PATH_MAX + 128];
+    /* 96: the file paths made in it (tmp_file) live in 128-byte buffers */
+    if (bb_temp_dir("plot", c.tmp, 96, terr, sizeof terr)) {
+        fprintf(stderr, "bitbench plot: %s\n", terr);
         goto done;
     }
     if (in.have_prof) profile_check_machine(dir, in.prof_path, &in); /* said once the plots can be drawn */

@@ -26,6 +26,24 @@ static const bb_peer kernel_tools[] = {
      "llama.cpp's test-backend-ops perf -o MUL_MAT (ggml-org/llama.cpp)"},
 };
 
+/* Programs that measure decode at depth for a peer whose llama-bench has no -d
+ * (harness/peers/batched_bench.h); their --peer names are their own names. */
+static const bb_peer batched_tools[] = {
+    {"llama.cpp-batched", "BITBENCH_LLAMA_BATCHED_BENCH", "llama-batched-bench", "f32,f16,bf16,q8_0,q4_0,q2_k,iq4_nl,tq1_0,tq2_0",
+     "llama.cpp's llama-batched-bench -npl 1 (ggml-org/llama.cpp): decode at depth without llama-bench's -d"},
+    {"bitnet.cpp-batched", "BITBENCH_BITNET_BATCHED_BENCH", "llama-batched-bench", "i2_s,f32,f16,q8_0,q4_0,tq1_0,tq2_0",
+     "bitnet.cpp's llama-batched-bench -npl 1 (microsoft/BitNet): decode at depth without llama-bench's -d"},
+};
+enum { NBATCHED = sizeof batched_tools / sizeof batched_tools[0] };
+
+const bb_peer *bb_peer_batched_tool(const bb_peer *p)
+{
+    for (int i = 0; p && i < NBATCHED; i++)
+        if (!strncmp(batched_tools[i].name, p->name, strlen(p->name)) && batched_tools[i].name[strlen(p->name)] == '-')
+            return &batched_tools[i];
+    return NULL;
+}
+
 const bb_peer *bb_peer_kernel_tool(const bb_peer *p)
 {
     for (size_t i = 0; p && i < sizeof kernel_tools / sizeof kernel_tools[0]; i++)
@@ -89,7 +107,7 @@ static int on_path(const char *program, char *path, size_t len)
 static struct {
     const bb_peer *p;
     char path[1024];
-} given[NPEERS + sizeof kernel_tools / sizeof kernel_tools[0]];
+} given[NPEERS + sizeof kernel_tools / sizeof kernel_tools[0] + NBATCHED];
 static int ngiven;
 
 /* The name --peer knows p by: a peer's own, a kernel tool's program. */
@@ -100,11 +118,13 @@ static const char *option_name(const bb_peer *p)
 
 const char *bb_peer_program_names(void)
 {
-    static char names[160];
+    static char names[256];
     if (!names[0]) {
         snprintf(names, sizeof names, "%s", bb_peer_names());
         for (size_t i = 0; i < sizeof kernel_tools / sizeof kernel_tools[0]; i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", option_name(&kernel_tools[i]));
+        for (int i = 0; i < NBATCHED; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", option_name(&batched_tools[i]));
     }
     return names;
 }
@@ -119,6 +139,8 @@ int bb_peer_set_program(const char *arg, char *err, size_t errlen)
     for (size_t i = 0; eq && !p && i < sizeof kernel_tools / sizeof kernel_tools[0]; i++)
         if (strlen(option_name(&kernel_tools[i])) == n && !strncmp(option_name(&kernel_tools[i]), arg, n))
             p = &kernel_tools[i];
+    for (int i = 0; eq && !p && i < NBATCHED; i++)
+        if (strlen(batched_tools[i].name) == n && !strncmp(batched_tools[i].name, arg, n)) p = &batched_tools[i];
     if (!eq || !p || !eq[1]) {
         snprintf(err, errlen, "--peer '%s': expected NAME=PATH with NAME one of %s (e.g. --peer "
                  "llama.cpp=/opt/llama.cpp/build/bin/llama-bench)", arg, bb_peer_program_names());
@@ -208,6 +230,32 @@ int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double time
         snprintf(why, whylen, "%s %s", path, e);
         rc = -1;
     } else if (bb_llama_bench_parse(x.out, r, e, sizeof e) || bb_llama_bench_check(spec, r, e, sizeof e)) {
+        snprintf(why, whylen, "%s: %s", path, e);
+        rc = -1;
+    }
+    bb_exec_result_free(&x);
+    return rc;
+}
+
+int bb_peer_batched_bench(const char *path, const bb_batched_bench_spec *spec, double timeout_s, const int *cpus,
+                          int ncpus, bb_batched_bench_result *r, char *why, size_t whylen)
+{
+    char *argv[BB_BATCHED_BENCH_MAX_ARGS];
+    bb_batched_bench_numbers num;
+    argv[0] = (char *)path;
+    bb_batched_bench_argv(spec, argv, &num);
+    bb_exec_result x;
+    char e[1200];
+    if (bb_exec_capture(argv, timeout_s, cpus, ncpus, &x, e, sizeof e)) {
+        snprintf(why, whylen, "%s", e);
+        return -1;
+    }
+    int rc = 0;
+    if (!x.exited || x.exit_code != 0) {
+        bb_exec_describe(&x, timeout_s, e, sizeof e);
+        snprintf(why, whylen, "%s %s", path, e);
+        rc = -1;
+    } else if (bb_batched_bench_parse(x.out, r, e, sizeof e) || bb_batched_bench_check(spec, r, e, sizeof e)) {
         snprintf(why, whylen, "%s: %s", path, e);
         rc = -1;
     }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "peers/batched_bench.h"
 #include "peers/llama_bench.h"
 
 typedef struct {
@@ -37,6 +38,14 @@ const bb_peer *bb_peer_find(const char *name);
  * tool's (llama.cpp: test-backend-ops, $BITBENCH_TEST_BACKEND_OPS), or NULL for a peer without
  * one (bitnet.cpp). */
 const bb_peer *bb_peer_kernel_tool(const bb_peer *p);
+/* The peer's program for decode at depth when its llama-bench has no -d (llama-batched-bench,
+ * harness/peers/batched_bench.h) as a bb_peer named "PEER-batched" (its --peer name, and the
+ * peer column of the rows it measures) with its own env ($BITBENCH_LLAMA_BATCHED_BENCH,
+ * $BITBENCH_BITNET_BATCHED_BENCH) and program (llama-batched-bench on PATH); NULL for none. */
+const bb_peer *bb_peer_batched_tool(const bb_peer *p);
+/* Run the batched-bench at path once on spec (one sample), as bb_peer_bench runs llama-bench. */
+int bb_peer_batched_bench(const char *path, const bb_batched_bench_spec *spec, double timeout_s, const int *cpus,
+                          int ncpus, bb_batched_bench_result *r, char *why, size_t whylen);
 /* The peer names, comma separated (for error messages). */
 const char *bb_peer_names(void);
 /* Whether the peer runs weights of this GGUF type ("tq2_0", lower case). */
@@ -48,7 +57,8 @@ bool bb_peer_runs_type(const bb_peer *p, const char *type);
  * or -1 with one line naming the argument and what is valid.  Whether PATH is an executable is
  * checked where it is used (bb_peer_locate), so a run whose sweeps use no peer is not refused. */
 int bb_peer_set_program(const char *arg, char *err, size_t errlen);
-/* The --peer names, comma separated (for messages): "llama.cpp, bitnet.cpp, test-backend-ops". */
+/* The --peer names, comma separated (for messages): "llama.cpp, bitnet.cpp, test-backend-ops,
+ * llama.cpp-batched, bitnet.cpp-batched". */
 const char *bb_peer_program_names(void);
 
 /* Find the peer's program: the --peer given for p (bb_peer_set_program), else $env, else program

@@ -14,6 +14,7 @@
 
 #include "models/gguf_export.h"
 #include "models/gguf_types.h"
+#include "models/kv_type.h"
 #include "models/model_load.h"
 #include "peers/peer.h"
 #include "peers/peer_exec.h"
@@ -270,6 +271,27 @@ static const double *rep_times(const bb_llama_bench_test *t, double *v)
     return v;
 }
 
+/* A point at depth by llama-batched-bench (harness/peers/batched_bench.h): `reps` runs, one sample
+ * each, its speed_tg as the tg sample; no pp test (its pp is the depth's prefill).  Any run that
+ * fails fails the attempt. */
+static int batched_runs(const char *tool, const bb_sweep *sw, const bb_e2e_point *p, const char *model,
+                        const int *cpus, int ncpus, bb_llama_bench_result *r, char *why, size_t whylen)
+{
+    memset(r, 0, sizeof *r);
+    bb_batched_bench_spec spec = {.model = model, .threads = p->threads, .depth = p->depth, .gen = p->gen,
+                                  .kv_k = bb_kv_type_name(sw->kv_k), .kv_v = bb_kv_type_name(sw->kv_v)};
+    int reps = sw->min_reps < BB_PEER_MAX_SAMPLES ? sw->min_reps : BB_PEER_MAX_SAMPLES;
+    for (int i = 0; i < reps; i++) {
+        bb_batched_bench_result b;
+        if (bb_peer_batched_bench(tool, &spec, sw->peer_timeout, cpus, ncpus, &b, why, whylen)) return -1;
+        r->tg.samples_ts[r->tg.nsamples++] = b.speed_tg;
+        r->tg.n_gen = b.tg;
+        r->tg.n_threads = b.n_threads;
+    }
+    r->tg.present = r->tg.nsamples > 0;
+    return 0;
+}
+
 /* The CPUs a peer point runs on: with the sweep's cpus (or --cpus), those bitbench's pool of the
  * point's thread count uses (thread t on the t-th); else the process's allowed CPUs (ncpus 0). */
 static int point_cpus(const bb_sweep *sw, const bb_e2e_point *p, const int **cpus)
@@ -302,14 +324,25 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
         s->fail(s->ctx, label, why);
         return 0;
     }
+    const bb_peer *batched = NULL; /* the program that measures this point instead of llama-bench */
     if (p->depth > 0) { /* a llama-bench without -d cannot measure at depth: recorded, not faked */
         int has = bb_peer_bench_has_depth(tool, sw->peer_timeout, why, sizeof why);
-        if (has <= 0) {
-            if (has == 0)
-                snprintf(why, sizeof why, "%s has no -d (its --help lists no --n-depth): depth %d not measured by this "
-                         "peer, point skipped", tool, p->depth);
+        if (has < 0) {
             s->fail(s->ctx, label, why);
             return 0;
+        }
+        if (has == 0) {
+            char bwhy[1200], btool[sizeof tool];
+            batched = bb_peer_batched_tool(peer);
+            if (batched && bb_peer_locate(batched, btool, sizeof btool, bwhy, sizeof bwhy) == 0) {
+                snprintf(tool, sizeof tool, "%s", btool);
+            } else {
+                snprintf(why, sizeof why, "%s has no -d (its --help lists no --n-depth): depth %d not measured by this "
+                         "peer, point skipped (its llama-batched-bench would measure it: --peer %s-batched=PATH)",
+                         tool, p->depth, peer->name);
+                s->fail(s->ctx, label, why);
+                return 0;
+            }
         }
     }
     if (!s->quiet) fprintf(stderr, "bitbench run: peer: %s (%s)\n", label, tool);
@@ -323,7 +356,9 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
     for (int attempt = 1;; attempt++) {
         bb_load_reading before, after;
         bb_load_read(&before);
-        if (bb_peer_bench(tool, &spec, sw->peer_timeout, cpus, ncpus, &r, why, sizeof why)) {
+        int failed = batched ? batched_runs(tool, sw, p, model, cpus, ncpus, &r, why, sizeof why)
+                             : bb_peer_bench(tool, &spec, sw->peer_timeout, cpus, ncpus, &r, why, sizeof why);
+        if (failed) {
             if (attempt == 1) {
                 s->fail(s->ctx, label, why);
                 return 0;
@@ -337,6 +372,10 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
         bb_load_read(&after);
         bb_load_between(&before, &after, &load); /* the load while the kept run ran */
         fill_row(s, sw, p, entry, &r, &row);
+        if (batched) { /* its t_pp is the depth's prefill, not a prompt at depth: pp left empty */
+            snprintf(row.peer, sizeof row.peer, "%s", batched->name);
+            row.pp_tps = row.pp_tps_min = row.pp_tps_max = NAN;
+        }
         double pp[BB_PEER_MAX_SAMPLES], tg[BB_PEER_MAX_SAMPLES];
         bool noisy = bb_e2e_row_noise(&row, rep_times(&r.pp, pp), r.pp.nsamples, rep_times(&r.tg, tg),
                                       r.tg.nsamples, sw->spread_limit, sw->sd_limit);

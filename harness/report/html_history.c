@@ -405,7 +405,7 @@ int bb_report_database(const char *db_path, const char *out, char *err, size_t e
     FILE *probe = bb_input_open(db_path, "results database", BB_INPUT_ANY_SIZE, NULL, err, errlen);
     if (!probe) return -1;
     fclose(probe);
-    bb_db *db = bb_db_open(db_path, err, errlen);
+    bb_db *db = bb_db_open_read(db_path, err, errlen);
     if (!db) return -1;
     history h = {0};
     int rc = load_history(db, &h, err, errlen);

@@ -45,6 +45,7 @@ int bb_page_inline_svg(FILE *f, const char *svg, size_t n, const char *prefix, c
 /* Draw every plot of run folder dir with `bitbench plot` (this executable, an argument vector)
  * into a new temporary folder, written to tmp (64 bytes).  0 when the folder was made (whatever
  * plot drew; its messages are in tmp/plot.log), -1 with err when not. */
+#define BB_PAGE_TMP_MAX 4096 /* tmp's size: TMPDIR (support/temp_dir.h) and a name */
 int bb_page_draw_plots(const char *dir, char *tmp, char *err, size_t errlen);
 /* The files of a folder made by bb_page_draw_plots, and the folder, removed. */
 void bb_page_remove_plots(const char *tmp);

@@ -244,7 +244,7 @@ static void plot_figure(FILE *f, const char *path, const char *kind, int index)
 
 static void plot_log(FILE *f, const char *tmp)
 {
-    char path[128], err[300];
+    char path[BB_PAGE_TMP_MAX + 16], err[300];
     snprintf(path, sizeof path, "%s/plot.log", tmp);
     size_t n;
     char *log = bb_input_read_all(path, "plot log", MAX_LOG_BYTES, &n, err, sizeof err);
@@ -261,7 +261,7 @@ static void plots_section(FILE *f, const run_folder *rf, const bb_report_plots *
     fputs("<h2 id=\"plots\">Plots</h2>\n", f);
     int shown = 0;
     if (plots->draw) {
-        char tmp[64], err[300], path[160];
+        char tmp[BB_PAGE_TMP_MAX], err[300], path[BB_PAGE_TMP_MAX + 64];
         if (bb_page_draw_plots(rf->dir, tmp, err, sizeof err)) {
             fputs("<p class=\"mark\">No plots: ", f);
             bb_html_escape(f, err);

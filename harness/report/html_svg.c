@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/temp_dir.h"
 #include "report/html_page.h"
 #include "report/plot_kinds.h"
 
@@ -168,12 +169,8 @@ int bb_page_inline_svg(FILE *f, const char *svg, size_t n, const char *prefix, c
 
 int bb_page_draw_plots(const char *dir, char *tmp, char *err, size_t errlen)
 {
-    snprintf(tmp, 64, "/tmp/bitbench-report-XXXXXX");
-    if (!mkdtemp(tmp)) {
-        snprintf(err, errlen, "cannot create a temporary folder in /tmp: %s", strerror(errno));
-        return -1;
-    }
-    char log[128];
+    if (bb_temp_dir("report", tmp, BB_PAGE_TMP_MAX, err, errlen)) return -1;
+    char log[BB_PAGE_TMP_MAX + 16];
     snprintf(log, sizeof log, "%s/plot.log", tmp);
     /* this executable, `plot`, our folder as --out; "--" so that a folder named "-x" is a folder */
     char *const argv[] = {"bitbench", "plot", "--out", tmp, "--", (char *)dir, NULL};
@@ -206,7 +203,7 @@ int bb_page_draw_plots(const char *dir, char *tmp, char *err, size_t errlen)
 
 void bb_page_remove_plots(const char *tmp)
 {
-    char p[160];
+    char p[BB_PAGE_TMP_MAX + 64];
     for (int i = 0; i < BB_PLOT_NKINDS; i++)
         for (int svg = 0; svg < 2; svg++) {
             snprintf(p, sizeof p, "%s/%s.%s", tmp, bb_plot_kinds[i], svg ? "svg" : "png");

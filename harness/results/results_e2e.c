@@ -61,7 +61,7 @@ const bb_column bb_e2e_columns[] = {
     COLF("ppl_err", ppl_err, NULL, "perplexity: llama-perplexity's +/- (standard error carried through exp)"),
     COLF("ppl_tokens", ppl_tokens, "%.0f", "perplexity: tokens scored"),
     COLF("ppl_tps", ppl_tps, NULL, "perplexity: tokens/s through the model (ctx per chunk / forward time)"),
-    COL("peer", BB_COL_STR, peer, "peers: the implementation that ran the row (llama.cpp, bitnet.cpp); empty for bitbench"),
+    COL("peer", BB_COL_STR, peer, "peers: the implementation that ran the row (llama.cpp, bitnet.cpp; llama.cpp-batched, bitnet.cpp-batched: its llama-batched-bench measured a depth point, pp empty); empty for bitbench"),
     COL("peer_commit", BB_COL_STR, peer_commit, "peers: the peer's build commit, as its llama-bench reports it"),
     COL("pp_samples", BB_COL_STR, pp_samples, "peers: prefill tokens/s of each repetition, ';'-separated"),
     COL("tg_samples", BB_COL_STR, tg_samples, "peers: generation tokens/s of each repetition, ';'-separated"),

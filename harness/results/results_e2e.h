@@ -33,7 +33,7 @@ typedef struct {
     char ppl_model[64];
     double ppl, ppl_err, ppl_tokens, ppl_tps;
     /* a peer's row (harness/peers/peer_sweep.h); empty cells for bitbench's own rows */
-    char peer[16], peer_commit[48];
+    char peer[24], peer_commit[48];  /* peer: "llama.cpp", or "llama.cpp-batched" for a row its llama-batched-bench measured */
     char pp_samples[640], tg_samples[640]; /* tokens/s of each repetition, ';'-separated */
     double energy_per_token_j;
     char cpus[128];                  /* OS CPU of each thread, "0;1" (bb_pool_cpus); a peer's: its allowed CPUs */

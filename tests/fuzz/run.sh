@@ -32,7 +32,7 @@ shared=${BITBENCH_SHARED_DIR:-$src/../shared}
 bin=$build/tests/fuzz
 work=$build/fuzz
 
-all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape shell_word roof_ceilings run_folder term_text"
+all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape shell_word roof_ceilings run_folder term_text peer_output"
 targets=${*:-$all}
 for t in $targets; do
   if [ ! -x "$bin/fuzz_$t" ]; then
@@ -95,6 +95,10 @@ make_seeds() { # target dir
         i=$((i + 1))
         seed "$d" "$i-$(basename "$f")" "" "$f" 16384
       done ;;
+    peer_output)
+      # A reader byte (fuzz_peer_output.c): 0 llama-bench's JSON, 1 llama-batched-bench's JSONL.
+      for f in "$src"/tests/data/peers/*.json; do seed "$d" "bench-$(basename "$f")" '\000' "$f" 16384; done
+      for f in "$src"/tests/fuzz/regressions/peer_output/batched-*; do seed "$d" "$(basename "$f")" "" "$f" 4096; done ;;
     gnuplot_script)
       # Fields split at NUL bytes (fuzz_gnuplot_script.c): ttl, bars, y1, a path, a data label --
       # here a title with a reference run's cpu_model and its first kernel name.
