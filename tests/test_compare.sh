@@ -51,6 +51,21 @@ check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/thr.err")" -eq 1 ]' "bad threshold: $
 "$BB" compare "$A" "$T/nowhere" >/dev/null 2>"$T/nw.err"; rc=$?
 check '[ "$rc" -eq 2 ] && grep -q "neither a run directory" "$T/nw.err"' "missing source: $rc $(cat "$T/nw.err")"
 
+# rows that differ only in a sweep list setting (seed here; warmup, reps, min_seconds and delay
+# alike) are distinct points keyed on it, not one point pooling both seeds' samples; a point whose
+# rows agree keeps its old key (test_slow above)
+cat > "$T/s.lua" <<'LUA'
+bitbench.experiment { name = "cmps", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
+  bitbench.sweep { name = "g", kernels = { "i2_s" }, shapes = { { m = 256, k = 512 } }, n = { 1 },
+                   threads = { 1 }, warmup = 1, reps = 5, min_seconds = 0, max_reps = 5, seed = { 1, 2 } } } }
+LUA
+BITBENCH_TEST_OUT="$T/s" "$BBH" run --quiet "$T/s.lua" >/dev/null 2>"$T/err" || echo "run s: $(cat "$T/err")"
+S=$(ls -d "$T"/s/cmps-*)
+"$BB" compare "$S" "$S" --csv >"$T/s.csv" 2>"$T/s.err"; rc=$?
+check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$T/s.csv")" -eq 3 ] && grep -q "^\"\?i2_s M=256 K=512 N=1 threads=1 resident seed=1\"\?," "$T/s.csv" &&
+       grep -q "^\"\?i2_s M=256 K=512 N=1 threads=1 resident seed=2\"\?," "$T/s.csv"' \
+    "a seed list gives one point per seed: rc=$rc $(cat "$T/s.csv" "$T/s.err")"
+
 # samples that are not times (a damaged or edited samples.csv) refuse the comparison with one line
 # naming the point, where the ratio used to come out NaN or infinite as "no significant change";
 # so does a ratio of medians that overflows (a side's times of 1e-320 s)
