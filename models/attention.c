@@ -26,8 +26,10 @@ static void wsum(const bb_vec_ops *v, float *out, const float *a, const bb_attn_
     }
 }
 
-/* Positions per prefetch step of the scores: each step first asks for the lines of its rows' values
- * and of the next chunk's keys. */
+/* Positions per prefetch step of the scores: each step first asks for the lines of the next
+ * chunk's keys at the same offset, so the next chunk's scores find their keys in L2.  The values
+ * are left to the hardware streamer: asking for them too, as the keys stream, made the whole
+ * attention slower (docs/measurements/2026-11-28-decode.md, "Attention at depth"). */
 enum { PREFETCH_ROWS = 16 };
 
 static void prefetch_rows(const void *base, size_t row, int s0, int s1)
@@ -42,7 +44,6 @@ void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, in
     int n = s1 - s0;
     for (int s = s0; s < s1; s += PREFETCH_ROWS) {
         int e = s + PREFETCH_ROWS < s1 ? s + PREFETCH_ROWS : s1;
-        prefetch_rows(kv->v, kv->v_row, s, e);
         int nk = s + BB_ATTN_CHUNK, nk_end = e + BB_ATTN_CHUNK < kv->n ? e + BB_ATTN_CHUNK : kv->n;
         if (nk < nk_end) prefetch_rows(kv->k, kv->k_row, nk, nk_end);
         scores(v, q, kv, s, e - s, scale, sc + (s - s0));

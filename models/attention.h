@@ -13,11 +13,10 @@
  * weighted sum) the result differs by float rounding: one extra rescale per chunk and the division
  * by l after the sum instead of before.
  *
- * Memory: a chunk's scores stream its keys, and while they do, its values and the next chunk's
- * keys are prefetched into L2, so that DRAM is kept busy through the softmax and the weighted sum
- * (which then read from L2): without it one core left the cache streaming at about two thirds of
- * a plain read's speed (the hardware streamer restarts at each chunk's other stream and at page
- * boundaries; kernels/common/prefetch.h says the same of weight streams). */
+ * Memory: while a chunk's scores stream its keys, the next chunk's keys are prefetched into L2,
+ * so that DRAM stays busy through the softmax and the weighted sum; the values are streamed by the
+ * hardware prefetcher (kernels/common/prefetch.h says the same of weight streams).  What each
+ * choice measured is in docs/measurements/2026-11-28-decode.md, "Attention at depth". */
 #ifndef BB_ATTENTION_H
 #define BB_ATTENTION_H
 

@@ -291,9 +291,13 @@ static int alloc_buffers(bb_transformer *t, const kernel_needs *kn)
 {
     buffer_desc b[MAX_BUFFERS] = {{0}};
     int nbuf = buffer_table(&t->d, &t->opt, kn, b);
+    /* The KV cache is streamed by every decode step as the weights are, so it goes on memory
+     * advised for huge pages too (bb_alloc_stream): on 4 KiB pages each page boundary restarts
+     * the hardware streamer and costs a TLB miss, and at depth the cache outweighs the weights
+     * (docs/measurements/2026-11-28-decode.md, "Attention at depth"). */
     for (int i = 0; i < nbuf; i++) {
         void **p = (void **)((char *)t + b[i].field);
-        if (b[i].bytes && !(*p = bb_alloc(b[i].bytes))) return -1;
+        if (b[i].bytes && !(*p = b[i].kv ? bb_alloc_stream(b[i].bytes) : bb_alloc(b[i].bytes))) return -1;
     }
     rope_table(t->rope_cs, t->d.seq_len, bb_tf_head_dim(&t->d), theta_of(&t->d));
     return 0;
@@ -545,7 +549,7 @@ bb_transformer *bb_tf_create(const bb_tf_dims *d, const bb_weight_source *src, c
     conversion how[CONV_KINDS] = {0};
     /* Packed weights are streamed once per generated token: one allocation advised for huge
      * pages (bb_alloc_stream: on 4 KiB pages a 70B decode was markedly slower; the figures are in
-     * README.md, "End-to-end"). */
+     * docs/measurements/2026-11-22.md). */
     if (!(t->layers = calloc((size_t)d->n_layers, sizeof *t->layers)) || !(t->weight_arena = bb_alloc_stream(mem.weights)) ||
         !(scratch = bb_alloc(mem.build_scratch)))
         goto oom;

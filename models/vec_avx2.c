@@ -378,41 +378,70 @@ static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stri
     wsum_kv(out, a, v, KV_BF16, stride, hd, n);
 }
 
-/* Per block of 32: q·qs in two accumulators, times the block's scale into the row's sum. */
-static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
+/* One key's q8_0 row against q: per block of 32, q·qs in two accumulators, times the block's scale
+ * into the row's lanes (the key's 8 lane sums, reduced by the caller). */
+static inline __m256 dot_q8_0_lanes(const float *q, const uint8_t *ks, int hd)
 {
-    for (int s = 0; s < n; s++) {
-        const uint8_t *ks = (const uint8_t *)k + (size_t)s * stride;
-        __m256 acc = _mm256_setzero_ps();
-        for (int b = 0; b < hd / 32; b++, ks += 34) {
-            const float *qb = q + 32 * b;
-            __m256 a0 = _mm256_mul_ps(_mm256_loadu_ps(qb), load_i8(ks + 2));
-            __m256 a1 = _mm256_mul_ps(_mm256_loadu_ps(qb + 8), load_i8(ks + 10));
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 16), load_i8(ks + 18), a0);
-            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 24), load_i8(ks + 26), a1);
-            acc = _mm256_fmadd_ps(_mm256_add_ps(a0, a1), _mm256_set1_ps(q8_0_scale(ks)), acc);
-        }
-        out[s] = hsum(acc) * scale;
+    __m256 acc = _mm256_setzero_ps();
+    for (int b = 0; b < hd / 32; b++, ks += 34) {
+        const float *qb = q + 32 * b;
+        __m256 a0 = _mm256_mul_ps(_mm256_loadu_ps(qb), load_i8(ks + 2));
+        __m256 a1 = _mm256_mul_ps(_mm256_loadu_ps(qb + 8), load_i8(ks + 10));
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 16), load_i8(ks + 18), a0);
+        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 24), load_i8(ks + 26), a1);
+        acc = _mm256_fmadd_ps(_mm256_add_ps(a0, a1), _mm256_set1_ps(q8_0_scale(ks)), acc);
     }
+    return acc;
 }
 
-/* One block of 32 outputs in four registers per pass over the positions. */
+/* Four keys at a time, their lane sums reduced together as scores4_kv does (two rounds of hadd
+ * and one 128-bit add instead of four horizontal sums); the last n % 4 keys one by one.  As for
+ * the other types, a position's score depends only on where it falls in its call, and the
+ * attention cuts prefill and decode at the same positions. */
+static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    const uint8_t *ks = k;
+    int s = 0;
+    for (; s + 4 <= n; s += 4, ks += 4 * stride) {
+        __m256 a0 = dot_q8_0_lanes(q, ks, hd), a1 = dot_q8_0_lanes(q, ks + stride, hd);
+        __m256 a2 = dot_q8_0_lanes(q, ks + 2 * stride, hd), a3 = dot_q8_0_lanes(q, ks + 3 * stride, hd);
+        __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+        __m128 r = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+        _mm_storeu_ps(out + s, _mm_mul_ps(r, _mm_set1_ps(scale)));
+    }
+    for (; s < n; s++, ks += stride) out[s] = hsum(dot_q8_0_lanes(q, ks, hd)) * scale;
+}
+
+/* o[0..3] += a * (one q8_0 block of a value row, widened exactly). */
+static inline __attribute__((always_inline)) void wsum_q8_0_block(__m256 *o, float a, const uint8_t *blk)
+{
+    __m256 w = _mm256_set1_ps(a * q8_0_scale(blk));
+    o[0] = _mm256_fmadd_ps(w, load_i8(blk + 2), o[0]);
+    o[1] = _mm256_fmadd_ps(w, load_i8(blk + 10), o[1]);
+    o[2] = _mm256_fmadd_ps(w, load_i8(blk + 18), o[2]);
+    o[3] = _mm256_fmadd_ps(w, load_i8(blk + 26), o[3]);
+}
+
+/* Up to three blocks (96 outputs, the 700M's head) in twelve registers per pass over the
+ * positions, so a row is read once per pass, not once per block; each output is the same FMA
+ * chain over s whatever the passes. */
 static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, int hd, int n)
 {
-    for (int b = 0; b < hd / 32; b++) {
-        __m256 o0 = _mm256_setzero_ps(), o1 = _mm256_setzero_ps(), o2 = _mm256_setzero_ps(), o3 = _mm256_setzero_ps();
-        const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
-        for (int s = 0; s < n; s++, vs += stride) {
-            __m256 w = _mm256_set1_ps(a[s] * q8_0_scale(vs));
-            o0 = _mm256_fmadd_ps(w, load_i8(vs + 2), o0);
-            o1 = _mm256_fmadd_ps(w, load_i8(vs + 10), o1);
-            o2 = _mm256_fmadd_ps(w, load_i8(vs + 18), o2);
-            o3 = _mm256_fmadd_ps(w, load_i8(vs + 26), o3);
-        }
-        _mm256_storeu_ps(out + 32 * b, o0);
-        _mm256_storeu_ps(out + 32 * b + 8, o1);
-        _mm256_storeu_ps(out + 32 * b + 16, o2);
-        _mm256_storeu_ps(out + 32 * b + 24, o3);
+    const int nb = hd / 32;
+    for (int b0 = 0; b0 < nb; b0 += 3) {
+        const int m = nb - b0 < 3 ? nb - b0 : 3;
+        __m256 o[12];
+        for (int j = 0; j < 12; j++) o[j] = _mm256_setzero_ps();
+        const uint8_t *vs = (const uint8_t *)v + (size_t)b0 * 34;
+        if (m == 3) /* the constant count lets the compiler keep o[] in registers */
+            for (int s = 0; s < n; s++, vs += stride) {
+#pragma GCC unroll 3
+                for (int b = 0; b < 3; b++) wsum_q8_0_block(o + 4 * b, a[s], vs + 34 * b);
+            }
+        else
+            for (int s = 0; s < n; s++, vs += stride)
+                for (int b = 0; b < m; b++) wsum_q8_0_block(o + 4 * b, a[s], vs + 34 * b);
+        for (int j = 0; j < 4 * m; j++) _mm256_storeu_ps(out + 32 * b0 + 8 * j, o[j]);
     }
 }
 

@@ -57,6 +57,14 @@ for k in i2_s tl2_0; do
             "$k t$th: breakdown $total ms/token outside the repetitions' range (tok/s min, max: $range)"
         check 'grep -q "^  engine   [0-9.]* ms/token in the matmuls. dispatch-to-last-chunk: the decode step takes [0-9.]*x that$" "$out"' \
             "$k t$th engine line: $(grep engine "$out")"
+        # the attention's KV rate: the middle generated token (position 4 + 7 / 2 = 7) reads 8 rows
+        # of keys and values, f32, 64 wide, of 4 KV heads in 2 layers: 2 * 4 * 8 * 512 = 32768
+        # bytes; its ms is the attention row's, its GB/s those bytes over that time (within the
+        # rounding of the printed ms and GB/s)
+        att=$(sed -n 's/^  attention \([0-9.]*\) ms\/token over \([0-9.]*\) MB of KV cache: \([0-9.]*\) GB\/s, [0-9]*% of the run.s read rate ([0-9.]* GB\/s)$/\1 \2 \3/p' "$out")
+        row=$(printf "%s\n" "$rows" | awk '$1 == "attention" { print $2 }')
+        check 'echo "$att $row" | awk "{ exit !(\$2 == 0.033 && \$1 == \$4 && \$1 > 0 && (\$3 * \$1 - 0.032768) ^ 2 <= (0.00005 * \$3 + 0.005 * \$1 + 0.0001) ^ 2) }"' \
+            "$k t$th attention line (ms MB GB/s, row ms): $att $row: $(grep "^  attention" "$out")"
     done
 done
 

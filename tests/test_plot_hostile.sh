@@ -5,10 +5,18 @@
 # data file names), backslashes, enhanced-text markup, control characters, bytes that are not
 # UTF-8, very long strings -- go through
 #   (a) `bitbench run` of an experiment with plots whose `out` holds them (the results folder's
-#       name, hence the plot files' paths), and
-#   (b) `bitbench plot` of a foreign results folder whose run.json (cpu_model, started_at), machine
-#       profile (cpu_model, gamma kernel names), results.csv (kernel, variant) and model-sweep CSV
-#       (model, kernel) hold them.
+#       name, hence the plot files' paths; also a leading '-' or "--kind=x", which `plot` must
+#       not take for an option),
+#   (b) `bitbench plot` of a foreign results folder whose run.json (cpu_model, started_at, run_id,
+#       the experiment's name), machine profile (cpu_model, gamma kernel names), results.csv
+#       (kernel, variant) and model-sweep CSV (model, kernel) hold them;
+#   (c) the working directory: a folder from someone else holding a scripts/ of its own (gnuplot
+#       scripts that call system(), a paper-table module) -- `bitbench plot` and `bitbench report`
+#       run from inside it, without BITBENCH_SOURCE_DIR, use bitbench's own scripts, never those.
+#   (d) the commands bitbench suggests for a person to copy into a shell -- `bitbench run`'s
+#       "redraw with: bitbench plot DIR" on stderr, the report page's "bitbench report DIR" --
+#       with DIR from an experiment's `out` holding $(...), backquotes, quotes or a leading '-':
+#       run by sh, each names the run folder as one word and runs nothing else.
 # No canary file may ever appear, and every plot is still drawn: none of these strings is more than
 # odd once it is data.  Also: a plot that fails leaves the previous plot as it was; `plot` of a
 # folder without results, --out under a file and an image place that is a folder say so
@@ -21,6 +29,11 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Everything runs inside tmp, so that a command a hostile string ran with a relative path (gnuplot's
+# system() runs in bitbench's working directory) leaves its canary where canary() looks.
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+data=$(cd "$data" && pwd)
+cd "$tmp" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 canary() { # where
     c=$(find "$tmp" -name CANARY -print | head -n 1)
@@ -40,6 +53,8 @@ cat > "$tmp/outs.txt" <<'EOF'
 "res\n!touch CANARY\nx"
 "res\r\nsystem('touch CANARY')\n"
 [==[res@ttl@outfile]==]
+[==[-res]==]
+[==[--kind=x]==]
 [==[res {\bf x}^2_&@ a]==]
 "res\255\254\192"
 string.rep(string.rep("r", 200) .. "/", 4) .. "r`touch CANARY`"
@@ -94,6 +109,8 @@ cat > "$tmp/json.txt" <<'EOF'
 cpu`touch CANARY`
 cpu$(touch CANARY)
 cpu';system('touch CANARY');'
+cpu'.system('touch CANARY').'
+cpu';system \"touch CANARY\";x='
 cpu\";system(\"touch CANARY\");\"
 cpu\\\";system(\\\"touch CANARY\\\");\\\"
 |touch CANARY
@@ -161,6 +178,7 @@ while [ $j -lt "$njson" ]; do
     cp "$data/results.csv" "$g/"
     # (the fixture's run.json predates the run_id field: the line is added, then spliced)
     S=$s awk "$splice"'/"started_at"/ { print splice("  \"run_id\": \"x\",", "run_id", ENVIRON["S"]) }
+        index($0, "\"plot_fixture\"") { $0 = splice($0, "name", ENVIRON["S"]) }
         { $0 = splice(splice($0, "cpu_model", ENVIRON["S"]), "started_at", ENVIRON["S"]); print }' \
         "$data/run.json" > "$g/run.json"
     S=$s awk "$splice"'{ $0 = splice($0, "cpu_model", ENVIRON["S"]); print }' \
@@ -172,6 +190,61 @@ while [ $j -lt "$njson" ]; do
     [ -s "$g/plots/roofline.png" ] && [ -s "$g/plots/roofline.svg" ] || fail "cpu_model '$s': no roofline plot"
 done
 grep -q 'touch CANARY' "$tmp/c1/plots/roofline.svg" || fail "a hostile cpu_model is not printed as text in the title"
+
+# ---- (c) a working directory with a scripts/ folder of its own ----
+w="$tmp/foreign-cwd"
+mkdir -p "$w/scripts/lib" "$w/scripts/reproduce"
+for gp in plot_common roofline threads gemv_bw tokens ebw depth; do
+    printf 'system("touch %s/CANARY")\nset terminal png\nset output outfile\nplot x\n' "$w" > "$w/scripts/$gp.gp"
+done
+printf 'return { read_json = function() return {} end, read_csv = function() return {} end }\n' > "$w/scripts/lib/report.lua"
+printf 'return { title = "FOREIGN MODULE", render = function() return "FOREIGN MODULE RAN" end }\n' \
+    > "$w/scripts/reproduce/plot_fixture.lua"
+(cd "$w" && env -u BITBENCH_SOURCE_DIR "$bin" plot "$data" --kind threads --out "$w/plots" >"$w/out.txt" 2>"$w/err.txt") ||
+    fail "plot run from a folder with its own scripts/ exited $?: $(cat "$w/err.txt")"
+canary "plot run from a folder with its own scripts/"
+[ -s "$w/plots/threads.png" ] && [ -s "$w/plots/threads.svg" ] || fail "plot from a folder with its own scripts/: no threads plot"
+cp -r "$data" "$w/run"
+(cd "$w" && env -u BITBENCH_SOURCE_DIR "$bin" report "$w/run" -o "$w/report.html" >"$w/rout.txt" 2>"$w/rerr.txt") ||
+    fail "report run from a folder with its own scripts/ exited $?: $(cat "$w/rerr.txt")"
+canary "report run from a folder with its own scripts/"
+grep -q 'FOREIGN MODULE' "$w/report.html" && fail "report ran the working directory's scripts/reproduce/plot_fixture.lua"
+grep -q '<svg' "$w/report.html" || fail "report from a folder with its own scripts/ inlines no plot: $(cat "$w/rerr.txt")"
+
+# ---- (d) the commands bitbench suggests, run by sh ----
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\nfor a in "$@"; do printf "[%%s]\\n" "$a"; done > "$SUGGESTED_ARGS"\n' > "$tmp/fakebin/bitbench"
+chmod +x "$tmp/fakebin/bitbench"
+html_text() { sed "s/&#39;/'/g; s/&quot;/\"/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\\&/g"; }
+cat > "$tmp/suggest_outs.txt" <<'EOF'
+[==[-r $(touch CANARY) `touch CANARY` 'q' "dq" \ x]==]
+[==[res$(touch${IFS}CANARY)]==]
+EOF
+while IFS= read -r expr; do
+    d=$(mktemp -d "$tmp/d.XXXXXX")
+    E=$expr awk '/^  out = / { print "  out = " ENVIRON["E"] ","; next } { print }' "$tmp/a1/shared.lua" > "$d/shared.lua"
+    # no gnuplot on PATH: the plots fail, and bitbench run says how to redraw them
+    (cd "$d" && env PATH=/nonexistent "$bin" run shared.lua --smoke --quiet >out.txt 2>err.txt) ||
+        fail "run with out = $expr and no gnuplot exited $?: $(cat "$d/err.txt")"
+    run_dir=$(dirname "$(find "$d" -name run.json)")
+    run_dir=${run_dir#"$d"/}
+    case $run_dir in -*) shown="./$run_dir" ;; *) shown=$run_dir ;; esac
+    for how in stderr html; do
+        if [ $how = html ]; then
+            cmd=$(sed -n 's/.*<code>\(bitbench report [^<]*\)<\/code>.*/\1/p' "$d/$run_dir/report.html" | html_text)
+            want="[report] [$shown] "
+        else
+            cmd=$(sed -n 's/.*redraw with: //p' "$d/err.txt" | head -n 1)
+            want="[plot] [$shown] [--kind] [threads] "
+        fi
+        [ -n "$cmd" ] || fail "out = $expr: no suggested command in the $how: $(cat "$d/err.txt")"
+        rm -f "$tmp/args"
+        (cd "$d" && PATH="$tmp/fakebin:$PATH" SUGGESTED_ARGS="$tmp/args" sh -c "$cmd") 2>/dev/null
+        canary "the command the $how suggests for out = $expr ($cmd)"
+        got=$(tr '\n' ' ' < "$tmp/args" 2>/dev/null)
+        [ "$got" = "$want" ] || fail "out = $expr: the $how suggests '$cmd', which sh runs as '$got', not '$want'"
+    done
+done < "$tmp/suggest_outs.txt"
 
 # ---- a plot that fails leaves the previous plot as it was ----
 "$bin" plot "$data" --kind threads --out "$tmp/keep" >/dev/null 2>&1 || fail "plot into keep"

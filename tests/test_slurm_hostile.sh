@@ -5,9 +5,10 @@
 #  - A value with a newline or another control character, in any field (--out, the experiment
 #    path, --partition, --account, --constraint, --time, a run option), is refused with one line
 #    naming it, exit 2, and no script is written; so are blanks, quotes, backslashes, '#' and '%'
-#    in the values that go into #SBATCH lines.
+#    in the values that go into #SBATCH lines, and an --out longer than a script's path may be.
 #  - A job whose values hold $(...), backquotes, ';', '&', '|', glob characters and non-ASCII
-#    (and, in the experiment's path, blanks, quotes and backslashes too) is written, submitted
+#    (and, in the experiment's path, blanks, quotes, backslashes and bytes that are not UTF-8
+#    too) is written, submitted
 #    with --submit and by its submit.sh, runs every shard (the SHA-256 pin passes for such a path,
 #    and still refuses an edited file) and merges them, and no injected command ever runs: no
 #    CANARY file appears anywhere.
@@ -94,6 +95,8 @@ done
 refused --out "$T/exp.lua" --shards 2 --out "$T/refused/$inject"
 refused --out "$T/exp.lua" --shards 2 --out "$T/refused/a b"
 refused --out "$T/exp.lua" --shards 2 --out "$T/refused/a%jb"
+# longer than a script's path may be: refused, not cut short into another folder
+refused --out "$T/exp.lua" --shards 2 --out "$T/refused/$(printf 'a/%.0s' $(seq 1 600))"
 refused --only "$T/exp.lua" --shards 2 --out "$T/refused" --only "i2_s${NL}touch CANARY"
 refused --meters "$T/exp.lua" --shards 2 --out "$T/refused" --meters "$(printf 'timer\033[2J')"
 refused --peer "$T/exp.lua" --shards 2 --out "$T/refused" --peer "llama.cpp=/opt/x${NL}touch CANARY"
@@ -107,7 +110,7 @@ check '[ ! -e "$T/nl${NL}touch CANARY/slurm" ] && [ ! -e "$T/refused" ]' "a refu
 # A clean job with odd values.  The experiment's path may hold anything but control characters;
 # the working directory and --out go into #SBATCH lines, so they hold no blanks, quotes,
 # backslashes, '#' or '%', but $(...), backquotes, ';', '&', '|', globs and non-ASCII.
-odd="$T/-odd dir 'q' \"dq\" \$HOME \\back ü;&|*?[a] \$(touch CANARY) \`touch CANARY\`"
+odd="$T/-odd dir 'q' \"dq\" \$HOME \\back ü$(printf '\377\376');&|*?[a] \$(touch CANARY) \`touch CANARY\`"
 mkdir -p "$odd"
 E="$odd/-exp \$(touch CANARY) 'x'.lua"
 cp "$T/exp.lua" "$E"
@@ -149,6 +152,18 @@ echo "-- edited" >> "$E"
 (cd "$work" && SLURM_ARRAY_TASK_ID=0 bash "$dir/array-a_b___touch__IFS_CANARY_.sbatch") > "$T/pin.out" 2>&1; rc=$?
 check '[ $rc -eq 3 ] && grep -q "exp \$(touch CANARY) .x..lua has changed since the script was written" "$T/pin.out"' \
     "a task refuses an edited experiment: exit $rc: $(cat "$T/pin.out")"
+
+# An experiment file from someone else named with $(...): the scripts go to slurm/NAME, and the
+# "submit with:" command printed, run by sh, names that submit.sh as one word and runs nothing.
+mkdir -p "$T/named"
+cp "$T/exp.lua" "$T/named/x\$(touch\${IFS}CANARY)\`touch\${IFS}CANARY\`.lua"
+(cd "$T/named" && "$BB" slurm "x\$(touch\${IFS}CANARY)\`touch\${IFS}CANARY\`.lua" --shards 2) > "$T/named.out" 2>&1; rc=$?
+cmd=$(sed -n 's/^submit with: //p' "$T/named.out")
+want="$T/named/slurm/x\$(touch\${IFS}CANARY)\`touch\${IFS}CANARY\`/submit.sh"
+check '[ $rc -eq 0 ] && [ -x "$want" ] && [ -n "$cmd" ]' "bitbench slurm of a file named with \$(...): exit $rc: $(cat "$T/named.out")"
+got=$(cd "$T/named" && eval "set -- $cmd" && [ $# -eq 1 ] && printf '%s' "$1")
+check '[ "$got" = "$want" ] && [ "$(canaries)" -eq 0 ]' \
+    "the suggested '$cmd' is, read by sh, '$got' (wanted '$want'; canaries: $(find "$T" -name 'CANARY*' -type f))"
 
 # sbatch failing: one line, exit 1
 FAKE_SBATCH_FAIL=1 "$BB" slurm "$T/exp.lua" --shards 2 --out "$T/down" --submit > /dev/null 2> "$T/down.err"; rc=$?

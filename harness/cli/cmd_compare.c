@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "support/output_dir.h"
 #include "support/output_file.h"
+#include "support/term_text.h"
 
 static void usage(FILE *f)
 {
@@ -107,8 +108,17 @@ int bb_cmd_compare(int argc, char **argv)
         fprintf(stderr, "bitbench compare: %s\n", err);
         return 2;
     }
-    if (csv) bb_compare_csv(stdout, &c);
-    else bb_compare_markdown(stdout, &c);
+    if (csv) bb_compare_csv(stdout, &c); /* CSV: the cells as they are, for a program */
+    else { /* Markdown for a person: names from the runs (kernels, models, machines) for a terminal */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (m) {
+            bb_compare_markdown(m, &c);
+            if (fclose(m) == 0) bb_term_fputs_lines(text, stdout);
+            free(text);
+        }
+    }
     int rc = out && write_outputs(out, &c) ? 2 : 0;
     if (rc == 0 && gate && c.regressions) {
         fprintf(stderr, "bitbench compare: %d point%s of B significantly slower than A by more than %.1f%%\n",

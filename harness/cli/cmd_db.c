@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "results/run_tables.h"
 #include "support/output_dir.h"
+#include "support/term_text.h"
 
 static void usage(FILE *f)
 {
@@ -93,7 +94,15 @@ int bb_cmd_db(int argc, char **argv)
     int rc;
     if (want < 0) rc = import_dirs(db, args, nargs);
     else if (want == 2) rc = export_run(db, args[0], args[1]);
-    else if ((rc = bb_db_list(db, stdout, err, sizeof err) ? 1 : 0)) fprintf(stderr, "bitbench db list: %s\n", err);
+    else { /* the list names runs, hosts and CPUs of a database from anywhere: for a terminal */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        rc = !m || bb_db_list(db, m, err, sizeof err) ? 1 : 0;
+        if (m && fclose(m) == 0) bb_term_fputs_lines(text, stdout);
+        free(text);
+        if (rc) fprintf(stderr, "bitbench db list: %s\n", m ? err : "out of memory");
+    }
     bb_db_close(db);
     return rc;
 }

@@ -192,8 +192,11 @@ static void breakdown_row(const char *name, double seconds, double per, double t
 
 /* --breakdown: the profile of the timed decode steps (models/transformer.h, bb_tf_profile), per
  * token.  The rows but idle.* are disjoint stretches of the calling thread's time and, with other
- * (what none of them covers), add up to the measured total. */
-static void print_breakdown(const bb_tf_profile *p)
+ * (what none of them covers), add up to the measured total.  The attention line sets the KV bytes
+ * of the middle generated token (the mean over the timed tokens, since a token's reads grow by one
+ * row per position) against the attention's time: how close it streams the cache to the run's
+ * own read rate (r's read_gbps, the weights and KV rows read alone). */
+static void print_breakdown(const bb_tf_profile *p, const bb_e2e_result *r)
 {
     static const char *const group[BB_TF_GROUP_KINDS] = {"qkv", "wo", "w13", "w2", "cls"};
     static const char *const stage[BB_TF_STAGES] = {"embed", "resid_norm", "rope_store", "attention",
@@ -225,6 +228,10 @@ static void print_breakdown(const bb_tf_profile *p)
     }
     printf("  engine   %.4f ms/token in the matmuls' dispatch-to-last-chunk: the decode step takes %.3fx that\n",
            1000 * matmul / per, matmul > 0 ? p->total / matmul : 0);
+    double att = p->stage[BB_TF_STAGE_ATTENTION] / per, gbps = att > 0 ? (double)r->kv_bytes_per_token / att / 1e9 : 0;
+    printf("  attention %.4f ms/token over %.3f MB of KV cache: %.2f GB/s, %.0f%% of the run's read rate (%.2f GB/s)\n",
+           1000 * att, (double)r->kv_bytes_per_token / 1e6, gbps, r->read_gbps > 0 ? 100 * gbps / r->read_gbps : 0,
+           r->read_gbps);
 }
 
 /* --db: the point as a run "e2e" of one row and its samples (run_db.h). */
@@ -315,7 +322,7 @@ int bb_cmd_e2e(int argc, char **argv)
         rc = bb_machine_output_row(stdout, format, bb_e2e_columns, bb_e2e_ncolumns, &row, &name, &pad, 1) ? 1 : 0;
     } else {
         print_text(&spec, &r, threads, &mach);
-        if (spec.profile) print_breakdown(spec.profile);
+        if (spec.profile) print_breakdown(spec.profile, &r);
     }
     bb_tf_profile_free(spec.profile);
     if (db && store(db, &run, argc, argv, &mach, &spec, &r, &row, threads)) rc = 1;

@@ -8,19 +8,32 @@
 #include "cli/commands.h"
 #include "models/gguf.h"
 #include "models/gguf_types.h"
+#include "support/term_text.h"
 
 #define SHOW_CHARS 48   /* of a string value */
 #define SHOW_ELEMENTS 5 /* of an array */
 
+/* A string of the file (a value, a key, a tensor name: a GGUF from elsewhere may carry terminal
+ * control sequences in general.name) for a terminal: its first max bytes through bb_term_text
+ * (support/term_text.h: control bytes, C1 and bytes that are not UTF-8 as \xNN). */
+static void put_text(const char *s, uint64_t n, uint64_t max)
+{
+    char raw[256], shown[256 * 8 + 1];
+    size_t k = (size_t)(n < max ? n : max), at = 0;
+    while (at <= k) { /* NUL-separated pieces, each NUL shown as \x00 */
+        size_t len = strnlen(s + at, k - at);
+        memcpy(raw, s + at, len);
+        raw[len] = 0;
+        fputs(bb_term_text(raw, shown, sizeof shown), stdout);
+        at += len + 1;
+        if (at <= k) fputs("\\x00", stdout);
+    }
+}
+
 static void put_str(const char *s, uint64_t n)
 {
     putchar('\'');
-    for (uint64_t i = 0; i < n && i < SHOW_CHARS; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '\n') fputs("\\n", stdout);
-        else if (ch < 32 || ch == 127) printf("\\x%02x", ch);
-        else putchar(ch);
-    }
+    put_text(s, n, SHOW_CHARS);
     putchar('\'');
     if (n > SHOW_CHARS) printf("...(%" PRIu64 " bytes)", n);
 }
@@ -69,7 +82,14 @@ static void put_array(const bb_gguf_array *a, int depth)
 
 static void put_kv(const bb_gguf_kv *kv)
 {
-    printf("  %-44.*s ", (int)(kv->key.len < 200 ? kv->key.len : 200), kv->key.ptr);
+    char key[201 * 8];
+    {
+        char raw[201];
+        size_t k = kv->key.len < 200 ? (size_t)kv->key.len : 200;
+        memcpy(raw, kv->key.ptr, k);
+        raw[k] = 0;
+        printf("  %-44s ", bb_term_text(raw, key, sizeof key));
+    }
     if (kv->type == BB_GGUF_ARRAY) {
         put_array(&kv->array, 0);
     } else {
@@ -93,7 +113,9 @@ static void put_tensor(uint64_t i, const bb_gguf_tensor *t)
         o += snprintf(shape + o, sizeof shape - (size_t)o, "%s%" PRIu64, d ? ", " : "", t->ne[d]);
     if (o < (int)sizeof shape) snprintf(shape + o, sizeof shape - (size_t)o, "]");
     const bb_ggml_type *ty = bb_ggml_type_by_id(t->type);
-    printf("  %4" PRIu64 " %-32s %-7s %-20s %12" PRIu64 " %12" PRIu64 "%s\n", i, t->name, ty->name, shape, t->offset,
+    char name[1024];
+    printf("  %4" PRIu64 " %-32s %-7s %-20s %12" PRIu64 " %12" PRIu64 "%s\n", i, bb_term_text(t->name, name, sizeof name),
+           ty->name, shape, t->offset,
            t->n_bytes, ty->decodes ? "" : "  (not decoded by bitbench)");
 }
 

@@ -25,7 +25,10 @@
 #include "io/json_read.h"
 #include "report/gnuplot_script.h"
 #include "report/plot_kinds.h"
+#include "report/scripts_dir.h"
 #include "support/input_file.h"
+#include "support/not_a_link.h"
+#include "support/term_text.h"
 #include "support/output_file.h"
 
 extern char **environ;
@@ -43,6 +46,7 @@ typedef struct {
     int ngamma;
     char gk[128][48];
     double gbpw[128], gbound[128];
+    int cores; /* machine.cores, 0 when absent */
     char cpu[128], date[40];
 } profile;
 
@@ -56,6 +60,8 @@ static void profile_from_json(const bb_jv *root, profile *pr)
     static const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
     copy_str(bb_jv_str(bb_jv_get(root, "machine"), "cpu_model"), pr->cpu, sizeof pr->cpu);
     copy_str(bb_jv_str(root, "date"), pr->date, sizeof pr->date);
+    double cores = bb_jv_num(bb_jv_get(root, "machine"), "cores");
+    pr->cores = cores >= 1 && cores <= 1e6 ? (int)cores : 0;
     const bb_jv *bw = bb_jv_get(root, "read_bandwidth"), *peaks = bb_jv_get(root, "peaks"),
                 *gamma = bb_jv_get(root, "gamma");
     for (int i = 0; bw && bw->type == BB_JV_ARR && i < bw->n; i++) {
@@ -107,7 +113,7 @@ static int profile_read(const char *path, profile *pr)
  * a failed plot leaves the previous files in out as they were. */
 typedef struct {
     char scripts[PATH_MAX], out[PATH_MAX], tmp[64];
-    char run_line[512]; /* the second title line: experiment, run id, machine, date */
+    char run_line[768]; /* the second title line: experiment, run id, machine, date */
     char made[32][24]; /* the names of the files made in tmp, removed at the end */
     int nmade;
     int produced;
@@ -213,7 +219,8 @@ static int gnuplot(plot_ctx *c, const char *kind, const char *script, bb_gp_scri
     for (int svg = 0; svg < 2 && !rc; svg++) {
         char target[PATH_MAX + 32];
         snprintf(target, sizeof target, "%s/%s.%s", c->out, kind, ext[svg]);
-        if (bb_output_check(target, err, sizeof err)) {
+        if (bb_not_a_link(target, "an image of the plots folder", err, sizeof err) ||
+            bb_output_check(target, err, sizeof err)) {
             fprintf(stderr, "bitbench plot: %s\n", err);
             rc = -1;
         }
@@ -835,28 +842,15 @@ static int plot_ebw(plot_ctx *c, const profile *pr)
 
 /* ---- the command ---- */
 
-/* The scripts folder, as an absolute path (gnuplot is given nothing else: a relative name could
- * begin with '<' or '|'); -1 with a line on stderr when it is not there. */
+/* The scripts folder (report/scripts_dir.h: chosen by the person, never the working directory),
+ * as an absolute path (gnuplot is given nothing else: a relative name could begin with '<' or
+ * '|'); -1 with a line on stderr when it is not there. */
 static int find_scripts(char *out)
 {
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    char exe[PATH_MAX], dir[PATH_MAX + 16];
-    ssize_t n;
-    if (src) snprintf(dir, sizeof dir, "%.4000s/scripts", src);
-    else if (access("scripts/roofline.gp", R_OK) == 0) snprintf(dir, sizeof dir, "%s", "scripts");
-    else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
-        snprintf(dir, sizeof dir, "%.4000s/../scripts", exe);
-    } else
-        snprintf(dir, sizeof dir, "scripts");
-    if (!realpath(dir, out)) {
-        fprintf(stderr, "bitbench plot: the gnuplot scripts folder %s: %s (BITBENCH_SOURCE_DIR names the source tree)\n",
-                dir, strerror(errno));
-        return -1;
-    }
-    return 0;
+    char err[4096];
+    if (bb_scripts_dir(out, PATH_MAX, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "bitbench plot: %s\n", err);
+    return -1;
 }
 
 static void usage(FILE *f)
@@ -865,7 +859,8 @@ static void usage(FILE *f)
                "  --kind KIND     roofline, threads, gemv_bw, tokens, ebw, e2e_threads, e2e_depth (default: every\n"
                "                  kind the data allow)\n"
                "  --profile FILE  machine profile of `bitbench roofline` (default RESULTS_DIR/machine-profile.json,\n"
-               "                  then results/machine-profile.json)\n"
+               "                  the run's own; no other is looked for).  A profile of another CPU than\n"
+               "                  run.json's is drawn with a warning on stderr and in the titles\n"
                "  --out DIR       where the PNG and SVG files go (default RESULTS_DIR/plots)\n");
 }
 
@@ -911,6 +906,8 @@ typedef struct {
     bb_csv_table gemm, e2e;
     int have_gemm, have_e2e, have_prof;
     profile pr;
+    char prof_path[PATH_MAX]; /* the profile's file */
+    char prof_other[256]; /* "" or the titles' words for a profile of another machine than the run's */
 } plot_inputs;
 
 /* The CSV files of the folder, classified by their columns (the first of each kind is used). */
@@ -960,20 +957,59 @@ static int load_tables(const char *dir, plot_inputs *in)
     return 0;
 }
 
-/* --profile FILE, else DIR/machine-profile.json, else results/machine-profile.json.  True when the
- * profile came from the folder or --profile (results the folder or the command line offers). */
+/* The run's machine (run.json's machine.cpu_model and cores) against the profile's: a plot draws
+ * the ceilings of the machine the run was measured on, and says so when the profile is of
+ * another (the criterion of scripts/reproduce.lua: CPU model and cores).  Names from the files
+ * reach the terminal through bb_term_text. */
+static void profile_check_machine(const char *dir, const char *path, plot_inputs *in)
+{
+    char rj[PATH_MAX], err[512], cpu[128] = "", a[160], b[160], c[160];
+    snprintf(rj, sizeof rj, "%s/run.json", dir);
+    bb_jv *run = access(rj, F_OK) == 0 ? bb_json_load(rj, err, sizeof err) : NULL;
+    const bb_jv *m = bb_jv_get(run, "machine");
+    copy_str(bb_jv_str(m, "cpu_model"), cpu, sizeof cpu);
+    double cores = bb_jv_num(m, "cores");
+    bb_jv_free(run);
+    bb_term_text(path, a, sizeof a);
+    bb_term_text(in->pr.cpu[0] ? in->pr.cpu : "unknown CPU", b, sizeof b);
+    if (!cpu[0]) {
+        fprintf(stderr, "bitbench plot: ceilings from the machine profile %s (%s, %d cores); %s has no run.json "
+                        "machine to hold it against\n", a, b, in->pr.cores, dir);
+        return;
+    }
+    bb_term_text(cpu, c, sizeof c);
+    bool same = !strcmp(cpu, in->pr.cpu) && (isnan(cores) || !in->pr.cores || (int)cores == in->pr.cores);
+    if (same) {
+        fprintf(stderr, "bitbench plot: ceilings from the machine profile %s (%s, the run's CPU)\n", a, b);
+        return;
+    }
+    fprintf(stderr, "bitbench plot: warning: the machine profile %s is of %s (%d cores), not of the run's %s (%.0f "
+                    "cores): its ceilings are another machine's, and the titles say so\n", a, b, in->pr.cores, c,
+            isnan(cores) ? 0.0 : cores);
+    snprintf(in->prof_other, sizeof in->prof_other, "ceilings of ANOTHER machine: %.120s, %d cores", in->pr.cpu,
+             in->pr.cores);
+}
+
+/* --profile FILE, else DIR/machine-profile.json (the run's own: never a profile found elsewhere,
+ * such as the working directory's results/, which may be another machine's).  True when there is
+ * one. */
 static bool load_profile(const char *dir, const char *prof_path, plot_inputs *in)
 {
     char pp[PATH_MAX];
-    if (prof_path) {
-        in->have_prof = profile_read(prof_path, &in->pr) == 0;
-        if (!in->have_prof) fprintf(stderr, "bitbench plot: %s: not a machine profile\n", prof_path);
-        return in->have_prof;
+    if (prof_path) snprintf(pp, sizeof pp, "%s", prof_path);
+    else {
+        snprintf(pp, sizeof pp, "%s/machine-profile.json", dir);
+        if (access(pp, F_OK) != 0) return false; /* none: the kinds that need one say so */
     }
-    snprintf(pp, sizeof pp, "%s/machine-profile.json", dir);
-    if ((in->have_prof = profile_read(pp, &in->pr) == 0)) return true;
-    in->have_prof = profile_read("results/machine-profile.json", &in->pr) == 0;
-    return false;
+    in->have_prof = profile_read(pp, &in->pr) == 0;
+    if (!in->have_prof) {
+        char t[PATH_MAX];
+        bb_term_text(pp, t, sizeof t);
+        fprintf(stderr, "bitbench plot: %s: not a machine profile of `bitbench roofline` (no read_bandwidth)\n", t);
+        return false;
+    }
+    snprintf(in->prof_path, sizeof in->prof_path, "%s", pp);
+    return true;
 }
 
 /* The output folder, made with its missing parents (mkdir -p: only the folders that are not
@@ -1008,6 +1044,12 @@ static int prepare_out(const char *out)
         }
         p[i] = saved;
     }
+    /* the folder itself: a link there (a results folder from someone else) is not followed */
+    char err[2048];
+    if (bb_not_a_link(p, "the plots folder", err, sizeof err)) {
+        fprintf(stderr, "bitbench plot: %s (or draw elsewhere with --out DIR)\n", err);
+        return -1;
+    }
     return 0;
 }
 
@@ -1033,14 +1075,16 @@ static void run_title(const char *dir, const plot_inputs *in, char *out, size_t 
     char which[256];
     if (!have_run) snprintf(which, sizeof which, "%s", "no run.json (experiment and run unknown)");
     else snprintf(which, sizeof which, "experiment %s, run %s", name[0] ? name : "(unnamed)", id[0] ? id : "(no run id)");
-    snprintf(out, len, "%s - %s, %s", which, cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated");
+    snprintf(out, len, "%s - %s, %s%s%s", which, cpu[0] ? cpu : "unknown machine", date[0] ? date : "undated",
+             in->prof_other[0] ? " - " : "", in->prof_other);
 }
 
 /* Draw kind i of bb_plot_kinds: 0, 1 skipped (with *why when the data lack something), -1 failed. */
 static int draw_kind(plot_ctx *c, int i, plot_inputs *in, const char **why)
 {
     static const char no_gemm[] = "no GEMM results CSV", no_e2e[] = "no CSV with model, kernel, threads, tg_tps",
-                      no_prof[] = "no machine profile (run bitbench roofline)";
+                      no_prof[] = "no machine profile in the folder (name one with --profile, or measure "
+                                  "one: bitbench roofline --out RESULTS_DIR/machine-profile.json)";
     const profile *pr = in->have_prof ? &in->pr : NULL;
     *why = NULL;
     switch (i) {
@@ -1084,6 +1128,7 @@ int bb_cmd_plot(int argc, char **argv)
         fprintf(stderr, "bitbench plot: cannot create a temporary folder in /tmp: %s\n", strerror(errno));
         goto done;
     }
+    if (in.have_prof) profile_check_machine(dir, in.prof_path, &in); /* said once the plots can be drawn */
     run_title(dir, &in, c.run_line, sizeof c.run_line);
 
     int failed = 0, skipped_wanted = 0;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "report/html_report.h"
 #include "support/input_file.h"
+#include "support/not_a_link.h"
 
 static void usage(FILE *f)
 {
@@ -61,10 +63,12 @@ int bb_cmd_report(int argc, char **argv)
     }
     char def[PATH_MAX + 16], err[2048];
     int rc;
+    bool named = out != NULL; /* a place the person named may be a link (their choice); ours may not */
     if (S_ISDIR(st.st_mode)) {
         if (!out) snprintf(def, sizeof def, "%.4000s/report.html", src), out = def;
         bb_report_plots plots = {.draw = true};
-        rc = bb_report_run_dir(src, out, &plots, err, sizeof err);
+        rc = !named && bb_not_a_link(out, "the run's report", err, sizeof err) ? -1
+                                                                               : bb_report_run_dir(src, out, &plots, err, sizeof err);
     } else if (S_ISREG(st.st_mode)) {
         if (!out) {
             size_t n = strlen(src);
@@ -72,7 +76,8 @@ int bb_cmd_report(int argc, char **argv)
             snprintf(def, sizeof def, "%.*s.html", stem > 4000 ? 4000 : stem, src);
             out = def;
         }
-        rc = bb_report_database(src, out, err, sizeof err);
+        rc = !named && bb_not_a_link(out, "the database's report", err, sizeof err) ? -1
+                                                                                   : bb_report_database(src, out, err, sizeof err);
     } else {
         fprintf(stderr, "bitbench report: %s is %s, not a run folder or a results database\n", src,
                 bb_file_kind((unsigned)st.st_mode));

@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "archive/run_db.h"
 #include "bench/roofline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "io/shell_word.h"
 #include "meters/meter.h"
 #include "peers/peer.h"
 #include "plan/experiment.h"
@@ -20,7 +22,9 @@
 #include "run/sweep.h"
 #include "support/lua_sandbox.h"
 #include "support/machine.h"
+#include "support/not_a_link.h"
 #include "support/sizes.h"
+#include "support/term_text.h"
 
 static void usage(FILE *f)
 {
@@ -74,6 +78,16 @@ static void usage(FILE *f)
             "Model sweeps (models = {...}) write e2e.csv (one row per end-to-end point) beside them.\n");
 }
 
+/* One line on stderr that may hold values from the experiment file or a results folder (names,
+ * paths): shown through bb_term_fputs, so a control sequence in a shared file reaches the
+ * terminal as text (issue 29). */
+static void say(const char *line)
+{
+    fputs("bitbench run: ", stderr);
+    bb_term_fputs(line, stderr);
+    fputc('\n', stderr);
+}
+
 /* Split "a,b" arguments of repeated --only options into one list (pointers into argv copies). */
 static int add_only(char ***only, int *n, const char *arg)
 {
@@ -98,9 +112,11 @@ static void print_plan(const bb_experiment *ex, const bb_plan *plan)
         const bb_point *p = &plan->points[i];
         const bb_sweep *sw = &ex->sweeps[p->sweep];
         const bb_shape *sh = &sw->shapes[p->shape];
-        printf("| %d | %s | %s@%s | %d | %d | %d | %d | %s | %s%s%s |\n", p->index, sw->name,
+        char name[256], model[256], roles[256]; /* the file's strings, for a terminal */
+        printf("| %d | %s | %s@%s | %d | %d | %d | %d | %s | %s%s%s |\n", p->index, bb_term_text(sw->name, name, sizeof name),
                sw->kernels[p->kernel].kernel->name, sw->kernels[p->kernel].variant->isa, sh->m, sh->k, p->n,
-               p->threads, bb_cache_mode_name(p->cache), sh->model, sh->model[0] ? " " : "", sh->roles);
+               p->threads, bb_cache_mode_name(p->cache), bb_term_text(sh->model, model, sizeof model),
+               sh->model[0] ? " " : "", bb_term_text(sh->roles, roles, sizeof roles));
     }
     printf("%d points, %d skipped\n", plan->npoints, plan->nskipped);
     if (!plan->ne2e) return;
@@ -109,7 +125,9 @@ static void print_plan(const bb_experiment *ex, const bb_plan *plan)
     for (int i = 0; i < plan->ne2e; i++) {
         const bb_e2e_point *p = &plan->e2e[i];
         const bb_sweep *sw = &ex->sweeps[p->sweep];
-        printf("| %d | %s | %s | %s@%s | %d | %d | %d | %d |\n", p->index, sw->name, sw->models[p->model].name,
+        char name[256], model[256];
+        printf("| %d | %s | %s | %s@%s | %d | %d | %d | %d |\n", p->index, bb_term_text(sw->name, name, sizeof name),
+               bb_term_text(sw->models[p->model].name, model, sizeof model),
                sw->kernels[p->kernel].kernel->name, sw->kernels[p->kernel].variant->isa, p->threads, p->prompt, p->gen,
                p->depth);
     }
@@ -125,7 +143,11 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     char path[1400], err[256];
     if (ex->profile) {
         snprintf(path, sizeof path, "%s/machine-profile.json", dir);
-        if (access(path, F_OK) != 0) { /* whether it is there, not opened: a FIFO would block an open */
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) { /* a resumed folder from someone else: not followed */
+            bb_not_a_link(path, "the run's machine profile", err, sizeof err);
+            fprintf(stderr, "bitbench run: machine profile not measured: %s\n", err);
+        } else if (access(path, F_OK) != 0) { /* whether it is there, not opened: a FIFO would block an open */
             static bb_roofline r;
             int threads = ex->profile_threads ? ex->profile_threads : mach->allowed_cores > 0 ? mach->allowed_cores : 1;
             if (threads > BB_ROOF_MAX_THREADS) threads = BB_ROOF_MAX_THREADS;
@@ -145,19 +167,26 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
         snprintf(path, sizeof path, "%s/plots", dir);
         rp.drawn_dir = path;
         for (int i = 0; i < ex->nplots; i++) {
-            char *pargv[] = {"plot", (char *)dir, "--kind", (char *)ex->plots[i], "--out", path, NULL};
-            if (bb_cmd_plot(6, pargv))
-                fprintf(stderr, "bitbench run: plot %s was not drawn (see above); redraw with: bitbench plot %s "
-                                "--kind %s\n", ex->plots[i], dir, ex->plots[i]);
-            else if (rp.ndrawn < BB_REPORT_MAX_KINDS)
+            /* "--" before the folder: an experiment's `out` may begin with '-' */
+            char *pargv[] = {"plot", "--kind", (char *)ex->plots[i], "--out", path, "--", (char *)dir, NULL};
+            if (bb_cmd_plot(7, pargv)) {
+                /* a command to copy into a shell: the folder (the experiment's `out`) quoted for it */
+                fprintf(stderr, "bitbench run: plot %s was not drawn (see above); redraw with: bitbench plot ",
+                        ex->plots[i]);
+                bb_shell_path(stderr, dir);
+                fprintf(stderr, " --kind %s\n", ex->plots[i]);
+            } else if (rp.ndrawn < BB_REPORT_MAX_KINDS)
                 rp.drawn[rp.ndrawn++] = ex->plots[i];
         }
     }
     char report[1400], rerr[2048];
     snprintf(report, sizeof report, "%s/report.html", dir);
-    if (bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr))
-        fprintf(stderr, "bitbench run: report.html was not written: %s; write it with: bitbench report %s\n", rerr, dir);
-    else if (!quiet)
+    /* a resumed folder may be someone else's: a link there is not written through */
+    if (bb_not_a_link(report, "the run's report", rerr, sizeof rerr) || bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr)) {
+        fprintf(stderr, "bitbench run: report.html was not written: %s; write it with: bitbench report ", rerr);
+        bb_shell_path(stderr, dir);
+        fputc('\n', stderr);
+    } else if (!quiet)
         fprintf(stderr, "bitbench run: report: %s\n", report);
 }
 
@@ -228,7 +257,7 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
     case 'G': {
         char err[256];
         if (c == 'H' ? bb_shard_parse(optarg, &a->shard, err, sizeof err) : bb_shard_check_group(optarg, err, sizeof err)) {
-            fprintf(stderr, "bitbench run: %s\n", err);
+            say(err);
             return 2;
         }
         if (c == 'G') snprintf(a->shard.group, sizeof a->shard.group, "%s", optarg);
@@ -243,7 +272,7 @@ static int parse_option(int c, char **argv, const bb_machine *mach, run_args *a)
     case 'p': {
         char err[1400];
         if (bb_peer_set_program(optarg, err, sizeof err)) {
-            fprintf(stderr, "bitbench run: %s\n", err);
+            say(err);
             return 2;
         }
         return -1;
@@ -284,7 +313,7 @@ static int apply_repeat(run_args *a)
     char err[4096];
     bb_repeat *r = &a->rep;
     if (bb_repeat_prepare(a->repeat, r, err, sizeof err)) {
-        fprintf(stderr, "bitbench run: %s\n", err);
+        say(err);
         return 2;
     }
     a->file = r->file;
@@ -404,25 +433,25 @@ static int load_and_plan(const run_args *a, const bb_machine *mach, bb_experimen
 {
     char err[4096];
     if (bb_experiment_load_sized(a->file, mach, a->size, ex, err, sizeof err)) {
-        fprintf(stderr, "bitbench run: %s\n", err);
+        say(err);
         return -1;
     }
     if (a->meters && add_meters(ex, a->meters)) return -1;
     if (bb_experiment_override(ex, &a->ov, mach, err, sizeof err)) {
-        fprintf(stderr, "bitbench run: %s\n", err);
+        say(err);
         return -1;
     }
     if (!a->quiet)
         for (int i = 0; i < ex->nwarnings; i++) fprintf(stderr, "bitbench run: note: %s\n", ex->warnings[i]);
     if (bb_plan_check_size(ex, a->max_points, err, sizeof err)) {
-        fprintf(stderr, "bitbench run: %s\n", err);
+        say(err);
         return -1;
     }
     int prc = bb_plan_build(ex, mach, plan, err, sizeof err);
     if (!a->quiet || prc)
-        for (int i = 0; i < plan->nskipped; i++) fprintf(stderr, "bitbench run: %s\n", plan->skipped[i]);
+        for (int i = 0; i < plan->nskipped; i++) say(plan->skipped[i]);
     if (prc) {
-        fprintf(stderr, "bitbench run: %s\n", err);
+        say(err);
         return -1;
     }
     return 0;
@@ -465,7 +494,7 @@ static int apply_shard(run_args *a, const bb_experiment *ex, bb_plan *plan)
     bb_shard *s = &a->shard;
     shard_settings(a, s->settings, sizeof s->settings);
     if (bb_shard_apply(ex, plan, s, err, sizeof err)) {
-        fprintf(stderr, "bitbench run: %s\n", err);
+        say(err);
         return -1;
     }
     if (a->dry) {

@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cluster/slurm_script.h"
+#include "io/shell_word.h"
 #include "io/sha256.h"
 #include "peers/peer.h"
 #include "plan/experiment.h"
@@ -100,6 +101,12 @@ static int check_experiment(const bb_slurm_job *job)
 static int make_dir(bb_slurm_job *job, const char *out, char *err, size_t errlen)
 {
     char buf[1024];
+    /* a longer --out would be cut short here, and the scripts written into another folder */
+    if (out && strlen(out) >= sizeof buf) {
+        snprintf(err, errlen, "--out '%.60s...': %zu bytes, longer than the %zu a job script's path may have", out,
+                 strlen(out), sizeof buf - 1);
+        return -1;
+    }
     if (out) snprintf(buf, sizeof buf, "%s", out);
     else snprintf(buf, sizeof buf, "slurm/%s", job->name);
     for (char *p = buf + 1; *p; p++)
@@ -359,7 +366,13 @@ int bb_cmd_slurm(int argc, char **argv)
         printf(" %s%s%s", job.groups[g][0] ? "array-" : "array", job.groups[g], ".sbatch");
     printf(" merge.sbatch submit.sh\n");
     if (!submit) {
-        printf("submit with: %s/submit.sh\n", job.dir);
+        /* a command to copy into a shell: the folder may be named after an experiment file from
+         * someone else (slurm/NAME), whose name may hold $(...) */
+        char submit_sh[sizeof job.dir + 16];
+        snprintf(submit_sh, sizeof submit_sh, "%s/submit.sh", job.dir);
+        printf("submit with: ");
+        bb_shell_path(stdout, submit_sh);
+        putchar('\n');
         return 0;
     }
     return submit_all(&job);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/shell_word.h"
 #include "support/output_file.h"
 
 void bb_slurm_group_label(const char *constraint, char *buf, size_t len)
@@ -115,18 +116,10 @@ int bb_slurm_check_job(const bb_slurm_job *job, char *err, size_t errlen)
 }
 
 /* The one way a value gets into the bash code of a script: one single-quoted word, a quote inside
- * written as '\'' (close the quotes, an escaped quote, open them again).  Inside single quotes
- * bash takes every byte as it is, so no value can expand, run or split; values reaching here
- * hold no control character (bb_slurm_check_job), so the script's lines are its own. */
-static void sh_word(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'') fputs("'\\''", f);
-        else fputc(*s, f);
-    }
-    fputc('\'', f);
-}
+ * written as '\'' (io/shell_word.h).  Inside single quotes bash takes every byte as it is, so no
+ * value can expand, run or split; values reaching here hold no control character
+ * (bb_slurm_check_job), so the script's lines are its own. */
+static void sh_word(FILE *f, const char *s) { bb_shell_quote(f, s); }
 
 /* name='value' on a line of its own. */
 static void assign(FILE *f, const char *name, const char *value)

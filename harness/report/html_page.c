@@ -245,25 +245,3 @@ void bb_page_csv_table(FILE *f, const bb_csv_table *t, const char *const *cols, 
     fputs("</tbody></table></div>\n", f);
     if (shown < total) fprintf(f, "<p class=\"note\">%d of %d rows shown; the file has them all.</p>\n", shown, total);
 }
-
-int bb_page_scripts_dir(char *out, size_t len, char *err, size_t errlen)
-{
-    const char *src = getenv("BITBENCH_SOURCE_DIR");
-    char exe[PATH_MAX], dir[PATH_MAX + 16], real[PATH_MAX];
-    ssize_t n;
-    if (src) snprintf(dir, sizeof dir, "%.4000s/scripts", src);
-    else if (access("scripts/lib/report.lua", R_OK) == 0) snprintf(dir, sizeof dir, "%s", "scripts");
-    else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
-        snprintf(dir, sizeof dir, "%.4000s/../scripts", exe);
-    } else
-        snprintf(dir, sizeof dir, "scripts");
-    if (!realpath(dir, real)) {
-        snprintf(err, errlen, "the scripts folder %s: %s (BITBENCH_SOURCE_DIR names the source tree)", dir, strerror(errno));
-        return -1;
-    }
-    snprintf(out, len, "%s", real);
-    return 0;
-}

@@ -33,10 +33,6 @@ bool bb_page_row_flag(const bb_csv_table *t, int r, char *why, size_t len);
  * last one with the reason.  At most max_rows rows, the rest counted below. */
 void bb_page_csv_table(FILE *f, const bb_csv_table *t, const char *const *cols, const bool *keep, int max_rows);
 
-/* The scripts folder (gnuplot scripts, scripts/reproduce/): $BITBENCH_SOURCE_DIR/scripts, else
- * ./scripts, else beside the executable, as `bitbench plot` looks for it.  0, or -1 with err. */
-int bb_page_scripts_dir(char *out, size_t len, char *err, size_t errlen);
-
 /* ---- html_svg.c ---- */
 
 /* An SVG image that gnuplot drew for us, into the page: from its <svg> element to its end, ids

@@ -10,11 +10,13 @@
 
 #include "io/csv.h"
 #include "io/json_read.h"
+#include "io/shell_word.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
 #include "report/markdown_html.h"
 #include "report/paper_report.h"
 #include "report/plot_kinds.h"
+#include "report/scripts_dir.h"
 #include "support/input_file.h"
 #include "support/output_file.h"
 
@@ -284,7 +286,16 @@ static void plots_section(FILE *f, const run_folder *rf, const bb_report_plots *
         shown++;
     }
     fprintf(f, "<p class=\"note\">%s <code>bitbench report ", shown ? "These are the plots the experiment's <code>plots</code> field names; every plot the data allow:" : "The experiment draws no plots (its <code>plots</code> field names none, or gnuplot could not draw them); to draw every plot the data allow:");
-    bb_html_escape(f, rf->dir);
+    /* a command to copy into a shell: the folder quoted for it, then escaped for HTML */
+    char *word = NULL;
+    size_t wlen = 0;
+    FILE *w = open_memstream(&word, &wlen);
+    if (w) {
+        bb_shell_path(w, rf->dir);
+        fclose(w);
+    }
+    bb_html_escape(f, word ? word : rf->dir);
+    free(word);
     fputs("</code>.</p>\n", f);
 }
 
@@ -296,7 +307,7 @@ static void paper_section(FILE *f, const run_folder *rf)
     char *md = NULL;
     int rc = -1;
     if (!*name) snprintf(err, sizeof err, "run.json names no experiment");
-    else if (!bb_page_scripts_dir(scripts, sizeof scripts, err, sizeof err))
+    else if (!bb_scripts_dir(scripts, sizeof scripts, err, sizeof err))
         rc = bb_paper_report(scripts, rf->dir, name, &md, title, sizeof title, err, sizeof err);
     if (rc == 0) {
         fputs("<h3>", f);

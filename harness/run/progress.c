@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support/term_text.h"
 #include "support/timer.h"
 
 void bb_progress_init(bb_progress *p, int total, int already_done, bool enabled)
@@ -33,8 +34,9 @@ void bb_progress_show(bb_progress *p, const char *label)
         clock_text(el / p->session_done * (p->total - p->done), rem, sizeof rem);
         snprintf(eta, sizeof eta, ", ~%s left", rem);
     }
-    char line[256];
-    int w = snprintf(line, sizeof line, "[%d/%d] %s elapsed%s  %s", p->done, p->total, elapsed, eta, label);
+    char line[256], shown[200]; /* the label names a sweep and model of the experiment file: for a terminal */
+    int w = snprintf(line, sizeof line, "[%d/%d] %s elapsed%s  %s", p->done, p->total, elapsed, eta,
+                     bb_term_text(label, shown, sizeof shown));
     if (w < 0) return;
     if (w >= (int)sizeof line) w = (int)sizeof line - 1;
     /* pad over the previous line instead of clearing first, so the line does not flicker */

@@ -27,6 +27,7 @@
 #include "support/output_dir.h"
 #include "support/output_file.h"
 #include "support/pool.h"
+#include "support/term_text.h"
 #include "support/timer.h"
 
 #include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
@@ -356,15 +357,24 @@ static void write_markdown(sweep_state *st)
             sweep_note(st, "bitbench run: %s; the results are in %s (bitbench merge or compare read them)", err,
                        st->csv_path);
     }
-    if (st->nrows) {
-        printf("\n");
-        bb_markdown_table(stdout, st->rows, st->nrows);
-        printf("\n");
-    }
-    if (st->ne2e_rows) {
-        printf("\n");
-        sweep_e2e_markdown(stdout, st);
-        printf("\n");
+    /* the tables again on stdout, for a terminal: names from the experiment file (sweeps, models)
+     * shown through bb_term_text's rules, line breaks kept */
+    char *tables = NULL;
+    size_t tlen = 0;
+    FILE *m = open_memstream(&tables, &tlen);
+    if (m) {
+        if (st->nrows) {
+            fprintf(m, "\n");
+            bb_markdown_table(m, st->rows, st->nrows);
+            fprintf(m, "\n");
+        }
+        if (st->ne2e_rows) {
+            fprintf(m, "\n");
+            sweep_e2e_markdown(m, st);
+            fprintf(m, "\n");
+        }
+        if (fclose(m) == 0) bb_term_fputs_lines(tables, stdout);
+        free(tables);
     }
     fflush(stdout);
 }

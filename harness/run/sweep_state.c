@@ -11,6 +11,7 @@
 #include "run/progress.h"
 #include "run/results_json.h"
 #include "support/pool.h"
+#include "support/term_text.h"
 
 volatile sig_atomic_t sweep_stop;
 
@@ -46,10 +47,18 @@ void sweep_note(sweep_state *st, const char *fmt, ...)
 {
     if (st->opt->quiet) return;
     bb_progress_clear(&st->progress);
-    va_list ap;
+    /* a note names sweeps, models and values of the experiment file: shown for a terminal
+     * (support/term_text.h), its line breaks kept */
+    va_list ap, again;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf) vsnprintf(buf, (size_t)n + 1, fmt, again);
+    va_end(again);
+    bb_term_fputs_lines(buf ? buf : "(out of memory for a note)", stderr);
+    free(buf);
     fputc('\n', stderr);
 }
 

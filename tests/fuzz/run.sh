@@ -32,7 +32,7 @@ shared=${BITBENCH_SHARED_DIR:-$src/../shared}
 bin=$build/tests/fuzz
 work=$build/fuzz
 
-all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape"
+all="llama2c tokenizer gguf lua_experiment model_config results_csv json pcm_memory pcm_power gnuplot_script slurm_script html_escape shell_word roof_ceilings run_folder term_text"
 targets=${*:-$all}
 for t in $targets; do
   if [ ! -x "$bin/fuzz_$t" ]; then
@@ -123,6 +123,12 @@ make_seeds() { # target dir
         awk '{ printf "%d.%09d\t%s\n", 1763750000 + int(NR / 10), (NR % 10) * 100000000, $0 }' \
             "$src/tests/data/pcm_power_sample.txt" > "$d/pcm_power_stamped.txt"
       fi ;;
+    shell_word)
+      # A mode byte (fuzz_shell_word.c: 0 word, 1 quoted, 2 path), then a path a run could have.
+      printf '\000/home/me/results/shared-20261128-141500' > "$d/word-plain"
+      printf '\002-results/$(date)/shared-20261128-141500' > "$d/path-dash" ;;
+    roof_ceilings|run_folder|term_text)
+      ;; # their tests/fuzz/regressions/ inputs are the seeds
     slurm_script)
       # The layout of fuzz_slurm_script.c: flags (partition, account, time, 2 constraints), 1 run
       # option, 3 shards, 8 cpus; then the fields at NUL bytes: the values of a real cluster job.
