@@ -69,13 +69,22 @@ check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$T/s.csv")" -eq 3 ] && grep -q "^\"\?i2_
 # samples that are not times (a damaged or edited samples.csv) refuse the comparison with one line
 # naming the point, where the ratio used to come out NaN or infinite as "no significant change";
 # so does a ratio of medians that overflows (a side's times of 1e-320 s)
-for v in nan inf 0 1e-320; do
+for v in nan inf -inf 0 -0.001 1e-320; do
     rm -rf "$T/bad"; cp -r "$A" "$T/bad"
     awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i }
                                 NR > 1 && $5 == "i2_s" { $c = v } 1' "$A/samples.csv" > "$T/bad/samples.csv"
     timeout 20 "$BB" compare "$T/bad" "$A" >/dev/null 2>"$T/bad.err"; rc=$?
     check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/bad.err")" -eq 1 ] && grep -q "point .i2_s M=256 K=512 N=1 threads=1 resident." "$T/bad.err"' \
         "samples of $v s: rc=$rc $(cat "$T/bad.err")"
+done
+# the same for a run without samples.csv (each row's median is its one sample), on the B side
+for v in nan -1 0; do
+    rm -rf "$T/bad"; cp -r "$A" "$T/bad"; rm "$T/bad/samples.csv"
+    awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "t_median_s") c = i }
+                                NR > 1 && $0 ~ /i2_s/ { $c = v } 1' "$A/results.csv" > "$T/bad/results.csv"
+    timeout 20 "$BB" compare "$A" "$T/bad" >/dev/null 2>"$T/bad.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/bad.err")" -eq 1 ] && grep -q "point .i2_s M=256 K=512 N=1 threads=1 resident.: .*bad has 1 sample that is not a time" "$T/bad.err"' \
+        "results.csv median of $v s on side B: rc=$rc $(cat "$T/bad.err")"
 done
 # a results table that is a FIFO, or past the 1 GiB bound (a sparse file), is refused at once
 rm -rf "$T/big"; cp -r "$A" "$T/big"; truncate -s 1100M "$T/big/results.csv"
