@@ -101,6 +101,47 @@ static int check_vocab_rows(const bb_gguf *g, const char *arch, int vocab_size, 
     return -1;
 }
 
+/* RoPE scaling, which bitbench does not implement: llama.cpp reads ARCH.rope.scaling.type,
+ * ARCH.rope.scaling.factor (or the older ARCH.rope.scale_linear; 0 means 1) and multiplies
+ * every rotation angle by 1/factor, and a rope_freqs.weight tensor (Llama 3.1's frequency
+ * factors) divides each pair's frequency by its own factor.  Ignoring either runs the model
+ * with other positions than it was trained on, so a file that asks for one is refused; the
+ * identity (type "none", factor 0 or 1) is accepted. */
+static int check_rope_scaling(const bb_gguf *g, const char *arch, char *err, size_t errlen)
+{
+    static const char *const factors[] = {"rope.scaling.factor", "rope.scale_linear"};
+    char key[128];
+    for (size_t i = 0; i < sizeof factors / sizeof *factors; i++) {
+        float f;
+        snprintf(key, sizeof key, "%s.%s", arch, factors[i]);
+        int rc = bb_gguf_get_f32(g, key, &f, err, errlen);
+        if (rc == BB_GGUF_MISSING) continue;
+        if (rc) return -1;
+        if (!(f == 0 || f == 1)) {
+            snprintf(err, errlen, "%s: metadata key '%s' = %g: bitbench does not implement RoPE scaling (valid: 0 or 1, "
+                     "no scaling)", bb_gguf_path(g), key, (double)f);
+            return -1;
+        }
+    }
+    bb_gguf_str s;
+    snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
+    int rc = bb_gguf_get_str(g, key, &s, err, errlen);
+    if (rc != BB_GGUF_MISSING) {
+        if (rc) return -1;
+        if (!(s.len == 4 && !memcmp(s.ptr, "none", 4))) {
+            snprintf(err, errlen, "%s: metadata key '%s' = '%.*s': bitbench does not implement RoPE scaling (valid: none)",
+                     bb_gguf_path(g), key, (int)(s.len > 32 ? 32 : s.len), s.ptr);
+            return -1;
+        }
+    }
+    if (bb_gguf_find_tensor(g, "rope_freqs.weight")) {
+        snprintf(err, errlen, "%s: tensor 'rope_freqs.weight' (RoPE frequency factors, Llama 3.1 scaling): bitbench does "
+                 "not implement RoPE scaling", bb_gguf_path(g));
+        return -1;
+    }
+    return 0;
+}
+
 static int read_dims(bb_gguf_model *m, char *err, size_t errlen)
 {
     bb_tf_dims *d = &m->d;
@@ -125,7 +166,8 @@ static int read_dims(bb_gguf_model *m, char *err, size_t errlen)
         return -1;
     }
     if (meta_float(g, a, "attention.layer_norm_rms_epsilon", 1e-5f, &d->norm_eps, err, errlen) ||
-        meta_float(g, a, "rope.freq_base", 10000.0f, &d->rope_theta, err, errlen))
+        meta_float(g, a, "rope.freq_base", 10000.0f, &d->rope_theta, err, errlen) ||
+        check_rope_scaling(g, a, err, errlen))
         return -1;
     const bb_gguf_tensor *emb = bb_gguf_find_tensor(g, "token_embd.weight");
     int rows = emb && emb->n_dims == 2 && emb->ne[1] <= (1u << 24) ? (int)emb->ne[1] : 0;

@@ -1,6 +1,7 @@
 /* A tokenizer from GGUF metadata (tokenizer.ggml.*), read as llama.cpp's llama_vocab::load
  * (src/llama-vocab.cpp) reads it: model, tokens, scores, token_type, merges, pre, the special
  * token ids and the add-BOS/EOS/space-prefix flags with their per-model defaults. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,13 @@ static int read_tokens(const bb_gguf *g, bb_tokenizer *t, const bb_gguf_array *t
         t->text_len[i] = (uint32_t)s.len;
         double score = 0;
         int64_t type = BB_TOKTYPE_NORMAL;
-        if (sc.count) bb_gguf_array_float(&sc, (uint64_t)i, &score);
+        /* a NaN score has no order: SentencePiece merges the highest-scoring pair first, and
+         * llama.cpp's queue of pairs, compared with <, is then undefined; inf ties are as bad */
+        if (sc.count && bb_gguf_array_float(&sc, (uint64_t)i, &score) && !isfinite(score)) {
+            snprintf(err, errlen, "%s: tokenizer.ggml.scores[%d] = %g: a token's score must be a finite number",
+                     bb_gguf_path(g), i, score);
+            return -1;
+        }
         if (ty.count && (!bb_gguf_array_int(&ty, (uint64_t)i, &type) || type < 0 || type > BB_TOKTYPE_BYTE)) {
             snprintf(err, errlen, "%s: tokenizer.ggml.token_type[%d] is not a token type (0..6)", bb_gguf_path(g), i);
             return -1;

@@ -51,16 +51,40 @@ check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/thr.err")" -eq 1 ]' "bad threshold: $
 "$BB" compare "$A" "$T/nowhere" >/dev/null 2>"$T/nw.err"; rc=$?
 check '[ "$rc" -eq 2 ] && grep -q "neither a run directory" "$T/nw.err"' "missing source: $rc $(cat "$T/nw.err")"
 
+# rows that differ only in a sweep list setting (seed here; warmup, reps, min_seconds and delay
+# alike) are distinct points keyed on it, not one point pooling both seeds' samples; a point whose
+# rows agree keeps its old key (test_slow above)
+cat > "$T/s.lua" <<'LUA'
+bitbench.experiment { name = "cmps", out = os.getenv("BITBENCH_TEST_OUT"), sweeps = {
+  bitbench.sweep { name = "g", kernels = { "i2_s" }, shapes = { { m = 256, k = 512 } }, n = { 1 },
+                   threads = { 1 }, warmup = 1, reps = 5, min_seconds = 0, max_reps = 5, seed = { 1, 2 } } } }
+LUA
+BITBENCH_TEST_OUT="$T/s" "$BBH" run --quiet "$T/s.lua" >/dev/null 2>"$T/err" || echo "run s: $(cat "$T/err")"
+S=$(ls -d "$T"/s/cmps-*)
+"$BB" compare "$S" "$S" --csv >"$T/s.csv" 2>"$T/s.err"; rc=$?
+check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$T/s.csv")" -eq 3 ] && grep -q "^\"\?i2_s M=256 K=512 N=1 threads=1 resident seed=1\"\?," "$T/s.csv" &&
+       grep -q "^\"\?i2_s M=256 K=512 N=1 threads=1 resident seed=2\"\?," "$T/s.csv"' \
+    "a seed list gives one point per seed: rc=$rc $(cat "$T/s.csv" "$T/s.err")"
+
 # samples that are not times (a damaged or edited samples.csv) refuse the comparison with one line
 # naming the point, where the ratio used to come out NaN or infinite as "no significant change";
 # so does a ratio of medians that overflows (a side's times of 1e-320 s)
-for v in nan inf 0 1e-320; do
+for v in nan inf -inf 0 -0.001 1e-320; do
     rm -rf "$T/bad"; cp -r "$A" "$T/bad"
     awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i }
                                 NR > 1 && $5 == "i2_s" { $c = v } 1' "$A/samples.csv" > "$T/bad/samples.csv"
     timeout 20 "$BB" compare "$T/bad" "$A" >/dev/null 2>"$T/bad.err"; rc=$?
     check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/bad.err")" -eq 1 ] && grep -q "point .i2_s M=256 K=512 N=1 threads=1 resident." "$T/bad.err"' \
         "samples of $v s: rc=$rc $(cat "$T/bad.err")"
+done
+# the same for a run without samples.csv (each row's median is its one sample), on the B side
+for v in nan -1 0; do
+    rm -rf "$T/bad"; cp -r "$A" "$T/bad"; rm "$T/bad/samples.csv"
+    awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "t_median_s") c = i }
+                                NR > 1 && $0 ~ /i2_s/ { $c = v } 1' "$A/results.csv" > "$T/bad/results.csv"
+    timeout 20 "$BB" compare "$A" "$T/bad" >/dev/null 2>"$T/bad.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/bad.err")" -eq 1 ] && grep -q "point .i2_s M=256 K=512 N=1 threads=1 resident.: .*bad has 1 sample that is not a time" "$T/bad.err"' \
+        "results.csv median of $v s on side B: rc=$rc $(cat "$T/bad.err")"
 done
 # a results table that is a FIFO, or past the 1 GiB bound (a sparse file), is refused at once
 rm -rf "$T/big"; cp -r "$A" "$T/big"; truncate -s 1100M "$T/big/results.csv"

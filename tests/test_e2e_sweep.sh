@@ -22,6 +22,14 @@ sweep() { # $1 file, $2 the sweep's fields
 
 sweep typo.lua 'models = {"tiny"}, kernels = {"i2_s"}, prompts = {4}'
 expect_error "typo.lua:4: sweep 'sweep1': unknown field 'prompts'" run "$T/typo.lua"
+# a model sweep's reps, seed and delay are one value each (a kernel sweep's are lists): a list is
+# refused by name, and warmup / min_seconds (kernel-sweep fields) are unknown there
+for f in reps seed delay; do
+    sweep list_$f.lua "models = {\"tiny\"}, kernels = {\"i2_s\"}, $f = {1, 2}"
+    expect_error "list_$f.lua:4: sweep 'sweep1': field '$f' of a model sweep is one value, got a list" run "$T/list_$f.lua"
+done
+sweep warm.lua 'models = {"tiny"}, kernels = {"i2_s"}, warmup = {1, 2}'
+expect_error "warm.lua:4: sweep 'sweep1': unknown field 'warmup'" run "$T/warm.lua"
 sweep model.lua 'models = {"tinny"}, kernels = {"i2_s"}'
 expect_error "model.lua:4: sweep 'sweep1': field 'models', entry 1: .*tiny" run "$T/model.lua"
 sweep kern.lua 'models = {"tiny"}, kernels = {"i2s"}'

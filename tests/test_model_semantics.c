@@ -4,6 +4,10 @@
  *   - a RoPE base (ARCH.rope.freq_base) that is infinite, NaN, zero or negative, and the same
  *     values reaching the engine from any source (bb_tf_dims_check; llama2.c files leave it 0,
  *     the default 10000): refused;
+ *   - RoPE scaling (ARCH.rope.scaling.factor / scale_linear other than 0 or 1, scaling.type
+ *     other than none, a rope_freqs.weight tensor), which bitbench does not implement, and a
+ *     norm epsilon that is NaN or negative: refused;
+ *   - a token score that is NaN or infinite, a BOS/EOS id past the vocabulary: refused;
  *   - block_count larger than the blocks present, or tensors for blocks past it: refused (as
  *     llama.cpp does: "missing tensor" / "wrong number of tensors");
  *   - a token list shorter or longer than the embedding's rows: refused (llama.cpp sizes
@@ -53,12 +57,21 @@ typedef struct {
     const char *dup_text; /* the repeated text (NULL: tokens[dup_at - 1] as it is) */
     int drop_byte;        /* gpt2: this byte's character is not a token; -1: none */
     int merges;           /* gpt2: 0 no entries, 1 "h e", 2 "h e" and "" */
+    const char *f32_key;  /* one more f32 key (NULL: none) */
+    float f32_val;
+    const char *str_key;  /* one more string key (NULL: none) */
+    const char *str_val;
+    const char *u32_key;  /* one more u32 key (NULL: none) */
+    uint32_t u32_val;
+    bool rope_freqs;      /* a rope_freqs.weight tensor (Llama 3.1 frequency factors) */
+    int score_at;         /* tokenizer.ggml.scores with score_val at this index; -1: no scores */
+    float score_val;
 } spec;
 
 static spec spec_default(const char *name)
 {
     return (spec){.name = name, .block_count = 2, .blocks_present = 2, .rows = 24, .tok_model = "llama",
-                  .n_tokens = 24, .drop_byte = -1, .merges = 1};
+                  .n_tokens = 24, .drop_byte = -1, .merges = 1, .score_at = -1};
 }
 
 /* GPT-2's bytes_to_unicode: the printable bytes stand for themselves, the other 68 become
@@ -108,6 +121,13 @@ static int write_tokenizer(bb_gguf_writer *w, const spec *s)
         rc = rc || bb_gguf_set_str(w, "tokenizer.ggml.pre", "gpt-2") ||
              bb_gguf_set_str_array(w, "tokenizer.ggml.merges", merges, (uint64_t)s->merges);
     }
+    if (s->score_at >= 0) {
+        float *scores = calloc((size_t)s->n_tokens, sizeof *scores);
+        for (int i = 0; i < s->n_tokens; i++) scores[i] = -(float)i;
+        scores[s->score_at] = s->score_val;
+        rc = rc || bb_gguf_set_array(w, "tokenizer.ggml.scores", BB_GGUF_FLOAT32, scores, (uint64_t)s->n_tokens);
+        free(scores);
+    }
     for (int i = 0; i < s->n_tokens; i++) free(texts[i]);
     free(texts);
     return rc;
@@ -139,7 +159,11 @@ static void write_model(const spec *s, char *path, size_t len)
              bb_gguf_set_u32(w, "llama.feed_forward_length", HIDDEN) ||
              bb_gguf_set_u32(w, "llama.attention.head_count", HEADS) ||
              (s->rope_set && bb_gguf_set_f32(w, "llama.rope.freq_base", s->rope)) || write_tokenizer(w, s) ||
-             add(w, "token_embd.weight", DIM, (uint64_t)s->rows) || add(w, "output_norm.weight", DIM, 1);
+             (s->f32_key && bb_gguf_set_f32(w, s->f32_key, s->f32_val)) ||
+             (s->str_key && bb_gguf_set_str(w, s->str_key, s->str_val)) ||
+             (s->u32_key && bb_gguf_set_u32(w, s->u32_key, s->u32_val)) ||
+             add(w, "token_embd.weight", DIM, (uint64_t)s->rows) || add(w, "output_norm.weight", DIM, 1) ||
+             (s->rope_freqs && add(w, "rope_freqs.weight", DIM / HEADS / 2, 1));
     for (int b = 0; b < s->blocks_present; b++)
         for (size_t i = 0; i < sizeof block / sizeof *block; i++) {
             snprintf(name, sizeof name, "blk.%d.%s.weight", b, block[i].name);
@@ -208,6 +232,50 @@ static void rope_base(void)
     }
 }
 
+/* ---- RoPE scaling and the other numbers beside the RoPE base ---- */
+static void rope_scaling_and_norms(void)
+{
+    const struct { const char *name, *key; float v; const char *want; } bad[] = {
+        {"rope-scaling-factor-4", "llama.rope.scaling.factor", 4.0f,
+         "metadata key 'llama.rope.scaling.factor' = 4: bitbench does not implement RoPE scaling"},
+        {"rope-scale-linear-nan", "llama.rope.scale_linear", NAN,
+         "metadata key 'llama.rope.scale_linear' = nan: bitbench does not implement RoPE scaling"},
+        {"norm-eps-nan", "llama.attention.layer_norm_rms_epsilon", NAN,
+         "metadata key 'llama.attention.layer_norm_rms_epsilon' = nan: must be a finite positive number"},
+        {"norm-eps-negative", "llama.attention.layer_norm_rms_epsilon", -1e-5f,
+         "metadata key 'llama.attention.layer_norm_rms_epsilon' = -1e-05: must be a finite positive number"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        spec s = spec_default(bad[i].name);
+        s.f32_key = bad[i].key;
+        s.f32_val = bad[i].v;
+        expect_model_refused(&s, bad[i].want);
+    }
+    spec s = spec_default("rope-scaling-type-linear");
+    s.str_key = "llama.rope.scaling.type";
+    s.str_val = "linear";
+    expect_model_refused(&s, "metadata key 'llama.rope.scaling.type' = 'linear': bitbench does not implement RoPE "
+                             "scaling (valid: none)");
+    s = spec_default("rope-freqs-tensor");
+    s.rope_freqs = true;
+    expect_model_refused(&s, "tensor 'rope_freqs.weight' (RoPE frequency factors, Llama 3.1 scaling): bitbench does "
+                             "not implement RoPE scaling");
+    /* the identity is no scaling at all: factor 1 (or 0, llama.cpp's "unset") and type none load */
+    char path[600], err[1024] = "";
+    const float identity[] = {0.0f, 1.0f};
+    for (size_t i = 0; i < 2; i++) {
+        s = spec_default("rope-scaling-identity");
+        s.f32_key = "llama.rope.scaling.factor";
+        s.f32_val = identity[i];
+        s.str_key = "llama.rope.scaling.type";
+        s.str_val = "none";
+        write_model(&s, path, sizeof path);
+        bb_gguf_model *m = bb_gguf_model_open(path, err, sizeof err);
+        CHECK(m != NULL, "scaling factor %g, type none: %s", (double)identity[i], err);
+        bb_gguf_model_close(m);
+        forget(path);
+    }
+}
+
 /* ---- block_count against the tensors ---- */
 static void blocks(void)
 {
@@ -254,6 +322,36 @@ static void expect_tokenizer_refused(const spec *s, const char *want)
     bb_tokenizer *t = bb_tokenizer_open_gguf(path, err, sizeof err);
     CHECK(t == NULL && !strncmp(err, path, strlen(path)) && !strchr(err, '\n') && strstr(err, want),
           "%s: %s; wanted '%s'", s->name, t ? "accepted" : err, want);
+    bb_tokenizer_free(t);
+    forget(path);
+}
+
+/* scores that are not numbers, special ids past the vocabulary, token types out of range */
+static void token_values(void)
+{
+    spec s = spec_default("scores-nan");
+    s.score_at = 7;
+    s.score_val = NAN;
+    expect_tokenizer_refused(&s, "tokenizer.ggml.scores[7] = nan: a token's score must be a finite number");
+    s.name = "scores-inf";
+    s.score_val = -INFINITY;
+    expect_tokenizer_refused(&s, "tokenizer.ggml.scores[7] = -inf: a token's score must be a finite number");
+    s = spec_default("bos-past-vocabulary");
+    s.u32_key = "tokenizer.ggml.bos_token_id";
+    s.u32_val = 24;
+    expect_tokenizer_refused(&s, "'tokenizer.ggml.bos_token_id' = 24 is not a token id (the vocabulary has 24 tokens)");
+    s = spec_default("eos-past-vocabulary");
+    s.u32_key = "tokenizer.ggml.eos_token_id";
+    s.u32_val = 1000;
+    expect_tokenizer_refused(&s, "'tokenizer.ggml.eos_token_id' = 1000 is not a token id");
+    /* finite scores load */
+    char path[600], err[1024] = "";
+    s = spec_default("scores-finite");
+    s.score_at = 7;
+    s.score_val = -3.5f;
+    write_model(&s, path, sizeof path);
+    bb_tokenizer *t = bb_tokenizer_open_gguf(path, err, sizeof err);
+    CHECK(t != NULL, "finite scores: %s", err);
     bb_tokenizer_free(t);
     forget(path);
 }
@@ -405,9 +503,11 @@ int main(int argc, char **argv)
         }
     }
     rope_base();
+    rope_scaling_and_norms();
     blocks();
     vocabulary_rows();
     duplicates();
+    token_values();
     byte_level();
     golden_files();
     if (!keep) rmdir(dir);

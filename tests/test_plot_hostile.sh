@@ -265,6 +265,16 @@ mkdir "$tmp/empty"
 "$bin" plot "$tmp/empty" >"$tmp/empty.out" 2>"$tmp/empty.err" && fail "plot of a folder without results exited 0"
 [ "$(wc -l < "$tmp/empty.err")" -eq 1 ] && grep -q 'no results' "$tmp/empty.err" ||
     fail "plot of a folder without results: not one line saying so: $(cat "$tmp/empty.err")"
+# a folder whose tables are a header without rows is a folder without results (it exited 0 with
+# every kind "skipped"), kernel-sweep and model-sweep tables alike
+mkdir "$tmp/header"
+cp "$data/run.json" "$tmp/header/"
+head -1 "$data/results.csv" > "$tmp/header/results.csv"
+printf 'model,kernel,threads,pp_tps,tg_tps\n' > "$tmp/header/e2e.csv"
+"$bin" plot "$tmp/header" --out "$tmp/header/plots" >"$tmp/header.out" 2>"$tmp/header.err" &&
+    fail "plot of a folder whose tables are only headers exited 0"
+[ "$(wc -l < "$tmp/header.err")" -eq 1 ] && grep -q 'no results' "$tmp/header.err" ||
+    fail "plot of a folder whose tables are only headers: not one line saying so: $(cat "$tmp/header.err")"
 # --out under a missing folder makes it (test_plot); a part of the path that is a file is named
 : > "$tmp/afile"
 "$bin" plot "$data" --kind threads --out "$tmp/afile/deeper/plots" >/dev/null 2>"$tmp/missing.err" &&

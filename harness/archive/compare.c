@@ -118,15 +118,65 @@ static void e2e_meta(bb_compare_row *m, const char *model, const char *kernel, c
     snprintf(m->key, sizeof m->key, "%s %s@%s threads=%d %s%d%s", model, kernel, variant, threads, phase, tokens, ctx);
 }
 
+/* A sweep's repetition settings are lists (warmup, reps, min_seconds, seed, delay: issue 33), so
+ * rows of one kernel, variant, shape, N, threads and cache can be different measurements.  They
+ * are told apart by the settings that differ among them, appended to the key (" seed=7 delay=0.5");
+ * rows alone at their point, or agreeing on every setting, keep the key they always had. */
+static bool same_point(const bb_result_row *a, const bb_result_row *b)
+{
+    return !strcmp(a->kernel, b->kernel) && !strcmp(a->variant, b->variant) && a->m == b->m && a->k == b->k &&
+           a->n == b->n && a->threads == b->threads && !strcmp(a->cache, b->cache);
+}
+
+static void append(char *buf, size_t len, const char *tail)
+{
+    size_t n = strlen(buf);
+    if (n < len) snprintf(buf + n, len - n, "%s", tail);
+}
+
+static bool differ(double a, double b) { return !(a == b || (isnan(a) && isnan(b))); }
+
+static void settings_suffix(const bb_run_tables *t, const bb_result_row *r, char *buf, size_t len)
+{
+    bool warmup = false, reps = false, secs = false, seed = false, delay = false;
+    for (int i = 0; i < t->nrows; i++) {
+        const bb_result_row *o = &t->rows[i];
+        if (o == r || !same_point(o, r)) continue;
+        warmup |= o->warmup != r->warmup;
+        reps |= o->min_reps != r->min_reps;
+        secs |= differ(o->min_seconds, r->min_seconds);
+        seed |= strcmp(o->seed, r->seed) != 0;
+        delay |= differ(o->delay_s, r->delay_s);
+    }
+    char v[64];
+    buf[0] = 0;
+    if (warmup) snprintf(v, sizeof v, " warmup=%d", r->warmup), append(buf, len, v);
+    if (reps) snprintf(v, sizeof v, " reps=%d", r->min_reps), append(buf, len, v);
+    if (secs) snprintf(v, sizeof v, " min_seconds=%g", r->min_seconds), append(buf, len, v);
+    if (seed) snprintf(v, sizeof v, " seed=%s", r->seed), append(buf, len, v);
+    if (delay) snprintf(v, sizeof v, " delay=%g", r->delay_s), append(buf, len, v);
+}
+
+/* The results row a sample belongs to (its sweep and plan point), or NULL. */
+static const bb_result_row *row_of(const bb_run_tables *t, const bb_sample_row *r)
+{
+    for (int i = 0; i < t->nrows; i++)
+        if (t->rows[i].point == r->point && !strcmp(t->rows[i].sweep, r->sweep)) return &t->rows[i];
+    return NULL;
+}
+
 /* The kernel points of t: samples from samples.csv, else each row's median. */
 static int kernel_points(const bb_run_tables *t, side *s)
 {
     bb_compare_row m;
-    char measured[320];
+    char measured[320], suffix[160];
     for (int i = 0; i < t->nrows; i++) {
         const bb_result_row *r = &t->rows[i];
+        settings_suffix(t, r, suffix, sizeof suffix);
         kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
         kernel_measured(measured, sizeof measured, r->kernel, r->m, r->k, r->n, r->threads, r->cache);
+        append(m.key, sizeof m.key, suffix);
+        append(measured, sizeof measured, suffix);
         side_point *p = point_for(s, &m, measured, r->prov.host, r->prov.cpu_model);
         if (!p) return -1;
         p->noisy |= r->spread_flag || r->prov.busy;
@@ -135,7 +185,13 @@ static int kernel_points(const bb_run_tables *t, side *s)
     char prev[320] = "";
     for (int i = 0; i < t->nsamples; i++) {
         const bb_sample_row *r = &t->samples[i];
+        if (i == 0 || r->point != t->samples[i - 1].point || strcmp(r->sweep, t->samples[i - 1].sweep)) {
+            const bb_result_row *row = row_of(t, r); /* once per point: samples come point by point */
+            if (row) settings_suffix(t, row, suffix, sizeof suffix);
+            else suffix[0] = 0;
+        }
         kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
+        append(m.key, sizeof m.key, suffix);
         if (strcmp(m.key, prev)) {
             snprintf(prev, sizeof prev, "%s", m.key);
             last = find_point(s, m.key);
@@ -144,7 +200,9 @@ static int kernel_points(const bb_run_tables *t, side *s)
     }
     for (int i = 0; i < t->nrows; i++) { /* rows without samples: an older run, a peer */
         const bb_result_row *r = &t->rows[i];
+        settings_suffix(t, r, suffix, sizeof suffix);
         kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
+        append(m.key, sizeof m.key, suffix);
         side_point *p = &s->p[find_point(s, m.key)];
         if (p->n == 0 && add_sample(p, r->t_median_s)) return -1;
     }

@@ -938,6 +938,10 @@ static int load_tables(const char *dir, plot_inputs *in)
         }
         fclose(probe);
         if (bb_csv_load(p, BB_CSV_LENIENT, &t, err, sizeof err)) continue; /* not a table: not plotted */
+        if (t.nrows == 0) { /* a header alone is no results: the folder is refused, not "plotted" with every kind skipped */
+            bb_csv_table_free(&t);
+            continue;
+        }
         if (!in->have_e2e && bb_csv_col(&t, "model") >= 0 && bb_csv_col(&t, "tg_tps") >= 0 &&
             bb_csv_col(&t, "kernel") >= 0) {
             in->e2e = t;
@@ -1112,7 +1116,8 @@ int bb_cmd_plot(int argc, char **argv)
     bool own_profile = load_profile(dir, prof_path, &in);
     if (!in.have_gemm && !in.have_e2e && !own_profile) {
         fprintf(stderr, "bitbench plot: %s: no results to plot (no kernel-sweep CSV with kernel, m, k, n, threads, "
-                        "gops, gbps, no model-sweep CSV with model, kernel, tg_tps, no machine-profile.json)\n", dir);
+                        "gops, gbps, no model-sweep CSV with model, kernel, tg_tps (a header without rows is none), no "
+                        "machine-profile.json)\n", dir);
         return 1;
     }
     if (out) snprintf(c.out, sizeof c.out, "%s", out);

@@ -404,6 +404,23 @@ static void read_kv_types(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     }
 }
 
+/* A model sweep's reps, seed and delay are one value each (a point is one generation, repeated
+ * reps times, from one seed), while a kernel sweep's are lists (read_scalar_list).  A list here
+ * is refused by name rather than as "must be an integer, got a table", which does not say what
+ * to write instead. */
+static void refuse_model_lists(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    static const char *const single[] = {"reps", "seed", "delay"};
+    for (size_t i = 0; i < sizeof single / sizeof *single; i++) {
+        lua_pushstring(L, single[i]);
+        int type = lua_rawget(L, t);
+        lua_pop(L, 1);
+        if (type == LUA_TTABLE)
+            load_fail(L, c, sw, "field '%s' of a model sweep is one value, got a list (lists are for kernel sweeps; "
+                                "write one model sweep per value)", single[i]);
+    }
+}
+
 /* The fields of a model sweep (sw->name and sw->line are set). */
 static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
@@ -412,6 +429,8 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     if (bb_lua_check_fields(L, t, model_sweep_fields, (int)(sizeof model_sweep_fields / sizeof *model_sweep_fields),
                             err, sizeof err))
         load_fail(L, c, sw, "%s (a sweep with 'models' is a model sweep)", err);
+    t = lua_absindex(L, t);
+    refuse_model_lists(L, c, t, sw);
     sw->min_reps = BB_DEFAULT_E2E_REPS;
     sw->seed = BB_DEFAULT_SEED;
     sw->distinct_layers = BB_DEFAULT_DISTINCT_LAYERS;
