@@ -113,7 +113,9 @@ static int profile_read(const char *path, profile *pr)
  * images are copied to out by bb_output_*, so a results folder's name never reaches gnuplot, and
  * a failed plot leaves the previous files in out as they were. */
 typedef struct {
-    char scripts[PATH_MAX], out[PATH_MAX], tmp[PATH_MAX];
+    /* tmp is at most 95 bytes (bb_temp_dir refuses a longer TMPDIR), so that tmp/NAME fits the
+     * 128-byte paths below */
+    char scripts[PATH_MAX], out[PATH_MAX], tmp[96];
     char run_line[768]; /* the second title line: experiment, run id, machine, date */
     char made[32][24]; /* the names of the files made in tmp, removed at the end */
     int nmade;
@@ -1126,7 +1128,7 @@ int bb_cmd_plot(int argc, char **argv)
     if (find_scripts(c.scripts) || prepare_out(c.out)) goto done;
     char terr[PATH_MAX + 128];
     /* 96: the file paths made in it (tmp_file) live in 128-byte buffers */
-    if (bb_temp_dir("plot", c.tmp, 96, terr, sizeof terr)) {
+    if (bb_temp_dir("plot", c.tmp, sizeof c.tmp, terr, sizeof terr)) {
         fprintf(stderr, "bitbench plot: %s\n", terr);
         goto done;
     }

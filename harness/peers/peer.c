@@ -211,6 +211,25 @@ int bb_peer_bench_has_depth(const char *path, double timeout_s, char *why, size_
     return has;
 }
 
+/* Runs argv (argv[0] the program) on cpus with its output kept in *x: 0 when it ran and exited 0,
+ * else -1 with why (and nothing left to free). */
+static int run_peer(char **argv, double timeout_s, const int *cpus, int ncpus, bb_exec_result *x, char *why,
+                    size_t whylen)
+{
+    char e[1200];
+    if (bb_exec_capture(argv, timeout_s, cpus, ncpus, x, e, sizeof e)) {
+        snprintf(why, whylen, "%s", e);
+        return -1;
+    }
+    if (!x->exited || x->exit_code != 0) {
+        bb_exec_describe(x, timeout_s, e, sizeof e);
+        snprintf(why, whylen, "%s %s", argv[0], e);
+        bb_exec_result_free(x);
+        return -1;
+    }
+    return 0;
+}
+
 int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double timeout_s, const int *cpus, int ncpus,
                   bb_llama_bench_result *r, char *why, size_t whylen)
 {
@@ -219,17 +238,10 @@ int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double time
     argv[0] = (char *)path;
     bb_llama_bench_argv(spec, argv, &num);
     bb_exec_result x;
+    if (run_peer(argv, timeout_s, cpus, ncpus, &x, why, whylen)) return -1;
     char e[1200];
-    if (bb_exec_capture(argv, timeout_s, cpus, ncpus, &x, e, sizeof e)) {
-        snprintf(why, whylen, "%s", e);
-        return -1;
-    }
     int rc = 0;
-    if (!x.exited || x.exit_code != 0) {
-        bb_exec_describe(&x, timeout_s, e, sizeof e);
-        snprintf(why, whylen, "%s %s", path, e);
-        rc = -1;
-    } else if (bb_llama_bench_parse(x.out, r, e, sizeof e) || bb_llama_bench_check(spec, r, e, sizeof e)) {
+    if (bb_llama_bench_parse(x.out, r, e, sizeof e) || bb_llama_bench_check(spec, r, e, sizeof e)) {
         snprintf(why, whylen, "%s: %s", path, e);
         rc = -1;
     }
@@ -245,17 +257,10 @@ int bb_peer_batched_bench(const char *path, const bb_batched_bench_spec *spec, d
     argv[0] = (char *)path;
     bb_batched_bench_argv(spec, argv, &num);
     bb_exec_result x;
+    if (run_peer(argv, timeout_s, cpus, ncpus, &x, why, whylen)) return -1;
     char e[1200];
-    if (bb_exec_capture(argv, timeout_s, cpus, ncpus, &x, e, sizeof e)) {
-        snprintf(why, whylen, "%s", e);
-        return -1;
-    }
     int rc = 0;
-    if (!x.exited || x.exit_code != 0) {
-        bb_exec_describe(&x, timeout_s, e, sizeof e);
-        snprintf(why, whylen, "%s %s", path, e);
-        rc = -1;
-    } else if (bb_batched_bench_parse(x.out, r, e, sizeof e) || bb_batched_bench_check(spec, r, e, sizeof e)) {
+    if (bb_batched_bench_parse(x.out, r, e, sizeof e) || bb_batched_bench_check(spec, r, e, sizeof e)) {
         snprintf(why, whylen, "%s: %s", path, e);
         rc = -1;
     }
