@@ -112,7 +112,11 @@ static int find_latest_run(const bb_experiment *ex, const bb_shard *shard, char 
         snprintf(err, errlen, "--resume: no run of experiment '%s' under %s to resume", ex->name, ex->out);
         return -1;
     }
-    snprintf(dir, len, "%s/%s", ex->out, best);
+    if ((size_t)snprintf(dir, len, "%s/%s", ex->out, best) >= len) {
+        snprintf(err, errlen, "--resume: the run folder %s/%s is a longer path than bitbench keeps (%zu bytes)",
+                 ex->out, best, len - 1);
+        return -1;
+    }
     return 0;
 }
 
