@@ -80,6 +80,20 @@ for t in samples.csv e2e_samples.csv; do
     fi
 done
 check 'grep -q "\"status\": \"complete\"" "$T/m/run.json"' "merged run is complete"
+# the stored texts travel with the merge: the experiment and its model config once, byte for byte,
+# so that the merged folder is repeated as a single run is
+check 'cmp -s "$E" "$T/m/experiment.lua" && cmp -s "$T/models/tiny.lua" "$T/m/models/tiny.lua"' \
+    "merged folder's experiment.lua / models/tiny.lua: $(ls -A "$T/m" "$T/m/models" 2>&1 | tr '\n' ' ')"
+out=$("$BB" run --repeat "$T/m" --dry-run 2>&1); rc=$?
+check '[ "$rc" -eq 0 ]' "run --repeat of the merged folder: rc=$rc: $out"
+# a shard whose stored text no longer has its recorded sha256: merged, the texts left out and said why
+cp -r "$T/sh" "$T/shx"
+s0=$(ls -d "$T/shx/s0"/*/)
+printf -- '-- changed\n' >> "$s0/experiment.lua"
+expect 0 "complete" merge "$T/shx" -o "$T/mx"
+check '[ ! -e "$T/mx/experiment.lua" ] && grep -q "\"sources\": null" "$T/mx/run.json" && grep -q "\"sources_note\": \".*experiment.lua: its sha256 is .* but run.json records" "$T/mx/run.json"' \
+    "changed shard text: $(ls -A "$T/mx"; grep -o '"sources_note": "[^"]*"' "$T/mx/run.json")"
+rm -rf "$T/shx" "$T/mx"
 check '[ "$(grep -c "\"cpu_model\"" "$T/m/run.json")" -eq 4 ]' "run.json has the machine of each of the 3 shards"
 check 'grep -q "\"total\": 8" "$T/m/run.json" && grep -q "\"done\": 8" "$T/m/run.json"' "points total/done of the plan"
 check 'grep -q "| 2/3 |" "$T/m/results.md"' "results.md lists the shards"

@@ -184,6 +184,7 @@ int bb_cmd_merge(int argc, char **argv)
     if (bb_merge_collect((const char *const *)argv + optind, argc - optind, (const char *const *)groups, ngroups, &m,
                          err, sizeof err) ||
         prepare_out(out, &m, err, sizeof err) || bb_merge_tables(&m, out, &per_group, err, sizeof err) ||
+        bb_merge_sources(&m, out, err, sizeof err) ||
         bb_merge_write_json(&m, out, argc + 1, argv - 1, err, sizeof err) ||
         write_markdown(&m, out, per_group, err, sizeof err)) {
         fprintf(stderr, "bitbench merge: %s\n", err);

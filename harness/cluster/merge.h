@@ -45,6 +45,7 @@ typedef struct {
     int nproblems;
     char **tables;                   /* the CSV tables merged (file names), sorted */
     int ntables;
+    char sources_note[3000];         /* why the merged run keeps no stored texts ("" when it does) */
 } bb_merge;
 
 /* Find the shards in dirs (a run directory, or a directory holding run directories up to three
@@ -62,6 +63,13 @@ int bb_merge_tables(bb_merge *m, const char *out, int ***rows_per_group, char *e
  * times, failures, warnings) and "shards": each shard's index, group, status, machine, build and
  * placement.  Returns 0, or -1 with err. */
 int bb_merge_write_json(const bb_merge *m, const char *out, int argc, char **argv, char *err, size_t errlen);
+
+/* The first shard's stored texts (experiment.lua, models/, source.diff) into out, each checked
+ * against the sha256 its run.json records, when every shard records the same ones; otherwise
+ * nothing is copied and m->sources_note says why (run.json then has "sources": null and the note),
+ * as when the first shard's copy is missing or no longer has its recorded sha256.  Returns 0, or -1
+ * with err (out of memory, a write that failed). */
+int bb_merge_sources(bb_merge *m, const char *out, char *err, size_t errlen);
 
 /* The kind of the points of sweep `name` in the shards' plan: 1 for a model sweep (end-to-end
  * points), 0 otherwise. */

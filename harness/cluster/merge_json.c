@@ -193,6 +193,9 @@ static void write_member(bb_json *j, const bb_merge *m, const char *key, const b
         write_lines(j, m, key, key[0] == 'w');
     } else if (!strcmp(key, "shard")) {
         write_shards(j, m);
+    } else if (!strcmp(key, "sources") && m->sources_note[0]) {
+        bb_json_null(j, key);
+        bb_json_string(j, "sources_note", m->sources_note);
     } else {
         write_value(j, key, v);
     }
