@@ -38,6 +38,15 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
       d = e - w * region; if (d < 0) d = -d
       if (d > 0.02 * w * region) { print "energy " e " J is not " w " W x " region " s"; exit 1 } }' \
     "$(ls "$tmp"/fake/*/results.csv)" || fail "pcm columns from the fake sidecars"
+# the sidecars' output files go in a folder under TMPDIR, removed afterwards
+mkdir -p "$tmp/tt"
+printf '#!/bin/sh\nprintf "%%s\\n" "$2" >> "%s/paths"\nexec "%s/fake_pcm_memory.sh" "$@"\n' "$tmp" "$data" > "$tmp/rec_memory.sh"
+chmod +x "$tmp/rec_memory.sh"
+TMPDIR="$tmp/tt" BB_PCM_MEMORY="$tmp/rec_memory.sh" BB_PCM_POWER=none BB_PCM_INTERVAL=0.05 \
+    "$bin" run "$tmp/e.lua" --meters pcm --threads 1 --reps 3 --min-time 0.3 --out "$tmp/fake2" --quiet >/dev/null 2>&1 ||
+    fail "run with TMPDIR exited $?"
+grep -q "^-csv=$tmp/tt/bitbench-pcm-[A-Za-z0-9]*/pcm-memory.out\$" "$tmp/paths" || fail "pcm's output not under TMPDIR: $(cat "$tmp/paths")"
+[ -z "$(ls -A "$tmp/tt")" ] || fail "the pcm folder left in TMPDIR: $(ls -A "$tmp/tt")"
 "$bin" run "$tmp/e.lua" --meters bogus --out "$tmp/o2" >/dev/null 2>"$tmp/err.txt" && fail "unknown meter accepted"
 grep -q "unknown meter 'bogus'" "$tmp/err.txt" || fail "message for an unknown meter"
 echo "test_meters_cli: passed"

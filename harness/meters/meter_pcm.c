@@ -48,6 +48,7 @@
 #include "meters/pcm_csv.h"
 #include "meters/pcm_power_text.h"
 #include "meters/pcm_sidecar.h"
+#include "support/temp_dir.h"
 
 #define PCM_MAX_SAMPLES 200000
 
@@ -56,7 +57,7 @@ enum { PART_MEMORY, PART_POWER, NPARTS };
 typedef struct {
     bb_pcm_sidecar sc;
     bool running;
-    char out[128], log[128];
+    char out[160], log[160]; /* dir/pcm-memory.out: dir is at most 95 bytes */
     char code[32], why[160]; /* why the part is not running */
 } pcm_part;
 
@@ -64,7 +65,7 @@ typedef struct {
     pcm_part part[NPARTS];
     double dt;
     double t0;
-    char dir[64];
+    char dir[96]; /* bb_temp_dir's folder: TMPDIR or /tmp */
     bb_pcm_sample *memory; /* every sample so far, read on incrementally */
     bb_pcm_power_sample *power;
     bb_pcm_memory_reader memory_reader;
@@ -303,12 +304,14 @@ static int pcm_open(bb_meter *m)
     }
     const char *iv = getenv("BB_PCM_INTERVAL");
     s->dt = iv && atof(iv) > 0 ? atof(iv) : 0.1;
-    snprintf(s->dir, sizeof s->dir, "/tmp/bitbench-pcm-XXXXXX");
-    if (!mkdtemp(s->dir)) {
+    char why[600];
+    if (bb_temp_dir("pcm", s->dir, sizeof s->dir, why, sizeof why)) {
         free(s->memory);
         free(s->power);
         free(s);
-        set_reason(m, "tool_failed", "cannot create a temporary directory for pcm's output");
+        char reason[700];
+        snprintf(reason, sizeof reason, "no temporary folder for pcm's output: %s", why);
+        set_reason(m, "tool_failed", reason);
         return 0;
     }
     for (int k = 0; k < NPARTS; k++) part_start(s, start_order[k], intel);
