@@ -47,6 +47,11 @@ TMPDIR="$tmp/tt" BB_PCM_MEMORY="$tmp/rec_memory.sh" BB_PCM_POWER=none BB_PCM_INT
     fail "run with TMPDIR exited $?"
 grep -q "^-csv=$tmp/tt/bitbench-pcm-[A-Za-z0-9]*/pcm-memory.out\$" "$tmp/paths" || fail "pcm's output not under TMPDIR: $(cat "$tmp/paths")"
 [ -z "$(ls -A "$tmp/tt")" ] || fail "the pcm folder left in TMPDIR: $(ls -A "$tmp/tt")"
+TMPDIR="$tmp/missing" BB_PCM_MEMORY="$tmp/rec_memory.sh" BB_PCM_POWER=none \
+    "$bin" run "$tmp/e.lua" --meters pcm --threads 1 --reps 3 --min-time 0.1 --out "$tmp/fake3" --quiet >/dev/null 2>&1 ||
+    fail "run with a missing TMPDIR exited $?"
+grep -q "no temporary folder for pcm's output: cannot create a temporary folder in $tmp/missing" "$tmp"/fake3/*/run.json ||
+    fail "missing TMPDIR: $(grep -o '"reason[^}]*' "$tmp"/fake3/*/run.json | head -3)"
 "$bin" run "$tmp/e.lua" --meters bogus --out "$tmp/o2" >/dev/null 2>"$tmp/err.txt" && fail "unknown meter accepted"
 grep -q "unknown meter 'bogus'" "$tmp/err.txt" || fail "message for an unknown meter"
 echo "test_meters_cli: passed"
