@@ -36,6 +36,18 @@ printf 'bitbench.experiment { name = "x\\27]0;owned\\7", out = "%s/res", sweeps 
 "$bin" run --dry-run "$tmp/n.lua" >"$tmp/out" 2>"$tmp/err" && fail "a name with a control sequence accepted"
 no_raw "$tmp/err" "the refusal"
 grep -q "name 'x\\\\x1b\]0;owned\\\\x07' may only use letters" "$tmp/err" || fail "refusal: $(cat "$tmp/err")"
+# merge of shards whose run.json names hold control sequences: its refusal shows them escaped
+cat > "$tmp/m.lua" <<LUA
+bitbench.experiment { name = "m", out = "$tmp/sh", sweeps = {
+  bitbench.sweep { kernels = { "i2_s@scalar", "f32" }, shapes = { { 64, 256 } }, threads = { 1 }, reps = 2, warmup = 0 } } }
+LUA
+for i in 0 1; do "$bin" run --quiet --shard "$i/2" "$tmp/m.lua" >/dev/null 2>&1 || fail "shard $i"; done
+j=$(ls "$tmp"/sh/*/run.json | tail -1)
+sed 's/"name": "m"/"name": "m\\u001b]0;owned\\u0007\\u009bH"/' "$j" > "$j.x" && mv "$j.x" "$j"
+grep -q 'u001b' "$j" || fail "the shard's run.json was not edited"
+"$bin" merge "$tmp/sh" -o "$tmp/merged" >"$tmp/out" 2>"$tmp/err" && fail "shards of different experiments merged"
+no_raw "$tmp/err" "merge's refusal"
+grep -q 'different experiments.*m\\x1b\]0;owned\\x07\\xc2\\x9bH' "$tmp/err" || fail "merge refusal: $(cat "$tmp/err")"
 echo "test_term_names: ok"
 
 # compare's Markdown on stdout names the rows' hosts and CPUs (results.csv): shown escaped

@@ -17,6 +17,16 @@
 #include "run/run_lock.h"
 #include "support/output_dir.h"
 #include "support/output_file.h"
+#include "support/term_text.h"
+
+/* One line on stderr whose text may hold names from the shards' files (run.json's groups,
+ * experiment names, folder names): shown through support/term_text.h. */
+static void say(const char *what, const char *text)
+{
+    fprintf(stderr, "bitbench merge: %s", what);
+    bb_term_fputs(text, stderr);
+    fputc('\n', stderr);
+}
 
 static void usage(FILE *f)
 {
@@ -67,7 +77,7 @@ static int prepare_out(const char *out, const bb_merge *m, char *err, size_t err
     }
     char note[512];
     if (bb_run_dir_lock(out, note, sizeof note, err, errlen)) return -1;
-    if (note[0]) fprintf(stderr, "bitbench merge: note: %s\n", note);
+    if (note[0]) say("note: ", note);
     return 0;
 }
 
@@ -187,7 +197,7 @@ int bb_cmd_merge(int argc, char **argv)
         bb_merge_sources(&m, out, err, sizeof err) ||
         bb_merge_write_json(&m, out, argc + 1, argv - 1, err, sizeof err) ||
         write_markdown(&m, out, per_group, err, sizeof err)) {
-        fprintf(stderr, "bitbench merge: %s\n", err);
+        say("", err);
         goto out;
     }
     status = m.nproblems ? 1 : 0;
@@ -195,7 +205,8 @@ int bb_cmd_merge(int argc, char **argv)
         fprintf(stderr, "bitbench merge: %d shard%s, %d table%s -> %s: %s\n", m.nshards, m.nshards == 1 ? "" : "s",
                 m.ntables, m.ntables == 1 ? "" : "s", out, status ? "incomplete" : "complete");
     }
-    for (int i = 0; i < m.nproblems; i++) fprintf(stderr, "bitbench merge: %s\n", m.problems[i]);
+    for (int i = 0; i < m.nproblems; i++) say("", m.problems[i]);
+    if (m.sources_note[0] && !quiet) say("note: ", m.sources_note);
 out:
     bb_run_dir_unlock(out);
     for (int t = 0; per_group && t < m.ntables; t++) free(per_group[t]);
