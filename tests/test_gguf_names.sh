@@ -24,4 +24,14 @@ pad=$(( (32 - size % 32) % 32 ))
 ! grep -q "$(printf '\302\233')" "$tmp/out" || fail "a raw C1 CSI reached the terminal"
 grep -q "'evil\\\\x1b\]0;owned\\\\x07\\\\x1b\[2J\\\\xc2\\\\x9bH'" "$tmp/out" || fail "general.name not shown escaped: $(cat "$tmp/out")"
 grep -q ' w\\x1b\[31m ' "$tmp/out" || fail "the tensor name not shown escaped: $(cat "$tmp/out")"
+# `list models DIR`: a GGUF file's name is the model's name; one holding control sequences is
+# shown escaped in the table, and so is the refusal of a file that does not load
+src=${BITBENCH_SHARED_DIR:-$(dirname "$0")/../../shared}/golden/gguf/stories260K/stories260K.gguf
+mkdir -p "$tmp/dir"
+cp "$src" "$tmp/dir/$(printf 'good\033]0;owned\007').gguf"
+cp "$tmp/evil.gguf" "$tmp/dir/$(printf 'bad\033[2J').gguf"
+"$bin" list models "$tmp/dir" >"$tmp/out" 2>"$tmp/err"
+! grep -q "$(printf '\033')" "$tmp/out" "$tmp/err" || fail "list models: a raw ESC reached the terminal: $(od -c "$tmp/out" "$tmp/err" | grep -m1 033)"
+grep -q '^good\\x1b\]0;owned\\x07\.gguf ' "$tmp/out" || fail "list models: the file's name not shown escaped: $(cat "$tmp/out")"
+grep -q 'bad\\x1b\[2J\.gguf' "$tmp/err" || fail "list models: the refusal not shown escaped: $(cat "$tmp/err")"
 echo "test_gguf_names: ok"

@@ -14,6 +14,7 @@
 #include "models/model_config.h"
 #include "models/model_load.h"
 #include "results/column_tables.h"
+#include "support/term_text.h"
 
 static void list_kernels(void)
 {
@@ -89,7 +90,9 @@ static void print_model(const bb_model_config *c, int width)
     char mem_i2s[24], mem_f16[24];
     model_memory(c, "i2_s", mem_i2s, sizeof mem_i2s);
     model_memory(c, "f16", mem_f16, sizeof mem_f16);
-    printf("%-*s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", width, c->name, bb_model_style_name(c->style), c->dim,
+    char name[512]; /* a GGUF file's name, from a folder of anyone's: shown through term_text */
+    printf("%-*s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", width, bb_term_text(c->name, name, sizeof name),
+           bb_model_style_name(c->style), c->dim,
            c->ffn_dim, c->n_layers, hk, c->vocab_size, bb_model_ffn_act_name(c->ffn_act), params, mem_i2s, mem_f16,
            shapes);
 }
@@ -127,7 +130,9 @@ static int list_gguf_files(const char *dir, char *const *files, int n, int width
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         bb_model_config c;
         if (bb_model_config_resolve(path, &c, err, sizeof err)) {
-            fprintf(stderr, "bitbench list models: %s\n", err);
+            fputs("bitbench list models: ", stderr);
+            bb_term_fputs(err, stderr);
+            fputc('\n', stderr);
             bad = 1;
         } else {
             print_model(&c, width);
