@@ -193,6 +193,35 @@ static void roofline_contract(void)
           "another CPU's profile refused: %s", err);
     snprintf(other.cpu_model, sizeof other.cpu_model, "Test CPU");
     CHECK(bb_roof_ceilings_load(path, &other, &c, err, sizeof err) == 0 && c.maxthreads == 2, "load: %s", err);
+    /* the same model string on a machine of other cores or caches: not this machine's ceilings
+     * (a profile that records them; the one above records only the model) */
+    char path2[] = "/tmp/bb_profile_XXXXXX";
+    int fd2 = mkstemp(path2);
+    FILE *f2 = fd2 >= 0 ? fdopen(fd2, "w") : NULL;
+    if (f2) {
+        fputs("{\"kind\": \"bitbench machine profile\", \"machine\": {\"cpu_model\": \"Test CPU\", \"cores\": 8,\n"
+              " \"pus\": 16, \"l3_bytes\": 33554432}, \"read_bandwidth\": [{\"level\": \"L1\", \"threads\": 1,\n"
+              " \"gbps\": 200}], \"peaks\": []}\n", f2);
+        fclose(f2);
+        other.cores = 2;
+        other.pus = 16;
+        other.l3 = 33554432;
+        CHECK(bb_roof_ceilings_load(path2, &other, &c, err, sizeof err) == -1 &&
+                  strstr(err, "another machine with this CPU model (cores 8; this one has 2)"),
+              "other cores refused: %s", err);
+        other.cores = 8;
+        other.l3 = 16777216;
+        CHECK(bb_roof_ceilings_load(path2, &other, &c, err, sizeof err) == -1 && strstr(err, "l3_bytes 33554432"),
+              "other L3 refused: %s", err);
+        other.l3 = 33554432;
+        CHECK(bb_roof_ceilings_load(path2, &other, &c, err, sizeof err) == 0, "the same machine: %s", err);
+        other.cores = other.pus = 0;
+        other.l3 = 0;
+        unlink(path2);
+        CHECK(bb_roof_ceilings_load(path, &other, &c, err, sizeof err) == 0, "reload: %s", err);
+    } else {
+        CHECK(0, "mkstemp");
+    }
     double fr;
     /* a GEMV at 50 GB/s from L2 on 1 thread, 100 GOP/s: bandwidth-bound, 0.5 of L2's 100 GB/s */
     CHECK(bb_roofline_fraction(&c, 1, 1, 2.0, 100, 50, &fr, ceiling, sizeof ceiling) && fabs(fr - 0.5) < 1e-12 &&

@@ -29,6 +29,21 @@ int bb_roof_ceilings_load(const char *path, const bb_machine *mach, bb_roof_ceil
                  path, c->cpu_model[0] ? c->cpu_model : "unknown", mach->cpu_model);
         goto done;
     }
+    /* The same model string is not the same machine: a VM's "AMD EPYC" covers several generations,
+     * and one CPU in machines of 2 or 64 cores, or other cache sizes, reads memory at other rates.
+     * Each of these the profile records (older profiles may lack some) must be this machine's. */
+    const bb_jv *pm = bb_jv_get(root, "machine");
+    const struct { const char *key; double here; } same[] = {
+        {"cores", mach ? mach->cores : 0}, {"pus", mach ? mach->pus : 0},
+        {"l2_bytes", mach ? (double)mach->l2 : 0}, {"l3_bytes", mach ? (double)mach->l3 : 0}};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        const bb_jv *v = bb_jv_get(pm, same[i].key);
+        if (v && v->type == BB_JV_NUM && same[i].here > 0 && v->num != same[i].here) {
+            snprintf(err, errlen, "%s: a profile of another machine with this CPU model (%s %.0f; this one has %.0f): "
+                     "its ceilings are not this machine's", path, same[i].key, v->num, same[i].here);
+            goto done;
+        }
+    }
     const bb_jv *bw = bb_jv_get(root, "read_bandwidth"), *peaks = bb_jv_get(root, "peaks");
     for (int i = 0; bw && bw->type == BB_JV_ARR && i < bw->n; i++) {
         const char *level = bb_jv_str(&bw->items[i], "level");
