@@ -31,6 +31,18 @@ fi
 # bitbench report on the run folder: the default place, and -o
 "$BB" report "$dir" >"$T/out" 2>"$T/err"; rc=$?
 check '[ "$rc" -eq 0 ] && [ "$(cat "$T/out")" = "$dir/report.html" ]' "report RUN_DIR: rc=$rc, out $(cat "$T/out"), $(cat "$T/err")"
+check 'grep -q "<meta name=\"generator\" content=\"bitbench report\">" "$dir/report.html"' "the page names its generator"
+# the default place holds a file bitbench did not write (someone's notes, a page of the first
+# reports, which lack the mark): someone else's file is left as it is, a page of ours replaced
+cp -r "$dir" "$T/theirs"
+echo "their notes" > "$T/theirs/report.html"
+"$BB" report "$T/theirs" >/dev/null 2>"$T/err"; rc=$?
+check '[ "$rc" -eq 1 ] && [ "$(cat "$T/theirs/report.html")" = "their notes" ] && grep -q "report.html is a file that bitbench report did not write: left as it is (give -o FILE" "$T/err"' \
+    "report over someone's report.html: rc=$rc $(cat "$T/err")"
+grep -v 'name="generator"' "$dir/report.html" > "$T/theirs/report.html"
+"$BB" report "$T/theirs" >/dev/null 2>"$T/err"; rc=$?
+check '[ "$rc" -eq 0 ] && grep -q "name=\"generator\"" "$T/theirs/report.html"' "an older page of bitbench's replaced: rc=$rc $(cat "$T/err")"
+rm -rf "$T/theirs"
 "$BB" report "$dir" -o "$T/page.html" >/dev/null 2>"$T/err"; rc=$?
 P="$T/page.html"
 # the plots' temporary folder is made where TMPDIR says (support/temp_dir.h), not always in /tmp,

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "report/html_page.h"
 #include "report/html_report.h"
 #include "support/input_file.h"
 #include "support/not_a_link.h"
@@ -67,8 +68,10 @@ int bb_cmd_report(int argc, char **argv)
     if (S_ISDIR(st.st_mode)) {
         if (!out) snprintf(def, sizeof def, "%.4000s/report.html", src), out = def;
         bb_report_plots plots = {.draw = true};
-        rc = !named && bb_not_a_link(out, "the run's report", err, sizeof err) ? -1
-                                                                               : bb_report_run_dir(src, out, &plots, err, sizeof err);
+        rc = !named && (bb_not_a_link(out, "the run's report", err, sizeof err) ||
+                        bb_page_replaceable(out, err, sizeof err))
+                 ? -1
+                 : bb_report_run_dir(src, out, &plots, err, sizeof err);
     } else if (S_ISREG(st.st_mode)) {
         if (!out) {
             size_t n = strlen(src);
@@ -76,8 +79,10 @@ int bb_cmd_report(int argc, char **argv)
             snprintf(def, sizeof def, "%.*s.html", stem > 4000 ? 4000 : stem, src);
             out = def;
         }
-        rc = !named && bb_not_a_link(out, "the database's report", err, sizeof err) ? -1
-                                                                                   : bb_report_database(src, out, err, sizeof err);
+        rc = !named && (bb_not_a_link(out, "the database's report", err, sizeof err) ||
+                        bb_page_replaceable(out, err, sizeof err))
+                 ? -1
+                 : bb_report_database(src, out, err, sizeof err);
     } else {
         fprintf(stderr, "bitbench report: %s is %s, not a run folder or a results database\n", src,
                 bb_file_kind((unsigned)st.st_mode));

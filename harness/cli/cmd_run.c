@@ -17,6 +17,7 @@
 #include "plan/experiment.h"
 #include "plan/plan.h"
 #include "plan/shard.h"
+#include "report/html_page.h"
 #include "report/html_report.h"
 #include "run/run_repeat.h"
 #include "run/sweep.h"
@@ -185,7 +186,8 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     char report[1400], rerr[2048];
     snprintf(report, sizeof report, "%s/report.html", dir);
     /* a resumed folder may be someone else's: a link there is not written through */
-    if (bb_not_a_link(report, "the run's report", rerr, sizeof rerr) || bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr)) {
+    if (bb_not_a_link(report, "the run's report", rerr, sizeof rerr) || bb_page_replaceable(report, rerr, sizeof rerr) ||
+        bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr)) {
         fprintf(stderr, "bitbench run: report.html was not written: %s; write it with: bitbench report ", rerr);
         bb_shell_path(stderr, dir);
         fputc('\n', stderr);

@@ -7,9 +7,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/html_escape.h"
+#include "support/input_file.h"
 
 /* The whole style of the page: no external stylesheet or font (the page must open offline and
  * load nothing), system fonts only. */
@@ -35,6 +37,7 @@ static const char css[] =
 void bb_page_begin(FILE *f, const char *title)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"generator\" content=\"" BB_PAGE_GENERATOR "\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           /* nothing on this page loads from anywhere, and nothing runs */
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -244,4 +247,26 @@ void bb_page_csv_table(FILE *f, const bb_csv_table *t, const char *const *cols, 
     }
     fputs("</tbody></table></div>\n", f);
     if (shown < total) fprintf(f, "<p class=\"note\">%d of %d rows shown; the file has them all.</p>\n", shown, total);
+}
+
+/* The pages bb_page_begin writes carry the generator mark in their head; those of the first
+ * bitbench with reports (2026-11-28) lack it but begin with this exact policy line. */
+static const char ours_before_mark[] = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                                       "style-src 'unsafe-inline'; img-src data:\">";
+
+int bb_page_replaceable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return 0; /* absent: a new page */
+    char head[2048], why[600];
+    FILE *f = S_ISREG(st.st_mode) ? bb_input_open(path, "page", BB_INPUT_ANY_SIZE, NULL, why, sizeof why) : NULL;
+    size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
+    if (f) fclose(f);
+    head[n] = '\0';
+    if (f && (strstr(head, "<meta name=\"generator\" content=\"" BB_PAGE_GENERATOR "\">") ||
+              strstr(head, ours_before_mark)))
+        return 0;
+    snprintf(err, errlen, "%s is %s that bitbench report did not write: left as it is (give -o FILE to write the "
+             "report elsewhere)", path, S_ISREG(st.st_mode) ? "a file" : bb_file_kind((unsigned)st.st_mode));
+    return -1;
 }

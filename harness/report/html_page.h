@@ -13,7 +13,15 @@
 #include "io/json_read.h"
 
 /* <!DOCTYPE html> to <body>, with title (escaped) and the stylesheet; then the closing tags. */
+/* The generator a page's head names: how bitbench knows a page it may replace. */
+#define BB_PAGE_GENERATOR "bitbench report"
+
 void bb_page_begin(FILE *f, const char *title);
+/* May bitbench write a page at path, a place it chose in a folder it did not create (RUN_DIR's
+ * report.html, FILE.html beside a database)?  0 when path is absent or a page bitbench wrote
+ * (its head names the generator); else -1 with one line in err: someone else's file is never
+ * replaced (docs/reliability.md). */
+int bb_page_replaceable(const char *path, char *err, size_t errlen);
 void bb_page_end(FILE *f);
 
 /* A JSON value: an object as a two-column table, an array of objects as a table with a column
