@@ -3,6 +3,7 @@
  * (results/run_texts.h).  The merged folder carries them once, so that `run --repeat` works on
  * it as on a single run: the first shard's copies, after each is checked against the sha256 its
  * run.json records and against every other shard's record of the same file. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@
 #include "support/input_file.h"
 
 /* The (file, sha256) records of a shard's "sources": the experiment, each model config, the source
- * diff when one was taken.  Returns how many were written into file/sha (at most max). */
+ * diff when one was taken.  Returns how many were written into file/sha, or -1 when there are
+ * more than max. */
 static int records(const bb_jv *sources, const char **file, const char **sha, int max)
 {
     int n = 0;
@@ -24,18 +26,21 @@ static int records(const bb_jv *sources, const char **file, const char **sha, in
             sha[n++] = bb_jv_str(one[k], "sha256");
         }
     const bb_jv *models = bb_jv_get(sources, "models");
-    for (int i = 0; models && models->type == BB_JV_ARR && i < models->n && n < max; i++) {
+    for (int i = 0; models && models->type == BB_JV_ARR && i < models->n; i++) {
+        if (n == max) return -1;
         file[n] = bb_jv_str(&models->items[i], "file");
         sha[n++] = bb_jv_str(&models->items[i], "sha256");
     }
     return n;
 }
 
+enum { MAX_TEXTS = 256 };
+
 static bool same_records(const bb_jv *a, const bb_jv *b)
 {
-    const char *fa[64], *sa[64], *fb[64], *sb[64];
-    int na = records(a, fa, sa, 64), nb = records(b, fb, sb, 64);
-    if (na != nb) return false;
+    const char *fa[MAX_TEXTS], *sa[MAX_TEXTS], *fb[MAX_TEXTS], *sb[MAX_TEXTS];
+    int na = records(a, fa, sa, MAX_TEXTS), nb = records(b, fb, sb, MAX_TEXTS);
+    if (na < 0 || na != nb) return false;
     for (int i = 0; i < na; i++)
         if (!fa[i] || !fb[i] || !sa[i] || !sb[i] || strcmp(fa[i], fb[i]) || strcmp(sa[i], sb[i])) return false;
     return true;
@@ -47,19 +52,25 @@ int bb_merge_sources(bb_merge *m, const char *out, char *err, size_t errlen)
     const bb_merge_shard *first = &m->shards[0];
     const bb_jv *src = bb_jv_get(first->json, "sources");
     if (!src || src->type != BB_JV_OBJ) {
-        snprintf(m->sources_note, sizeof m->sources_note, "%s keeps no experiment text (a bitbench before issue 33)",
-                 first->dir);
+        snprintf(m->sources_note, sizeof m->sources_note, "%s keeps no experiment text (made by a bitbench that did "
+                 "not keep it): the merged run cannot be repeated from its folder", first->dir);
         return 0;
     }
     for (int i = 1; i < m->nshards; i++)
         if (!same_records(src, bb_jv_get(m->shards[i].json, "sources"))) {
             snprintf(m->sources_note, sizeof m->sources_note, "%s and %s recorded different stored texts (model "
-                     "configs or source diffs): the merged run keeps none of them; repeat a shard instead",
+                     "configs or source diffs, or too many to compare): the merged run keeps none of them; repeat a "
+                     "shard instead",
                      first->dir, m->shards[i].dir);
             return 0;
         }
-    const char *file[64], *sha[64];
-    int n = records(src, file, sha, 64), kept = 0, rc = 0;
+    const char *file[MAX_TEXTS], *sha[MAX_TEXTS];
+    int n = records(src, file, sha, MAX_TEXTS), kept = 0, rc = 0;
+    if (n < 0) {
+        snprintf(m->sources_note, sizeof m->sources_note, "%s/run.json: sources names more than %d texts: the merged "
+                 "run keeps none of them", first->dir, MAX_TEXTS);
+        return 0;
+    }
     bb_run_text *texts = NULL;
     char why[1000];
     for (int i = 0; i < n; i++) {
