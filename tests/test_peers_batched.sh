@@ -14,10 +14,8 @@
 BB="$1"
 SRC="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}"
 D=$(cd "$SRC/tests/data/peers" && pwd)
-pass=0; fail=0
-T=$(mktemp -d /tmp/bb_peers_batched_XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+. "$SRC/tests/lib/check.sh"
+check_scratch peers_batched
 unset BITBENCH_LLAMA_BENCH BITBENCH_BITNET_BENCH BITBENCH_LLAMA_BATCHED_BENCH BITBENCH_BITNET_BATCHED_BENCH
 unset BB_FAKE_BENCH_DEPTH BB_FAKE_BATCHED_MODE BB_FAKE_BATCHED_SPEEDS BB_FAKE_BATCHED_ARGS
 PATH=/usr/bin:/bin; export PATH
@@ -90,5 +88,4 @@ check '[ "$rc" -eq 3 ] && grep -q "has no -d (its --help lists no --n-depth): de
 "$BB" run "$T/p.lua" --peer "llama.cpp-batchd=/x" > "$T/bad.out" 2>&1; rc=$?
 check '[ "$rc" -ne 0 ] && grep -q "llama.cpp-batched, bitnet.cpp-batched" "$T/bad.out"' "bad name: $(cat "$T/bad.out")"
 
-echo "test_peers_batched: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary test_peers_batched
