@@ -31,7 +31,9 @@ static void fail(const char *what, const char *out)
     abort();
 }
 
-/* Well-formed UTF-8 without control characters other than tab and line break. */
+/* Well-formed UTF-8 (RFC 3629) without control characters other than tab and line break. glibc's
+ * decoder also takes the old five- and six-byte forms (F8..FD leads, past U+10FFFF) that the
+ * escaper rightly replaces, so code points past U+10FFFF and surrogates are refused here. */
 static bool clean_text(const char *s, size_t n)
 {
     mbstate_t st;
@@ -42,6 +44,7 @@ static bool clean_text(const char *s, size_t n)
         size_t k = mbrtowc(&wc, s + i, n - i, &st);
         if (k == (size_t)-1 || k == (size_t)-2 || k == 0) return false;
         if ((wc < 0x20 && wc != '\t' && wc != '\n') || (wc >= 0x7F && wc < 0xA0)) return false;
+        if ((wc >= 0xD800 && wc <= 0xDFFF) || wc > 0x10FFFF) return false;
         i += k;
     }
     return true;

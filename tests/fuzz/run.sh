@@ -165,7 +165,7 @@ fuzz_one() { # target
   if [ "$rc" -ne 0 ]; then
     artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
     line="$line: FAILED (exit $rc), input: ${artifact:-see $log}"
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -n 3 >&2 || true
+    grep -E "^(==[0-9]+==ERROR|SUMMARY|.*runtime error|fuzz_$t: )" "$log" | head -n 3 >&2 || true
   fi
   echo "$line"
   echo "$line" > "$work/$t.summary"
