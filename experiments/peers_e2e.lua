@@ -39,13 +39,7 @@ elseif S == "full" then
   peer_timeout = 3600
 end
 
--- Decode at depth 0 and 4096 (issue 32 item 6), at --full only (4096 tokens of prefill per point
--- and repetition: minutes per point on the 2-core VM).  Peers whose llama-bench has no -d (the
--- llama.cpp c392e5094 and bitnet.cpp builds here) are measured by their llama-batched-bench:
---   bitbench run experiments/peers_e2e.lua --full --peer llama.cpp=.../llama-bench
---     --peer llama.cpp-batched=.../llama-batched-bench --peer bitnet.cpp=.../llama-bench
---     --peer bitnet.cpp-batched=.../llama-batched-bench
--- (docs/models.md, "Peers side by side"); such rows have peer "llama.cpp-batched" and no pp.
+-- Decode at depth beside the peers: experiments/peers_depth.lua.
 local sweeps = {
   bitbench.sweep {
     name = "e2e",
@@ -62,24 +56,6 @@ local sweeps = {
     peer_timeout = peer_timeout,
   },
 }
-if S == "full" then
-  sweeps[#sweeps + 1] = bitbench.sweep {
-    name = "e2e_depth",
-    models = { "bitnet-b1.58-large" },
-    kernels = bitbench.usable { "i2_s", "tq2_0" },
-    out_kernel = "f16",
-    threads = { math.min(2, bitbench.machine.cores) },
-    depth = { 0, 4096 },
-    prompt = 0,
-    gen = 16,
-    reps = 3,
-    kv = "f16",
-    distinct_layers = 1,
-    on_unsupported = "skip",
-    peers = { "llama.cpp:tq2_0", "bitnet.cpp:i2_s" },
-    peer_timeout = peer_timeout,
-  }
-end
 
 bitbench.experiment {
   name = "peers_e2e",
