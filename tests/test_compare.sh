@@ -177,6 +177,22 @@ E=$(ls -d "$T"/e/cmpe-*)
 "$BB" compare "$E" "$E" --csv >"$T/e.csv" 2>&1; rc=$?
 check '[ "$rc" -eq 0 ] && [ "$(cut -d, -f2 "$T/e.csv" | sed 1d | tr "\n" " ")" = "pp tg " ] && [ -z "$(awk -F, "NR > 1 && (\$19 != 0 || \$17 != 3)" "$T/e.csv")" ]' \
     "e2e self-compare: rc=$rc $(cat "$T/e.csv")"
+# e2e samples that are not times, in e2e_samples.csv or (without it) as e2e.csv's tg_tps, refuse
+# the comparison with one line naming the point
+for v in nan inf 0 -1; do
+    rm -rf "$T/ebad"; cp -r "$E" "$T/ebad"
+    awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "phase") p = i; if ($i == "seconds") c = i } }
+                                NR > 1 && $p == "tg" { $c = v } 1' "$E/e2e_samples.csv" > "$T/ebad/e2e_samples.csv"
+    timeout 20 "$BB" compare "$T/ebad" "$E" >/dev/null 2>"$T/ebad.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/ebad.err")" -eq 1 ] && grep -q "point .tiny i2_s threads=1 tg4.*not a time" "$T/ebad.err"' \
+        "e2e samples of $v s: rc=$rc $(cat "$T/ebad.err")"
+    rm -f "$T/ebad/e2e_samples.csv"
+    awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tg_tps") c = i } NR > 1 { $c = v } 1' \
+        "$E/e2e.csv" > "$T/ebad/e2e.csv"
+    timeout 20 "$BB" compare "$E" "$T/ebad" >/dev/null 2>"$T/ebad.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/ebad.err")" -eq 1 ] && grep -q "point .tiny i2_s threads=1 tg4.*not a time" "$T/ebad.err"' \
+        "e2e.csv tg_tps of $v, no samples file: rc=$rc $(cat "$T/ebad.err")"
+done
 if [ -z "$nodb" ]; then
     "$BB" db import --db "$T/e.sqlite" "$E" >/dev/null 2>&1
     ide=$(sed -n 's/.*"run_id": "\([^"]*\)".*/\1/p' "$E/run.json")
