@@ -66,13 +66,17 @@ static int open_temporary(const char *target, char *tmp, size_t tmplen, char *er
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (fd >= 0) return fd;
         if (errno == EEXIST) continue;
+        int open_errno = errno;
         struct stat st;
         if (stat(dir, &st) != 0)
             snprintf(err, errlen, "%s: cannot write it: the folder %s does not exist", target, dir);
         else if (!S_ISDIR(st.st_mode))
             snprintf(err, errlen, "%s: cannot write it: %s is not a folder", target, dir);
+        else if (open_errno == ENOENT) /* the folder is there and refuses new names: /proc, /sys */
+            snprintf(err, errlen, "%s: cannot write it: the folder %s takes no new files (a virtual file system?)",
+                     target, dir);
         else
-            snprintf(err, errlen, "%s: cannot write in its folder %s: %s", target, dir, strerror(errno));
+            snprintf(err, errlen, "%s: cannot create a file in its folder %s: %s", target, dir, strerror(open_errno));
         return -1;
     }
     snprintf(err, errlen, "%s: cannot create a temporary file beside it", target);

@@ -86,6 +86,11 @@ if [ "$rc" -eq 2 ] && has "$out" "fifo: is a FIFO" && [ -p "$tmp/fifo" ] && [ $(
 else bad "export -o FIFO -> rc=$rc: $out"; fi
 mkdir "$tmp/dir.gguf"
 expect_one_line "dir.gguf: is a directory" export --model "$BIN" --type f32 -o "$tmp/dir.gguf"
+# a folder that exists and takes no new names (procfs answers ENOENT) is said to be that, not
+# "No such file or directory" (not root: permission denied, said as such)
+if [ -d /proc/self ]; then
+    expect_one_line "bitbench-x.gguf: cannot .*folder /proc\( takes no new files\)\?" export --model "$BIN" --type f32 -o /proc/bitbench-x.gguf
+fi
 
 # A source that fails half-way (a damaged checkpoint: NaN in the first tensor written) leaves the
 # file already at -o byte for byte as it was, and no temporary file beside it.
