@@ -246,6 +246,29 @@ while IFS= read -r expr; do
     done
 done < "$tmp/suggest_outs.txt"
 
+# An out with bytes a terminal acts on (an OSC window title, a line break): the redraw command on
+# stderr holds no control byte (the folder in bash's $'...'), and bash runs it with the folder as
+# its one argument.  (Before, the folder's bytes were printed raw inside the quotes.)
+if command -v bash >/dev/null 2>&1; then
+    d=$(mktemp -d "$tmp/d.XXXXXX")
+    E='"res\27]0;title\7\nx"' awk '/^  out = / { print "  out = " ENVIRON["E"] ","; next } { print }' \
+        "$tmp/a1/shared.lua" > "$d/shared.lua"
+    (cd "$d" && env PATH=/nonexistent "$bin" run shared.lua --smoke --quiet >out.txt 2>err.txt) ||
+        fail "run with out holding control bytes and no gnuplot exited $?: $(cat "$d/err.txt")"
+    LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$d/err.txt" &&
+        fail "stderr holds control bytes: $(od -c "$d/err.txt" | head -n 5)"
+    cmd=$(sed -n 's/.*redraw with: //p' "$d/err.txt" | head -n 1)
+    [ -n "$cmd" ] || fail "out with control bytes: no suggested command: $(cat "$d/err.txt")"
+    rm -f "$tmp/args"
+    (cd "$d" && PATH="$tmp/fakebin:$PATH" SUGGESTED_ARGS="$tmp/args" bash -c "$cmd") 2>/dev/null
+    run_dir=$(dirname "$(find "$d" -name run.json)")
+    run_dir=${run_dir#"$d"/}
+    case $run_dir in "$(printf 'res\033]0;title\007\nx/shared-')"*) ;; *) fail "the run folder is '$run_dir'" ;; esac
+    want=$(printf '[plot]\n[%s]\n[--kind]\n[threads]' "$run_dir")
+    [ "$(cat "$tmp/args" 2>/dev/null)" = "$want" ] ||
+        fail "out with control bytes: the suggested '$cmd' runs in bash as '$(od -c "$tmp/args" 2>&1 | head -n 4)'"
+fi
+
 # ---- a plot that fails leaves the previous plot as it was ----
 "$bin" plot "$data" --kind threads --out "$tmp/keep" >/dev/null 2>&1 || fail "plot into keep"
 cp "$tmp/keep/threads.png" "$tmp/threads.png.before"

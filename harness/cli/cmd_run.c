@@ -92,6 +92,14 @@ static void say(const char *line)
     fputc('\n', stderr);
 }
 
+/* The same, for a fixed lead-in and a value (a path, a message naming one). */
+static void say_that(const char *lead, const char *value)
+{
+    fprintf(stderr, "bitbench run: %s", lead);
+    bb_term_fputs(value, stderr);
+    fputc('\n', stderr);
+}
+
 /* Split "a,b" arguments of repeated --only options into one list (pointers into argv copies). */
 static int add_only(char ***only, int *n, const char *arg)
 {
@@ -150,7 +158,7 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) { /* a resumed folder from someone else: not followed */
             bb_not_a_link(path, "the run's machine profile", err, sizeof err);
-            fprintf(stderr, "bitbench run: machine profile not measured: %s\n", err);
+            say_that("machine profile not measured: ", err);
         } else if (access(path, F_OK) != 0) { /* whether it is there, not opened: a FIFO would block an open */
             static bb_roofline r;
             int threads = ex->profile_threads ? ex->profile_threads : mach->allowed_cores > 0 ? mach->allowed_cores : 1;
@@ -159,9 +167,9 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
             if (bb_roofline_measure(&r, mach, threads, quick, ex->profile_kernels[0] ? ex->profile_kernels : NULL,
                                     quiet ? NULL : stderr, err, sizeof err) ||
                 bb_roofline_write_json(&r, mach, path, err, sizeof err))
-                fprintf(stderr, "bitbench run: machine profile: %s\n", err);
+                say_that("machine profile: ", err);
             else if (!quiet)
-                fprintf(stderr, "bitbench run: machine profile: %s\n", path);
+                say_that("machine profile: ", path);
         }
     }
     /* the report inlines the plots drawn here, now, and draws no others (that is `bitbench
@@ -177,7 +185,7 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
                 /* a command to copy into a shell: the folder (the experiment's `out`) quoted for it */
                 fprintf(stderr, "bitbench run: plot %s was not drawn (see above); redraw with: bitbench plot ",
                         ex->plots[i]);
-                bb_shell_path(stderr, dir);
+                bb_shell_path_shown(stderr, dir);
                 fprintf(stderr, " --kind %s\n", ex->plots[i]);
             } else if (rp.ndrawn < BB_REPORT_MAX_KINDS)
                 rp.drawn[rp.ndrawn++] = ex->plots[i];
@@ -188,11 +196,13 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
     /* a resumed folder may be someone else's: a link there is not written through */
     if (bb_not_a_link(report, "the run's report", rerr, sizeof rerr) || bb_page_replaceable(report, rerr, sizeof rerr) ||
         bb_report_run_dir(dir, report, &rp, rerr, sizeof rerr)) {
-        fprintf(stderr, "bitbench run: report.html was not written: %s; write it with: bitbench report ", rerr);
-        bb_shell_path(stderr, dir);
+        fputs("bitbench run: report.html was not written: ", stderr);
+        bb_term_fputs(rerr, stderr);
+        fputs("; write it with: bitbench report ", stderr);
+        bb_shell_path_shown(stderr, dir);
         fputc('\n', stderr);
     } else if (!quiet)
-        fprintf(stderr, "bitbench run: report: %s\n", report);
+        say_that("report: ", report);
 }
 
 /* The command line of `bitbench run`. */
@@ -329,8 +339,10 @@ static int apply_repeat(run_args *a)
     }
     if (!a->size && r->size[0]) {
         if (strcmp(r->size, "smoke") && strcmp(r->size, "full")) {
-            fprintf(stderr, "bitbench run: --repeat: %s/run.json: run_settings.size '%s' is not smoke or full\n",
-                    a->repeat, r->size);
+            char line[2400];
+            snprintf(line, sizeof line, "--repeat: %s/run.json: run_settings.size '%s' is not smoke or full", a->repeat,
+                     r->size);
+            say(line);
             return 2;
         }
         a->size = !strcmp(r->size, "smoke") ? "smoke" : "full";
@@ -447,7 +459,7 @@ static int load_and_plan(const run_args *a, const bb_machine *mach, bb_experimen
         return -1;
     }
     if (!a->quiet)
-        for (int i = 0; i < ex->nwarnings; i++) fprintf(stderr, "bitbench run: note: %s\n", ex->warnings[i]);
+        for (int i = 0; i < ex->nwarnings; i++) say_that("note: ", ex->warnings[i]);
     if (bb_plan_check_size(ex, a->max_points, err, sizeof err)) {
         say(err);
         return -1;

@@ -371,7 +371,7 @@ int bb_cmd_slurm(int argc, char **argv)
         char submit_sh[sizeof job.dir + 16];
         snprintf(submit_sh, sizeof submit_sh, "%s/submit.sh", job.dir);
         printf("submit with: ");
-        bb_shell_path(stdout, submit_sh);
+        bb_shell_path_shown(stdout, submit_sh);
         putchar('\n');
         return 0;
     }

@@ -23,4 +23,12 @@ void bb_shell_word(FILE *f, const char *s);
  * would take for an option). */
 void bb_shell_path(FILE *f, const char *path);
 
+/* A path in a command printed on a terminal for a person to copy: as bb_shell_path, unless the
+ * path holds a byte a terminal would act on (support/term_text.h: C0 and C1 controls, DEL, bytes
+ * that are not UTF-8).  Such a path is written in ANSI-C quotes, $'...', every byte outside
+ * printable ASCII as \xNN and ' and \ escaped: pure printable ASCII, which bash, zsh and ksh read
+ * back to the same bytes (a POSIX sh before the 2024 edition has no $'...'; such a folder name is
+ * in any case one that no sh user typed). */
+void bb_shell_path_shown(FILE *f, const char *path);
+
 #endif
