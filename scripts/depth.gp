@@ -9,6 +9,12 @@ set multiplot title fulltitle noenhanced
 set tmargin at screen 0.86
 set bmargin at screen 0.11
 set xlabel "depth (tokens in the KV cache before the test)"
+# tics at a power of two (depths are, like llama-bench's -d), about four across the range; none
+# left of 0, where the offset leaves room for the first point's bar
+stats points using 1 nooutput
+tic = STATS_max > 4 ? 2**ceil(log(STATS_max / 4.0) / log(2)) : 1
+set xtics 0, tic
+set autoscale xfix
 set yrange [0:*]
 unset key
 set lmargin at screen 0.06
