@@ -3,6 +3,8 @@
 -- spread.  The spread of a ratio is the range it takes over the repetitions' extremes: from
 -- (slowest bitbench) / (fastest peer) to (fastest bitbench) / (slowest peer).  A ratio from a row
 -- measured on a busy machine (report.disturbed) is marked "⚠ busy", with a note under the table.
+-- Rows at several KV-cache depths (experiments/peers_depth.lua) get one table per depth; a peer's
+-- row at depth may come from its llama-batched-bench (its peer column says so).
 --
 --   lua5.4 scripts/peers.lua RUN_DIR/e2e.csv [tg|pp]
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
@@ -16,12 +18,19 @@ local function rate(r) return report.num(r[test .. "_tps"]) end
 local function lo(r) return report.num(r[test .. "_tps_min"]) end
 local function hi(r) return report.num(r[test .. "_tps_max"]) end
 local function label(r)
-  return r.peer ~= "" and (r.kernel .. " (" .. r.peer_commit .. ")") or r.kernel
+  if r.peer == "" then return r.kernel end
+  local via = r.peer:match("%-batched$") and ", llama-batched-bench" or ""
+  return r.kernel .. " (" .. r.peer_commit .. via .. ")"
 end
+
+local function depth_of(r) return r.depth ~= nil and r.depth ~= "" and r.depth or "0" end
+for _, r in ipairs(rows) do r.depth = depth_of(r) end
+local several_depths = #report.distinct(rows, "depth") > 1
 
 for _, model in ipairs(report.distinct(rows, "model")) do
   for _, t in ipairs(report.distinct(report.filter(rows, { model = model }), "threads", true)) do
-    local here = report.filter(rows, { model = model, threads = t })
+   for _, d in ipairs(report.distinct(report.filter(rows, { model = model, threads = t }), "depth", true)) do
+    local here = report.filter(rows, { model = model, threads = t, depth = d })
     local ours, theirs = {}, {}
     for _, r in ipairs(here) do
       if rate(r) and rate(r) > 0 then
@@ -29,7 +38,8 @@ for _, model in ipairs(report.distinct(rows, "model")) do
       end
     end
     local first = here[1]
-    print(string.format("### %s, %s threads, %s%s\n", model, t, test, first[test == "tg" and "gen" or "prompt"]))
+    print(string.format("### %s, %s threads, %s%s%s\n", model, t, test, first[test == "tg" and "gen" or "prompt"],
+                        several_depths and (" at depth " .. d) or ""))
     local speed = {}
     for _, r in ipairs(here) do
       speed[#speed + 1] = { label(r), report.fmt(rate(r), 4), report.fmt(lo(r), 4) .. " – " .. report.fmt(hi(r), 4) }
@@ -44,5 +54,6 @@ for _, model in ipairs(report.distinct(rows, "model")) do
       if marked then print("\n" .. report.DISTURBED_NOTE) end
     end
     print("")
+   end
   end
 end
