@@ -1,7 +1,9 @@
 # Tokens/s against KV-cache depth (kind e2e_depth): generation (left) and prefill (right), one line
 # per kernel, model, threads and KV cache type.  Variables: term, outfile, points (blocks: depth
-# tg tg_low tg_high pp pp_low pp_high; NaN where a phase was not measured), ttl, run, nblocks.
-# Error bars: slowest to fastest repetition.  One key, right of the second panel, outside the data.
+# tg tg_low tg_high pp pp_low pp_high; NaN where a phase was not measured), ttl, run, nblocks,
+# have_tg, have_pp (whether any row measured that phase: a sweep with prompt = 0, as
+# experiments/peers_depth.lua, has no prefill, and gets the generation panel alone).
+# Error bars: slowest to fastest repetition.  One key, right of the last panel, outside the data.
 width = 1280
 load scriptdir."/plot_common.gp"
 set offsets graph 0.03, graph 0.03, 0, 0
@@ -17,14 +19,28 @@ set xtics 0, tic
 set autoscale xfix
 set yrange [0:*]
 unset key
-set lmargin at screen 0.06
-set rmargin at screen 0.33
-set ylabel "generation throughput (tokens/s)"
-plot for [i=0:nblocks-1] points index i using 1:2:(bar(3, $2)):(bar(4, $2)) with yerrorlines lw 1.5 title columnheader(1)
-set label 90 "bars: slowest to fastest repetition" at screen 0.70, screen 0.85 left font ",9" noenhanced
-set key at screen 0.70, screen 0.80 left top Left reverse font ",9" noenhanced
-set lmargin at screen 0.41
-set rmargin at screen 0.68
-set ylabel "prefill throughput (tokens/s)"
-plot for [i=0:nblocks-1] points index i using 1:5:(bar(6, $5)):(bar(7, $5)) with yerrorlines lw 1.5 title columnheader(1)
+# the panels: two side by side, or one as wide as both
+panels = have_tg + have_pp
+left = 0.06
+right = panels == 2 ? 0.33 : 0.68
+if (have_tg) {
+    set lmargin at screen left
+    set rmargin at screen right
+    set ylabel "generation throughput (tokens/s)"
+    if (!have_pp) {
+        set label 90 "bars: slowest to fastest repetition" at screen 0.70, screen 0.85 left font ",9" noenhanced
+        set key at screen 0.70, screen 0.80 left top Left reverse font ",9" noenhanced
+    }
+    plot for [i=0:nblocks-1] points index i using 1:2:(bar(3, $2)):(bar(4, $2)) with yerrorlines lw 1.5 title columnheader(1)
+    left = 0.41
+    right = 0.68
+}
+if (have_pp) {
+    set label 90 "bars: slowest to fastest repetition" at screen 0.70, screen 0.85 left font ",9" noenhanced
+    set key at screen 0.70, screen 0.80 left top Left reverse font ",9" noenhanced
+    set lmargin at screen left
+    set rmargin at screen right
+    set ylabel "prefill throughput (tokens/s)"
+    plot for [i=0:nblocks-1] points index i using 1:5:(bar(6, $5)):(bar(7, $5)) with yerrorlines lw 1.5 title columnheader(1)
+}
 unset multiplot

@@ -82,6 +82,20 @@ check 'grep -q "tg2 @ d260" "$(dirname "$csv")/results.md"' "results.md names th
 if command -v gnuplot >/dev/null 2>&1; then
     check 'grep -q "f32@.* tiny t1 kv q8_0/f16" "$(dirname "$csv")/plots/e2e_depth.svg"' "e2e_depth plot: $(ls "$(dirname "$csv")/plots")"
 fi
+# a sweep without prefill (prompt = 0, as experiments/peers_depth.lua): the plot draws the
+# generation panel alone (before, gnuplot stopped on the prefill panel's undefined points)
+cat > "$T/g.lua" <<LUA
+bitbench.experiment { name = "g", out = "$T/resg", plots = { "e2e_depth" }, sweeps = {
+  bitbench.sweep { name = "s", models = {"tiny"}, kernels = {"f32"}, threads = 1, prompt = 0, gen = 2,
+                   reps = 1, depth = { 0, 40 } } } }
+LUA
+"$BB" run "$T/g.lua" --quiet > "$T/gout" 2> "$T/gerr"; rc=$?
+check '[ $rc -eq 0 ] && ! grep -q "not drawn" "$T/gerr"' "a sweep without prefill: rc $rc: $(cat "$T/gerr")"
+if command -v gnuplot >/dev/null 2>&1; then
+    gsvg=$(ls "$T"/resg/*/plots/e2e_depth.svg 2>/dev/null)
+    check '[ -n "$gsvg" ] && grep -q "generation throughput" "$gsvg" && ! grep -q "prefill throughput" "$gsvg"' \
+        "e2e_depth without prefill: $(ls "$T"/resg/*/plots 2>&1) $(cat "$T/gerr")"
+fi
 sc=$(cat "$(dirname "$csv")/e2e_samples.csv")
 check '[ "$(csvcol "$sc" depth 3)" = 260 ] && [ "$(csvcol "$sc" kv_type_k 3)" = q8_0 ]' "e2e_samples.csv depth: $sc"
 # bad sweep fields: one line each

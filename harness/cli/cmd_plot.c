@@ -781,7 +781,7 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     tmp_file(c, "e2e_depth.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
     if (!f) return data_file_failed(path);
-    int blocks = 0;
+    int blocks = 0, have_tg = 0, have_pp = 0; /* a phase no row measured gets no panel (gen or prompt 0) */
     for (int i = 0; i < ks.n && blocks < 12; i++) {
         int any = 0;
         double last = -1;
@@ -805,14 +805,18 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
                            bb_csv_cell_num(e, best, cpp), bb_csv_cell_num(e, best, bars[2]), bb_csv_cell_num(e, best, bars[3])};
             for (int j = 0; j < 6; j++) fprintf(f, " %.6g", isfinite(v[j]) && v[j] > 0 ? v[j] : NAN);
             fputc('\n', f);
+            have_tg |= isfinite(v[0]) && v[0] > 0;
+            have_pp |= isfinite(v[3]) && v[3] > 0;
         }
         blocks += any;
     }
     if (data_file_close(f, path)) return -1;
-    if (!blocks) return 1;
+    if (!blocks || (!have_tg && !have_pp)) return 1;
     bb_gp_script vars;
     if (kind_vars(c, &vars, path, "Tokens/s against KV-cache depth")) return -1;
     bb_gp_set_int(&vars, "nblocks", blocks);
+    bb_gp_set_int(&vars, "have_tg", have_tg);
+    bb_gp_set_int(&vars, "have_pp", have_pp);
     return gnuplot(c, "e2e_depth", "depth.gp", &vars);
 }
 
