@@ -321,6 +321,18 @@ static void test_batched_bench(void)
     CHECK(bb_batched_bench_parse("{\"pp\": 1, \"tg\": 1, \"pl\": 1, \"n_threads\": 1, \"t_tg\": 0, \"speed_tg\": 5}",
                                  &r, err, sizeof err) == -1 && strstr(err, "'t_tg' missing or not a positive number"),
           "%s", err);
+    /* the build commit from --version, which the JSON line lacks */
+    char commit[48];
+    CHECK(bb_batched_bench_version_commit("version: 4748 (c392e5094)\nbuilt with cc 12.2.0\n", commit, sizeof commit) == 0 &&
+              !strcmp(commit, "c392e5094"), "%s", commit);
+    CHECK(bb_batched_bench_version_commit("load\nversion: 3947 (406a5036)\n", commit, sizeof commit) == 0 &&
+              !strcmp(commit, "406a5036"), "%s", commit);
+    CHECK(bb_batched_bench_version_commit("version: 1 ($(rm -rf x))\n", commit, sizeof commit) == -1 && !commit[0],
+          "a commit of other characters: '%s'", commit);
+    CHECK(bb_batched_bench_version_commit("version: x (abc)\n", commit, sizeof commit) == -1, "no build number");
+    CHECK(bb_batched_bench_version_commit("version: 1 (0123456789012345678901234567890123456789a)", commit,
+                                          sizeof commit) == -1, "a commit past 40 characters");
+    CHECK(bb_batched_bench_version_commit("usage: ...", commit, sizeof commit) == -1 && !commit[0], "no version line");
 }
 
 int main(void)

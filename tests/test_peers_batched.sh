@@ -4,7 +4,7 @@
 # $BITBENCH_LLAMA_BATCHED_BENCH; harness/peers/batched_bench.h), with fake programs
 # (tests/data/peers/fake_llama_bench.sh without -d, fake_batched_bench.sh):
 # - its argument vector: -npp D -ntg G -npl 1 -t T -c D+G --output-format jsonl, reps calls;
-# - the row: peer llama.cpp-batched, depth D, pp empty (its pp is the depth's prefill), tg the
+# - the row: peer llama.cpp-batched, its build commit from --version, depth D, pp empty (its pp is the depth's prefill), tg the
 #   median of the calls' speed_tg, each call one sample in tg_samples (as llama-bench rows keep
 #   theirs; peer rows write nothing to e2e_samples.csv);
 # - noisy calls run the point again (remeasure), as llama-bench rows;
@@ -51,6 +51,7 @@ check '[ "$(sort -u "$T/args")" = "-m $R/peers/tiny-f32.gguf -c 262 -b 260 -ub 2
     "argument vector: $(sort -u "$T/args")"
 check '[ "$(csvcol "$R/e2e.csv" peer)" = llama.cpp-batched ] && [ "$(csvcol "$R/e2e.csv" kernel)" = llama.cpp:f32 ] && [ "$(csvcol "$R/e2e.csv" depth)" = 260 ]' \
     "row: peer $(csvcol "$R/e2e.csv" peer) kernel $(csvcol "$R/e2e.csv" kernel) depth $(csvcol "$R/e2e.csv" depth)"
+check '[ "$(csvcol "$R/e2e.csv" peer_commit)" = fake0123 ]' "peer_commit from its --version: '$(csvcol "$R/e2e.csv" peer_commit)'"
 check '[ -z "$(csvcol "$R/e2e.csv" pp_tps)" ] && [ -z "$(csvcol "$R/e2e.csv" pp_samples)" ] && [ "$(csvcol "$R/e2e.csv" tg_tps)" = 20.5 ] && [ "$(csvcol "$R/e2e.csv" tg_samples)" = "20;21;20.5" ] && [ "$(csvcol "$R/e2e.csv" attempts)" = 1 ]' \
     "pp empty, tg: pp '$(csvcol "$R/e2e.csv" pp_tps)' tg $(csvcol "$R/e2e.csv" tg_tps) samples $(csvcol "$R/e2e.csv" tg_samples) attempts $(csvcol "$R/e2e.csv" attempts)"
 

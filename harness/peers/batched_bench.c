@@ -120,3 +120,19 @@ int bb_batched_bench_check(const bb_batched_bench_spec *spec, const bb_batched_b
     }
     return 0;
 }
+
+int bb_batched_bench_version_commit(const char *text, char *commit, size_t len)
+{
+    if (len) commit[0] = 0;
+    const char *v = strstr(text, "version: ");
+    if (!v || len == 0) return -1;
+    v += strlen("version: ");
+    size_t digits = strspn(v, "0123456789");
+    if (!digits || v[digits] != ' ' || v[digits + 1] != '(') return -1;
+    const char *c = v + digits + 2;
+    size_t n = strspn(c, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-");
+    if (n == 0 || n > 40 || c[n] != ')' || n >= len) return -1;
+    memcpy(commit, c, n);
+    commit[n] = 0;
+    return 0;
+}

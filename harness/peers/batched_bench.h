@@ -40,6 +40,12 @@ int bb_batched_bench_argv(const bb_batched_bench_spec *spec, char *argv[], bb_ba
  * of range. */
 int bb_batched_bench_parse(const char *out, bb_batched_bench_result *r, char *err, size_t errlen);
 
+/* The build commit from its `--version` output ("version: 4748 (c392e5094)", on stderr in
+ * llama.cpp and bitnet.cpp alike), which its JSON line lacks: the text in parentheses after the
+ * first "version: N", when it is 1..40 characters of [0-9A-Za-z._-].  Returns 0 with commit set,
+ * or -1 (commit "") when there is none. */
+int bb_batched_bench_version_commit(const char *text, char *commit, size_t len);
+
 /* The result is the configuration spec asked for (pp = depth, tg = gen, pl 1, its threads). */
 int bb_batched_bench_check(const bb_batched_bench_spec *spec, const bb_batched_bench_result *r, char *err,
                            size_t errlen);

@@ -249,6 +249,20 @@ int bb_peer_bench(const char *path, const bb_llama_bench_spec *spec, double time
     return rc;
 }
 
+void bb_peer_batched_commit(const char *path, double timeout_s, char *commit, size_t len)
+{
+    char *argv[] = {(char *)path, "--version", NULL};
+    bb_exec_result x;
+    char e[1200];
+    snprintf(commit, len, "unknown");
+    if (bb_exec_capture(argv, timeout_s, NULL, 0, &x, e, sizeof e)) return;
+    char found[48];
+    if (bb_batched_bench_version_commit(x.err, found, sizeof found) == 0 ||
+        bb_batched_bench_version_commit(x.out, found, sizeof found) == 0)
+        snprintf(commit, len, "%s", found);
+    bb_exec_result_free(&x);
+}
+
 int bb_peer_batched_bench(const char *path, const bb_batched_bench_spec *spec, double timeout_s, const int *cpus,
                           int ncpus, bb_batched_bench_result *r, char *why, size_t whylen)
 {

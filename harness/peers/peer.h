@@ -46,6 +46,9 @@ const bb_peer *bb_peer_batched_tool(const bb_peer *p);
 /* Run the batched-bench at path once on spec (one sample), as bb_peer_bench runs llama-bench. */
 int bb_peer_batched_bench(const char *path, const bb_batched_bench_spec *spec, double timeout_s, const int *cpus,
                           int ncpus, bb_batched_bench_result *r, char *why, size_t whylen);
+/* The build commit of the batched-bench at path, from its --version (its JSON line has none);
+ * "unknown" when it prints none. */
+void bb_peer_batched_commit(const char *path, double timeout_s, char *commit, size_t len);
 /* The peer names, comma separated (for error messages). */
 const char *bb_peer_names(void);
 /* Whether the peer runs weights of this GGUF type ("tq2_0", lower case). */

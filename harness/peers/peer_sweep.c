@@ -289,6 +289,7 @@ static int batched_runs(const char *tool, const bb_sweep *sw, const bb_e2e_point
         r->tg.n_threads = b.n_threads;
     }
     r->tg.present = r->tg.nsamples > 0;
+    bb_peer_batched_commit(tool, sw->peer_timeout, r->build_commit, sizeof r->build_commit);
     return 0;
 }
 

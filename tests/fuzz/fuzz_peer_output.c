@@ -3,9 +3,10 @@
  *
  * The first byte chooses the reader: even, llama-bench's `-o json` array (bb_llama_bench_parse,
  * then bb_llama_bench_check against a spec); odd, llama-batched-bench's `--output-format jsonl`
- * line (bb_batched_bench_parse, then bb_batched_bench_check).  The rest is the output.  A parse
- * that succeeds must give what its header promises: rates that are not negative, at most
- * BB_PEER_MAX_SAMPLES samples.  Seeds: tests/data/peers (run.sh). */
+ * line (bb_batched_bench_parse, then bb_batched_bench_check), and its --version text
+ * (bb_batched_bench_version_commit).  The rest is the output.  A parse that succeeds must give
+ * what its header promises: rates that are not negative, at most BB_PEER_MAX_SAMPLES samples, a
+ * commit of 1..40 characters of [0-9A-Za-z._-].  Seeds: tests/data/peers (run.sh). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,15 +44,28 @@ static void batched_bench(const char *text)
     (void)bb_batched_bench_check(&spec, &r, err, sizeof err);
 }
 
+static void version_commit(const char *text)
+{
+    char commit[48];
+    int rc = bb_batched_bench_version_commit(text, commit, sizeof commit);
+    size_t n = strlen(commit);
+    if (rc == 0 ? (n < 1 || n > 40 ||
+                   strspn(commit, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-") != n)
+                : n != 0)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
     char *text = fuzz_input_string(data + 1, size - 1);
     if (!text) return 0;
-    if (data[0] & 1)
+    if (data[0] & 1) {
         batched_bench(text);
-    else
+        version_commit(text);
+    } else {
         llama_bench(text);
+    }
     free(text);
     return 0;
 }

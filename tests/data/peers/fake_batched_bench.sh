@@ -5,8 +5,13 @@
 # the JSON line of batched-bench.cpp's --output-format jsonl for (npp, ntg, npl, t).  speed_tg is
 # the first line of the file $BB_FAKE_BATCHED_SPEEDS (removed, so each call takes the next), else
 # 20.  BB_FAKE_BATCHED_MODE: "garbage" prints a JSON line that is not batched-bench's, "notjson"
-# a line that is not JSON, "fail" exits 1 with an error, "hang" sleeps.
+# a line that is not JSON, "fail" exits 1 with an error, "hang" sleeps.  --version prints its
+# version line on stderr as the real one does ("version: 4748 (c392e5094)"), with commit fake0123.
 model=; npp=; ntg=; npl=; t=; fmt=md
+if [ "$*" = --version ]; then
+    printf 'version: 1 (fake0123)\nbuilt with cc for x86_64-linux-gnu\n' >&2
+    exit 0
+fi
 [ -n "$BB_FAKE_BATCHED_ARGS" ] && echo "$*" >> "$BB_FAKE_BATCHED_ARGS"
 while [ $# -gt 0 ]; do
     case "$1" in
