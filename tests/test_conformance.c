@@ -5,8 +5,9 @@
  * the stored size matches bits_per_weight, the scalar reference is within the format's error
  * bound of the fp64 product of the dequantized weights, every SIMD variant equals the reference
  * (bit for bit unless the kernel declares float accumulation), any split of M into row slices
- * gives the same bits and writes only its rows, N = 1, 3, 8, 16, 17, 33 and all-zero activations work, and
- * illegal shapes are refused with a message. */
+ * gives the same bits and writes only its rows, N = 1, 3, 5, 8, 16, 17, 33, all-zero activations and
+ * every weight and activation at its extreme over a long K work, and illegal shapes are refused
+ * with a message. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,14 @@ static void *guarded(size_t size)
     return p;
 }
 
-static void check_shape_case(const bb_kernel *kern, int m, int k, int n, uint64_t seed, int zero_act)
+/* Activations: gaussian; the first row all zero; or every weight +1 and the activation rows
+ * alternately all +1 and all -1, each at its format's extreme (the largest partial sums a SIMD
+ * variant's narrow accumulators must hold). */
+enum act_fill { ACT_GAUSS, ACT_FIRST_ZERO, ACT_EXTREME };
+
+static void check_shape_case(const bb_kernel *kern, int m, int k, int n, uint64_t seed, enum act_fill fill)
 {
+    int zero_act = fill == ACT_FIRST_ZERO;
     const char *kn = kern->name;
     size_t psize = kern->packed_size(m, k), asize = kern->act_size(n, k);
     float *w = malloc(sizeof(float) * (size_t)m * k), *x = malloc(sizeof(float) * (size_t)n * k);
@@ -68,6 +75,10 @@ static void check_shape_case(const bb_kernel *kern, int m, int k, int n, uint64_
     bb_rng_seed(&r, seed * 7 + 1);
     bb_fill_gauss(&r, x, (size_t)n * k, 1.0f);
     if (zero_act) memset(x, 0, sizeof(float) * (size_t)k); /* first activation row all zero */
+    if (fill == ACT_EXTREME) {
+        for (size_t i = 0; i < (size_t)m * k; i++) w[i] = 1.0f;
+        for (size_t i = 0; i < (size_t)n * k; i++) x[i] = i / k % 2 ? -1.0f : 1.0f;
+    }
     char err[512] = "";
     bb_weights bw = {.m = m, .k = k, .f32 = w};
     int rc = bb_kernel_pack(kern, &bw, packed, err, sizeof err);
@@ -201,18 +212,23 @@ int main(void)
         int k1 = legal_k(kern, mm, 1), k3 = legal_k(kern, 7 * mm, 3 * kern->k_multiple + 1);
         int kbig = legal_k(kern, 5 * mm, 1000);
         uint64_t seed = 1000 + (uint64_t)i;
-        check_shape_case(kern, mm, k1, 1, seed, 0);         /* smallest legal */
-        check_shape_case(kern, 7 * mm, k3, 1, seed + 1, 0); /* non-power-of-two M, GEMV */
-        check_shape_case(kern, 7 * mm, k3, 3, seed + 2, 1); /* N = 3, first row all zero */
-        check_shape_case(kern, 5 * mm, kbig, 8, seed + 3, 0);
-        check_shape_case(kern, 13 * mm, k1, 1, seed + 4, 1);
+        check_shape_case(kern, mm, k1, 1, seed, ACT_GAUSS);                  /* smallest legal */
+        check_shape_case(kern, 7 * mm, k3, 1, seed + 1, ACT_GAUSS);          /* non-power-of-two M, GEMV */
+        check_shape_case(kern, 7 * mm, k3, 3, seed + 2, ACT_FIRST_ZERO);     /* N = 3, first row all zero */
+        check_shape_case(kern, 5 * mm, kbig, 8, seed + 3, ACT_GAUSS);
+        check_shape_case(kern, 13 * mm, k1, 1, seed + 4, ACT_FIRST_ZERO);
+        /* every weight and activation at its extreme over a long K (about 41 blocks of 128),
+         * GEMV and a group of 4 activation rows plus one */
+        int klong = legal_k(kern, mm, 5200);
+        check_shape_case(kern, mm, klong, 1, seed + 8, ACT_EXTREME);
+        check_shape_case(kern, mm, klong, 5, seed + 9, ACT_EXTREME);
         /* N >= 16: the tile variants' own path (@amx; smaller N runs their AVX-512 fallback) with
          * N = 16, a padded 16 + 1 and 32 + 1, M over two 32-row strips with a tail, and K = 160
          * (an odd number of 32-weight steps where the kernel allows it) */
         int k160 = legal_k(kern, 37 * mm, 160);
-        check_shape_case(kern, 37 * mm, k160, 17, seed + 5, 1);
-        check_shape_case(kern, 3 * mm, kbig, 33, seed + 6, 0);
-        check_shape_case(kern, 2 * mm, k160, 16, seed + 7, 0);
+        check_shape_case(kern, 37 * mm, k160, 17, seed + 5, ACT_FIRST_ZERO);
+        check_shape_case(kern, 3 * mm, kbig, 33, seed + 6, ACT_GAUSS);
+        check_shape_case(kern, 2 * mm, k160, 16, seed + 7, ACT_GAUSS);
         printf("%-10s checked (%d variants usable)\n", kern->name, bb_variant_count(kern));
     }
     return check_summary("conformance");
