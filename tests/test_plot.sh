@@ -147,6 +147,27 @@ awk '/<g transform="translate\([0-9.]+,[0-9.]+\) rotate\(-90\)"/ && /font-size="
      END { if (n != 37) { print n " vertical labels"; exit 1 }
            for (i = 2; i <= n; i++) if (x[i] - x[i - 1] < 12) { printf "labels %d and %d %.1f px apart\n", i - 1, i, x[i] - x[i - 1]; exit 1 } }' "$e" ||
     fail "ebw: the 37 kernel labels are not vertical and apart"
+# more series than a line plot draws (12): the rest are said on stderr and in the title, not
+# dropped silently (e2e_threads: 14 kernels at 1 and 2 threads; e2e_depth: 14 at depths 0, 512)
+mkdir "$tmp/wide"
+{
+    echo 'model,kernel,threads,depth,kv_type_k,kv_type_v,pp_tps,tg_tps,tg_gbps_derived'
+    for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14; do
+        for t in 1 2; do echo "tiny,kern_$i,$t,0,f16,f16,50,$t$i,$i"; done
+        echo "tiny,kern_$i,2,512,f16,f16,40,1$i,$i"
+    done
+} > "$tmp/wide/e2e.csv"
+# (a depth series is a kernel at one thread count: 28 of them, kern_01..06 at 1 and 2 threads drawn)
+for case in "e2e_threads 14 kern_12 kern_13" "e2e_depth 28 kern_06 kern_07"; do
+    set -- $case
+    "$bin" plot "$tmp/wide" --kind $1 >/dev/null 2>"$tmp/wide.err" || fail "$1 of $2 series: $(cat "$tmp/wide.err")"
+    grep -q "$1: 12 of $2 series drawn, $(($2 - 12)) left out" "$tmp/wide.err" ||
+        fail "$1: the series left out not said: $(cat "$tmp/wide.err")"
+    grep -q "(the first 12 of $2 series)" "$tmp/wide/plots/$1.svg" || fail "$1: the title does not say 12 of $2"
+    grep -q "$3" "$tmp/wide/plots/$1.svg" && ! grep -q "$4" "$tmp/wide/plots/$1.svg" || fail "$1: not the first 12 drawn"
+done
+"$bin" plot "$data" --kind e2e_threads --out "$tmp/few" >/dev/null 2>"$tmp/few.err" || fail "e2e_threads of the data"
+! grep -q 'series drawn' "$tmp/few.err" && ! grep -q 'series)' "$tmp/few/e2e_threads.svg" || fail "a plot within the limit says something was left out"
 # --out under missing folders: made, as mkdir -p would
 "$bin" plot "$data" --kind threads --out "$tmp/new/deeper/plots" >/dev/null 2>"$tmp/new.err" ||
     fail "--out under missing folders: $(cat "$tmp/new.err")"

@@ -359,6 +359,23 @@ static void bar_note(bar_panel *p, int npanels, char *out, size_t len)
     else out[0] = 0;
 }
 
+/* A line plot draws at most PL_MAX_SERIES series (its colours and its key run out there).  The
+ * ones left out are said on stderr and in the plot's title, never dropped silently; every point
+ * stays in results.md and the report's tables.  title gets head, with the count when any is left. */
+#define PL_MAX_SERIES 12
+static void series_title(const char *kind, const char *head, int drawn, int left, char *title, size_t len)
+{
+    if (left <= 0) {
+        snprintf(title, len, "%s", head);
+        return;
+    }
+    fprintf(stderr,
+            "bitbench plot: %s: %d of %d series drawn, %d left out (a plot draws at most %d; every point is in "
+            "results.md and the report's tables)\n",
+            kind, drawn, drawn + left, left, PL_MAX_SERIES);
+    snprintf(title, len, "%s (the first %d of %d series)", head, drawn, drawn + left);
+}
+
 /* The int8 compute peak on t threads (GOP/s), NaN when the profile has none for t: `bitbench
  * roofline` measures the peak on one thread and on all (threads_all); between them it is the
  * one-thread peak times t, capped at the all-threads peak (derived, not measured: cores issue
@@ -466,10 +483,10 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     return gnuplot(c, "roofline", "roofline.gp", &vars);
 }
 
-/* Against threads: one gnuplot data block per series (at most 12), named by series(), each line
- * "threads y1 y2" for the first row of each thread count in increasing order (y2 NaN when it is
- * not a number); values() gives y1 and y2 and returns 0 for a row to leave out.  Returns the
- * number of blocks written. */
+/* Against threads: one gnuplot data block per series (at most PL_MAX_SERIES), named by series(),
+ * each line "threads y1 y2" for the first row of each thread count in increasing order (y2 NaN
+ * when it is not a number); values() gives y1 and y2 and returns 0 for a row to leave out.
+ * Returns the number of blocks written; *left counts the series with data past the limit. */
 typedef void (*series_fn)(const bb_csv_table *t, int r, const void *arg, char *name, size_t len);
 typedef int (*values_fn)(const bb_csv_table *t, int r, const void *arg, double *y1, double *y2);
 
@@ -491,7 +508,7 @@ static void bar_of(const bb_csv_table *t, int r, double y, double *lo, double *h
 /* Blocks of "threads y1 y2 y1_low y1_high y2_low y2_high flagged", one per series; *flagged counts
  * the flagged points, bars[0] and bars[1] collect the two panels' error bars. */
 static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn series, values_fn values,
-                               const void *arg, int *flagged, bar_panel bars[2])
+                               const void *arg, int *flagged, bar_panel bars[2], int *left)
 {
     keys ks = {0};
     char name[240];
@@ -500,13 +517,19 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
         key_index(&ks, name, 1);
     }
     int blocks = 0;
-    for (int i = 0; i < ks.n && blocks < 12; i++) {
+    *left = 0;
+    for (int i = 0; i < ks.n; i++) {
         int any = 0;
         for (int th = 1; th <= 256; th++)
             for (int r = 0; r < t->nrows; r++) {
                 double y1, y2;
                 series(t, r, arg, name, sizeof name);
                 if (strcmp(name, ks.k[i]) || (int)bb_csv_cell_num(t, r, ct) != th || !values(t, r, arg, &y1, &y2)) continue;
+                if (blocks == PL_MAX_SERIES) { /* past the limit: only whether it has data */
+                    any = 1;
+                    th = 257;
+                    break;
+                }
                 if (!any) {
                     fputs(blocks ? "\n\n" : "", f);
                     bb_gp_write_data_label(f, ks.k[i]);
@@ -524,7 +547,8 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
                 bar_add(&bars[1], y2, lo2, hi2);
                 break;
             }
-        blocks += any;
+        if (blocks == PL_MAX_SERIES) *left += any;
+        else blocks += any;
     }
     return blocks;
 }
@@ -559,12 +583,14 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps")};
     static bar_panel bars[2];
     memset(bars, 0, sizeof bars);
-    int flagged = 0,
-        blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged, bars);
+    int flagged = 0, left = 0,
+        blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged, bars, &left);
     if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "Throughput and weight bandwidth against threads")) return -1;
+    char title[160];
+    series_title("threads", "Throughput and weight bandwidth against threads", blocks, left, title, sizeof title);
+    if (kind_vars(c, &vars, path, title)) return -1;
     bb_gp_set_int(&vars, "nblocks", blocks);
     bb_gp_set_int(&vars, "flagged", flagged);
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
@@ -732,11 +758,13 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
     if (!f) return data_file_failed(path);
     static bar_panel bars[2];
     memset(bars, 0, sizeof bars);
-    int flagged = 0, blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged, bars);
+    int flagged = 0, left = 0, blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged, bars, &left);
     if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "Token generation against threads")) return -1;
+    char title[160];
+    series_title("e2e_threads", "Token generation against threads", blocks, left, title, sizeof title);
+    if (kind_vars(c, &vars, path, title)) return -1;
     bb_gp_set_int(&vars, "nblocks", blocks);
     bb_gp_set_int(&vars, "flagged", flagged);
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
@@ -781,8 +809,12 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     tmp_file(c, "e2e_depth.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
     if (!f) return data_file_failed(path);
-    int blocks = 0, have_tg = 0, have_pp = 0; /* a phase no row measured gets no panel (gen or prompt 0) */
-    for (int i = 0; i < ks.n && blocks < 12; i++) {
+    int blocks = 0, left = 0, have_tg = 0, have_pp = 0; /* a phase no row measured gets no panel (gen or prompt 0) */
+    for (int i = 0; i < ks.n; i++) {
+        if (blocks == PL_MAX_SERIES) { /* every key has a row: the rest are left out */
+            left = ks.n - i;
+            break;
+        }
         int any = 0;
         double last = -1;
         for (;;) { /* the next larger depth of this series */
@@ -813,7 +845,9 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     if (data_file_close(f, path)) return -1;
     if (!blocks || (!have_tg && !have_pp)) return 1;
     bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "Tokens/s against KV-cache depth")) return -1;
+    char title[160];
+    series_title("e2e_depth", "Tokens/s against KV-cache depth", blocks, left, title, sizeof title);
+    if (kind_vars(c, &vars, path, title)) return -1;
     bb_gp_set_int(&vars, "nblocks", blocks);
     bb_gp_set_int(&vars, "have_tg", have_tg);
     bb_gp_set_int(&vars, "have_pp", have_pp);

@@ -10,9 +10,9 @@
  *
  * (q2_k: sumf += dall_b * (float)isum_b - dmin_b * (float)summs_b, see q2_k.h).  isum_b is an
  * exact integer (|isum_b| < 2^24, so the conversion is exact too).  The exact SIMD variants (all
- * but tq2_0's AVX-512 one, see tq2_0.h) compute the integer sums of up to BB_GK_CHUNK blocks in
- * vector registers, the per-block products lane by lane with the same IEEE operations, and then
- * add the products in block order.
+ * but tq2_0's AVX-512 one, see tq2_0.h) compute the integer sums of several blocks in vector
+ * registers (up to BB_GK_CHUNK; four in the ternary AVX2 row, ggml_k_avx2.h), the per-block
+ * products lane by lane with the same IEEE operations, and then add the products in block order.
  */
 #ifndef BB_GGML_K_H
 #define BB_GGML_K_H
