@@ -184,13 +184,13 @@ for v in nan inf 0 -1; do
     awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "phase") p = i; if ($i == "seconds") c = i } }
                                 NR > 1 && $p == "tg" { $c = v } 1' "$E/e2e_samples.csv" > "$T/ebad/e2e_samples.csv"
     timeout 20 "$BB" compare "$T/ebad" "$E" >/dev/null 2>"$T/ebad.err"; rc=$?
-    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/ebad.err")" -eq 1 ] && grep -q "point .tiny i2_s threads=1 tg4.*not a time" "$T/ebad.err"' \
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/ebad.err")" -eq 1 ] && grep -q "point .tiny i2_s threads=1 tg4.*not a time (the first: e2e_samples.csv.s seconds $v)" "$T/ebad.err"' \
         "e2e samples of $v s: rc=$rc $(cat "$T/ebad.err")"
     rm -f "$T/ebad/e2e_samples.csv"
     awk -F, -v OFS=, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tg_tps") c = i } NR > 1 { $c = v } 1' \
         "$E/e2e.csv" > "$T/ebad/e2e.csv"
     timeout 20 "$BB" compare "$E" "$T/ebad" >/dev/null 2>"$T/ebad.err"; rc=$?
-    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/ebad.err")" -eq 1 ] && grep -q "point .tiny i2_s threads=1 tg4.*not a time" "$T/ebad.err"' \
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/ebad.err")" -eq 1 ] && grep -q "point .tiny i2_s threads=1 tg4.*not a time (the first: e2e.csv.s tg_tps $v)" "$T/ebad.err"' \
         "e2e.csv tg_tps of $v, no samples file: rc=$rc $(cat "$T/ebad.err")"
 done
 if [ -z "$nodb" ]; then

@@ -16,7 +16,8 @@ typedef struct {
     int n;
     bool noisy;
     int n_bad;                       /* samples that are not a time: NaN, infinite, zero or negative */
-    double first_bad;
+    double first_bad;                /* the first one's value as its file has it ... */
+    const char *first_bad_in;        /* ... and where: "e2e.csv's tg_tps" */
     bool paired;                     /* matched with a point of the other side */
 } side_point;
 
@@ -54,12 +55,14 @@ static side_point *point_for(side *s, const bb_compare_row *meta, const char *me
 
 /* A sample that is not a time (NaN, infinite, zero, negative: a damaged or edited file) is kept
  * out of the point but counted, so that comparing the point is refused rather than its ratio
- * coming out NaN or infinite and read as "no significant change". */
-static int add_sample(side_point *p, double v)
+ * coming out NaN or infinite and read as "no significant change".  v is the time the point
+ * uses; raw is the value its file holds (seconds, or tokens/s), in the column `in`, which the
+ * refusal quotes: the per-token time derived from it is no number the reader could find. */
+static int add_sample(side_point *p, double v, double raw, const char *in)
 {
     if (!p) return 0;
     if (!isfinite(v) || v <= 0) {
-        if (!p->n_bad++) p->first_bad = v;
+        if (!p->n_bad++) p->first_bad = raw, p->first_bad_in = in;
         return 0;
     }
     double *slot = bb_run_tables_grow((void **)&p->v, &p->n, sizeof *p->v);
@@ -196,7 +199,7 @@ static int kernel_points(const bb_run_tables *t, side *s)
             snprintf(prev, sizeof prev, "%s", m.key);
             last = find_point(s, m.key);
         }
-        if (last >= 0 && add_sample(&s->p[last], r->seconds)) return -1;
+        if (last >= 0 && add_sample(&s->p[last], r->seconds, r->seconds, "samples.csv's seconds")) return -1;
     }
     for (int i = 0; i < t->nrows; i++) { /* rows without samples: an older run, a peer */
         const bb_result_row *r = &t->rows[i];
@@ -204,7 +207,7 @@ static int kernel_points(const bb_run_tables *t, side *s)
         kernel_meta(&m, r->kernel, r->variant, r->m, r->k, r->n, r->threads, r->cache);
         append(m.key, sizeof m.key, suffix);
         side_point *p = &s->p[find_point(s, m.key)];
-        if (p->n == 0 && add_sample(p, r->t_median_s)) return -1;
+        if (p->n == 0 && add_sample(p, r->t_median_s, r->t_median_s, "results.csv's t_median_s")) return -1;
     }
     return 0;
 }
@@ -247,7 +250,7 @@ static int e2e_points(const bb_run_tables *t, side *s)
         e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, r->phase, r->tokens, r->depth, r->kv_type_k,
                  r->kv_type_v);
         int at = find_point(s, m.key);
-        if (at >= 0 && r->tokens > 0 && add_sample(&s->p[at], r->seconds / r->tokens)) return -1;
+        if (at >= 0 && r->tokens > 0 && add_sample(&s->p[at], r->seconds / r->tokens, r->seconds, "e2e_samples.csv's seconds")) return -1;
     }
     for (int i = 0; i < t->ne2e; i++) {
         const bb_e2e_row *r = &t->e2e[i];
@@ -258,7 +261,7 @@ static int e2e_points(const bb_run_tables *t, side *s)
             e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, ph ? "tg" : "pp", tokens, r->depth, r->kv_type_k,
                      r->kv_type_v);
             side_point *p = &s->p[find_point(s, m.key)];
-            if (p->n == 0 && add_sample(p, 1.0 / tps)) return -1;
+            if (p->n == 0 && add_sample(p, 1.0 / tps, tps, ph ? "e2e.csv's tg_tps" : "e2e.csv's pp_tps")) return -1;
         }
     }
     return 0;
@@ -352,9 +355,10 @@ static int check_point(const side_point *pa, const side_point *pb, const bb_comp
 {
     const side_point *bad = pa->n_bad ? pa : pb->n_bad ? pb : NULL;
     if (bad) {
-        snprintf(err, errlen, "point '%s': %s has %d sample%s that %s not a time (the first: %g s); a time must be "
-                 "finite and positive (a damaged or edited results file?)", r->key, bad == pa ? name_a : name_b,
-                 bad->n_bad, bad->n_bad == 1 ? "" : "s", bad->n_bad == 1 ? "is" : "are", bad->first_bad);
+        snprintf(err, errlen, "point '%s': %s has %d sample%s that %s not a time (the first: %s %g); times and "
+                 "rates must be finite and positive (a damaged or edited results file?)", r->key,
+                 bad == pa ? name_a : name_b, bad->n_bad, bad->n_bad == 1 ? "" : "s", bad->n_bad == 1 ? "is" : "are",
+                 bad->first_bad_in, bad->first_bad);
         return -1;
     }
     if (!isfinite(r->ci.ratio) || r->ci.ratio <= 0) {
