@@ -28,6 +28,9 @@ cp "$data/machine-profile.json" "$tmp/run/"
 grep -q "ceilings from the machine profile $tmp/run/machine-profile.json (Intel(R) Xeon(R) Processor, the run's CPU)" \
     "$tmp/err" || fail "which profile is not said: $(cat "$tmp/err")"
 ! grep -q 'ANOTHER machine' "$tmp/run/plots/roofline.svg" || fail "the run's own profile is called another machine's"
+# --quiet (what `run --quiet` passes): no note of the profile; a warning stays (below)
+"$bin" plot "$tmp/run" --kind roofline --quiet >/dev/null 2>"$tmp/err" || fail "plot --quiet: $(cat "$tmp/err")"
+[ ! -s "$tmp/err" ] || fail "plot --quiet still notes: $(cat "$tmp/err")"
 
 # a profile of another CPU, named with --profile (with an escape sequence in its cpu_model)
 sed 's/"cpu_model": "[^"]*"/"cpu_model": "Other CPU \\u001b]0;owned\\u0007\\u001b[2J"/' "$data/machine-profile.json" \
@@ -39,6 +42,9 @@ grep -q "warning: the machine profile $tmp/other.json is of Other CPU" "$tmp/err
 grep -q 'ceilings of ANOTHER machine' "$tmp/o1/roofline.svg" || fail "the title does not say the ceilings are another machine's"
 ! grep -q "$esc" "$tmp/err" || fail "a raw ESC from cpu_model reached stderr"
 grep -q 'Other CPU \\x1b\]0;owned\\x07\\x1b\[2J' "$tmp/err" || fail "cpu_model not shown escaped: $(cat "$tmp/err")"
+"$bin" plot "$tmp/run" --kind roofline --profile "$tmp/other.json" --out "$tmp/o2" --quiet >/dev/null 2>"$tmp/err" ||
+    fail "plot --quiet with another machine's profile: $(cat "$tmp/err")"
+grep -q "warning: the machine profile $tmp/other.json is of Other CPU" "$tmp/err" || fail "--quiet hid the warning: $(cat "$tmp/err")"
 
 # plots folder that is a symbolic link: refused, nothing written where it points
 mkdir "$tmp/elsewhere" "$tmp/run2"

@@ -902,15 +902,16 @@ static void usage(FILE *f)
                "  --profile FILE  machine profile of `bitbench roofline` (default RESULTS_DIR/machine-profile.json,\n"
                "                  the run's own; no other is looked for).  A profile of another CPU than\n"
                "                  run.json's is drawn with a warning on stderr and in the titles\n"
-               "  --out DIR       where the PNG and SVG files go (default RESULTS_DIR/plots)\n");
+               "  --out DIR       where the PNG and SVG files go (default RESULTS_DIR/plots)\n"
+               "  --quiet         no note of the machine profile used (warnings and errors stay)\n");
 }
 
 /* The options; returns -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, const char **kind, const char **prof_path, const char **out)
+static int parse_args(int argc, char **argv, const char **kind, const char **prof_path, const char **out, bool *quiet)
 {
     static const struct option opts[] = {{"kind", required_argument, 0, 'k'}, {"profile", required_argument, 0, 'p'},
-                                         {"out", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+                                         {"out", required_argument, 0, 'o'},  {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
     int ch;
@@ -919,6 +920,7 @@ static int parse_args(int argc, char **argv, const char **kind, const char **pro
         case 'k': *kind = optarg; break;
         case 'p': *prof_path = optarg; break;
         case 'o': *out = optarg; break;
+        case 'q': *quiet = true; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "bitbench plot: unknown option '%s'\n", argv[optind - 1]);
@@ -956,7 +958,8 @@ static int load_tables(const char *dir, plot_inputs *in)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "bitbench plot: %s: not a folder\n", dir);
+        char shown[PATH_MAX];
+        fprintf(stderr, "bitbench plot: %s: not a folder\n", bb_term_text(dir, shown, sizeof shown));
         return -1;
     }
     struct dirent *ent;
@@ -1002,9 +1005,9 @@ static int load_tables(const char *dir, plot_inputs *in)
  * the ceilings of the machine the run was measured on, and says so when the profile is of
  * another (the criterion of scripts/reproduce.lua: CPU model and cores).  Names from the files
  * reach the terminal through bb_term_text. */
-static void profile_check_machine(const char *dir, const char *path, plot_inputs *in)
+static void profile_check_machine(const char *dir, const char *path, plot_inputs *in, bool quiet)
 {
-    char rj[PATH_MAX], err[512], cpu[128] = "", a[160], b[160], c[160];
+    char rj[PATH_MAX], err[512], cpu[128] = "", a[160], b[160], c[160], d[PATH_MAX];
     snprintf(rj, sizeof rj, "%s/run.json", dir);
     bb_jv *run = access(rj, F_OK) == 0 ? bb_json_load(rj, err, sizeof err) : NULL;
     const bb_jv *m = bb_jv_get(run, "machine");
@@ -1014,14 +1017,15 @@ static void profile_check_machine(const char *dir, const char *path, plot_inputs
     bb_term_text(path, a, sizeof a);
     bb_term_text(in->pr.cpu[0] ? in->pr.cpu : "unknown CPU", b, sizeof b);
     if (!cpu[0]) {
-        fprintf(stderr, "bitbench plot: ceilings from the machine profile %s (%s, %d cores); %s has no run.json "
-                        "machine to hold it against\n", a, b, in->pr.cores, dir);
+        if (!quiet)
+            fprintf(stderr, "bitbench plot: ceilings from the machine profile %s (%s, %d cores); %s has no run.json "
+                            "machine to hold it against\n", a, b, in->pr.cores, bb_term_text(dir, d, sizeof d));
         return;
     }
     bb_term_text(cpu, c, sizeof c);
     bool same = !strcmp(cpu, in->pr.cpu) && (isnan(cores) || !in->pr.cores || (int)cores == in->pr.cores);
     if (same) {
-        fprintf(stderr, "bitbench plot: ceilings from the machine profile %s (%s, the run's CPU)\n", a, b);
+        if (!quiet) fprintf(stderr, "bitbench plot: ceilings from the machine profile %s (%s, the run's CPU)\n", a, b);
         return;
     }
     fprintf(stderr, "bitbench plot: warning: the machine profile %s is of %s (%d cores), not of the run's %s (%.0f "
@@ -1145,7 +1149,8 @@ static int draw_kind(plot_ctx *c, int i, plot_inputs *in, const char **why)
 int bb_cmd_plot(int argc, char **argv)
 {
     const char *kind = NULL, *prof_path = NULL, *out = NULL; /* default: RESULTS_DIR/plots */
-    int rc = parse_args(argc, argv, &kind, &prof_path, &out);
+    bool quiet = false;
+    int rc = parse_args(argc, argv, &kind, &prof_path, &out, &quiet);
     if (rc >= 0) return rc;
     const char *dir = argv[optind];
     static plot_ctx c;
@@ -1155,9 +1160,10 @@ int bb_cmd_plot(int argc, char **argv)
     if (load_tables(dir, &in)) return 1;
     bool own_profile = load_profile(dir, prof_path, &in);
     if (!in.have_gemm && !in.have_e2e && !own_profile) {
+        char shown[PATH_MAX];
         fprintf(stderr, "bitbench plot: %s: no results to plot (no kernel-sweep CSV with kernel, m, k, n, threads, "
                         "gops, gbps, no model-sweep CSV with model, kernel, tg_tps (a header without rows is none), no "
-                        "machine-profile.json)\n", dir);
+                        "machine-profile.json)\n", bb_term_text(dir, shown, sizeof shown));
         return 1;
     }
     if (out) snprintf(c.out, sizeof c.out, "%s", out);
@@ -1170,7 +1176,7 @@ int bb_cmd_plot(int argc, char **argv)
         fprintf(stderr, "bitbench plot: %s\n", terr);
         goto done;
     }
-    if (in.have_prof) profile_check_machine(dir, in.prof_path, &in); /* said once the plots can be drawn */
+    if (in.have_prof) profile_check_machine(dir, in.prof_path, &in, quiet); /* said once the plots can be drawn */
     run_title(dir, &in, c.run_line, sizeof c.run_line);
 
     int failed = 0, skipped_wanted = 0;

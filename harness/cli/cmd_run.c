@@ -180,8 +180,12 @@ static void finish_run(const bb_experiment *ex, const bb_machine *mach, const ch
         rp.drawn_dir = path;
         for (int i = 0; i < ex->nplots; i++) {
             /* "--" before the folder: an experiment's `out` may begin with '-' */
-            char *pargv[] = {"plot", "--kind", (char *)ex->plots[i], "--out", path, "--", (char *)dir, NULL};
-            if (bb_cmd_plot(7, pargv)) {
+            char *pargv[9] = {"plot", "--kind", (char *)ex->plots[i], "--out", path};
+            int pargc = 5;
+            if (quiet) pargv[pargc++] = "--quiet";
+            pargv[pargc++] = "--";
+            pargv[pargc++] = (char *)dir;
+            if (bb_cmd_plot(pargc, pargv)) {
                 /* a command to copy into a shell: the folder (the experiment's `out`) quoted for it */
                 fprintf(stderr, "bitbench run: plot %s was not drawn (see above); redraw with: bitbench plot ",
                         ex->plots[i]);
