@@ -92,3 +92,11 @@ void bb_term_fputs_lines(const char *s, FILE *f)
         fputs(buf, f);
     }
 }
+
+int bb_term_columns(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    int n = 0;
+    for (; *p; p++) n += (*p & 0xc0) != 0x80; /* a code point starts at every byte but a continuation */
+    return n;
+}

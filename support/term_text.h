@@ -28,4 +28,9 @@ void bb_term_fputs(const char *s, FILE *f);
  * bitbench composed around names from files). */
 void bb_term_fputs_lines(const char *s, FILE *f);
 
+/* The terminal columns of a rendering (bb_term_text's output): one per code point, which lines up
+ * a table's columns for the text that names hold (a wide East Asian character, two columns on
+ * most terminals, is counted as one). */
+int bb_term_columns(const char *shown);
+
 #endif

@@ -34,4 +34,11 @@ cp "$tmp/evil.gguf" "$tmp/dir/$(printf 'bad\033[2J').gguf"
 ! grep -q "$(printf '\033')" "$tmp/out" "$tmp/err" || fail "list models: a raw ESC reached the terminal: $(od -c "$tmp/out" "$tmp/err" | grep -m1 033)"
 grep -q '^good\\x1b\]0;owned\\x07\.gguf ' "$tmp/out" || fail "list models: the file's name not shown escaped: $(cat "$tmp/out")"
 grep -q 'bad\\x1b\[2J\.gguf' "$tmp/err" || fail "list models: the refusal not shown escaped: $(cat "$tmp/err")"
+# the table's columns line up as a terminal shows them: the name column is as wide as the longest
+# name shown (escapes and all), and a UTF-8 name takes a column per character, not per byte
+cp "$src" "$tmp/dir/$(printf 'mod\303\250le-\343\203\242\343\203\207\343\203\253-long-enough-to-set-the-width').gguf"
+"$bin" list models "$tmp/dir" >"$tmp/out" 2>/dev/null
+cols=$(grep -E '^(model|good|mod)' "$tmp/out" | while IFS= read -r line; do
+    printf '%s' "${line%% llama*}" | sed 's/ style.*//' | LC_ALL=C.UTF-8 wc -m; done | sort -u | tr '\n' ' ')
+[ "$(echo "$cols" | wc -w)" = 1 ] || fail "list models: the name column is not one width as shown: $cols; $(cat "$tmp/out")"
 echo "test_gguf_names: ok"

@@ -91,7 +91,9 @@ static void print_model(const bb_model_config *c, int width)
     model_memory(c, "i2_s", mem_i2s, sizeof mem_i2s);
     model_memory(c, "f16", mem_f16, sizeof mem_f16);
     char name[512]; /* a GGUF file's name, from a folder of anyone's: shown through term_text */
-    printf("%-*s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", width, bb_term_text(c->name, name, sizeof name),
+    bb_term_text(c->name, name, sizeof name);
+    int pad = width - bb_term_columns(name); /* the column lined up by what the terminal shows */
+    printf("%s%*s %-7s %6d %6d %6d %7s %7d %6s %9s %10s %10s %s\n", name, pad > 0 ? pad : 0, "",
            bb_model_style_name(c->style), c->dim,
            c->ffn_dim, c->n_layers, hk, c->vocab_size, bb_model_ffn_act_name(c->ffn_act), params, mem_i2s, mem_f16,
            shapes);
@@ -107,7 +109,9 @@ static int gguf_files(const char *dir, char *files[MAX_GGUF_FILES])
 {
     DIR *dp = opendir(dir);
     if (!dp) {
-        fprintf(stderr, "bitbench list models: cannot read directory %s: %s\n", dir, strerror(errno));
+        char shown[1024];
+        fprintf(stderr, "bitbench list models: cannot read directory %s: %s\n", bb_term_text(dir, shown, sizeof shown),
+                strerror(errno));
         return -1;
     }
     int n = 0;
@@ -138,7 +142,8 @@ static int list_gguf_files(const char *dir, char *const *files, int n, int width
             print_model(&c, width);
         }
     }
-    if (!n) fprintf(stderr, "bitbench list models: no *.gguf files in %s\n", dir);
+    char shown[1024];
+    if (!n) fprintf(stderr, "bitbench list models: no *.gguf files in %s\n", bb_term_text(dir, shown, sizeof shown));
     return bad;
 }
 
@@ -152,11 +157,14 @@ static int list_models(const char *dir)
         fprintf(stderr, "bitbench list models: no model configs (*.lua) in %s\n", bb_model_dir());
         return 1;
     }
-    /* the name column as wide as the longest name (GGUF file names run long) */
-    char *files[MAX_GGUF_FILES];
+    /* the name column as wide as the longest name as the terminal shows it (GGUF file names run
+     * long, and may hold UTF-8 or bytes shown as \xNN) */
+    char *files[MAX_GGUF_FILES], shown[512];
     int nfiles = dir ? gguf_files(dir, files) : 0, width = 20;
-    for (int i = 0; i < n; i++) width = (int)strlen(names[i]) > width ? (int)strlen(names[i]) : width;
-    for (int i = 0; i < nfiles; i++) width = (int)strlen(files[i]) > width ? (int)strlen(files[i]) : width;
+    for (int i = 0; i < n + (nfiles > 0 ? nfiles : 0); i++) {
+        int w = bb_term_columns(bb_term_text(i < n ? names[i] : files[i - n], shown, sizeof shown));
+        if (w > width) width = w;
+    }
     printf("%-*s %-7s %6s %6s %6s %7s %7s %6s %9s %10s %10s %s\n", width, "model", "style", "dim", "ffn", "layers",
            "heads/kv", "vocab", "ffn_act", "params", "mem i2_s", "mem f16", "shapes M×K (roles)");
     for (int i = 0; i < n; i++) {
