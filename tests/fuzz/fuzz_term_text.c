@@ -9,7 +9,9 @@
  *     holds no backslash of its own;
  *   - a valid UTF-8 input without those controls is copied unchanged;
  *   - bb_term_text's bounded rendering is NUL-terminated within its buffer and is a prefix of
- *     the whole rendering that ends on a unit's border (the rest starts with a whole unit). */
+ *     the whole rendering that ends on a unit's border (the rest starts with a whole unit);
+ *   - bb_term_columns of the rendering is its number of code points (counted here by their lead
+ *     bytes' lengths, independently). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +71,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(m);
     if (strlen(whole) != wlen) fail("a NUL in the rendering", in, whole);
     if (!safe_text((const unsigned char *)whole, wlen)) fail("the rendering is not terminal-safe text", in, whole);
+    int points = 0;
+    for (size_t i = 0; i < wlen; points++) {
+        unsigned c = (unsigned char)whole[i];
+        i += c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    }
+    if (bb_term_columns(whole) != points) fail("bb_term_columns is not the number of code points", in, whole);
     if (safe_text((const unsigned char *)in, inlen) && strcmp(in, whole)) fail("safe text was changed", in, whole);
     if (!strchr(in, '\\')) {
         char *back = malloc(wlen + 1);
