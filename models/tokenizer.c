@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "support/input_file.h"
+#include "support/term_text.h"
 #include "tokenizer_impl.h"
 
 bb_tokenizer *bb_tok_alloc(int n, size_t arena_bytes)
@@ -84,7 +85,10 @@ void bb_tok_note(bb_tokenizer *t, const char *line)
 {
     size_t used = strlen(t->notes);
     snprintf(t->notes + used, sizeof t->notes - used, "%s%s", used ? "\n" : "", line);
-    fprintf(stderr, "note: %s\n", line);
+    /* the line holds a path and token texts from someone's file: shown for a terminal */
+    fputs("note: ", stderr);
+    bb_term_fputs(line, stderr);
+    fputc('\n', stderr);
 }
 
 const char *bb_tokenizer_notes(const bb_tokenizer *t) { return t->notes; }
@@ -122,6 +126,9 @@ int bb_tok_index(bb_tokenizer *t)
 
 /* ---- llama2.c's tokenizer file ---- */
 
+/* The longest path a note quotes (notes share one 640-byte buffer). */
+#define BB_TOK_NOTE_PATH 300
+
 /* A llama2.c tokenizer file holds a score, a length and at most 4096 bytes per token, for at most
  * a few million tokens: a gibibyte is far beyond any real one, and bounds what a hostile file costs. */
 #define BB_TOKENIZER_MAX_BYTES ((uint64_t)1 << 30)
@@ -157,6 +164,21 @@ static int parse_llama2c(bb_tokenizer *t, const char *path, const char *b, size_
         int byte = bb_tok_parse_byte(t->text[i], (size_t)tl);
         t->type[i] = byte >= 0 ? BB_TOKTYPE_BYTE : BB_TOKTYPE_NORMAL;
         t->piece[i] = byte >= 0 ? bb_tok_arena_copy(t, (const char *)&(unsigned char){(unsigned char)byte}, 1) : t->text[i];
+    }
+    if (at < len) {
+        /* run.c reads vocab_size tokens and no more; so does this, but says so: a tokenizer of
+         * another model (more tokens than this checkpoint's classifier has rows) is no error
+         * there, and would be no visible one here */
+        size_t extra = 0, p = at;
+        for (int32_t tl; len - p >= 8 && (memcpy(&tl, b + p + 4, 4), tl >= 0 && tl <= max_len) &&
+                         len - p - 8 >= (size_t)tl;
+             p += 8 + (size_t)tl)
+            extra++;
+        char line[BB_TOK_NOTE_PATH + 200];
+        snprintf(line, sizeof line, "%.*s: %zu byte%s after the model's %d tokens (%zu more token record%s%s) are not "
+                 "read, as llama2.c's run.c does not read them", BB_TOK_NOTE_PATH, path, len - at, len - at == 1 ? "" : "s",
+                 t->n_vocab, extra, extra == 1 ? "" : "s", p < len ? ", then bytes that are none" : "");
+        bb_tok_note(t, line);
     }
     return 0;
 }

@@ -384,6 +384,40 @@ static void duplicates(void)
     unlink(path);
 }
 
+/* ---- a llama2.c tokenizer longer than the model's vocabulary: read as run.c reads it, with a
+ * note naming what was not read ---- */
+static void llama2c_extra_tokens(void)
+{
+    char path[600], err[1024] = "", cap[640];
+    snprintf(path, sizeof path, "%s/long-tok.bin", dir);
+    snprintf(cap, sizeof cap, "%s/stderr.txt", dir);
+    const char *pieces[7] = {"<unk>", "<s>", "</s>", "a", "b", "c", "d"};
+    write_llama2c_tokenizer(path, pieces, 7, 5);
+    for (int vocab = 7; vocab >= 5; vocab -= 2) {
+        fflush(stderr);
+        int saved = dup(2), fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 2);
+        close(fd);
+        bb_tokenizer *t = bb_tokenizer_load(path, vocab, err, sizeof err);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        char *got = slurp(cap);
+        CHECK(t != NULL, "llama2.c tokenizer of 7 tokens for vocab %d: %s", vocab, err);
+        if (t && vocab == 7)
+            CHECK(!bb_tokenizer_notes(t)[0] && got && !got[0], "all 7 tokens read, yet a note: %s", got ? got : "");
+        if (t && vocab == 5)
+            CHECK(strstr(bb_tokenizer_notes(t), "long-tok.bin: 18 bytes after the model's 5 tokens (2 more token "
+                                               "records) are not read, as llama2.c's run.c does not read them") &&
+                      got && !strncmp(got, "note: ", 6) && strstr(got, "2 more token records"),
+                  "2 tokens past the model's 5: notes '%s', stderr '%s'", bb_tokenizer_notes(t), got ? got : "");
+        free(got);
+        bb_tokenizer_free(t);
+    }
+    unlink(cap);
+    unlink(path);
+}
+
 /* ---- byte-level vocabularies: loaded as llama.cpp loads them, with a note ---- */
 
 /* Open the tokenizer with stderr going to a file; what stderr got in got. */
@@ -507,6 +541,7 @@ int main(int argc, char **argv)
     blocks();
     vocabulary_rows();
     duplicates();
+    llama2c_extra_tokens();
     token_values();
     byte_level();
     golden_files();
