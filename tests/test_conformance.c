@@ -14,6 +14,7 @@
 
 #include "bench/gemm_bench.h"
 #include "check.h"
+#include "variant_check.h"
 #include "kernels/common/error_bound.h"
 #include "kernels/kernel.h"
 #include "support/memory.h"
@@ -122,21 +123,7 @@ static void check_shape_case(const bb_kernel *kern, int m, int k, int n, uint64_
         (var->prepare ? var->prepare : kern->prepare)(x, n, k, act);
         for (size_t i = 0; i < (size_t)n * m; i++) y[i] = NAN;
         var->matmul(packed, act, y, m, k, n, 0, m);
-        int mismatches = 0;
-        for (int c = 0; c < n; c++)
-            for (int row = 0; row < m; row++) {
-                size_t i = (size_t)c * m + row;
-                int same = memcmp(&y[i], &yref[i], sizeof(float)) == 0;
-                if (!same && kern->float_accumulation) {
-                    double sum = 0;
-                    for (int j = 0; j < k; j++) sum += fabs((double)wdeq[(size_t)row * k + j] * x[(size_t)c * k + j]);
-                    same = fabs((double)y[i] - yref[i]) <= 2.0 * (k + 16) * 0x1p-23 * sum + 1e-30;
-                }
-                if (!same && mismatches++ < 3)
-                    CHECK(0, "%s@%s M=%d K=%d N=%d: y[%d][%d]=%.9g, reference %.9g", kn, var->isa, m, k, n, c, row,
-                          y[i], yref[i]);
-            }
-        if (!mismatches) PASS();
+        variant_matches_reference(kern, var, y, yref, wdeq, x, m, k, n, "");
 
         /* row slices: three uneven pieces along the row multiple give the same bits and touch
          * only their rows */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "variant_check.h"
 #include "kernels/kernel.h"
 #include "support/memory.h"
 #include "support/rng.h"
@@ -77,21 +78,8 @@ static void check_case(const bb_kernel *kern, const code_layout *l, int m, int k
         (var->prepare ? var->prepare : kern->prepare)(x, n, k, act);
         for (size_t i = 0; i < (size_t)n * m; i++) y[i] = NAN;
         var->matmul(packed, act, y, m, k, n, 0, m);
-        int mismatches = 0;
-        for (int c = 0; c < n; c++)
-            for (int row = 0; row < m; row++) {
-                size_t i = (size_t)c * m + row;
-                int same = memcmp(&y[i], &yref[i], sizeof(float)) == 0;
-                if (!same && kern->float_accumulation) {
-                    double sum = 0;
-                    for (int j = 0; j < k; j++) sum += fabs((double)wdeq[(size_t)row * k + j] * x[(size_t)c * k + j]);
-                    same = fabs((double)y[i] - yref[i]) <= 2.0 * (k + 16) * 0x1p-23 * sum + 1e-30;
-                }
-                if (!same && mismatches++ < 3)
-                    CHECK(0, "%s@%s %s codes, M=%d K=%d N=%d: y[%d][%d]=%.9g, reference %.9g", kern->name, var->isa,
-                          fill == FILL_ALL_THREE ? "all-3" : "random", m, k, n, c, row, y[i], yref[i]);
-            }
-        if (!mismatches) PASS();
+        variant_matches_reference(kern, var, y, yref, wdeq, x, m, k, n,
+                                  fill == FILL_ALL_THREE ? " (every code 3)" : " (random code bytes)");
     }
 done:
     free(w); free(x); free(wdeq); free(yref); free(y); free(packed); free(act);
