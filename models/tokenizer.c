@@ -175,9 +175,11 @@ static int parse_llama2c(bb_tokenizer *t, const char *path, const char *b, size_
              p += 8 + (size_t)tl)
             extra++;
         char line[BB_TOK_NOTE_PATH + 200];
-        snprintf(line, sizeof line, "%.*s: %zu byte%s after the model's %d tokens (%zu more token record%s%s) are not "
-                 "read, as llama2.c's run.c does not read them", BB_TOK_NOTE_PATH, path, len - at, len - at == 1 ? "" : "s",
-                 t->n_vocab, extra, extra == 1 ? "" : "s", p < len ? ", then bytes that are none" : "");
+        snprintf(line, sizeof line,
+                 "%.*s: %zu byte%s after the model's %d tokens (%zu more token record%s%s) are not read, as "
+                 "llama2.c's run.c does not read them",
+                 BB_TOK_NOTE_PATH, path, len - at, len - at == 1 ? "" : "s", t->n_vocab, extra, extra == 1 ? "" : "s",
+                 p < len ? ", then bytes that are none" : "");
         bb_tok_note(t, line);
     }
     return 0;

@@ -28,8 +28,8 @@ static inline int variant_matches_reference(const bb_kernel *kern, const bb_vari
                 same = fabs((double)y[i] - yref[i]) <= 2.0 * (k + 16) * 0x1p-23 * sum + 1e-30;
             }
             if (!same && mismatches++ < 3)
-                CHECK(0, "%s@%s%s M=%d K=%d N=%d: y[%d][%d]=%.9g, reference %.9g", kern->name, var->isa, what, m, k, n, c,
-                      row, y[i], yref[i]);
+                CHECK(0, "%s@%s%s M=%d K=%d N=%d: y[%d][%d]=%.9g, reference %.9g", kern->name, var->isa, what, m, k,
+                      n, c, row, y[i], yref[i]);
         }
     if (!mismatches) PASS();
     return mismatches;

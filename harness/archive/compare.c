@@ -250,7 +250,9 @@ static int e2e_points(const bb_run_tables *t, side *s)
         e2e_meta(&m, r->model, r->kernel, r->variant, r->threads, r->phase, r->tokens, r->depth, r->kv_type_k,
                  r->kv_type_v);
         int at = find_point(s, m.key);
-        if (at >= 0 && r->tokens > 0 && add_sample(&s->p[at], r->seconds / r->tokens, r->seconds, "e2e_samples.csv's seconds")) return -1;
+        if (at >= 0 && r->tokens > 0 &&
+            add_sample(&s->p[at], r->seconds / r->tokens, r->seconds, "e2e_samples.csv's seconds"))
+            return -1;
     }
     for (int i = 0; i < t->ne2e; i++) {
         const bb_e2e_row *r = &t->e2e[i];

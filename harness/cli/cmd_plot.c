@@ -583,8 +583,9 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps")};
     static bar_panel bars[2];
     memset(bars, 0, sizeof bars);
-    int flagged = 0, left = 0,
-        blocks = write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged, bars, &left);
+    int flagged = 0, left = 0;
+    int blocks =
+        write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged, bars, &left);
     if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;
@@ -758,7 +759,8 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
     if (!f) return data_file_failed(path);
     static bar_panel bars[2];
     memset(bars, 0, sizeof bars);
-    int flagged = 0, left = 0, blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged, bars, &left);
+    int flagged = 0, left = 0;
+    int blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged, bars, &left);
     if (data_file_close(f, path)) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;

@@ -59,7 +59,8 @@ static inline __attribute__((always_inline)) void bb_gk_tq_row_avx2(const uint8_
             decode(blk, c);
             for (int r = 0; r < nb; r++) s[r][j] = _mm256_madd_epi16(bb_gk_dot8_i16(c, a[r].q[g + j].qs), ones);
         }
-        __m128 wd = _mm_cvtph_ps(_mm_setr_epi16((short)d16[0], (short)d16[1], (short)d16[2], (short)d16[3], 0, 0, 0, 0));
+        __m128 wd =
+            _mm_cvtph_ps(_mm_setr_epi16((short)d16[0], (short)d16[1], (short)d16[2], (short)d16[3], 0, 0, 0, 0));
         for (int r = 0; r < nb; r++) {
             __m128i isum = _mm_sub_epi32(bb_gk_reduce4_avx2(s[r][0], s[r][1], s[r][2], s[r][3]),
                                          _mm_loadu_si128((const __m128i *)(a[r].qsum + g)));
