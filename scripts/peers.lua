@@ -27,33 +27,26 @@ local function depth_of(r) return r.depth ~= nil and r.depth ~= "" and r.depth o
 for _, r in ipairs(rows) do r.depth = depth_of(r) end
 local several_depths = #report.distinct(rows, "depth") > 1
 
-for _, model in ipairs(report.distinct(rows, "model")) do
-  for _, t in ipairs(report.distinct(report.filter(rows, { model = model }), "threads", true)) do
-    for _, d in ipairs(report.distinct(report.filter(rows, { model = model, threads = t }), "depth", true)) do
-      local here = report.filter(rows, { model = model, threads = t, depth = d })
-      local ours, theirs = {}, {}
-      for _, r in ipairs(here) do
-        if rate(r) and rate(r) > 0 then
-          if r.peer == "" then ours[#ours + 1] = r else theirs[#theirs + 1] = r end
-        end
-      end
-      local first = here[1]
-      print(string.format("### %s, %s threads, %s%s%s\n", model, t, test, first[test == "tg" and "gen" or "prompt"],
-                          several_depths and (" at depth " .. d) or ""))
-      local speed = {}
-      for _, r in ipairs(here) do
-        speed[#speed + 1] = { label(r), report.fmt(rate(r), 4), report.fmt(lo(r), 4) .. " – " .. report.fmt(hi(r), 4) }
-      end
-      print(report.table({ "kernel", "t/s (median):", "min – max:" }, speed))
-      if #ours > 0 and #theirs > 0 then
-        local marked = false
-        print("\n" .. report.versus("bitbench ÷", ours, theirs, function(a, b)
-          marked = marked or (report.disturbed(a) or report.disturbed(b)) ~= nil
-          return report.marked(string.format("%.2f (%.2f – %.2f)", rate(a) / rate(b), lo(a) / hi(b), hi(a) / lo(b)), a, b)
-        end))
-        if marked then print("\n" .. report.DISTURBED_NOTE) end
-      end
-      print("")
+for _, g in ipairs(report.groups(rows, { { "model" }, { "threads", true }, { "depth", true } })) do
+  local model, t, d = table.unpack(g.values)
+  local ours, theirs = {}, {}
+  for _, r in ipairs(g.rows) do
+    if rate(r) and rate(r) > 0 then
+      if r.peer == "" then ours[#ours + 1] = r else theirs[#theirs + 1] = r end
     end
   end
+  local first = g.rows[1]
+  print(string.format("### %s, %s threads, %s%s%s\n", model, t, test, first[test == "tg" and "gen" or "prompt"],
+                      several_depths and (" at depth " .. d) or ""))
+  local speed = {}
+  for _, r in ipairs(g.rows) do
+    speed[#speed + 1] = { label(r), report.fmt(rate(r), 4), report.fmt(lo(r), 4) .. " – " .. report.fmt(hi(r), 4) }
+  end
+  print(report.table({ "kernel", "t/s (median):", "min – max:" }, speed))
+  if #ours > 0 and #theirs > 0 then
+    print("\n" .. report.versus("bitbench ÷", ours, theirs, function(a, b)
+      return string.format("%.2f (%.2f – %.2f)", rate(a) / rate(b), lo(a) / hi(b), hi(a) / lo(b))
+    end))
+  end
+  print("")
 end

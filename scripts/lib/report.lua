@@ -98,8 +98,6 @@ function M.rows_of_arg(script, usage)
   return rows, arg[1]
 end
 
--- A table of each row of `ours` (by kernel) against each row of `theirs` (a column per kernel),
--- the cells from cell(a, b).
 -- Why a row's measurement is no ordinary one, or nil: "spread" (its spread_flag: the repetitions
 -- disagreed beyond the sweep's spread_limit), "busy" (its busy flag, or other processes took
 -- more than M.DISTURBED_SHARE of the CPUs' time while it ran: other_cpu_share).  A ratio built
@@ -129,15 +127,21 @@ M.DISTURBED_NOTE = "⚠ busy: a row was measured while other processes took more
   "(other_cpu_share) or was flagged busy; ⚠ spread: its repetitions disagreed (spread_flag). Such a ratio is no " ..
   "ordinary result: measure again on a quiet machine."
 
-function M.versus(title, ours, theirs, cell)
-  local header, cells = { title }, {}
+-- A table of each row of `ours` (by kernel) against each row of `theirs` (a column per kernel),
+-- the cells text(a, b), each marked (M.marked) when a or b is disturbed, and M.DISTURBED_NOTE
+-- under the table when any is.
+function M.versus(title, ours, theirs, text)
+  local header, cells, any = { title }, {}, false
   for _, b in ipairs(theirs) do header[#header + 1] = b.kernel .. ":" end
   for _, a in ipairs(ours) do
     local row = { a.kernel }
-    for _, b in ipairs(theirs) do row[#row + 1] = cell(a, b) end
+    for _, b in ipairs(theirs) do
+      any = any or (M.disturbed(a) or M.disturbed(b)) ~= nil
+      row[#row + 1] = M.marked(text(a, b), a, b)
+    end
     cells[#cells + 1] = row
   end
-  return M.table(header, cells)
+  return M.table(header, cells) .. (any and ("\n\n" .. M.DISTURBED_NOTE) or "")
 end
 
 -- A small JSON decoder (objects, arrays, strings with escapes, numbers, true/false/null -> nil).
@@ -282,6 +286,26 @@ function M.distinct(rows, col, sort_numeric)
     if v ~= nil and not seen[v] then seen[v] = true; out[#out + 1] = v end
   end
   if sort_numeric then table.sort(out, function(a, b) return (tonumber(a) or 0) < (tonumber(b) or 0) end) end
+  return out
+end
+
+-- The groups a report prints a table each for: every distinct combination of the columns
+-- cols[i] = { name, sort_numeric } (M.distinct's order, the first column outermost) that rows
+-- hold, as { values = { v1, v2, ... }, rows = the rows with those values, in their order }.
+function M.groups(rows, cols)
+  local out = {}
+  local function walk(subset, i, values)
+    if i > #cols then
+      out[#out + 1] = { values = values, rows = subset }
+      return
+    end
+    for _, v in ipairs(M.distinct(subset, cols[i][1], cols[i][2])) do
+      local next_values = { table.unpack(values) }
+      next_values[i] = v
+      walk(M.filter(subset, { [cols[i][1]] = v }), i + 1, next_values)
+    end
+  end
+  walk(rows, 1, {})
   return out
 end
 
