@@ -4,7 +4,8 @@
 # ttl, run, nblocks, flagged (how many points are flagged), dram (GB/s at the most threads, 0 when
 # no profile), bars (what the error bars are: the interquartile range of a kernel point's calls,
 # or an end-to-end point's slowest to fastest repetition), bars_hidden (how many hide behind their
-# marker), optional y1 / y2 (the two axis labels).  Flagged points (spread_flag or busy) get a red
+# marker), optional y1 / y2 (the two axis labels), optional y2_note (set when no point has a y2:
+# the panel says it instead of plotting nothing, which gnuplot refuses).  Flagged points (spread_flag or busy) get a red
 # ring.  The two panels have fixed margins and share one key, right of the second panel, outside
 # both data areas; y starts at 0, so that the bars' sizes compare.
 width = 1280
@@ -40,6 +41,11 @@ set key at screen 0.70, screen 0.78 left top Left reverse font ",9" noenhanced
 set lmargin at screen 0.41
 set rmargin at screen 0.68
 set ylabel y2
+if (exists("y2_note")) {
+    set yrange [0:1]
+    unset ytics
+    set label 91 y2_note at graph 0.5, graph 0.5 center font ",10" noenhanced
+}
 if (dram > 0) { ceiling = dram } else { ceiling = NaN }
 ceilingtitle = dram > 0 ? "DRAM read ceiling, most threads" : ""
 if (flagged > 0) {

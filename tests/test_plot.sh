@@ -166,6 +166,33 @@ for case in "e2e_threads 14 kern_12 kern_13" "e2e_depth 28 kern_06 kern_07"; do
     grep -q "(the first 12 of $2 series)" "$tmp/wide/plots/$1.svg" || fail "$1: the title does not say 12 of $2"
     grep -q "$3" "$tmp/wide/plots/$1.svg" && ! grep -q "$4" "$tmp/wide/plots/$1.svg" || fail "$1: not the first 12 drawn"
 done
+# past 64 distinct labels (a sweep of every kernel and variant has more): every series counted,
+# every kernel in the bar charts
+mkdir "$tmp/wider"
+{
+    echo 'model,kernel,threads,depth,kv_type_k,kv_type_v,pp_tps,tg_tps,tg_gbps_derived'
+    for i in $(seq 101 170); do for t in 1 2; do echo "tiny,kern_$i,$t,0,f16,f16,50,$t$i,$i"; done; done
+} > "$tmp/wider/e2e.csv"
+{
+    echo 'kernel,variant,m,k,n,threads,cache,gops,gbps'
+    for i in $(seq 101 170); do for t in 1 2; do echo "kern_$i,avx2,4096,4096,1,$t,dram,$t$i,$i"; done; done
+} > "$tmp/wider/results.csv"
+cp "$data/machine-profile.json" "$tmp/wider/"
+"$bin" plot "$tmp/wider" >/dev/null 2>"$tmp/wider.err" || fail "70 kernels: $(cat "$tmp/wider.err")"
+for kind in e2e_threads threads; do
+    grep -q "$kind: 12 of 70 series drawn, 58 left out" "$tmp/wider.err" || fail "$kind: 70 series not counted: $(cat "$tmp/wider.err")"
+done
+for kind in tokens gemv_bw; do
+    grep -q 'kern_170' "$tmp/wider/plots/$kind.svg" || fail "$kind: the 70th kernel not drawn"
+done
+grep -q 'kern_170@avx2' "$tmp/wider/plots/roofline.svg" || fail "roofline: the 70th kernel not drawn"
+# an e2e.csv without the derived bandwidth (hand-made, older): its panel says so, the plot is drawn
+mkdir "$tmp/nogbps"
+printf 'model,kernel,threads,tg_tps\ntiny,kern_1,1,11\ntiny,kern_1,2,21\n' > "$tmp/nogbps/e2e.csv"
+"$bin" plot "$tmp/nogbps" --kind e2e_threads >/dev/null 2>"$tmp/nogbps.err" ||
+    fail "e2e_threads without tg_gbps_derived: $(cat "$tmp/nogbps.err")"
+grep -q 'e2e.csv has no tg_gbps_derived column' "$tmp/nogbps/plots/e2e_threads.svg" ||
+    fail "e2e_threads without tg_gbps_derived: the panel does not say why it is empty"
 "$bin" plot "$data" --kind e2e_threads --out "$tmp/few" >/dev/null 2>"$tmp/few.err" || fail "e2e_threads of the data"
 ! grep -q 'series drawn' "$tmp/few.err" && ! grep -q 'series)' "$tmp/few/e2e_threads.svg" || fail "a plot within the limit says something was left out"
 # --out under missing folders: made, as mkdir -p would

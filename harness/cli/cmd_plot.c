@@ -34,8 +34,6 @@
 
 extern char **environ;
 
-#define PL_MAX_KEYS 64
-
 /* ---- the machine profile (our own JSON layout, read by key order inside each object) ---- */
 
 typedef struct {
@@ -260,19 +258,37 @@ static int gnuplot(plot_ctx *c, const char *kind, const char *script, bb_gp_scri
     return 0;
 }
 
-/* Distinct string keys, in order of first appearance. */
+/* Distinct string keys, in order of first appearance.  Grown as needed: a sweep of every kernel
+ * and variant has more labels than any fixed table would hold, and a plot that draws fewer must
+ * count the rest to say so.  -1: not there (add 0), or out of memory (then failed is set). */
 typedef struct {
-    int n;
-    char k[PL_MAX_KEYS][240];
+    int n, cap, failed;
+    char (*k)[240];
 } keys;
 
 static int key_index(keys *ks, const char *k, int add)
 {
     for (int i = 0; i < ks->n; i++)
         if (!strcmp(ks->k[i], k)) return i;
-    if (!add || ks->n == PL_MAX_KEYS) return -1;
+    if (!add) return -1;
+    if (ks->n == ks->cap) {
+        int cap = ks->cap ? 2 * ks->cap : 16;
+        char(*grown)[240] = realloc(ks->k, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            ks->failed = 1;
+            return -1;
+        }
+        ks->k = grown;
+        ks->cap = cap;
+    }
     snprintf(ks->k[ks->n], sizeof ks->k[0], "%s", k);
     return ks->n++;
+}
+
+static void keys_free(keys *ks)
+{
+    free(ks->k);
+    *ks = (keys){0};
 }
 
 static void label_of(const bb_csv_table *t, int r, char *buf, size_t len)
@@ -403,7 +419,7 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     if (!f) return data_file_failed(path);
     keys ks = {0};
     int cg = bb_csv_col(g, "gops"), cb = bb_csv_col(g, "gbps"), ct = bb_csv_col(g, "threads"), cc = bb_csv_col(g, "cache");
-    int thr[PL_MAX_KEYS], nthr = 0, resident = 0;
+    int thr[256], nthr = 0, resident = 0; /* the distinct thread counts, 1 .. 256 */
     for (int r = 0; r < g->nrows; r++) {
         char l[96];
         label_of(g, r, l, sizeof l);
@@ -412,7 +428,7 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
         if (!(t >= 1 && t <= 256)) continue;
         int seen = 0;
         for (int j = 0; j < nthr; j++) seen |= thr[j] == (int)t;
-        if (!seen && nthr < PL_MAX_KEYS) thr[nthr++] = (int)t;
+        if (!seen) thr[nthr++] = (int)t;
         const char *cache = bb_csv_cell(g, r, cc);
         resident |= cc >= 0 && cache[0] && strcmp(cache, "dram") != 0;
     }
@@ -424,13 +440,15 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
             thr[j - 1] = x;
         }
     bb_gp_script vars;
-    if (kind_vars(c, &vars, path, "Roofline: each point under the ceilings of its thread count")) {
+    if (ks.failed || kind_vars(c, &vars, path, "Roofline: each point under the ceilings of its thread count")) {
+        if (ks.failed) fprintf(stderr, "bitbench plot: roofline: out of memory\n");
+        keys_free(&ks);
         fclose(f);
         return -1;
     }
     int blocks = 0;
     for (int j = 0; j < nthr; j++)
-        for (int i = 0; i < ks.n && blocks < 4 * PL_MAX_KEYS; i++) {
+        for (int i = 0; i < ks.n; i++) {
             int any = 0;
             for (int r = 0; r < g->nrows; r++) {
                 char l[96];
@@ -455,6 +473,7 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
             }
             blocks += any;
         }
+    keys_free(&ks);
     if (data_file_close(f, path)) {
         bb_gp_script_free(&vars);
         return -1;
@@ -550,7 +569,10 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
         if (blocks == PL_MAX_SERIES) *left += any;
         else blocks += any;
     }
-    return blocks;
+    int failed = ks.failed;
+    keys_free(&ks);
+    if (failed) fprintf(stderr, "bitbench plot: out of memory\n");
+    return failed ? -1 : blocks;
 }
 
 /* Kernel sweeps: a series per kernel and shape, GOP/s and weight GB/s. */
@@ -586,7 +608,7 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     int flagged = 0, left = 0;
     int blocks =
         write_thread_series(f, g, bb_csv_col(g, "threads"), gemm_series, gemm_values, &gc, &flagged, bars, &left);
-    if (data_file_close(f, path)) return -1;
+    if (data_file_close(f, path) || blocks < 0) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;
     char title[160];
@@ -595,6 +617,8 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     bb_gp_set_int(&vars, "nblocks", blocks);
     bb_gp_set_int(&vars, "flagged", flagged);
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
+    if (!(bars[1].ymax > 0))
+        bb_gp_set_text(&vars, "y2_note", gc.gbps < 0 ? "results.csv has no gbps column" : "no row has a bandwidth (gbps)");
     char note[160];
     bar_note(bars, 2, note, sizeof note);
     bb_gp_set_text(&vars, "bars", "bars: interquartile range of the calls");
@@ -602,47 +626,152 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     return gnuplot(c, "threads", "threads.gp", &vars);
 }
 
+/* Every distinct key of rows [0, nrows) as key() names them (a row it names "" has none): one
+ * table's shapes, kernels or models, for the bar charts' grids. */
+typedef void (*key_fn)(const bb_csv_table *t, int r, char *key, size_t len);
+static int collect_keys(const bb_csv_table *t, key_fn key, keys *ks)
+{
+    char k[240];
+    for (int r = 0; r < t->nrows; r++) {
+        key(t, r, k, sizeof k);
+        if (k[0]) key_index(ks, k, 1);
+    }
+    if (ks->failed) fprintf(stderr, "bitbench plot: out of memory\n");
+    return ks->failed ? -1 : 0;
+}
+
+static void gemv_shape(const bb_csv_table *g, int r, char *key, size_t len)
+{
+    if ((int)bb_csv_cell_num(g, r, bb_csv_col(g, "n")) != 1) {
+        key[0] = 0;
+        return;
+    }
+    snprintf(key, len, "%sx%s %s", bb_csv_cell(g, r, bb_csv_col(g, "m")), bb_csv_cell(g, r, bb_csv_col(g, "k")),
+             bb_csv_cell(g, r, bb_csv_col(g, "cache")));
+}
+
+static void gemv_kernel(const bb_csv_table *g, int r, char *key, size_t len)
+{
+    if ((int)bb_csv_cell_num(g, r, bb_csv_col(g, "n")) != 1) key[0] = 0;
+    else label_of(g, r, key, len);
+}
+
 static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 {
-    int ct = bb_csv_col(g, "threads"), cm = bb_csv_col(g, "m"), ck = bb_csv_col(g, "k"), cn = bb_csv_col(g, "n"), cb = bb_csv_col(g, "gbps");
+    int ct = bb_csv_col(g, "threads"), cb = bb_csv_col(g, "gbps");
     keys shapes = {0}, kern = {0};
-    static double best[PL_MAX_KEYS][PL_MAX_KEYS], bestt[PL_MAX_KEYS][PL_MAX_KEYS];
-    for (int r = 0; r < g->nrows; r++) {
-        if ((int)bb_csv_cell_num(g, r, cn) != 1) continue;
-        char l[96], s[64];
-        label_of(g, r, l, sizeof l);
-        snprintf(s, sizeof s, "%sx%s %s", bb_csv_cell(g, r, cm), bb_csv_cell(g, r, ck), bb_csv_cell(g, r, bb_csv_col(g, "cache")));
-        int si = key_index(&shapes, s, 1), ki = key_index(&kern, l, 1);
-        if (si < 0 || ki < 0) continue;
-        double th = bb_csv_cell_num(g, r, ct), bw = bb_csv_cell_num(g, r, cb);
-        if (th > bestt[si][ki] || (th == bestt[si][ki] && bw > best[si][ki])) bestt[si][ki] = th, best[si][ki] = bw;
+    int rc = collect_keys(g, gemv_shape, &shapes) || collect_keys(g, gemv_kernel, &kern) ? -1 : 0;
+    /* per shape and kernel: the point with the most threads (the best of those) */
+    double *best = NULL, *bestt = NULL;
+    if (!rc && shapes.n) {
+        best = calloc((size_t)shapes.n * kern.n, sizeof *best);
+        bestt = calloc((size_t)shapes.n * kern.n, sizeof *bestt);
+        if (!best || !bestt) rc = -1, fprintf(stderr, "bitbench plot: gemv_bw: out of memory\n");
     }
-    if (!shapes.n) return 1;
+    if (rc || !shapes.n) {
+        free(best);
+        free(bestt);
+        keys_free(&shapes);
+        keys_free(&kern);
+        return rc ? rc : 1;
+    }
+    for (int r = 0; r < g->nrows; r++) {
+        char l[240], sh[240];
+        gemv_shape(g, r, sh, sizeof sh);
+        gemv_kernel(g, r, l, sizeof l);
+        if (!sh[0]) continue;
+        size_t i = (size_t)key_index(&shapes, sh, 0) * kern.n + key_index(&kern, l, 0);
+        double th = bb_csv_cell_num(g, r, ct), bw = bb_csv_cell_num(g, r, cb);
+        if (th > bestt[i] || (th == bestt[i] && bw > best[i])) bestt[i] = th, best[i] = bw;
+    }
     char path[128];
     tmp_file(c, "gemv_bw.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
-    if (!f) return data_file_failed(path);
-    fprintf(f, "shape");
-    for (int k = 0; k < kern.n; k++) {
-        fputc(' ', f);
-        bb_gp_write_data_label(f, kern.k[k]);
-    }
-    fputc('\n', f);
-    for (int s = 0; s < shapes.n; s++) {
-        bb_gp_write_data_label(f, shapes.k[s]);
-        for (int k = 0; k < kern.n; k++)
-            if (bestt[s][k] > 0) fprintf(f, " %.6g", best[s][k]);
-            else fprintf(f, " NaN");
+    if (f) {
+        fprintf(f, "shape");
+        for (int k = 0; k < kern.n; k++) {
+            fputc(' ', f);
+            bb_gp_write_data_label(f, kern.k[k]);
+        }
         fputc('\n', f);
+        for (int sh = 0; sh < shapes.n; sh++) {
+            bb_gp_write_data_label(f, shapes.k[sh]);
+            for (int k = 0; k < kern.n; k++) {
+                size_t i = (size_t)sh * kern.n + k;
+                if (bestt[i] > 0) fprintf(f, " %.6g", best[i]);
+                else fprintf(f, " NaN");
+            }
+            fputc('\n', f);
+        }
     }
+    int nshapes = shapes.n, nkern = kern.n;
+    free(best);
+    free(bestt);
+    keys_free(&shapes);
+    keys_free(&kern);
+    if (!f) return data_file_failed(path);
     if (data_file_close(f, path)) return -1;
     bb_gp_script vars;
     if (kind_vars(c, &vars, path, "GEMV (N=1) weight bandwidth, most threads measured")) return -1;
-    bb_gp_set_int(&vars, "ncols", kern.n + 1);
-    bb_gp_set_int(&vars, "width", canvas_width(shapes.n, kern.n));
-    bb_gp_set_int(&vars, "nx", shapes.n);
+    bb_gp_set_int(&vars, "ncols", nkern + 1);
+    bb_gp_set_int(&vars, "width", canvas_width(nshapes, nkern));
+    bb_gp_set_int(&vars, "nx", nshapes);
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
     return gnuplot(c, "gemv_bw", "gemv_bw.gp", &vars);
+}
+
+static void tokens_model(const bb_csv_table *e, int r, char *key, size_t len)
+{
+    snprintf(key, len, "%s", bb_csv_cell(e, r, bb_csv_col(e, "model")));
+}
+
+static void tokens_kernel(const bb_csv_table *e, int r, char *key, size_t len)
+{
+    snprintf(key, len, "%s", bb_csv_cell(e, r, bb_csv_col(e, "kernel")));
+}
+
+/* One bar of the tokens chart: the row with the most threads of its model and kernel. */
+typedef struct {
+    double tg[3], pp[3]; /* value, slowest, fastest repetition */
+    double threads;      /* 0: no row */
+} tokens_cell;
+
+/* The two data files of the tokens chart (tg, then pp): a line per model, three columns per
+ * kernel; returns has_pp (a prefill was measured), -1 on a write failure. */
+static int write_tokens_data(const keys *models, const keys *kern, const tokens_cell *cell, const char *path[2],
+                             bar_panel bars[2])
+{
+    int has_pp = 0;
+    for (int i = 0; i < models->n * kern->n; i++) {
+        if (!(cell[i].threads > 0)) continue;
+        has_pp |= cell[i].pp[0] > 0;
+        if (cell[i].tg[0] > 0) bar_add(&bars[0], cell[i].tg[0], cell[i].tg[1], cell[i].tg[2]);
+        if (cell[i].pp[0] > 0) bar_add(&bars[1], cell[i].pp[0], cell[i].pp[1], cell[i].pp[2]);
+    }
+    for (int which = 0; which < 2; which++) {
+        FILE *f = fopen(path[which], "w");
+        if (!f) return data_file_failed(path[which]);
+        fprintf(f, "model");
+        for (int k = 0; k < kern->n; k++) {
+            fputc(' ', f);
+            bb_gp_write_data_label(f, kern->k[k]);
+            fputs(" low high", f);
+        }
+        fputc('\n', f);
+        for (int m = 0; m < models->n; m++) {
+            bb_gp_write_data_label(f, models->k[m]);
+            for (int k = 0; k < kern->n; k++) {
+                const tokens_cell *t = &cell[(size_t)m * kern->n + k];
+                const double *v = which ? t->pp : t->tg;
+                for (int j = 0; j < 3; j++)
+                    if (t->threads > 0 && isfinite(v[j]) && v[0] > 0) fprintf(f, " %.6g", v[j]);
+                    else fprintf(f, " NaN");
+            }
+            fputc('\n', f);
+        }
+        if (data_file_close(f, path[which])) return -1;
+    }
+    return has_pp;
 }
 
 static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
@@ -654,57 +783,39 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
                    bb_csv_col(e, "pp_tps_max")};
     if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
     keys models = {0}, kern = {0};
-    static double tg[PL_MAX_KEYS][PL_MAX_KEYS][3], pp[PL_MAX_KEYS][PL_MAX_KEYS][3], tt[PL_MAX_KEYS][PL_MAX_KEYS];
-    memset(tt, 0, sizeof tt);
-    int has_pp = 0;
+    tokens_cell *cell = NULL;
+    int rc = collect_keys(e, tokens_model, &models) || collect_keys(e, tokens_kernel, &kern) ? -1 : 0;
+    if (!rc && models.n && !(cell = calloc((size_t)models.n * kern.n, sizeof *cell)))
+        rc = -1, fprintf(stderr, "bitbench plot: tokens: out of memory\n");
+    if (rc || !models.n) {
+        keys_free(&models);
+        keys_free(&kern);
+        return rc ? rc : 1;
+    }
     for (int r = 0; r < e->nrows; r++) {
-        int mi = key_index(&models, bb_csv_cell(e, r, cmod), 1), ki = key_index(&kern, bb_csv_cell(e, r, ck), 1);
-        if (mi < 0 || ki < 0) continue;
+        tokens_cell *t = &cell[(size_t)key_index(&models, bb_csv_cell(e, r, cmod), 0) * kern.n +
+                               key_index(&kern, bb_csv_cell(e, r, ck), 0)];
         double th = bb_csv_cell_num(e, r, ct);
-        if (th < tt[mi][ki]) continue;
-        tt[mi][ki] = th;
+        if (th < t->threads) continue;
+        t->threads = th;
         double v[6] = {bb_csv_cell_num(e, r, ctg), bb_csv_cell_num(e, r, cbar[0]), bb_csv_cell_num(e, r, cbar[1]),
                        bb_csv_cell_num(e, r, cpp), bb_csv_cell_num(e, r, cbar[2]), bb_csv_cell_num(e, r, cbar[3])};
-        memcpy(tg[mi][ki], v, sizeof tg[mi][ki]);
-        memcpy(pp[mi][ki], v + 3, sizeof pp[mi][ki]);
+        memcpy(t->tg, v, sizeof t->tg);
+        memcpy(t->pp, v + 3, sizeof t->pp);
     }
-    if (!models.n) return 1;
     /* a prefill that was not measured is an empty cell (older files: 0): no panel for it, and the
      * figure says why (bitnet.cpp Table 7 is generation only: its sweeps run with prompt = 0) */
     static bar_panel bars[2];
     memset(bars, 0, sizeof bars);
-    for (int m = 0; m < models.n; m++)
-        for (int k = 0; k < kern.n; k++) {
-            if (!(tt[m][k] > 0)) continue;
-            has_pp |= pp[m][k][0] > 0;
-            if (tg[m][k][0] > 0) bar_add(&bars[0], tg[m][k][0], tg[m][k][1], tg[m][k][2]);
-            if (pp[m][k][0] > 0) bar_add(&bars[1], pp[m][k][0], pp[m][k][1], pp[m][k][2]);
-        }
     char ptg[128], ppp[128];
     tmp_file(c, "tg.dat", ptg, sizeof ptg);
     tmp_file(c, "pp.dat", ppp, sizeof ppp);
-    for (int which = 0; which < 2; which++) {
-        FILE *f = fopen(which ? ppp : ptg, "w");
-        if (!f) return data_file_failed(which ? ppp : ptg);
-        fprintf(f, "model");
-        for (int k = 0; k < kern.n; k++) {
-            fputc(' ', f);
-            bb_gp_write_data_label(f, kern.k[k]);
-            fputs(" low high", f);
-        }
-        fputc('\n', f);
-        for (int m = 0; m < models.n; m++) {
-            bb_gp_write_data_label(f, models.k[m]);
-            for (int k = 0; k < kern.n; k++) {
-                const double *v = which ? pp[m][k] : tg[m][k];
-                for (int j = 0; j < 3; j++)
-                    if (tt[m][k] > 0 && isfinite(v[j]) && v[0] > 0) fprintf(f, " %.6g", v[j]);
-                    else fprintf(f, " NaN");
-            }
-            fputc('\n', f);
-        }
-        if (data_file_close(f, which ? ppp : ptg)) return -1;
-    }
+    const char *paths[2] = {ptg, ppp};
+    int has_pp = write_tokens_data(&models, &kern, cell, paths, bars), nmodels = models.n, nkern = kern.n;
+    free(cell);
+    keys_free(&models);
+    keys_free(&kern);
+    if (has_pp < 0) return -1;
     bb_gp_script vars;
     if (kind_vars(c, &vars, NULL, "Tokens/s by model and kernel, most threads measured")) return -1;
     char err[600];
@@ -713,8 +824,8 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
         bb_gp_script_free(&vars);
         return -1;
     }
-    bb_gp_set_int(&vars, "nkernels", kern.n);
-    bb_gp_set_int(&vars, "nmodels", models.n);
+    bb_gp_set_int(&vars, "nkernels", nkern);
+    bb_gp_set_int(&vars, "nmodels", nmodels);
     bb_gp_set_int(&vars, "has_pp", has_pp);
     char note[160];
     bar_note(bars, 2, note, sizeof note);
@@ -772,6 +883,9 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
     bb_gp_set_text(&vars, "y1", "generation throughput (tokens/s)");
     bb_gp_set_text(&vars, "y2", "weight bandwidth, derived (GB/s)");
+    if (!(bars[1].ymax > 0)) /* hand-made or older files */
+        bb_gp_set_text(&vars, "y2_note", ec.gbps < 0 ? "e2e.csv has no tg_gbps_derived column"
+                                                      : "no row has a derived bandwidth (tg_gbps_derived)");
     char note[160];
     bar_note(bars, 2, note, sizeof note);
     bb_gp_set_text(&vars, "bars", "bars: slowest to fastest repetition");
@@ -803,14 +917,17 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     if (!deep) return 1;
     keys ks = {0};
     char name[240];
-    for (int r = 0; r < e->nrows; r++) {
-        depth_series(e, r, name, sizeof name);
-        key_index(&ks, name, 1);
+    if (collect_keys(e, depth_series, &ks)) {
+        keys_free(&ks);
+        return -1;
     }
     char path[128];
     tmp_file(c, "e2e_depth.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
-    if (!f) return data_file_failed(path);
+    if (!f) {
+        keys_free(&ks);
+        return data_file_failed(path);
+    }
     int blocks = 0, left = 0, have_tg = 0, have_pp = 0; /* a phase no row measured gets no panel (gen or prompt 0) */
     for (int i = 0; i < ks.n; i++) {
         if (blocks == PL_MAX_SERIES) { /* every key has a row: the rest are left out */
@@ -844,6 +961,7 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
         }
         blocks += any;
     }
+    keys_free(&ks);
     if (data_file_close(f, path)) return -1;
     if (!blocks || (!have_tg && !have_pp)) return 1;
     bb_gp_script vars;
