@@ -36,6 +36,14 @@ static inline __attribute__((always_inline)) __m256 half_terms(const uint8_t *re
         for (int g = 0; g < 4; g++)
             for (int s = 0; s < 2; s++) {
                 int q = 4 * s + g;
+                /* the record's 21 lines (16 of codes, 4 of scales, d/dmin) are prefetched one or two
+                 * per load of the first pass, not as one run of 42 at the record's start: such a run
+                 * takes every miss buffer of the core at once and the loads behind it wait (measured:
+                 * docs/measurements/2026-11-29-avx2.md) */
+                if (half == 0) {
+                    bb_prefetch_stream(qs + 64 * (8 * h + q));
+                    if (h == 0 && q < 5) bb_prefetch_stream(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D));
+                }
                 __m256i v = _mm256_loadu_si256((const __m256i *)(qs + 64 * (8 * h + q))), v4 = _mm256_srli_epi16(v, 4);
                 const int8_t *qa = ab->qs + 128 * h + 4 * q;
                 acc[0][s] = _mm256_add_epi16(acc[0][s], _mm256_maddubs_epi16(_mm256_and_si256(v, m03), bcast4(qa)));
@@ -76,7 +84,6 @@ void bb_q2_k_x16_matmul_avx2(const void *w, const void *act, float *y, int m, in
             __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
             for (int b = 0; b < nblk; b++) {
                 const uint8_t *rec = grp + (size_t)b * BB_Q2_K_X16_RECORD;
-                bb_prefetch_stream_range(rec, BB_Q2_K_X16_RECORD);
                 s0 = _mm256_add_ps(s0, half_terms(rec, 0, &a[b]));
                 s1 = _mm256_add_ps(s1, half_terms(rec, 1, &a[b]));
             }

@@ -36,6 +36,12 @@ static inline __attribute__((always_inline)) __m256 half_terms(const uint8_t *re
     __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
 #pragma GCC unroll 13
     for (int r = 0; r < BB_TQ1_0_X16_RUNS; r++) {
+        /* the record's 14 lines prefetched one per run of the first pass, spread as in
+         * q2_k_x16_avx2.c, not as one run of 28 prefetches at the record's start */
+        if (half == 0) {
+            bb_prefetch_stream(rec + 64 * r);
+            if (r == 0) bb_prefetch_stream(rec + BB_TQ1_0_X16_D);
+        }
         __m256i b = _mm256_loadu_si256((const __m256i *)(rec + 64 * r + 32 * half));
         __m256i run = _mm256_setzero_si256();
 #pragma GCC unroll 5
@@ -66,7 +72,6 @@ void bb_tq1_0_x16_matmul_avx2(const void *w, const void *act, float *y, int m, i
             __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
             for (int b = 0; b < nblk; b++) {
                 const uint8_t *rec = grp + (size_t)b * BB_TQ1_0_X16_RECORD;
-                bb_prefetch_stream_range(rec, BB_TQ1_0_X16_RECORD);
                 s0 = _mm256_add_ps(s0, half_terms(rec, 0, &a[b]));
                 s1 = _mm256_add_ps(s1, half_terms(rec, 1, &a[b]));
             }
