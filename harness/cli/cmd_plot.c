@@ -872,7 +872,7 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
     memset(bars, 0, sizeof bars);
     int flagged = 0, left = 0;
     int blocks = write_thread_series(f, e, ct, e2e_series, e2e_values, &ec, &flagged, bars, &left);
-    if (data_file_close(f, path)) return -1;
+    if (data_file_close(f, path) || blocks < 0) return -1;
     if (!blocks) return 1;
     bb_gp_script vars;
     char title[160];
