@@ -92,8 +92,9 @@ int main(void)
         CHECK(kern != NULL, "kernel %s is not registered", layouts[i].kernel);
         if (!kern) continue;
         /* K past two groups of 16 blocks of 128, with an odd block count where the format allows
-         * one; N = 1 (the GEMV path) and 5 (a group of 4 activation rows and a remainder) */
-        int m = 2 * kern->m_multiple, k = 128 * 41;
+         * one; N = 1 (the GEMV path) and 5 (a group of 4 activation rows and a remainder); M = 6
+         * rows of each m_multiple (a variant's group of 4 weight rows and a remainder) */
+        int m = 6 * kern->m_multiple, k = 128 * 41;
         if (k % kern->k_multiple) k = 256 * 21;
         for (int f = FILL_RANDOM; f <= FILL_ALL_THREE; f++) {
             check_case(kern, &layouts[i], m, k, 1, (enum fill)f, 11 + i);
