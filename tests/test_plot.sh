@@ -180,7 +180,8 @@ mkdir "$tmp/wider"
 cp "$data/machine-profile.json" "$tmp/wider/"
 "$bin" plot "$tmp/wider" >/dev/null 2>"$tmp/wider.err" || fail "70 kernels: $(cat "$tmp/wider.err")"
 for kind in e2e_threads threads; do
-    grep -q "$kind: 12 of 70 series drawn, 58 left out" "$tmp/wider.err" || fail "$kind: 70 series not counted: $(cat "$tmp/wider.err")"
+    grep -q "$kind: 12 of 70 series drawn, 58 left out" "$tmp/wider.err" ||
+        fail "$kind: 70 series not counted: $(cat "$tmp/wider.err")"
 done
 for kind in tokens gemv_bw; do
     grep -q 'kern_170' "$tmp/wider/plots/$kind.svg" || fail "$kind: the 70th kernel not drawn"

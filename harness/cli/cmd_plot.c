@@ -618,7 +618,8 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     bb_gp_set_int(&vars, "flagged", flagged);
     bb_gp_set_number(&vars, "dram", pr ? pr->bw[pr->maxthreads][3] : 0.0);
     if (!(bars[1].ymax > 0))
-        bb_gp_set_text(&vars, "y2_note", gc.gbps < 0 ? "results.csv has no gbps column" : "no row has a bandwidth (gbps)");
+        bb_gp_set_text(&vars, "y2_note",
+                       gc.gbps < 0 ? "results.csv has no gbps column" : "no row has a bandwidth (gbps)");
     char note[160];
     bar_note(bars, 2, note, sizeof note);
     bb_gp_set_text(&vars, "bars", "bars: interquartile range of the calls");

@@ -42,7 +42,8 @@ static inline __attribute__((always_inline)) __m256 half_terms(const uint8_t *re
                  * docs/measurements/2026-11-29-avx2.md) */
                 if (half == 0) {
                     bb_prefetch_stream(qs + 64 * (8 * h + q));
-                    if (h == 0 && q < 5) bb_prefetch_stream(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D));
+                    if (h == 0 && q < 5)
+                        bb_prefetch_stream(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D));
                 }
                 __m256i v = _mm256_loadu_si256((const __m256i *)(qs + 64 * (8 * h + q))), v4 = _mm256_srli_epi16(v, 4);
                 const int8_t *qa = ab->qs + 128 * h + 4 * q;
