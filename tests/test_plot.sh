@@ -187,6 +187,12 @@ for kind in tokens gemv_bw; do
     grep -q 'kern_170' "$tmp/wider/plots/$kind.svg" || fail "$kind: the 70th kernel not drawn"
 done
 grep -q 'kern_170@avx2' "$tmp/wider/plots/roofline.svg" || fail "roofline: the 70th kernel not drawn"
+# names past a key's 239 bytes and empty ones: every row still finds its bar (ASan sees an index)
+mkdir "$tmp/oddnames"
+long=$(printf 'm%.0s' $(seq 300))
+printf 'model,kernel,threads,tg_tps\n%s,i2_s,1,11\n%s,,2,21\n,tq2_0,1,9\n' "$long" "$long" > "$tmp/oddnames/e2e.csv"
+"$bin" plot "$tmp/oddnames" --kind tokens >/dev/null 2>"$tmp/oddnames.err" ||
+    fail "tokens with long and empty names: $(cat "$tmp/oddnames.err")"
 # an e2e.csv without the derived bandwidth (hand-made, older): its panel says so, the plot is drawn
 mkdir "$tmp/nogbps"
 printf 'model,kernel,threads,tg_tps\ntiny,kern_1,1,11\ntiny,kern_1,2,21\n' > "$tmp/nogbps/e2e.csv"

@@ -627,34 +627,32 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     return gnuplot(c, "threads", "threads.gp", &vars);
 }
 
-/* Every distinct key of rows [0, nrows) as key() names them (a row it names "" has none): one
- * table's shapes, kernels or models, for the bar charts' grids. */
-typedef void (*key_fn)(const bb_csv_table *t, int r, char *key, size_t len);
+/* Every distinct key of rows [0, nrows) as key() names them (0: the row has none, it is not
+ * drawn): one table's shapes, kernels or models, for the bar charts' grids. */
+typedef int (*key_fn)(const bb_csv_table *t, int r, char *key, size_t len);
 static int collect_keys(const bb_csv_table *t, key_fn key, keys *ks)
 {
     char k[240];
-    for (int r = 0; r < t->nrows; r++) {
-        key(t, r, k, sizeof k);
-        if (k[0]) key_index(ks, k, 1);
-    }
+    for (int r = 0; r < t->nrows; r++)
+        if (key(t, r, k, sizeof k)) key_index(ks, k, 1);
     if (ks->failed) fprintf(stderr, "bitbench plot: out of memory\n");
     return ks->failed ? -1 : 0;
 }
 
-static void gemv_shape(const bb_csv_table *g, int r, char *key, size_t len)
+/* GEMV points only (N = 1) */
+static int gemv_shape(const bb_csv_table *g, int r, char *key, size_t len)
 {
-    if ((int)bb_csv_cell_num(g, r, bb_csv_col(g, "n")) != 1) {
-        key[0] = 0;
-        return;
-    }
+    if ((int)bb_csv_cell_num(g, r, bb_csv_col(g, "n")) != 1) return 0;
     snprintf(key, len, "%sx%s %s", bb_csv_cell(g, r, bb_csv_col(g, "m")), bb_csv_cell(g, r, bb_csv_col(g, "k")),
              bb_csv_cell(g, r, bb_csv_col(g, "cache")));
+    return 1;
 }
 
-static void gemv_kernel(const bb_csv_table *g, int r, char *key, size_t len)
+static int gemv_kernel(const bb_csv_table *g, int r, char *key, size_t len)
 {
-    if ((int)bb_csv_cell_num(g, r, bb_csv_col(g, "n")) != 1) key[0] = 0;
-    else label_of(g, r, key, len);
+    if ((int)bb_csv_cell_num(g, r, bb_csv_col(g, "n")) != 1) return 0;
+    label_of(g, r, key, len);
+    return 1;
 }
 
 static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
@@ -678,10 +676,10 @@ static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     }
     for (int r = 0; r < g->nrows; r++) {
         char l[240], sh[240];
-        gemv_shape(g, r, sh, sizeof sh);
-        gemv_kernel(g, r, l, sizeof l);
-        if (!sh[0]) continue;
-        size_t i = (size_t)key_index(&shapes, sh, 0) * kern.n + key_index(&kern, l, 0);
+        if (!gemv_shape(g, r, sh, sizeof sh) || !gemv_kernel(g, r, l, sizeof l)) continue;
+        int si = key_index(&shapes, sh, 0), ki = key_index(&kern, l, 0);
+        if (si < 0 || ki < 0) continue; /* cannot be: the same keys were collected */
+        size_t i = (size_t)si * kern.n + ki;
         double th = bb_csv_cell_num(g, r, ct), bw = bb_csv_cell_num(g, r, cb);
         if (th > bestt[i] || (th == bestt[i] && bw > best[i])) bestt[i] = th, best[i] = bw;
     }
@@ -721,14 +719,16 @@ static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     return gnuplot(c, "gemv_bw", "gemv_bw.gp", &vars);
 }
 
-static void tokens_model(const bb_csv_table *e, int r, char *key, size_t len)
+static int tokens_model(const bb_csv_table *e, int r, char *key, size_t len)
 {
     snprintf(key, len, "%s", bb_csv_cell(e, r, bb_csv_col(e, "model")));
+    return 1;
 }
 
-static void tokens_kernel(const bb_csv_table *e, int r, char *key, size_t len)
+static int tokens_kernel(const bb_csv_table *e, int r, char *key, size_t len)
 {
     snprintf(key, len, "%s", bb_csv_cell(e, r, bb_csv_col(e, "kernel")));
+    return 1;
 }
 
 /* One bar of the tokens chart: the row with the most threads of its model and kernel. */
@@ -794,8 +794,12 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
         return rc ? rc : 1;
     }
     for (int r = 0; r < e->nrows; r++) {
-        tokens_cell *t = &cell[(size_t)key_index(&models, bb_csv_cell(e, r, cmod), 0) * kern.n +
-                               key_index(&kern, bb_csv_cell(e, r, ck), 0)];
+        char mk[240], kk[240];
+        tokens_model(e, r, mk, sizeof mk);
+        tokens_kernel(e, r, kk, sizeof kk);
+        int mi = key_index(&models, mk, 0), ki = key_index(&kern, kk, 0);
+        if (mi < 0 || ki < 0) continue; /* cannot be: the same keys were collected */
+        tokens_cell *t = &cell[(size_t)mi * kern.n + ki];
         double th = bb_csv_cell_num(e, r, ct);
         if (th < t->threads) continue;
         t->threads = th;
@@ -907,6 +911,12 @@ static void depth_series(const bb_csv_table *e, int r, char *name, size_t len)
              bb_csv_cell_num(e, r, bb_csv_col(e, "threads")), *k ? k : "?", *v ? v : "?");
 }
 
+static int depth_key(const bb_csv_table *e, int r, char *key, size_t len)
+{
+    depth_series(e, r, key, len);
+    return 1;
+}
+
 static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
 {
     int cd = bb_csv_col(e, "depth"), ctg = bb_csv_col(e, "tg_tps"), cpp = bb_csv_col(e, "pp_tps");
@@ -918,7 +928,7 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     if (!deep) return 1;
     keys ks = {0};
     char name[240];
-    if (collect_keys(e, depth_series, &ks)) {
+    if (collect_keys(e, depth_key, &ks)) {
         keys_free(&ks);
         return -1;
     }
