@@ -6,8 +6,9 @@
 # or an end-to-end point's slowest to fastest repetition), bars_hidden (how many hide behind their
 # marker), optional y1 / y2 (the two axis labels), optional y2_note (set when no point has a y2:
 # the panel says it instead of plotting nothing, which gnuplot refuses).  Flagged points
-# (spread_flag or busy) get a red ring.  The two panels have fixed margins and share one key, right of the second panel, outside
-# both data areas; y starts at 0, so that the bars' sizes compare.
+# (spread_flag or busy) get a red ring.  The two panels have fixed margins and share one key,
+# right of the second panel, outside both data areas; y starts at 0, so that the bars' sizes
+# compare.
 width = 1280
 load scriptdir."/plot_common.gp"
 if (!exists("y1")) y1 = "throughput (GOP/s)"
