@@ -117,7 +117,7 @@ static void group_own_done(void *ctx, int tid, int nthreads)
              * a small trailer): close enough for a prefetch hint */
             size_t at = L->kern->packed_size(r0 - off, L->k), all = L->kern->packed_size(L->m, L->k);
             if (at < all)
-                bb_prefetch_lines((const char *)L->packed + at, all - at < BB_PREFETCH_BYTES ? all - at : BB_PREFETCH_BYTES);
+                bb_prefetch_head((const char *)L->packed + at, all - at);
             return;
         }
         off += L->m;

@@ -5,16 +5,18 @@
  * (prefetcht1, PRFM PLDL2KEEP) and BB_PREFETCH_L1_BYTES ahead into L1.  A prefetch to L1 alone
  * holds one of the core's few L1 miss buffers (16 on Golden Cove) for a whole DRAM round trip,
  * which caps the lines in flight; the far one to L2 is tracked by L2's larger miss queue, and the
- * near one then only moves the line from L2 to L1.  Distances and hints were measured with
- * `bitbench gemm --cache dram --read` over the streaming kernels (figures in README.md,
- * "Measured numbers"); the up-convert kernels use the same scheme with their own distances. */
+ * near one then only moves the line from L2 to L1.  The far distance is 16 KiB, four pages ahead:
+ * on an Emerald Rapids guest 4 KiB left i2_s at 1.19x a plain read and 16 KiB brought it to
+ * 1.05x, while on Zen 3 4 to 16 KiB measured the same.  Distances and hints were measured with
+ * `bitbench gemm --cache dram --read` over the streaming kernels (docs/measurements/
+ * 2026-11-29-xeon.md); the up-convert kernels use the same scheme with their own distances. */
 #ifndef BB_PREFETCH_H
 #define BB_PREFETCH_H
 
 #include <stddef.h>
 
 #ifndef BB_PREFETCH_BYTES
-#define BB_PREFETCH_BYTES 4096
+#define BB_PREFETCH_BYTES 16384
 #endif
 #ifndef BB_PREFETCH_L1_BYTES
 #define BB_PREFETCH_L1_BYTES 2048
@@ -40,10 +42,14 @@ static inline __attribute__((always_inline)) void bb_prefetch_stream_range(const
     for (size_t i = 0; i < bytes; i += 64) bb_prefetch_stream((const char *)p + i);
 }
 
-/* Every line of [p, p + bytes): the head of a stream about to be read. */
-static inline void bb_prefetch_lines(const void *p, size_t bytes)
+/* The head of a stream about to be read, the lines its reader's own prefetches skip: the first
+ * BB_PREFETCH_L1_BYTES into L1, the rest up to BB_PREFETCH_BYTES into L2. */
+static inline void bb_prefetch_head(const void *p, size_t bytes)
 {
-    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch((const char *)p + i, 0, 3);
+    for (size_t i = 0; i < bytes && i < BB_PREFETCH_BYTES; i += 64) {
+        if (i < BB_PREFETCH_L1_BYTES) __builtin_prefetch((const char *)p + i, 0, 3);
+        else __builtin_prefetch((const char *)p + i, 0, 2);
+    }
 }
 
 #endif
