@@ -33,8 +33,8 @@ static inline __attribute__((always_inline)) void bb_prefetch_stream(const void 
 /* bb_prefetch_stream for every 64 bytes of [p, p + bytes): a block or record about to be read
  * whose size is not one line (the interleaved records of kernels/common/row_interleave.h).  For a
  * record of many lines, issue the prefetches one per load as the record is read instead: a run
- * of 40 at once takes every miss buffer of an AMD Zen 3 core and the loads behind it wait
- * (q2_k_x16_avx2.c; docs/measurements/2026-11-29-avx2.md). */
+ * of 40 at once takes every miss buffer of the core (Zen 3, Emerald Rapids) and the loads behind it
+ * wait (q2_k_x16_avx2.c; docs/measurements/2026-11-29-avx2.md, 2026-11-29-xeon.md). */
 static inline __attribute__((always_inline)) void bb_prefetch_stream_range(const void *p, size_t bytes)
 {
     /* bytes is a constant at every call: unrolled, the prefetches issue as a straight run */

@@ -31,7 +31,6 @@ static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *
     const __m512i m03 = _mm512_set1_epi8(0x03), m0c = _mm512_set1_epi8(0x0c);
     const __m512i lo4 = _mm512_set1_epi32(0x0f), x4 = _mm512_set1_epi32(0x3c);
     const __m512i mins_mask = _mm512_set1_epi32(0x000f000f);
-    bb_prefetch_stream_range(rec, BB_Q2_K_X16_RECORD);
     __m512i isum4 = _mm512_setzero_si512(), summs = _mm512_setzero_si512();
     for (int h = 0; h < 2; h++) {
         __m512i acc[4][2]; /* [plane][sub-block of the plane's 32 weights] */
@@ -39,6 +38,11 @@ static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *
         for (int g = 0; g < 4; g++)
             for (int s = 0; s < 2; s++) {
                 int q = 4 * s + g;
+                /* the record's 21 lines prefetched one or two per load, as in q2_k_x16_avx2.c: a run
+                 * of 42 prefetches at the record's start held every L1 miss buffer, the loads behind
+                 * it waited (docs/measurements/2026-11-29-xeon.md) */
+                bb_prefetch_stream(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q));
+                if (h == 0 && q < 5) bb_prefetch_stream(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D));
                 __m512i v = _mm512_loadu_si512(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q)), v4 = _mm512_srli_epi16(v, 4);
                 const int8_t *qa = ab->qs + 128 * h + 4 * q;
                 acc[0][s] = _mm512_dpbusd_epi32(acc[0][s], _mm512_and_si512(v, m03), bcast4(qa));
