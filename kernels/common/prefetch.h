@@ -30,6 +30,16 @@ static inline __attribute__((always_inline)) void bb_prefetch_stream(const void 
     __builtin_prefetch((const char *)p + BB_PREFETCH_BYTES, 0, 2);
 }
 
+/* bb_prefetch_stream for a reader of several streams in lockstep, each `pass` bytes before the
+ * next pass's matching stream (the row tiles of a pass, rows one after the other): BB_PREFETCH_BYTES
+ * ahead in its own stream would land in a line another stream of the pass has already read, so
+ * the far prefetch goes to the same place one pass ahead; the near one stays in the stream. */
+static inline __attribute__((always_inline)) void bb_prefetch_interleaved(const void *p, size_t pass)
+{
+    __builtin_prefetch((const char *)p + BB_PREFETCH_L1_BYTES, 0, 3);
+    __builtin_prefetch((const char *)p + pass, 0, 2);
+}
+
 /* bb_prefetch_stream for every 64 bytes of [p, p + bytes): a block or record about to be read
  * whose size is not one line (the interleaved records of kernels/common/row_interleave.h).  For a
  * record of many lines, issue the prefetches one per load as the record is read instead: a run

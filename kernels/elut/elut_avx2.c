@@ -27,12 +27,10 @@
 _Static_assert(TP <= ELUT_TP_MAX, "elut_matmul_tiled's isum holds ELUT_TP_MAX tiles");
 #define WIDEN 8    /* blocks between int16 -> int32 widenings */
 /* Prefetch.  A pass reads TP tiles side by side (TP streams of index bytes, TP of signs), each
- * tile a few KiB, so bb_prefetch_stream's fixed 4 KiB ahead ran off the end of one tile into the
+ * tile a few KiB, so bb_prefetch_stream's fixed distance ran off the end of one tile into the
  * next tile of the same pass, already read, and the next pass started cold: from DRAM the kernel
- * took about twice its time from L3 (tl2_0 at K = 2560 on Zen 3).  The far prefetch (to L2) is
- * the same position in the next pass's tile, TP tiles ahead; the near one (to L1) stays in the
- * tile. */
-#define PF_L1 2048 /* bytes ahead of the current block, into L1 (prefetch.h) */
+ * took about twice its time from L3 (tl2_0 at K = 2560 on Zen 3).  bb_prefetch_interleaved sends
+ * the far prefetch to the same position in the next pass's tile. */
 
 static inline __m256i load_bcast64(const uint8_t *p)
 {
@@ -77,14 +75,9 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
                 }
                 for (int t = 0; t < tp; t++) {
                     const uint8_t *tile = tile0 + (size_t)t * tstride;
-                    if (hh == 0) {
-                        __builtin_prefetch(tile + idx_off + (size_t)b * ELUT_BLOCK + PF_L1, 0, 3);
-                        __builtin_prefetch(tile + (size_t)tp * tstride + idx_off + (size_t)b * ELUT_BLOCK, 0, 2);
-                    }
-                    if (sign && hh == 0 && (b & 3) == 0) {
-                        __builtin_prefetch(tile + sign_off + (size_t)b * ELUT_SIGNS + PF_L1, 0, 3);
-                        __builtin_prefetch(tile + (size_t)tp * tstride + sign_off + (size_t)b * ELUT_SIGNS, 0, 2);
-                    }
+                    if (hh == 0) bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, (size_t)tp * tstride);
+                    if (sign && hh == 0 && (b & 3) == 0)
+                        bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
                     __m256i v = _mm256_loadu_si256(
                         (const __m256i *)(tile + idx_off + (size_t)b * ELUT_BLOCK + 32 * (size_t)hh));
                     __m256i i0 = _mm256_and_si256(v, nib), i1 = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);

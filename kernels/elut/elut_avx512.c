@@ -14,8 +14,8 @@
  * sign is the signed operand of vpdpbusd, +1 or -1 per byte (one masked blend): VNNI makes that
  * multiply free, where eq. (5) on the recombined int16 needs the int16 lanes this layout avoids.
  * LUT-centric tiling (T-MAC, kept by §3.1.2): eight row tiles (128 rows) share every table
- * register load; each tile's index and sign streams are prefetched ahead (common/prefetch.h)
- * (common/prefetch.h). */
+ * register load; each tile's index and sign streams are prefetched ahead, the far prefetch one
+ * pass ahead (bb_prefetch_interleaved, common/prefetch.h). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -52,8 +52,8 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
         }
         for (int t = 0; t < tp; t++) {
             const uint8_t *tile = tile0 + (size_t)t * tstride;
-            bb_prefetch_stream(tile + idx_off + (size_t)b * ELUT_BLOCK);
-            if (sign && (b & 3) == 0) bb_prefetch_stream(tile + sign_off + (size_t)b * ELUT_SIGNS);
+            bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, (size_t)tp * tstride);
+            if (sign && (b & 3) == 0) bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
             __m512i p = _mm512_permutexvar_epi8(tr, _mm512_loadu_si512(tile + idx_off + (size_t)b * ELUT_BLOCK));
             /* (p & 0x0f) | sel: groups 0-3 from the low nibbles, 4-7 from the high ones */
             __m512i x0 = _mm512_ternarylogic_epi32(p, nib, sel, 0xea);

@@ -113,9 +113,9 @@ AI void blocks(const uint8_t *tile0, size_t tstride, size_t idx_off, size_t sign
             uint8x16_t sp[TP][2]; /* byte r: byte r/2 of mask 0 / mask 1 */
             for (int t = 0; t < tp; t++) {
                 const uint8_t *tile = tile0 + (size_t)t * tstride;
-                bb_prefetch_stream(tile + idx_off + (size_t)b * ELUT_BLOCK);
+                bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, (size_t)tp * tstride);
                 if (sign) {
-                    if ((b & 3) == 0) bb_prefetch_stream(tile + sign_off + (size_t)b * ELUT_SIGNS);
+                    if ((b & 3) == 0) bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
                     uint8x16_t sb = vld1q_u8(tile + sign_off + (size_t)b * ELUT_SIGNS);
                     sp[t][0] = vqtbl1q_u8(sb, vld1q_u8(spread_idx[0]));
                     sp[t][1] = vqtbl1q_u8(sb, vld1q_u8(spread_idx[1]));
