@@ -91,6 +91,12 @@ typedef struct {
     bb_prepare_fn *prepare;
     const char *small_n_isa; /* the variant that runs when n < min_n; NULL: no such rule */
     int min_n;
+    /* Rows the variant computes together in one pass over their weights, where that is more than
+     * m_multiple (0 otherwise): a slice of fewer rows runs narrower passes, which load the same
+     * tables for fewer rows and prefetch less far (the elut tiles).  A hint for
+     * callers that cut M into slices: the engine's decode chunks are multiples of it.  A multiple
+     * of m_multiple. */
+    int m_pass;
 } bb_variant;
 
 #define BB_MAX_VARIANTS 6

@@ -198,11 +198,15 @@ static void run_group(bb_transformer *t, bb_pool *pool, int gi, int n, double *s
 static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
 
 /* Rows per chunk: about GROUP_CHUNK_BYTES of the group's weights, a multiple of the kernel's
- * m_multiple and of 16 (whole register tiles of every kernel). */
+ * m_multiple, of 16 (whole register tiles of every kernel) and of the variant's m_pass (whole
+ * passes: 96-row chunks of tl2_0@avx512 ran as passes of 4, 1 and 1 tiles, and its 700M decode
+ * reached 80 % of the read-alone bound where 128-row chunks reach 87 %,
+ * docs/measurements/2026-11-29-xeon.md). */
 static void chunk_group(linear_group *g)
 {
     const bb_linear *L = g->lin[0];
     int unit = L->kern->m_multiple / gcd(L->kern->m_multiple, 16) * 16;
+    if (L->var && L->var->m_pass > 0) unit = unit / gcd(unit, L->var->m_pass) * L->var->m_pass;
     double row_bytes = (double)L->kern->packed_size(L->m, L->k) / L->m;
     int units = (int)(GROUP_CHUNK_BYTES / (row_bytes * unit) + 0.5);
     g->chunk_rows = unit * (units > 1 ? units : 1);

@@ -1,4 +1,5 @@
-/* What ran (kernel.h, bb_variant): for every registered variant with a documented small-N rule,
+/* The variants' dispatch fields (kernel.h, bb_variant).  m_pass is 0 or a multiple of the kernel's
+ * m_multiple above it.  What ran: for every registered variant with a documented small-N rule,
  * bb_variant_ran gives the rule's variant below min_n (N = 1) and the variant itself from min_n on
  * (N = 16 for the @amx variants); a variant without a rule always names itself.  The registry is
  * walked, so a new kernel or variant is covered without editing this file, on any host (the rule
@@ -26,6 +27,10 @@ static void test_rules(void)
         const bb_kernel *kern = bb_kernel_at(i);
         for (int j = 0; j < bb_variant_count(kern); j++) {
             const bb_variant *v = &kern->variants[j];
+            /* m_pass (kernel.h): 0, or whole multiples of m_multiple beyond it, since callers cut M there */
+            CHECK(v->m_pass == 0 || (v->m_pass > kern->m_multiple && v->m_pass % kern->m_multiple == 0),
+                  "%s@%s: m_pass %d is neither 0 nor a multiple of m_multiple %d above it", kern->name, v->isa,
+                  v->m_pass, kern->m_multiple);
             if (!v->small_n_isa) {
                 CHECK(v->min_n == 0, "%s@%s: min_n %d without a small_n_isa", kern->name, v->isa, v->min_n);
                 CHECK(!strcmp(bb_variant_ran(v, 1), v->isa) && !strcmp(bb_variant_ran(v, 16), v->isa),

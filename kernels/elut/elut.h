@@ -199,6 +199,10 @@ const char *elut_shape_error(int m, int k);
  * and returns how many it did; the rows of [m0, m1) among them are dequantized as the reference
  * does. */
 #define ELUT_TP_MAX 8
+/* Row tiles per pass of each SIMD variant (its TP); the variants' m_pass is ELUT_TILE times it. */
+#define ELUT_TP_AVX512 8
+#define ELUT_TP_AVX2 2
+#define ELUT_TP_NEON 2
 typedef int (*elut_tiles_fn)(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile, int left,
                              elut_kind kind, int32_t *isum);
 void elut_matmul_tiled(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,

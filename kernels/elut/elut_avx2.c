@@ -23,7 +23,7 @@
 #include "../common/prefetch.h"
 #include "elut.h"
 
-#define TP 2       /* row tiles per pass */
+#define TP ELUT_TP_AVX2 /* row tiles per pass */
 _Static_assert(TP <= ELUT_TP_MAX, "elut_matmul_tiled's isum holds ELUT_TP_MAX tiles");
 #define WIDEN 8    /* blocks between int16 -> int32 widenings */
 /* Prefetch.  A pass reads TP tiles side by side (TP streams of index bytes, TP of signs), each

@@ -23,7 +23,7 @@
 #include "../common/prefetch.h"
 #include "elut.h"
 
-#define TP 8 /* row tiles per pass */
+#define TP ELUT_TP_AVX512 /* row tiles per pass */
 _Static_assert(TP <= ELUT_TP_MAX, "elut_matmul_tiled's isum holds ELUT_TP_MAX tiles");
 
 #define R4(r) r, 16 + r, 32 + r, 48 + r

@@ -29,7 +29,7 @@
 
 #define AI static inline __attribute__((always_inline))
 
-#define TP 2 /* row tiles per pass */
+#define TP ELUT_TP_NEON /* row tiles per pass */
 _Static_assert(TP <= ELUT_TP_MAX, "elut_matmul_tiled's isum holds ELUT_TP_MAX tiles");
 
 /* Blocks between widenings to int32 (bounds in the header comment). */

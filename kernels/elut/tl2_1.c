@@ -26,10 +26,10 @@ const bb_kernel bb_kernel_tl2_1 = {
     .variants = {
         {"scalar", 0, bb_tl2_1_ref, NULL},
 #if defined(__x86_64__)
-        {"avx2", BB_ISA_AVX2, bb_tl2_1_avx2, bb_tl2_1_prepare_avx2},
-        {"avx512", BB_ISA_AVX512, bb_tl2_1_avx512, bb_tl2_1_prepare_avx512},
+        {"avx2", BB_ISA_AVX2, bb_tl2_1_avx2, bb_tl2_1_prepare_avx2, .m_pass = ELUT_TILE * ELUT_TP_AVX2},
+        {"avx512", BB_ISA_AVX512, bb_tl2_1_avx512, bb_tl2_1_prepare_avx512, .m_pass = ELUT_TILE * ELUT_TP_AVX512},
 #elif defined(__aarch64__)
-        {"neon", BB_ISA_NEON, bb_tl2_1_neon, bb_tl2_1_prepare_neon},
+        {"neon", BB_ISA_NEON, bb_tl2_1_neon, bb_tl2_1_prepare_neon, .m_pass = ELUT_TILE * ELUT_TP_NEON},
 #endif
     },
     .about = {
