@@ -26,10 +26,13 @@ static void wsum(const bb_vec_ops *v, float *out, const float *a, const bb_attn_
     }
 }
 
-/* Positions per prefetch step of the scores: each step first asks for the lines of the next
- * chunk's keys at the same offset, so the next chunk's scores find their keys in L2.  The values
- * are left to the hardware streamer: asking for them too, as the keys stream, made the whole
- * attention slower (docs/measurements/2026-11-28-decode.md, "Attention at depth"). */
+/* Positions per prefetch step: each step of the scores first asks for the lines of the next
+ * chunk's keys at the same offset, and each step of the weighted sum for those of the next chunk's
+ * values, so that each pass finds its rows in L2 while DRAM streams the next chunk's.  Asking for
+ * the values as the keys stream made the whole attention slower (docs/measurements/
+ * 2026-11-28-decode.md, "Attention at depth"); leaving the values to the hardware streamer left a
+ * core's attention at 1.5x a read of the cache on an Emerald Rapids guest, one chunk ahead 1.35x
+ * (docs/measurements/2026-11-29-xeon.md). */
 enum { PREFETCH_ROWS = 16 };
 
 static void prefetch_rows(const void *base, size_t row, int s0, int s1)
@@ -49,7 +52,13 @@ void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, in
         scores(v, q, kv, s, e - s, scale, sc + (s - s0));
     }
     ml->l = v->exp_max(sc, n, &ml->m);
-    wsum(v, acc, sc, kv, s0, n);
+    memset(acc, 0, sizeof(float) * (size_t)kv->hd);
+    for (int s = s0; s < s1; s += PREFETCH_ROWS) {
+        int e = s + PREFETCH_ROWS < s1 ? s + PREFETCH_ROWS : s1;
+        int nv = s + BB_ATTN_CHUNK, nv_end = e + BB_ATTN_CHUNK < kv->n ? e + BB_ATTN_CHUNK : kv->n;
+        if (nv < nv_end) prefetch_rows(kv->v, kv->v_row, nv, nv_end);
+        wsum(v, acc, sc + (s - s0), kv, s, e - s);
+    }
 }
 
 void bb_attn_init(float *acc, bb_attn_ml *ml, int hd)

@@ -131,7 +131,6 @@ static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, in
 
 static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
 {
-    memset(out, 0, sizeof(float) * (size_t)hd);
     for (int s = 0; s < n; s++) {
         const uint16_t *vs = v + (size_t)s * stride;
         for (int e = 0; e < hd; e++) out[e] += a[s] * bb_bf16_to_fp32(vs[e]);
@@ -141,7 +140,6 @@ static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stri
 /* out[e] += (a[s] * d) * q[e], d the scale of e's block in row s. */
 static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, int hd, int n)
 {
-    memset(out, 0, sizeof(float) * (size_t)hd);
     for (int s = 0; s < n; s++) {
         const uint8_t *vs = (const uint8_t *)v + (size_t)s * stride;
         for (int b = 0; b < hd / 32; b++, vs += 34) {
@@ -153,7 +151,6 @@ static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, 
 
 static void wsum_f32(float *out, const float *a, const float *v, size_t stride, int hd, int n)
 {
-    memset(out, 0, sizeof(float) * (size_t)hd);
     for (int s = 0; s < n; s++) {
         const float *vs = v + (size_t)s * stride;
         for (int e = 0; e < hd; e++) out[e] += a[s] * vs[e];
@@ -162,7 +159,6 @@ static void wsum_f32(float *out, const float *a, const float *v, size_t stride, 
 
 static void wsum_f16(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n)
 {
-    memset(out, 0, sizeof(float) * (size_t)hd);
     for (int s = 0; s < n; s++) {
         const uint16_t *vs = v + (size_t)s * stride;
         for (int e = 0; e < hd; e++) out[e] += a[s] * bb_fp16_to_fp32(vs[e]);

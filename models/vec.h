@@ -35,7 +35,9 @@ typedef struct {
     void (*scores_f16)(const float *q, const uint16_t *k, size_t stride, int hd, int n, float scale, float *out);
     /* In-place softmax of x[0..n): exp(x - max) / sum. */
     void (*softmax)(float *x, int n);
-    /* Weighted value sum: out[e] = sum_s a[s] * v_s[e] for e < hd, v_s = v + s*stride. */
+    /* Weighted value sum, added to out: out[e] += sum_s a[s] * v_s[e] for e < hd, v_s = v + s*stride,
+     * each out[e] one chain of multiply-adds in s order, so that a sum taken in pieces of s is the
+     * same bits as one call over them all. */
     void (*wsum_f32)(float *out, const float *a, const float *v, size_t stride, int hd, int n);
     void (*wsum_f16)(float *out, const float *a, const uint16_t *v, size_t stride, int hd, int n);
     /* The same over a bf16 cache (the upper 16 bits of an f32: widened exactly) and a q8_0 one

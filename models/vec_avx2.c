@@ -306,7 +306,7 @@ static inline __attribute__((always_inline)) void wsum_rows_once(float *out, con
 {
     __m256 o[12];
 #pragma GCC unroll 12
-    for (int j = 0; j < nreg; j++) o[j] = _mm256_setzero_ps();
+    for (int j = 0; j < nreg; j++) o[j] = _mm256_loadu_ps(out + 8 * j);
     for (int s = 0; s < n; s++) {
         size_t vs = (size_t)s * stride;
         __m256 w = _mm256_set1_ps(a[s]);
@@ -317,7 +317,7 @@ static inline __attribute__((always_inline)) void wsum_rows_once(float *out, con
     for (int j = 0; j < nreg; j++) _mm256_storeu_ps(out + 8 * j, o[j]);
 }
 
-/* out = sum_s a[s] v_s, 32 output floats in four registers per pass over the positions (head
+/* out += sum_s a[s] v_s, 32 output floats in four registers per pass over the positions (head
  * dimensions 64 and 96, the 700M's, in one pass). */
 static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, int f16, size_t stride,
                                                           int hd, int n)
@@ -332,7 +332,8 @@ static inline __attribute__((always_inline)) void wsum_kv(float *out, const floa
     }
     int e0 = 0;
     for (; e0 + 32 <= hd; e0 += 32) {
-        __m256 o0 = _mm256_setzero_ps(), o1 = _mm256_setzero_ps(), o2 = _mm256_setzero_ps(), o3 = _mm256_setzero_ps();
+        __m256 o0 = _mm256_loadu_ps(out + e0), o1 = _mm256_loadu_ps(out + e0 + 8), o2 = _mm256_loadu_ps(out + e0 + 16),
+               o3 = _mm256_loadu_ps(out + e0 + 24);
         for (int s = 0; s < n; s++) {
             size_t vs = (size_t)s * stride + e0;
             __m256 w = _mm256_set1_ps(a[s]);
@@ -348,7 +349,7 @@ static inline __attribute__((always_inline)) void wsum_kv(float *out, const floa
     }
     for (; e0 < hd; e0 += 8) {
         int w8 = hd - e0 < 8 ? hd - e0 : 8;
-        __m256 o = _mm256_setzero_ps();
+        __m256 o = load_tail(out + e0, w8);
         for (int s = 0; s < n; s++) {
             size_t vs = (size_t)s * stride + e0;
             o = _mm256_fmadd_ps(_mm256_set1_ps(a[s]), w8 == 8 ? load_kv(v, vs, f16) : load_kv_tail(v, vs, w8, f16), o);
@@ -431,7 +432,7 @@ static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, 
     for (int b0 = 0; b0 < nb; b0 += 3) {
         const int m = nb - b0 < 3 ? nb - b0 : 3;
         __m256 o[12];
-        for (int j = 0; j < 12; j++) o[j] = _mm256_setzero_ps();
+        for (int j = 0; j < 4 * m; j++) o[j] = _mm256_loadu_ps(out + 32 * b0 + 8 * j);
         const uint8_t *vs = (const uint8_t *)v + (size_t)b0 * 34;
         if (m == 3) /* the constant count lets the compiler keep o[] in registers */
             for (int s = 0; s < n; s++, vs += stride) {

@@ -208,7 +208,7 @@ static void softmax(float *x, int n)
     }
 }
 
-/* out = sum_s a[s] v_s: 64 output floats at a time stay in four registers while the positions
+/* out += sum_s a[s] v_s: 64 output floats at a time stay in four registers while the positions
  * stream past, so each V row is read once and out is written once. */
 static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, int f16, size_t stride,
                                                           int hd, int n)
@@ -216,7 +216,8 @@ static inline __attribute__((always_inline)) void wsum_kv(float *out, const floa
     for (int e0 = 0; e0 < hd; e0 += 64) {
         __mmask16 m0 = tail_mask(hd - e0), m1 = hd - e0 > 16 ? tail_mask(hd - e0 - 16) : 0,
                   m2 = hd - e0 > 32 ? tail_mask(hd - e0 - 32) : 0, m3 = hd - e0 > 48 ? tail_mask(hd - e0 - 48) : 0;
-        __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps(), o2 = _mm512_setzero_ps(), o3 = _mm512_setzero_ps();
+        __m512 o0 = _mm512_maskz_loadu_ps(m0, out + e0), o1 = _mm512_maskz_loadu_ps(m1, out + e0 + 16),
+               o2 = _mm512_maskz_loadu_ps(m2, out + e0 + 32), o3 = _mm512_maskz_loadu_ps(m3, out + e0 + 48);
         for (int s = 0; s < n; s++) {
             size_t vs = (size_t)s * stride + e0;
             __m512 w = _mm512_set1_ps(a[s]);
@@ -272,7 +273,8 @@ static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, 
 {
     int b = 0;
     for (; b + 2 <= hd / 32; b += 2) {
-        __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps(), o2 = _mm512_setzero_ps(), o3 = _mm512_setzero_ps();
+        __m512 o0 = _mm512_loadu_ps(out + 32 * b), o1 = _mm512_loadu_ps(out + 32 * b + 16),
+               o2 = _mm512_loadu_ps(out + 32 * b + 32), o3 = _mm512_loadu_ps(out + 32 * b + 48);
         const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
         for (int s = 0; s < n; s++, vs += stride) {
             __m512 w0 = _mm512_set1_ps(a[s] * q8_0_scale(vs)), w1 = _mm512_set1_ps(a[s] * q8_0_scale(vs + 34));
@@ -287,7 +289,7 @@ static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, 
         _mm512_storeu_ps(out + 32 * b + 48, o3);
     }
     if (b < hd / 32) {
-        __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps();
+        __m512 o0 = _mm512_loadu_ps(out + 32 * b), o1 = _mm512_loadu_ps(out + 32 * b + 16);
         const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
         for (int s = 0; s < n; s++, vs += stride) {
             __m512 w = _mm512_set1_ps(a[s] * q8_0_scale(vs));

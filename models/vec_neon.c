@@ -270,14 +270,14 @@ static void softmax(float *x, int n)
     for (; i < n; i++) x[i] /= total;
 }
 
-/* out = sum_s a[s] v_s, 32 output floats in eight registers per pass over the positions. */
+/* out += sum_s a[s] v_s, 32 output floats in eight registers per pass over the positions. */
 static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, int f16,
                                                           size_t stride, int hd, int n)
 {
     int e0 = 0;
     for (; e0 + 32 <= hd; e0 += 32) {
         float32x4_t o[8];
-        for (int j = 0; j < 8; j++) o[j] = vdupq_n_f32(0.0f);
+        for (int j = 0; j < 8; j++) o[j] = vld1q_f32(out + e0 + 4 * j);
         for (int s = 0; s < n; s++) {
             size_t vs = (size_t)s * stride + e0;
             float32x4_t w = vdupq_n_f32(a[s]);
@@ -287,7 +287,7 @@ static inline __attribute__((always_inline)) void wsum_kv(float *out, const floa
     }
     for (; e0 < hd; e0 += 4) {
         int w4 = hd - e0 < 4 ? hd - e0 : 4;
-        float32x4_t o = vdupq_n_f32(0.0f);
+        float32x4_t o = load_tail(out + e0, w4);
         for (int s = 0; s < n; s++) {
             size_t vs = (size_t)s * stride + e0;
             o = vfmaq_f32(o, vdupq_n_f32(a[s]), w4 == 4 ? load_kv(v, vs, f16) : load_kv_tail(v, vs, w4, f16));
@@ -343,7 +343,7 @@ static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, 
 {
     for (int b = 0; b < hd / 32; b++) {
         float32x4_t o[8], f[4];
-        for (int j = 0; j < 8; j++) o[j] = vdupq_n_f32(0.0f);
+        for (int j = 0; j < 8; j++) o[j] = vld1q_f32(out + 32 * b + 4 * j);
         const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
         for (int s = 0; s < n; s++, vs += stride) {
             float32x4_t w = vdupq_n_f32(a[s] * q8_0_scale(vs));

@@ -154,15 +154,28 @@ static void attention(const bb_vec_ops *v, bb_rng *r)
                 CHECK(max_abs_diff(sa, sb, len) <= bound, "%s scores_%s hd=%d len=%d: |diff| %.3g", v->name,
                       f16 ? "f16" : "f32", hd, len, max_abs_diff(sa, sb, len));
                 bb_vec_scalar.softmax(sa, len);
+                /* wsum adds to out: both start from the same values */
+                float oc[128];
+                fill(r, oa, hd, 1.0f);
+                memcpy(ob, oa, sizeof(float) * (size_t)hd);
+                memcpy(oc, oa, sizeof(float) * (size_t)hd);
+                int half = len / 2;
                 if (f16) {
                     bb_vec_scalar.wsum_f16(oa, sa, v16 + hd, kvdim, hd, len);
                     v->wsum_f16(ob, sa, v16 + hd, kvdim, hd, len);
+                    v->wsum_f16(oc, sa, v16 + hd, kvdim, hd, half);
+                    v->wsum_f16(oc, sa + half, v16 + hd + (size_t)half * kvdim, kvdim, hd, len - half);
                 } else {
                     bb_vec_scalar.wsum_f32(oa, sa, val + hd, kvdim, hd, len);
                     v->wsum_f32(ob, sa, val + hd, kvdim, hd, len);
+                    v->wsum_f32(oc, sa, val + hd, kvdim, hd, half);
+                    v->wsum_f32(oc, sa + half, val + hd + (size_t)half * kvdim, kvdim, hd, len - half);
                 }
                 CHECK(max_abs_diff(oa, ob, hd) <= 1e-5f, "%s wsum_%s hd=%d len=%d: |diff| %.3g", v->name,
                       f16 ? "f16" : "f32", hd, len, max_abs_diff(oa, ob, hd));
+                /* one call over [0, len) or two over its halves: the same FMA chain per output */
+                CHECK(memcmp(ob, oc, sizeof(float) * (size_t)hd) == 0, "%s wsum_%s hd=%d len=%d: split at %d differs",
+                      v->name, f16 ? "f16" : "f32", hd, len, half);
             }
             free(k); free(val); free(k16); free(v16);
         }
