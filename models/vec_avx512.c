@@ -144,29 +144,63 @@ static void to_f16(uint16_t *dst, const float *src, int n)
     }
 }
 
-/* One position's q·k in up to 4 accumulators (hd up to 64 in one pass of independent FMAs). */
+/* One position's q·k as a vector of 16 partial sums (two chains of FMAs over hd). */
+static inline __attribute__((always_inline)) __m512 score_lanes(const float *q, const void *k, int f16, size_t ks,
+                                                                int hd)
+{
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    int e = 0;
+    for (; e + 32 <= hd; e += 32) {
+        a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e), load_kv(k, ks + e, 0xffff, f16), a0);
+        a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e + 16), load_kv(k, ks + e + 16, 0xffff, f16), a1);
+    }
+    if (e < hd) {
+        __mmask16 m = tail_mask(hd - e);
+        a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_kv(k, ks + e, m, f16), a0);
+        e += 16;
+        if (e < hd) {
+            m = tail_mask(hd - e);
+            a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_kv(k, ks + e, m, f16), a1);
+        }
+    }
+    return _mm512_add_ps(a0, a1);
+}
+
+/* Two vectors' 128-bit lanes (a: imm's low two selectors, b: the high two), added to the others. */
+static inline __m512 add_lanes(__m512 a, __m512 b, const int lo, const int hi)
+{
+    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, lo), _mm512_shuffle_f32x4(a, b, hi));
+}
+
+/* The horizontal sums of 16 vectors, x[r] into lane r.  Each sum adds the same pairs in the same
+ * tree as GCC's _mm512_reduce_add_ps (lane i + lane i+8, then + 4, then + 2, then + 1), so a row's
+ * score is the bits one reduction of its own gives, in 46 instructions for 16 rows where 16
+ * reductions take about 150. */
+static inline __attribute__((always_inline)) __m512 reduce16(const __m512 x[16])
+{
+    __m512 p[8], q4[4], r[2];
+    for (int i = 0; i < 8; i++) p[i] = add_lanes(x[2 * i], x[2 * i + 1], 0x44, 0xee);   /* i + 8: two rows */
+    for (int i = 0; i < 4; i++) q4[i] = add_lanes(p[2 * i], p[2 * i + 1], 0x88, 0xdd); /* i + 4: 128-bit lane j, row 4i+j */
+    for (int i = 0; i < 2; i++) /* i + 2: per 128-bit lane j, rows 8i + j and 8i + 4 + j, two sums each */
+        r[i] = _mm512_add_ps(_mm512_shuffle_ps(q4[2 * i], q4[2 * i + 1], 0x44),
+                             _mm512_shuffle_ps(q4[2 * i], q4[2 * i + 1], 0xee));
+    /* i + 1: lane 4j + t holds row 4t + j */
+    __m512 z = _mm512_add_ps(_mm512_shuffle_ps(r[0], r[1], 0x88), _mm512_shuffle_ps(r[0], r[1], 0xdd));
+    return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), z);
+}
+
+/* out[s] = scale * q·k_s: 16 positions' partial-sum vectors reduced together, then one at a time. */
 static inline __attribute__((always_inline)) void scores_kv(const float *q, const void *k, int f16, size_t stride, int hd,
                                                             int n, float scale, float *out)
 {
-    for (int s = 0; s < n; s++) {
-        size_t ks = (size_t)s * stride;
-        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
-        int e = 0;
-        for (; e + 32 <= hd; e += 32) {
-            a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e), load_kv(k, ks + e, 0xffff, f16), a0);
-            a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + e + 16), load_kv(k, ks + e + 16, 0xffff, f16), a1);
-        }
-        if (e < hd) {
-            __mmask16 m = tail_mask(hd - e);
-            a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_kv(k, ks + e, m, f16), a0);
-            e += 16;
-            if (e < hd) {
-                m = tail_mask(hd - e);
-                a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + e), load_kv(k, ks + e, m, f16), a1);
-            }
-        }
-        out[s] = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) * scale;
+    int s = 0;
+    for (; s + 16 <= n; s += 16) {
+        __m512 x[16];
+#pragma GCC unroll 16
+        for (int r = 0; r < 16; r++) x[r] = score_lanes(q, k, f16, (size_t)(s + r) * stride, hd);
+        _mm512_storeu_ps(out + s, _mm512_mul_ps(reduce16(x), _mm512_set1_ps(scale)));
     }
+    for (; s < n; s++) out[s] = _mm512_reduce_add_ps(score_lanes(q, k, f16, (size_t)s * stride, hd)) * scale;
 }
 
 static void scores_f32(const float *q, const float *k, size_t stride, int hd, int n, float scale, float *out)
@@ -208,11 +242,46 @@ static void softmax(float *x, int n)
     }
 }
 
-/* out += sum_s a[s] v_s: 64 output floats at a time stay in four registers while the positions
- * stream past, so each V row is read once and out is written once. */
+/* out += sum_s a[s] v_s for hd <= 16 nv: nv registers over the whole row, one pass over the
+ * positions (the last register's lanes up to `last`). */
+static inline __attribute__((always_inline)) void wsum_once(float *out, const float *a, const void *v, int kind,
+                                                            size_t stride, int n, const int nv, __mmask16 last)
+{
+    __m512 o[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < nv; j++) o[j] = _mm512_maskz_loadu_ps(j == nv - 1 ? last : 0xffff, out + 16 * j);
+    for (int s = 0; s < n; s++) {
+        size_t vs = (size_t)s * stride;
+        __m512 w = _mm512_set1_ps(a[s]);
+#pragma GCC unroll 8
+        for (int j = 0; j < nv; j++)
+            o[j] = _mm512_fmadd_ps(w, load_kv(v, vs + 16 * (size_t)j, j == nv - 1 ? last : 0xffff, kind), o[j]);
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < nv; j++) _mm512_mask_storeu_ps(out + 16 * j, j == nv - 1 ? last : 0xffff, o[j]);
+}
+
+/* out += sum_s a[s] v_s.  Up to hd = 128 (every model here) the whole row in up to eight
+ * registers, one pass: a pass per 64 outputs ran the 700M's hd = 96 as 64 + 32 with two
+ * registers of masked-off work per row.  Wider heads: 64 output floats at a time in four
+ * registers while the positions stream past.  Each output is the same FMA chain either way. */
 static inline __attribute__((always_inline)) void wsum_kv(float *out, const float *a, const void *v, int f16, size_t stride,
                                                           int hd, int n)
 {
+    if (hd <= 128) {
+        int nv = (hd + 15) / 16;
+        __mmask16 last = tail_mask(hd - 16 * (nv - 1));
+        switch (nv) { /* constant register counts: o[] stays in registers */
+        case 1: wsum_once(out, a, v, f16, stride, n, 1, last); return;
+        case 2: wsum_once(out, a, v, f16, stride, n, 2, last); return;
+        case 3: wsum_once(out, a, v, f16, stride, n, 3, last); return;
+        case 4: wsum_once(out, a, v, f16, stride, n, 4, last); return;
+        case 5: wsum_once(out, a, v, f16, stride, n, 5, last); return;
+        case 6: wsum_once(out, a, v, f16, stride, n, 6, last); return;
+        case 7: wsum_once(out, a, v, f16, stride, n, 7, last); return;
+        default: wsum_once(out, a, v, f16, stride, n, 8, last); return;
+        }
+    }
     for (int e0 = 0; e0 < hd; e0 += 64) {
         __mmask16 m0 = tail_mask(hd - e0), m1 = hd - e0 > 16 ? tail_mask(hd - e0 - 16) : 0,
                   m2 = hd - e0 > 32 ? tail_mask(hd - e0 - 32) : 0, m3 = hd - e0 > 48 ? tail_mask(hd - e0 - 48) : 0;
