@@ -35,10 +35,27 @@ static void wsum(const bb_vec_ops *v, float *out, const float *a, const bb_attn_
  * (docs/measurements/2026-11-29-xeon.md). */
 enum { PREFETCH_ROWS = 16 };
 
-static void prefetch_rows(const void *base, size_t row, int s0, int s1)
+/* Always inlined, as kernels/common/prefetch.h says: GCC deletes a call it does not inline to a
+ * function that only prefetches (this one's was, and the attention ran as if it had none). */
+static inline __attribute__((always_inline)) void prefetch_rows(const void *base, size_t row, int s0, int s1)
 {
     const char *p = (const char *)base + (size_t)s0 * row, *end = (const char *)base + (size_t)s1 * row;
     for (; p < end; p += 64) __builtin_prefetch(p, 0, 2);
+}
+
+/* The rows one chunk ahead of rows [s, e), keys (values: 1) of this head and, past its n rows,
+ * of kv->next's, as if the two heads' rows were one stream: a short last chunk (depth 4096 leaves
+ * one row in it) does not leave the next head's first chunk cold. */
+static inline __attribute__((always_inline)) void prefetch_ahead(const bb_attn_kv *kv, int values, int s, int e)
+{
+    int t0 = s + BB_ATTN_CHUNK, t1 = e + BB_ATTN_CHUNK;
+    size_t row = values ? kv->v_row : kv->k_row;
+    if (t0 < kv->n) prefetch_rows(values ? kv->v : kv->k, row, t0, t1 < kv->n ? t1 : kv->n);
+    const bb_attn_kv *nx = kv->next;
+    if (nx && t1 > kv->n) {
+        int a = t0 > kv->n ? t0 - kv->n : 0, b = t1 - kv->n < nx->n ? t1 - kv->n : nx->n;
+        if (a < b) prefetch_rows(values ? nx->v : nx->k, row, a, b);
+    }
 }
 
 void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, int s0, int s1, float scale,
@@ -47,16 +64,14 @@ void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, in
     int n = s1 - s0;
     for (int s = s0; s < s1; s += PREFETCH_ROWS) {
         int e = s + PREFETCH_ROWS < s1 ? s + PREFETCH_ROWS : s1;
-        int nk = s + BB_ATTN_CHUNK, nk_end = e + BB_ATTN_CHUNK < kv->n ? e + BB_ATTN_CHUNK : kv->n;
-        if (nk < nk_end) prefetch_rows(kv->k, kv->k_row, nk, nk_end);
+        prefetch_ahead(kv, 0, s, e);
         scores(v, q, kv, s, e - s, scale, sc + (s - s0));
     }
     ml->l = v->exp_max(sc, n, &ml->m);
     memset(acc, 0, sizeof(float) * (size_t)kv->hd);
     for (int s = s0; s < s1; s += PREFETCH_ROWS) {
         int e = s + PREFETCH_ROWS < s1 ? s + PREFETCH_ROWS : s1;
-        int nv = s + BB_ATTN_CHUNK, nv_end = e + BB_ATTN_CHUNK < kv->n ? e + BB_ATTN_CHUNK : kv->n;
-        if (nv < nv_end) prefetch_rows(kv->v, kv->v_row, nv, nv_end);
+        prefetch_ahead(kv, 1, s, e);
         wsum(v, acc, sc + (s - s0), kv, s, e - s);
     }
 }

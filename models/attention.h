@@ -28,12 +28,15 @@
 enum { BB_ATTN_CHUNK = 256 };
 
 /* One head's keys and values: rows of hd elements of types kt and vt, row s at k + s * k_row
- * bytes (v + s * v_row); n rows are there (the prefetch of the next chunk stops at them). */
-typedef struct {
+ * bytes (v + s * v_row); n rows are there.  next (optional, same types): the head whose first
+ * chunk the reader takes after this head's last; the prefetch one chunk ahead then runs on into
+ * its rows instead of stopping at n (a thread's decode items cross from head to head). */
+typedef struct bb_attn_kv {
     const void *k, *v;
     bb_kv_type kt, vt;
     size_t k_row, v_row;
     int hd, n;
+    const struct bb_attn_kv *next;
 } bb_attn_kv;
 
 /* The state of one query head: m, l and acc (hd floats). */

@@ -417,7 +417,7 @@ static bb_attn_kv kv_of(const bb_transformer *t, int layer, int kv_head, int n)
     const bb_tf_dims *d = &t->d;
     size_t row = ((size_t)layer * d->n_kv_heads + kv_head) * d->seq_len;
     return (bb_attn_kv){(const char *)t->key_cache + row * t->k_row, (const char *)t->value_cache + row * t->v_row,
-                        t->opt.kv_k, t->opt.kv_v, t->k_row, t->v_row, bb_tf_head_dim(d), n};
+                        t->opt.kv_k, t->opt.kv_v, t->k_row, t->v_row, bb_tf_head_dim(d), n, NULL};
 }
 
 static void attention_prefill(void *ctx, int tid, int nthreads)
@@ -474,7 +474,11 @@ static void attention_decode(void *ctx, int tid, int nthreads)
     bb_split_rows(d->n_kv_heads * nch, 1, tid, nthreads, &w0, &w1);
     for (int w = w0; w < w1; w++) {
         int kh = w / nch, c = w % nch, s0 = c * BB_ATTN_CHUNK, s1 = len - s0 < BB_ATTN_CHUNK ? len : s0 + BB_ATTN_CHUNK;
-        bb_attn_kv kv = kv_of(t, j->layer, kh, len);
+        bb_attn_kv kv = kv_of(t, j->layer, kh, len), next;
+        if (kh + 1 < d->n_kv_heads && (kh + 1) * nch < w1) { /* this thread goes on to the next head */
+            next = kv_of(t, j->layer, kh + 1, len);
+            kv.next = &next;
+        }
         float *sc = t->att + (size_t)w * BB_ATTN_CHUNK;
         for (int hh = 0; hh < g; hh++) {
             int h = kh * g + hh;

@@ -67,7 +67,7 @@ static void against_reference(const bb_vec_ops *v, bb_rng *r)
                 for (int s = 300; s < MAXN; s += 997)
                     for (int e = 0; e < hd; e++) kf[(size_t)s * hd + e] *= 3.0f;
                 bb_attn_kv kv = {kc, vc, (bb_kv_type)kt, (bb_kv_type)vt, bb_kv_row_bytes((bb_kv_type)kt, hd),
-                                 bb_kv_row_bytes((bb_kv_type)vt, hd), hd, MAXN};
+                                 bb_kv_row_bytes((bb_kv_type)vt, hd), hd, MAXN, NULL};
                 for (int s = 0; s < MAXN; s++) {
                     bb_kv_store_row(kv.kt, (char *)kc + (size_t)s * kv.k_row, kf + (size_t)s * hd, hd, v->to_f16);
                     bb_kv_store_row(kv.vt, (char *)vc + (size_t)s * kv.v_row, vf + (size_t)s * hd, hd, v->to_f16);
@@ -78,6 +78,15 @@ static void against_reference(const bb_vec_ops *v, bb_rng *r)
                     int n = lens[li];
                     bb_attend(v, q, &kv, n, scale, out, scratch);
                     reference(q, &kv, n, scale, ref);
+                    /* a next head to prefetch into (the first rows of the same cache) changes no bit */
+                    float out2[MAXHD];
+                    bb_attn_kv kvn = kv, head2 = kv;
+                    head2.n = n < 100 ? n : 100;
+                    kvn.n = n;
+                    kvn.next = &head2;
+                    bb_attend(v, q, &kvn, n, scale, out2, scratch);
+                    CHECK(memcmp(out, out2, sizeof(float) * (size_t)hd) == 0, "%s hd %d n %d: a next head changed the result",
+                          v->name, hd, n);
                     double err = 0;
                     for (int e = 0; e < hd; e++) err = fmax(err, fabs(out[e] - ref[e]));
                     /* values are ~N(0, 1): float sums of up to 5000 weighted terms, exp to 1 ulp */
