@@ -93,9 +93,8 @@ typedef struct {
     int min_n;
     /* Rows the variant computes together in one pass over their weights, where that is more than
      * m_multiple (0 otherwise): a slice of fewer rows runs narrower passes, which load the same
-     * tables for fewer rows and prefetch less far (the elut tiles).  A hint for
-     * callers that cut M into slices: the engine's decode chunks are multiples of it.  A multiple
-     * of m_multiple. */
+     * tables for fewer rows and prefetch less far (the elut tiles).  A hint for callers that cut
+     * M into slices: the engine's decode chunks are multiples of it.  A multiple of m_multiple. */
     int m_pass;
 } bb_variant;
 

@@ -200,7 +200,7 @@ static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
 /* Rows per chunk: about GROUP_CHUNK_BYTES of the group's weights, a multiple of the kernel's
  * m_multiple, of 16 (whole register tiles of every kernel) and of the variant's m_pass (whole
  * passes: 96-row chunks of tl2_0@avx512 ran as passes of 4, 1 and 1 tiles, and its 700M decode
- * reached 80 % of the read-alone bound where 128-row chunks reach 87 %,
+ * reached 79 % of the read-alone bound where 128-row chunks reach 88 %,
  * docs/measurements/2026-11-29-xeon.md). */
 static void chunk_group(linear_group *g)
 {
