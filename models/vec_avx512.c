@@ -180,7 +180,8 @@ static inline __attribute__((always_inline)) __m512 reduce16(const __m512 x[16])
 {
     __m512 p[8], q4[4], r[2];
     for (int i = 0; i < 8; i++) p[i] = add_lanes(x[2 * i], x[2 * i + 1], 0x44, 0xee);   /* i + 8: two rows */
-    for (int i = 0; i < 4; i++) q4[i] = add_lanes(p[2 * i], p[2 * i + 1], 0x88, 0xdd); /* i + 4: 128-bit lane j, row 4i+j */
+    for (int i = 0; i < 4; i++) /* i + 4: 128-bit lane j, row 4i + j */
+        q4[i] = add_lanes(p[2 * i], p[2 * i + 1], 0x88, 0xdd);
     for (int i = 0; i < 2; i++) /* i + 2: per 128-bit lane j, rows 8i + j and 8i + 4 + j, two sums each */
         r[i] = _mm512_add_ps(_mm512_shuffle_ps(q4[2 * i], q4[2 * i + 1], 0x44),
                              _mm512_shuffle_ps(q4[2 * i], q4[2 * i + 1], 0xee));

@@ -85,8 +85,8 @@ static void against_reference(const bb_vec_ops *v, bb_rng *r)
                     kvn.n = n;
                     kvn.next = &head2;
                     bb_attend(v, q, &kvn, n, scale, out2, scratch);
-                    CHECK(memcmp(out, out2, sizeof(float) * (size_t)hd) == 0, "%s hd %d n %d: a next head changed the result",
-                          v->name, hd, n);
+                    CHECK(memcmp(out, out2, sizeof(float) * (size_t)hd) == 0,
+                          "%s hd %d n %d: a next head changed the result", v->name, hd, n);
                     double err = 0;
                     for (int e = 0; e < hd; e++) err = fmax(err, fabs(out[e] - ref[e]));
                     /* values are ~N(0, 1): float sums of up to 5000 weighted terms, exp to 1 ulp */

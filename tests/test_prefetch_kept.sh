@@ -26,7 +26,10 @@ esac
 count() { $od -d --no-show-raw-insn --disassemble="$1" "$bin" | grep -c "$insn"; }
 fail=0
 n=$(count bb_attn_chunk)
-[ "$n" -ge 2 ] || { echo "FAIL: bb_attn_chunk holds $n $insn instructions (the keys' and the values' prefetch)"; fail=1; }
+[ "$n" -ge 2 ] || {
+    echo "FAIL: bb_attn_chunk holds $n $insn instructions (the keys' and the values' prefetch)"
+    fail=1
+}
 if "$bin" --version | grep -q '^C flags:.*-O[23]'; then
     for k in $kernels; do
         n=$(count "$k")

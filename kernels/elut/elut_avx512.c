@@ -53,7 +53,8 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
         for (int t = 0; t < tp; t++) {
             const uint8_t *tile = tile0 + (size_t)t * tstride;
             bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, (size_t)tp * tstride);
-            if (sign && (b & 3) == 0) bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
+            if (sign && (b & 3) == 0)
+                bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
             __m512i p = _mm512_permutexvar_epi8(tr, _mm512_loadu_si512(tile + idx_off + (size_t)b * ELUT_BLOCK));
             /* (p & 0x0f) | sel: groups 0-3 from the low nibbles, 4-7 from the high ones */
             __m512i x0 = _mm512_ternarylogic_epi32(p, nib, sel, 0xea);

@@ -115,7 +115,8 @@ AI void blocks(const uint8_t *tile0, size_t tstride, size_t idx_off, size_t sign
                 const uint8_t *tile = tile0 + (size_t)t * tstride;
                 bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, (size_t)tp * tstride);
                 if (sign) {
-                    if ((b & 3) == 0) bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
+                    if ((b & 3) == 0)
+                        bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
                     uint8x16_t sb = vld1q_u8(tile + sign_off + (size_t)b * ELUT_SIGNS);
                     sp[t][0] = vqtbl1q_u8(sb, vld1q_u8(spread_idx[0]));
                     sp[t][1] = vqtbl1q_u8(sb, vld1q_u8(spread_idx[1]));
