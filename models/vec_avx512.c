@@ -166,10 +166,16 @@ static inline __attribute__((always_inline)) __m512 score_lanes(const float *q, 
     return _mm512_add_ps(a0, a1);
 }
 
-/* Two vectors' 128-bit lanes (a: imm's low two selectors, b: the high two), added to the others. */
-static inline __m512 add_lanes(__m512 a, __m512 b, const int lo, const int hi)
+/* [a0 + a2, a1 + a3, b0 + b2, b1 + b3] in 128-bit lanes: each vector's halves added. */
+static inline __m512 add_halves(__m512 a, __m512 b)
 {
-    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, lo), _mm512_shuffle_f32x4(a, b, hi));
+    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xee));
+}
+
+/* [a0 + a1, a2 + a3, b0 + b1, b2 + b3] in 128-bit lanes: each half's two quarters added. */
+static inline __m512 add_quarters(__m512 a, __m512 b)
+{
+    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xdd));
 }
 
 /* The horizontal sums of 16 vectors, x[r] into lane r.  Each sum adds the same pairs in the same
@@ -179,9 +185,8 @@ static inline __m512 add_lanes(__m512 a, __m512 b, const int lo, const int hi)
 static inline __attribute__((always_inline)) __m512 reduce16(const __m512 x[16])
 {
     __m512 p[8], q4[4], r[2];
-    for (int i = 0; i < 8; i++) p[i] = add_lanes(x[2 * i], x[2 * i + 1], 0x44, 0xee);   /* i + 8: two rows */
-    for (int i = 0; i < 4; i++) /* i + 4: 128-bit lane j, row 4i + j */
-        q4[i] = add_lanes(p[2 * i], p[2 * i + 1], 0x88, 0xdd);
+    for (int i = 0; i < 8; i++) p[i] = add_halves(x[2 * i], x[2 * i + 1]);     /* i + 8: two rows */
+    for (int i = 0; i < 4; i++) q4[i] = add_quarters(p[2 * i], p[2 * i + 1]); /* i + 4: lane j, row 4i + j */
     for (int i = 0; i < 2; i++) /* i + 2: per 128-bit lane j, rows 8i + j and 8i + 4 + j, two sums each */
         r[i] = _mm512_add_ps(_mm512_shuffle_ps(q4[2 * i], q4[2 * i + 1], 0x44),
                              _mm512_shuffle_ps(q4[2 * i], q4[2 * i + 1], 0xee));
