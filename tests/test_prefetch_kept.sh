@@ -7,13 +7,17 @@
 # always inlined), and in an optimized build (-O2/-O3, where the kernels' static helpers are
 # inlined into them) a sample of the streaming kernels.  The aarch64 build (scripts/test's qemu
 # stage) is read with the cross objdump; skipped (77) where no objdump reads the binary.
-bin=$1
+bin=$1 elf=$1
+# the emulated build's wrapper (tests/CMakeLists.txt) is "exec EMULATOR BINARY "$@"": read BINARY
+if [ "$(head -c 2 "$bin")" = "#!" ]; then
+    elf=$(sed -n 's/^exec [^ ]* \([^ ]*\) .*/\1/p' "$bin")
+fi
 od=objdump
 command -v objdump >/dev/null 2>&1 || { echo "SKIP: no objdump"; exit 77; }
-fmt=$(objdump -f "$bin" 2>/dev/null | sed -n 's/.*file format //p')
+fmt=$(objdump -f "$elf" 2>/dev/null | sed -n 's/.*file format //p')
 if [ "$fmt" = elf64-little ] && command -v aarch64-linux-gnu-objdump >/dev/null 2>&1; then
     od=aarch64-linux-gnu-objdump
-    fmt=$($od -f "$bin" 2>/dev/null | sed -n 's/.*file format //p')
+    fmt=$($od -f "$elf" 2>/dev/null | sed -n 's/.*file format //p')
 fi
 case "$fmt" in
 elf64-x86-64) insn=prefetch
@@ -21,9 +25,9 @@ elf64-x86-64) insn=prefetch
              bb_tmac_w2_avx512 bb_q4_0x8_matmul_avx512" ;;
 elf64-littleaarch64) insn=prfm
     kernels="bb_q2_k_x16_matmul_dotprod bb_q8_0_matmul_dotprod" ;;
-*) echo "SKIP: objdump reads '$bin' as '$fmt'"; exit 77 ;;
+*) echo "SKIP: objdump reads '$elf' as '$fmt'"; exit 77 ;;
 esac
-count() { $od -d --no-show-raw-insn --disassemble="$1" "$bin" | grep -c "$insn"; }
+count() { $od -d --no-show-raw-insn --disassemble="$1" "$elf" | grep -c "$insn"; }
 fail=0
 n=$(count bb_attn_chunk)
 [ "$n" -ge 2 ] || {
