@@ -42,6 +42,9 @@ EOF
     cc -c "$tmp/x86.s" -o "$tmp/x86.o" || fail "cannot assemble the x86-64 loop"
     # helper: 7 instructions from 1: to jb, 1 load, 2 FMAs, 1 AND, 3 other; W = 2 x 8 lanes
     expect "$tmp/x86.o" kernel "helper 7 1 2 0 1 3 14.0 16"
+    # dot/2: each weight met by two of the FMAs, W = 8
+    out=$("$ic" --tsv --weights dot/2 "$tmp/x86.o" kernel | cut -f 9,10 | tr '\t' ' ')
+    [ "$out" = "28.0 8" ] || fail "--weights dot/2: got '$out', expected '28.0 8'"
     "$ic" "$tmp/x86.o" helper | grep -q '^innermost hot loop: .*7 instructions' || fail "plain output"
     ran=$((ran + 1))
 fi
@@ -83,5 +86,8 @@ obj=$(ls "$tmp"/*.o | head -1)
 "$ic" "$obj" no_such_function >/dev/null 2>"$tmp/err" && fail "an unknown function was accepted"
 grep -q 'no function no_such_function' "$tmp/err" || fail "unknown function not explained: $(cat "$tmp/err")"
 "$ic" --weights x "$obj" kernel >/dev/null 2>&1 && fail "--weights x accepted"
+for bad in dot/ dot/0 dot/x dot/2x; do
+    "$ic" --weights "$bad" "$obj" kernel >/dev/null 2>&1 && fail "--weights $bad accepted"
+done
 "$ic" "$(ls "$tmp"/*.s | head -1)" kernel >/dev/null 2>&1 && fail "a non-ELF file accepted"
 echo "test_insn_count: passed ($ran architecture(s))"

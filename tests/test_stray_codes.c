@@ -1,7 +1,9 @@
 /* Stray codes: the ternary formats that store a code per weight in 2 bits (I2_S, TQ2_0) have a
  * fourth code, 3, that no quantizer writes and that a file may still hold; it decodes as +2, as
- * bitnet.cpp's and ggml's dot products read it (models/gguf_types.h).  The conformance suite
- * packs quantized weights, so it never sees one.  Here the code bytes are arbitrary (every byte
+ * bitnet.cpp's and ggml's dot products read it (models/gguf_types.h).  TQ1_0 (and its interleaved
+ * tq1_0_x16) packs five trits per byte as ceil(q * 256 / 243): 13 of the 256 byte values are
+ * never written, and each variant must still decode every byte by the formula of tq1_0.h.  The
+ * conformance suite packs quantized weights, so it never sees one.  Here the code bytes are arbitrary (every byte
  * value, and every code 3) against activations at the int8 extremes, over a K long enough that
  * a SIMD variant's int16 partial sums would overflow if its grouping assumed codes <= 2: every
  * variant must still give the reference's bits (or, for a variant that accumulates in float,
@@ -21,18 +23,21 @@ enum fill { FILL_RANDOM, FILL_ALL_THREE };
 /* The code bytes of a packed matrix: where they are, so they can be overwritten. */
 typedef struct {
     const char *kernel;
-    size_t block_bytes; /* bytes per block of codes and scale; 0: codes first, scale after all */
-    size_t code_bytes;  /* code bytes at the start of each block */
+    size_t block_bytes;  /* bytes per block of codes and scale; 0: codes first, scale after all */
+    size_t code_bytes;   /* code bytes at the start of each block */
+    size_t block_values; /* weights per block */
 } code_layout;
 
 static const code_layout layouts[] = {
-    {"i2_s", 0, 0},    /* M*K/4 code bytes, then the per-tensor scale */
-    {"tq2_0", 66, 64}, /* {qs[64]; fp16 d} per 256 weights */
+    {"i2_s", 0, 0, 0},                /* M*K/4 code bytes, then the per-tensor scale */
+    {"tq2_0", 66, 64, 256},           /* {qs[64]; fp16 d} per 256 weights */
+    {"tq1_0", 54, 52, 256},           /* {qs[48]; qh[4]; fp16 d} per 256 weights */
+    {"tq1_0_x16", 864, 832, 16 * 256}, /* 16 rows' code bytes interleaved, then their 16 d */
 };
 
 static void overwrite_codes(const code_layout *l, uint8_t *packed, int m, int k, enum fill fill, bb_rng *r)
 {
-    size_t blocks = l->block_bytes ? (size_t)m * k / 256 : 1;
+    size_t blocks = l->block_bytes ? (size_t)m * k / l->block_values : 1;
     size_t per = l->block_bytes ? l->code_bytes : (size_t)m * k / 4;
     for (size_t b = 0; b < blocks; b++) {
         uint8_t *codes = packed + b * l->block_bytes;
@@ -79,7 +84,7 @@ static void check_case(const bb_kernel *kern, const code_layout *l, int m, int k
         for (size_t i = 0; i < (size_t)n * m; i++) y[i] = NAN;
         var->matmul(packed, act, y, m, k, n, 0, m);
         variant_matches_reference(kern, var, y, yref, wdeq, x, m, k, n,
-                                  fill == FILL_ALL_THREE ? " (every code 3)" : " (random code bytes)");
+                                  fill == FILL_ALL_THREE ? " (every code byte 0xff)" : " (random code bytes)");
     }
 done:
     free(w); free(x); free(wdeq); free(yref); free(y); free(packed); free(act);

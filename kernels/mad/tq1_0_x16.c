@@ -38,7 +38,7 @@ static void tq1_0_x16_repack(const void *src, int m, int k, void *dst) { bb_il_r
 const bb_kernel bb_kernel_tq1_0_x16 = {
     .name = "tq1_0_x16",
     .family = "mad",
-    .description = "TQ1_0 with 16 rows interleaved (SIMD-aware packing), trits by table lookup, 16 outputs per pass",
+    .description = "TQ1_0 with 16 rows interleaved (SIMD-aware packing), 16 outputs per pass",
     .paper = "Arm paper §4.1 SIMD-aware packing of GGUF TQ1_0 (bitnet.cpp §2, App. B.3)",
     .bits_per_weight = 54 * 8 / 256.0,
     .lossless = false,
