@@ -115,19 +115,21 @@ static inline void bb_gk_arow_fill(bb_gk_arow *r, const bb_block_q8_K *q, int nb
     }
 }
 
-/* Optional: two weight rows against one activation row (out[0], out[1]), for GEMV paths that
- * amortize per-row work over a pair.  A row's result must not depend on its partner (the driver
- * pairs a leftover row with itself), so any split of M gives the same bits. */
-typedef void (*bb_gk_pair_fn)(const uint8_t *w0, const uint8_t *w1, const bb_gk_arow *a, int nblk, float *out);
+/* Optional: four weight rows against one activation row (out[0..3]), for GEMV paths that
+ * amortize per-row work (scale gathers, horizontal sums) over a group.  A row's result must not
+ * depend on its partners (the driver fills a short last group with copies of its last row), so
+ * any split of M gives the same bits. */
+#define BB_GK_QUAD 4
+typedef void (*bb_gk_quad_fn)(const uint8_t *const w[BB_GK_QUAD], const bb_gk_arow *a, int nblk, float *out);
 
 /* The matmul every SIMD variant runs: rows [m0, m1) in tiles of BB_GK_ROW_TILE, activation rows
  * in groups of BB_GK_NB, so a decoded weight block serves BB_GK_NB activation rows and a weight
- * tile is reused from cache by every group; with one activation row and a `pair` function, weight
- * rows go two at a time.  Each y is computed by one call of `row` or `pair`, which gives the same
- * bits for a row whatever its partner, so the result depends neither on the tiling nor on the
+ * tile is reused from cache by every group; with one activation row and a `quad` function, weight
+ * rows go four at a time.  Each y is computed by one call of `row` or `quad`, which gives the same
+ * bits for a row whatever its partners, so the result depends neither on the tiling nor on the
  * split of M. */
-static inline void bb_gk_matmul_pairs(const void *w, size_t row_bytes, const void *act, float *y, int m, int k,
-                                      int n, int m0, int m1, bb_gk_row_fn row, bb_gk_pair_fn pair)
+static inline void bb_gk_matmul_quads(const void *w, size_t row_bytes, const void *act, float *y, int m, int k,
+                                      int n, int m0, int m1, bb_gk_row_fn row, bb_gk_quad_fn quad)
 {
     int nblk = k / BB_QK_K;
     const bb_block_q8_K *arows = act;
@@ -138,13 +140,15 @@ static inline void bb_gk_matmul_pairs(const void *w, size_t row_bytes, const voi
         for (int c0 = 0; c0 < n; c0 += BB_GK_NB) {
             int nb = n - c0 < BB_GK_NB ? n - c0 : BB_GK_NB;
             for (int c = 0; c < nb; c++) bb_gk_arow_fill(&a[c], arows + (size_t)(c0 + c) * nblk, nblk);
-            if (nb == 1 && pair) {
-                for (int r = r0; r < r1; r += 2) {
-                    const uint8_t *w0 = (const uint8_t *)w + (size_t)r * row_bytes;
-                    float out[2];
-                    pair(w0, r + 1 < r1 ? w0 + row_bytes : w0, a, nblk, out);
-                    y[(size_t)c0 * m + r] = out[0];
-                    if (r + 1 < r1) y[(size_t)c0 * m + r + 1] = out[1];
+            if (nb == 1 && quad) {
+                for (int r = r0; r < r1; r += BB_GK_QUAD) {
+                    const uint8_t *wq[BB_GK_QUAD];
+                    int rows = r1 - r < BB_GK_QUAD ? r1 - r : BB_GK_QUAD;
+                    for (int i = 0; i < BB_GK_QUAD; i++)
+                        wq[i] = (const uint8_t *)w + (size_t)(r + (i < rows ? i : rows - 1)) * row_bytes;
+                    float out[BB_GK_QUAD];
+                    quad(wq, a, nblk, out);
+                    for (int i = 0; i < rows; i++) y[(size_t)c0 * m + r + i] = out[i];
                 }
                 continue;
             }
@@ -160,7 +164,7 @@ static inline void bb_gk_matmul_pairs(const void *w, size_t row_bytes, const voi
 static inline void bb_gk_matmul(const void *w, size_t row_bytes, const void *act, float *y, int m, int k, int n,
                                 int m0, int m1, bb_gk_row_fn row)
 {
-    bb_gk_matmul_pairs(w, row_bytes, act, y, m, k, n, m0, m1, row, NULL);
+    bb_gk_matmul_quads(w, row_bytes, act, y, m, k, n, m0, m1, row, NULL);
 }
 
 #endif

@@ -19,13 +19,13 @@
  * avx2 gives exactly these bits (sum c*q with u8 x s8 products minus sum q, exact; then the same
  * per-block products folded in block order, ggml_k.h).  avx512 accumulates in float lanes, as
  * ggml's AVX paths do (float_accumulation = true): per block, each of 16 lanes holds an exact
- * integer that is 1, 4, 16 or 64 times a partial sum; it is converted and accumulated with one
- * FMA by d_b, and at the end of the row the lanes are weighted back (exact powers of two), the
- * offset sum_b d_b * (sum of block b's q) is subtracted and the lanes are added — the same
- * products summed in another order, so within float rounding of sum |w x| of the reference.
- * That removes the per-block horizontal sum, which costs as much as the dot product itself.
- * Its one-activation-row (GEMV) and multi-row (GEMM) paths round differently (tq2_0_avx512.c);
- * each gives a row the same bits whatever the split of M.  The Arm variants, neon (SMLAL to int16)
+ * integer that is 1 or 4 times a partial sum; it is converted and accumulated with one FMA by
+ * d_b, and at the end of the row the lanes are weighted back (exact powers of two), the offset
+ * sum_b d_b * (sum of block b's q) is subtracted and the lanes are added — the same products
+ * summed in another order, so within float rounding of sum |w x| of the reference.  That removes
+ * the per-block horizontal sum, which costs as much as the dot product itself.  Its
+ * one-activation-row (GEMV) and multi-row (GEMM) paths fold the same per-block integers
+ * (tq2_0_avx512.c); each gives a row the same bits whatever the split of M.  The Arm variants, neon (SMLAL to int16)
  * and dotprod (SDOT), give the reference's bits as avx2 does (ggml_k_neon.h).
  */
 #ifndef BB_TQ2_0_H
