@@ -328,51 +328,66 @@ static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stri
     wsum_kv(out, a, v, KV_BF16, stride, hd, n);
 }
 
-/* Per block of 32: q·qs in two accumulators, times the block's scale into the row's sum. */
-static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
+/* One q8_0 key row's partial sums: per block of 32, q·qs in two halves, times the block's scale
+ * into the row's lanes. */
+static inline __attribute__((always_inline)) __m512 score_lanes_q8_0(const float *q, const uint8_t *ks, int hd)
 {
-    for (int s = 0; s < n; s++) {
-        const uint8_t *ks = (const uint8_t *)k + (size_t)s * stride;
-        __m512 acc = _mm512_setzero_ps();
-        for (int b = 0; b < hd / 32; b++, ks += 34) {
-            __m512 a0 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b), load_i8(ks + 2));
-            __m512 a1 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b + 16), load_i8(ks + 18));
-            acc = _mm512_fmadd_ps(_mm512_add_ps(a0, a1), _mm512_set1_ps(q8_0_scale(ks)), acc);
-        }
-        out[s] = _mm512_reduce_add_ps(acc) * scale;
+    __m512 acc = _mm512_setzero_ps();
+    for (int b = 0; b < hd / 32; b++, ks += 34) {
+        __m512 a0 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b), load_i8(ks + 2));
+        __m512 a1 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b + 16), load_i8(ks + 18));
+        acc = _mm512_fmadd_ps(_mm512_add_ps(a0, a1), _mm512_set1_ps(q8_0_scale(ks)), acc);
     }
+    return acc;
 }
 
-/* Two blocks (64 outputs) in four registers per pass over the positions, then one block. */
+/* out[s] = scale * q·k_s, 16 positions reduced together as in scores_kv (the same bits as one
+ * reduction per row). */
+static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
+{
+    const uint8_t *k8 = k;
+    int s = 0;
+    for (; s + 16 <= n; s += 16) {
+        __m512 x[16];
+#pragma GCC unroll 16
+        for (int r = 0; r < 16; r++) x[r] = score_lanes_q8_0(q, k8 + (size_t)(s + r) * stride, hd);
+        _mm512_storeu_ps(out + s, _mm512_mul_ps(reduce16(x), _mm512_set1_ps(scale)));
+    }
+    for (; s < n; s++) out[s] = _mm512_reduce_add_ps(score_lanes_q8_0(q, k8 + (size_t)s * stride, hd)) * scale;
+}
+
+/* out += sum_s a[s] v_s over nb blocks of 32 outputs (2 nb registers), one pass over the
+ * positions. */
+static inline __attribute__((always_inline)) void wsum_q8_0_blocks(float *out, const float *a, const uint8_t *v,
+                                                                   size_t stride, int n, const int nb)
+{
+    __m512 o[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 2 * nb; j++) o[j] = _mm512_loadu_ps(out + 16 * j);
+    for (int s = 0; s < n; s++, v += stride) {
+#pragma GCC unroll 4
+        for (int j = 0; j < nb; j++) {
+            __m512 w = _mm512_set1_ps(a[s] * q8_0_scale(v + 34 * j));
+            o[2 * j] = _mm512_fmadd_ps(w, load_i8(v + 34 * j + 2), o[2 * j]);
+            o[2 * j + 1] = _mm512_fmadd_ps(w, load_i8(v + 34 * j + 18), o[2 * j + 1]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < 2 * nb; j++) _mm512_storeu_ps(out + 16 * j, o[j]);
+}
+
+/* Up to four blocks (hd <= 128, every model here) in one pass over the positions; wider heads
+ * four blocks at a time.  Each output is the same FMA chain either way. */
 static void wsum_q8_0(float *out, const float *a, const void *v, size_t stride, int hd, int n)
 {
-    int b = 0;
-    for (; b + 2 <= hd / 32; b += 2) {
-        __m512 o0 = _mm512_loadu_ps(out + 32 * b), o1 = _mm512_loadu_ps(out + 32 * b + 16),
-               o2 = _mm512_loadu_ps(out + 32 * b + 32), o3 = _mm512_loadu_ps(out + 32 * b + 48);
-        const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
-        for (int s = 0; s < n; s++, vs += stride) {
-            __m512 w0 = _mm512_set1_ps(a[s] * q8_0_scale(vs)), w1 = _mm512_set1_ps(a[s] * q8_0_scale(vs + 34));
-            o0 = _mm512_fmadd_ps(w0, load_i8(vs + 2), o0);
-            o1 = _mm512_fmadd_ps(w0, load_i8(vs + 18), o1);
-            o2 = _mm512_fmadd_ps(w1, load_i8(vs + 36), o2);
-            o3 = _mm512_fmadd_ps(w1, load_i8(vs + 52), o3);
+    const uint8_t *v8 = v;
+    for (int b = 0; b < hd / 32; b += 4) {
+        switch (hd / 32 - b < 4 ? hd / 32 - b : 4) { /* constant register counts */
+        case 1: wsum_q8_0_blocks(out + 32 * b, a, v8 + 34 * (size_t)b, stride, n, 1); break;
+        case 2: wsum_q8_0_blocks(out + 32 * b, a, v8 + 34 * (size_t)b, stride, n, 2); break;
+        case 3: wsum_q8_0_blocks(out + 32 * b, a, v8 + 34 * (size_t)b, stride, n, 3); break;
+        default: wsum_q8_0_blocks(out + 32 * b, a, v8 + 34 * (size_t)b, stride, n, 4); break;
         }
-        _mm512_storeu_ps(out + 32 * b, o0);
-        _mm512_storeu_ps(out + 32 * b + 16, o1);
-        _mm512_storeu_ps(out + 32 * b + 32, o2);
-        _mm512_storeu_ps(out + 32 * b + 48, o3);
-    }
-    if (b < hd / 32) {
-        __m512 o0 = _mm512_loadu_ps(out + 32 * b), o1 = _mm512_loadu_ps(out + 32 * b + 16);
-        const uint8_t *vs = (const uint8_t *)v + (size_t)b * 34;
-        for (int s = 0; s < n; s++, vs += stride) {
-            __m512 w = _mm512_set1_ps(a[s] * q8_0_scale(vs));
-            o0 = _mm512_fmadd_ps(w, load_i8(vs + 2), o0);
-            o1 = _mm512_fmadd_ps(w, load_i8(vs + 18), o1);
-        }
-        _mm512_storeu_ps(out + 32 * b, o0);
-        _mm512_storeu_ps(out + 32 * b + 16, o1);
     }
 }
 

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "kernels/common/fp16.h"
 #include "kernels/cpu.h"
+#include "models/kv_type.h"
 #include "models/vec.h"
 #include "support/rng.h"
 
@@ -181,6 +182,70 @@ static void attention(const bb_vec_ops *v, bb_rng *r)
         }
 }
 
+/* The same over bf16 and q8_0 caches (models/kv_type.h rows, byte strides), stored by
+ * bb_kv_store_row: scores and wsum within float rounding of the scalar table's, 16 and more
+ * positions (the 16-row reductions) and heads past 128 (more than one pass), and a wsum in two
+ * calls the same bits as one. */
+static void attention_stored(const bb_vec_ops *v, bb_rng *r)
+{
+    const int hds[] = {32, 64, 96, 128, 160};
+    const int lens[] = {1, 15, 16, 17, 33, 100};
+    const bb_kv_type types[] = {BB_KV_BF16, BB_KV_Q8_0};
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+        for (size_t hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                bb_kv_type t = types[ti];
+                int hd = hds[hi], len = lens[li];
+                size_t row = bb_kv_row_bytes(t, hd), stride = 3 * row; /* head 1 of 3 */
+                uint8_t *k = malloc(stride * (size_t)len), *val = malloc(stride * (size_t)len);
+                float x[160], q[160], sa[100], sb[100], oa[160], ob[160], oc[160];
+                for (int s = 0; s < len; s++)
+                    for (int h = 0; h < 3; h++) {
+                        fill(r, x, hd, 1.0f);
+                        bb_kv_store_row(t, k + (size_t)s * stride + h * row, x, hd, bb_vec_scalar.to_f16);
+                        fill(r, x, hd, 1.0f);
+                        bb_kv_store_row(t, val + (size_t)s * stride + h * row, x, hd, bb_vec_scalar.to_f16);
+                    }
+                fill(r, q, hd, 1.0f);
+                float scale = 1.0f / sqrtf((float)hd), bound = 1e-6f * 4 * hd;
+                const char *name = bb_kv_type_name(t);
+                int half = len / 2;
+                fill(r, oa, hd, 1.0f);
+                memcpy(ob, oa, sizeof(float) * (size_t)hd);
+                memcpy(oc, oa, sizeof(float) * (size_t)hd);
+                if (t == BB_KV_BF16) {
+                    const uint16_t *kh = (const uint16_t *)(k + row), *vh = (const uint16_t *)(val + row);
+                    size_t st = stride / 2;
+                    bb_vec_scalar.scores_bf16(q, kh, st, hd, len, scale, sa);
+                    v->scores_bf16(q, kh, st, hd, len, scale, sb);
+                    CHECK(max_abs_diff(sa, sb, len) <= bound, "%s scores_bf16 hd=%d len=%d: |diff| %.3g", v->name,
+                          hd, len, max_abs_diff(sa, sb, len));
+                    bb_vec_scalar.softmax(sa, len);
+                    bb_vec_scalar.wsum_bf16(oa, sa, vh, st, hd, len);
+                    v->wsum_bf16(ob, sa, vh, st, hd, len);
+                    v->wsum_bf16(oc, sa, vh, st, hd, half);
+                    v->wsum_bf16(oc, sa + half, vh + (size_t)half * st, st, hd, len - half);
+                } else {
+                    const uint8_t *kh = k + row, *vh = val + row;
+                    bb_vec_scalar.scores_q8_0(q, kh, stride, hd, len, scale, sa);
+                    v->scores_q8_0(q, kh, stride, hd, len, scale, sb);
+                    CHECK(max_abs_diff(sa, sb, len) <= bound, "%s scores_q8_0 hd=%d len=%d: |diff| %.3g", v->name,
+                          hd, len, max_abs_diff(sa, sb, len));
+                    bb_vec_scalar.softmax(sa, len);
+                    bb_vec_scalar.wsum_q8_0(oa, sa, vh, stride, hd, len);
+                    v->wsum_q8_0(ob, sa, vh, stride, hd, len);
+                    v->wsum_q8_0(oc, sa, vh, stride, hd, half);
+                    v->wsum_q8_0(oc, sa + half, vh + (size_t)half * stride, stride, hd, len - half);
+                }
+                CHECK(max_abs_diff(oa, ob, hd) <= 1e-5f, "%s wsum_%s hd=%d len=%d: |diff| %.3g", v->name, name, hd,
+                      len, max_abs_diff(oa, ob, hd));
+                CHECK(memcmp(ob, oc, sizeof(float) * (size_t)hd) == 0, "%s wsum_%s hd=%d len=%d: split at %d differs",
+                      v->name, name, hd, len, half);
+                free(k);
+                free(val);
+            }
+}
+
 int main(void)
 {
     const bb_vec_ops *av[3];
@@ -207,6 +272,7 @@ int main(void)
         elementwise(av[i], &r);
         rope(av[i], &r);
         attention(av[i], &r);
+        attention_stored(av[i], &r);
         printf("%s: checked against scalar\n", av[i]->name);
     }
     return check_summary("vec");
