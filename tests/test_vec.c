@@ -182,6 +182,21 @@ static void attention(const bb_vec_ops *v, bb_rng *r)
         }
 }
 
+/* A bf16 or q8_0 row's scores and weighted sum through one signature: byte strides. */
+static void scores_stored(const bb_vec_ops *v, bb_kv_type t, const float *q, const uint8_t *k, size_t stride, int hd,
+                          int n, float scale, float *out)
+{
+    if (t == BB_KV_BF16) v->scores_bf16(q, (const uint16_t *)k, stride / 2, hd, n, scale, out);
+    else v->scores_q8_0(q, k, stride, hd, n, scale, out);
+}
+
+static void wsum_stored(const bb_vec_ops *v, bb_kv_type t, float *out, const float *a, const uint8_t *val,
+                        size_t stride, int hd, int n)
+{
+    if (t == BB_KV_BF16) v->wsum_bf16(out, a, (const uint16_t *)val, stride / 2, hd, n);
+    else v->wsum_q8_0(out, a, val, stride, hd, n);
+}
+
 /* The same over bf16 and q8_0 caches (models/kv_type.h rows, byte strides), stored by
  * bb_kv_store_row: scores and wsum within float rounding of the scalar table's, 16 and more
  * positions (the 16-row reductions) and heads past 128 (more than one pass), and a wsum in two
@@ -213,30 +228,16 @@ static void attention_stored(const bb_vec_ops *v, bb_rng *r)
                 fill(r, oa, hd, 1.0f);
                 memcpy(ob, oa, sizeof(float) * (size_t)hd);
                 memcpy(oc, oa, sizeof(float) * (size_t)hd);
-                if (t == BB_KV_BF16) {
-                    const uint16_t *kh = (const uint16_t *)(k + row), *vh = (const uint16_t *)(val + row);
-                    size_t st = stride / 2;
-                    bb_vec_scalar.scores_bf16(q, kh, st, hd, len, scale, sa);
-                    v->scores_bf16(q, kh, st, hd, len, scale, sb);
-                    CHECK(max_abs_diff(sa, sb, len) <= bound, "%s scores_bf16 hd=%d len=%d: |diff| %.3g", v->name,
-                          hd, len, max_abs_diff(sa, sb, len));
-                    bb_vec_scalar.softmax(sa, len);
-                    bb_vec_scalar.wsum_bf16(oa, sa, vh, st, hd, len);
-                    v->wsum_bf16(ob, sa, vh, st, hd, len);
-                    v->wsum_bf16(oc, sa, vh, st, hd, half);
-                    v->wsum_bf16(oc, sa + half, vh + (size_t)half * st, st, hd, len - half);
-                } else {
-                    const uint8_t *kh = k + row, *vh = val + row;
-                    bb_vec_scalar.scores_q8_0(q, kh, stride, hd, len, scale, sa);
-                    v->scores_q8_0(q, kh, stride, hd, len, scale, sb);
-                    CHECK(max_abs_diff(sa, sb, len) <= bound, "%s scores_q8_0 hd=%d len=%d: |diff| %.3g", v->name,
-                          hd, len, max_abs_diff(sa, sb, len));
-                    bb_vec_scalar.softmax(sa, len);
-                    bb_vec_scalar.wsum_q8_0(oa, sa, vh, stride, hd, len);
-                    v->wsum_q8_0(ob, sa, vh, stride, hd, len);
-                    v->wsum_q8_0(oc, sa, vh, stride, hd, half);
-                    v->wsum_q8_0(oc, sa + half, vh + (size_t)half * stride, stride, hd, len - half);
-                }
+                const uint8_t *kh = k + row, *vh = val + row;
+                scores_stored(&bb_vec_scalar, t, q, kh, stride, hd, len, scale, sa);
+                scores_stored(v, t, q, kh, stride, hd, len, scale, sb);
+                CHECK(max_abs_diff(sa, sb, len) <= bound, "%s scores_%s hd=%d len=%d: |diff| %.3g", v->name, name, hd,
+                      len, max_abs_diff(sa, sb, len));
+                bb_vec_scalar.softmax(sa, len);
+                wsum_stored(&bb_vec_scalar, t, oa, sa, vh, stride, hd, len);
+                wsum_stored(v, t, ob, sa, vh, stride, hd, len);
+                wsum_stored(v, t, oc, sa, vh, stride, hd, half);
+                wsum_stored(v, t, oc, sa + half, vh + (size_t)half * stride, stride, hd, len - half);
                 CHECK(max_abs_diff(oa, ob, hd) <= 1e-5f, "%s wsum_%s hd=%d len=%d: |diff| %.3g", v->name, name, hd,
                       len, max_abs_diff(oa, ob, hd));
                 CHECK(memcmp(ob, oc, sizeof(float) * (size_t)hd) == 0, "%s wsum_%s hd=%d len=%d: split at %d differs",
