@@ -8,10 +8,10 @@
  * q_n (u8) against the same 4 activations (s8), broadcast from the q8_K block.  Per 64 codes: two
  * vpaddb (q_{n+1} = q_n + q_n + q_n, wrapping) and two vpdpbusd, four vector instructions split
  * between the two 512-bit ports; a 256-entry table lookup of the trit took two vpermi2b, both on
- * the shuffle port, and a vpdpbusd.  The sums stay exact in int32 (a block: at most
- * 64 products of 4, |.| <= 64 * 4 * 255 * 128, three times that < 2^31), the division by 256 is
- * exact, and less the block's sum of q it is isum_b; tq1_0's float steps follow lane-wise: the
- * reference's bits. */
+ * the shuffle port, and a vpdpbusd.  The sums stay exact in int32 (a block: at most 64 products
+ * of 4, |.| <= 64 * 4 * 255 * 128, three times that < 2^31), the division by 256 is exact, and
+ * less the block's sum of q it is isum_b; tq1_0's float steps follow lane-wise: the reference's
+ * bits.  The count per weight: docs/measurements/2026-11-29-tq-kernels.md. */
 #include <immintrin.h>
 #include <string.h>
 
