@@ -19,9 +19,9 @@
  * (bb_tq1_0_block_term).  Every variant gives its bits (float_accumulation = false): avx512
  * (tq1_0_x16_avx512.c) never forms a trit - 256 c_n = 3 q_n - q_(n+1) with q_n = b * 3^n mod 256,
  * so two vpdpbusd of the bytes q_n and q_(n+1) against the same activations give c_n's sum
- * exactly - computes isum_b for 16 rows at once and runs the float steps lane-wise; avx2 (tq1_0_x16_avx2.c) does the same for
- * 8 rows at a time, the trits by byte adds and compares, and dotprod (Arm, tq1_0_x16_dotprod.c)
- * for 4 with SDOT; amx (tq1_0_x16_amx.c) takes each row's code bytes back out of the records and
+ * exactly - computes isum_b for 16 rows at once and runs the float steps lane-wise; avx2
+ * (tq1_0_x16_avx2.c) does the same for 8 rows at a time, the trits by byte adds and compares, and
+ * dotprod (Arm, tq1_0_x16_dotprod.c) for 4 with SDOT; amx (tq1_0_x16_amx.c) takes each row's code bytes back out of the records and
  * decodes them as tq1_0@amx does, for N >= 16 (below, the avx512 variant). */
 #ifndef BB_TQ1_0_X16_H
 #define BB_TQ1_0_X16_H
