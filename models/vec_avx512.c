@@ -40,8 +40,9 @@ static inline __m512 load_bf16(const uint16_t *p, __mmask16 m)
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
 }
 
-/* The element types of a KV row the scores and wsum templates read. */
-enum { KV_F32, KV_F16, KV_BF16 };
+/* The element types of a KV row the scores and wsum templates read (q8_0: scores only; its
+ * offsets and strides count bytes). */
+enum { KV_F32, KV_F16, KV_BF16, KV_Q8_0 };
 
 /* Element i of a KV row (kind is a constant in every caller, so each use compiles to one load:
  * the attention paths share their code, not a branch). */
@@ -144,10 +145,24 @@ static void to_f16(uint16_t *dst, const float *src, int n)
     }
 }
 
-/* One position's q·k as a vector of 16 partial sums (two chains of FMAs over hd). */
+/* One q8_0 key row's partial sums: per block of 32, q·qs in two halves, times the block's scale
+ * into the row's lanes. */
+static inline __attribute__((always_inline)) __m512 score_lanes_q8_0(const float *q, const uint8_t *ks, int hd)
+{
+    __m512 acc = _mm512_setzero_ps();
+    for (int b = 0; b < hd / 32; b++, ks += 34) {
+        __m512 a0 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b), load_i8(ks + 2));
+        __m512 a1 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b + 16), load_i8(ks + 18));
+        acc = _mm512_fmadd_ps(_mm512_add_ps(a0, a1), _mm512_set1_ps(q8_0_scale(ks)), acc);
+    }
+    return acc;
+}
+
+/* One position's q·k as a vector of 16 partial sums (two chains of FMAs over hd; q8_0 above). */
 static inline __attribute__((always_inline)) __m512 score_lanes(const float *q, const void *k, int f16, size_t ks,
                                                                 int hd)
 {
+    if (f16 == KV_Q8_0) return score_lanes_q8_0(q, (const uint8_t *)k + ks, hd);
     __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
     int e = 0;
     for (; e + 32 <= hd; e += 32) {
@@ -328,32 +343,9 @@ static void wsum_bf16(float *out, const float *a, const uint16_t *v, size_t stri
     wsum_kv(out, a, v, KV_BF16, stride, hd, n);
 }
 
-/* One q8_0 key row's partial sums: per block of 32, q·qs in two halves, times the block's scale
- * into the row's lanes. */
-static inline __attribute__((always_inline)) __m512 score_lanes_q8_0(const float *q, const uint8_t *ks, int hd)
-{
-    __m512 acc = _mm512_setzero_ps();
-    for (int b = 0; b < hd / 32; b++, ks += 34) {
-        __m512 a0 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b), load_i8(ks + 2));
-        __m512 a1 = _mm512_mul_ps(_mm512_loadu_ps(q + 32 * b + 16), load_i8(ks + 18));
-        acc = _mm512_fmadd_ps(_mm512_add_ps(a0, a1), _mm512_set1_ps(q8_0_scale(ks)), acc);
-    }
-    return acc;
-}
-
-/* out[s] = scale * q·k_s, 16 positions reduced together as in scores_kv (the same bits as one
- * reduction per row). */
 static void scores_q8_0(const float *q, const void *k, size_t stride, int hd, int n, float scale, float *out)
 {
-    const uint8_t *k8 = k;
-    int s = 0;
-    for (; s + 16 <= n; s += 16) {
-        __m512 x[16];
-#pragma GCC unroll 16
-        for (int r = 0; r < 16; r++) x[r] = score_lanes_q8_0(q, k8 + (size_t)(s + r) * stride, hd);
-        _mm512_storeu_ps(out + s, _mm512_mul_ps(reduce16(x), _mm512_set1_ps(scale)));
-    }
-    for (; s < n; s++) out[s] = _mm512_reduce_add_ps(score_lanes_q8_0(q, k8 + (size_t)s * stride, hd)) * scale;
+    scores_kv(q, k, KV_Q8_0, stride, hd, n, scale, out);
 }
 
 /* out += sum_s a[s] v_s over nb blocks of 32 outputs (2 nb registers), one pass over the

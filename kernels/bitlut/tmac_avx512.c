@@ -161,11 +161,11 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
         /* The scales and offsets are streams of their own beside the codes (tmac.h): the next
          * tile's, for this group, into L2 (one tile's time ahead; the codes' prefetch runs
          * BB_PREFETCH_BYTES ahead in each block). */
+        const size_t next = (size_t)tb * G * TMAC_RB + (size_t)g * TMAC_RB;
         for (int i = 0; i < tb; i++) {
-            const size_t next = (size_t)tb * G * TMAC_RB;
-            __builtin_prefetch(hb[i] + next + (size_t)g * TMAC_RB, 0, 2);
-            __builtin_prefetch(hb[i] + next + (size_t)g * TMAC_RB + 16, 0, 2);
-            __builtin_prefetch(ob[i] + next + (size_t)g * TMAC_RB, 0, 2);
+            __builtin_prefetch(hb[i] + next, 0, 2);
+            __builtin_prefetch(hb[i] + next + 16, 0, 2);
+            __builtin_prefetch(ob[i] + next, 0, 2);
         }
         /* group end: isum (exact int32) → float, in the reference's order */
         const __m512i sq = _mm512_set1_epi32(head[g].sq & 0xFFFF); /* |sq| < 2^15: vpdpwssd low half */

@@ -209,9 +209,10 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
             const float *hb = tmac_block_h(w, m, k, b, blk0 + i) + g * TMAC_RB;
             const int8_t *ob = tmac_block_o(w, m, k, b, blk0 + i) + g * TMAC_RB;
             /* the next tile's scales and offsets of this group, into L2 (tmac_avx512.c) */
-            __builtin_prefetch(hb + (size_t)tb * G * TMAC_RB, 0, 2);
-            __builtin_prefetch(hb + (size_t)tb * G * TMAC_RB + 16, 0, 2);
-            __builtin_prefetch(ob + (size_t)tb * G * TMAC_RB, 0, 2);
+            const size_t next = (size_t)tb * G * TMAC_RB;
+            __builtin_prefetch(hb + next, 0, 2);
+            __builtin_prefetch(hb + next + 16, 0, 2);
+            __builtin_prefetch(ob + next, 0, 2);
             int32x4_t isum[8];
             block_group(wg, tl, th, b, mode, isum);
             for (int hh = 0; hh < 2; hh++) {

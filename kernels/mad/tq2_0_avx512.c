@@ -84,9 +84,12 @@ static inline void chunk_scales(const bb_block_tq2_0 *x, const bb_gk_arow *a, in
     *off = _mm512_fmadd_ps(dr, _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(k, a->qsum + b0)), *off);
 }
 
+_Static_assert(BB_GK_QUAD == 4 && BB_GK_NB <= 4, "finish4 sums the rows of one quad or one GEMM group");
+
 /* GEMV: four weight rows against one activation row. */
 static void tq2_0_quad(const uint8_t *const w[4], const bb_gk_arow *a, int nblk, float *out)
 {
+    const size_t ahead = 4 * (size_t)nblk * sizeof(bb_block_tq2_0); /* the next four rows */
     const bb_block_tq2_0 *x[4];
     __m512 f[4], off[4];
     for (int i = 0; i < 4; i++) {
@@ -101,7 +104,7 @@ static void tq2_0_quad(const uint8_t *const w[4], const bb_gk_arow *a, int nblk,
             const int8_t *q = a->q[b0 + j].qs;
             for (int i = 0; i < 4; i++) {
                 __m512i c[4];
-                decode(&x[i][b0 + j], c, 4 * (size_t)nblk * sizeof(bb_block_tq2_0));
+                decode(&x[i][b0 + j], c, ahead);
                 accumulate(c, q, d[i][j], &f[i]);
             }
         }
