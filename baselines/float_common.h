@@ -110,12 +110,15 @@ static inline void bb_fl_matmul_ref(int mode, const void *w, const void *act, fl
 #define BB_FL_CMAX 4   /* most activation rows in a register tile */
 #define BB_FL_LANES 16 /* floats per parked accumulator slot (the widest vector) */
 #define BB_FL_KBLOCK_BYTES 8192 /* K-block: this many bytes of each activation row */
-/* GEMV weight-row prefetch: N = 1 reads the BB_FL_RMAX rows of a tile side by side, one line of
- * each per step, so the tile as a whole looks BB_PREFETCH_BYTES ahead (the distance the integer
- * kernels use, kernels/common/prefetch.h) when each row prefetches BB_PREFETCH_BYTES / NR ahead of
- * itself - wrapping, near its end, to the same row of the next tile rather than into row r + 1,
- * which the tile is already reading (without the wrap rows 1-7 of every tile started cold; the
- * measured distances are in README.md, "End-to-end"). */
+/* GEMV weight-row prefetch: N = 1 reads the NR rows of a tile side by side, one line of each per
+ * step: NR streams in lockstep, which is how kernels/common/prefetch.h's bb_prefetch_interleaved
+ * treats them.  Each line goes into L2 from the same place one tile ahead (NR rows further on:
+ * ahead in its own row it would land in the next row, which this tile is already reading), and
+ * into L1 BB_PREFETCH_L1_BYTES / NR ahead in its row or, past the row's end, in the same row of
+ * the next tile, so that the tile as a whole looks BB_PREFETCH_L1_BYTES ahead into L1.  One
+ * prefetch to L1 alone, BB_PREFETCH_BYTES / NR ahead, left the 700M classifier (M = 32000,
+ * K = 1536) at 1.12x a read of its bytes at one thread, 1.16x at two; the two prefetches take it
+ * to 1.01x and 1.08x (docs/measurements/2026-11-29-classifier.md). */
 #define BB_FL_NBLOCK 16 /* activation rows per column block (a multiple of every tile width) */
 
 typedef struct {

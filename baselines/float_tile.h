@@ -209,13 +209,14 @@ static inline __attribute__((always_inline)) void bb_fl_tile_sum(bb_fl_tile *t, 
             for (int c = 0; c < NC; c++) xv[c] = bb_flv_load(t->x[c], i, p, xtype);
             BB_FL_UNROLL
             for (int r = 0; r < NR; r++) {
-                /* GEMV: weights stream from memory once; one prefetch per 64-byte line, a fixed
-                 * distance ahead in the row or, past its end, in the same row of the next tile
-                 * (see "GEMV weight-row prefetch" in float_common.h) */
+                /* GEMV: weights stream from memory once; each 64-byte line is prefetched twice,
+                 * into L2 one tile ahead and into L1 a short way ahead in its row (see "GEMV
+                 * weight-row prefetch" in float_common.h) */
                 if (NC == 1 && p == 0 && (size_t)i * bb_fl_wsize(MODE) % 64 == 0) {
-                    size_t ahead = (size_t)i * bb_fl_wsize(MODE) + BB_PREFETCH_BYTES / NR;
-                    if (ahead >= t->wrow) ahead += (size_t)(NR - 1) * t->wrow;
-                    __builtin_prefetch((const char *)t->w[r] + ahead, 0, 3);
+                    size_t at = (size_t)i * bb_fl_wsize(MODE), near = at + BB_PREFETCH_L1_BYTES / NR;
+                    if (near >= t->wrow) near += (size_t)(NR - 1) * t->wrow;
+                    __builtin_prefetch((const char *)t->w[r] + near, 0, 3);
+                    __builtin_prefetch((const char *)t->w[r] + at + (size_t)NR * t->wrow, 0, 2);
                 }
                 bb_flv wv = bb_flv_load(t->w[r], i, p, MODE);
                 BB_FL_UNROLL
