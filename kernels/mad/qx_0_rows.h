@@ -84,7 +84,8 @@ BB_QX_INLINE void rows_tile(const uint8_t *w, int fmt, const void *act, float *y
         int b = 0;
         for (; b + 4 <= nblk; b += 4) {
             const uint8_t *blk = row + b * bbytes;
-            for (size_t o = 0; o < 4 * bbytes; o += 64) bb_prefetch_stream(blk + o);
+            /* one prefetch per line that starts in these four blocks */
+            for (size_t o = (size_t)(-(uintptr_t)blk & 63); o < 4 * bbytes; o += 64) bb_prefetch_stream(blk + o);
             quad_scales(blk, fmt, b, aux, nb, sc);
             block_step(blk, fmt, b, a, aux, nb, sc, 0, even);
             block_step(blk + bbytes, fmt, b + 1, a, aux, nb, sc, 1, odd);
