@@ -111,14 +111,14 @@ static inline void bb_fl_matmul_ref(int mode, const void *w, const void *act, fl
 #define BB_FL_LANES 16 /* floats per parked accumulator slot (the widest vector) */
 #define BB_FL_KBLOCK_BYTES 8192 /* K-block: this many bytes of each activation row */
 /* GEMV weight-row prefetch: N = 1 reads the NR rows of a tile side by side, one line of each per
- * step: NR streams in lockstep, which is how kernels/common/prefetch.h's bb_prefetch_interleaved
- * treats them.  Each line goes into L2 from the same place one tile ahead (NR rows further on:
- * ahead in its own row it would land in the next row, which this tile is already reading), and
- * into L1 BB_PREFETCH_L1_BYTES / NR ahead in its row or, past the row's end, in the same row of
- * the next tile, so that the tile as a whole looks BB_PREFETCH_L1_BYTES ahead into L1.  One
- * prefetch to L1 alone, BB_PREFETCH_BYTES / NR ahead, left the 700M classifier (M = 32000,
- * K = 1536) at 1.12x a read of its bytes at one thread, 1.16x at two; the two prefetches take it
- * to 1.01x and 1.08x (docs/measurements/2026-11-29-classifier.md). */
+ * step: NR streams in lockstep, whose far prefetch goes one pass ahead as in kernels/common/
+ * prefetch.h's bb_prefetch_interleaved.  Each line goes into L2 from the same place one tile
+ * ahead (NR rows further on: ahead in its own row it would land in the next row, which this tile
+ * is already reading), and into L1 BB_PREFETCH_L1_BYTES / NR ahead in its row or, past the row's
+ * end, in the same row of the next tile, so that the tile as a whole looks BB_PREFETCH_L1_BYTES
+ * ahead into L1.  One prefetch to L1 alone, BB_PREFETCH_BYTES / NR ahead, left the 700M
+ * classifier (M = 32000, K = 1536) at 1.12x a read of its bytes at one thread, 1.16x at two; the
+ * two prefetches take it to 1.01x and 1.08x (docs/measurements/2026-11-29-classifier.md). */
 #define BB_FL_NBLOCK 16 /* activation rows per column block (a multiple of every tile width) */
 
 typedef struct {
