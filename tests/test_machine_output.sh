@@ -63,7 +63,7 @@ cell() { python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1],
 check '[ "$(cell "$T/g.csv" experiment)" = gemm ] && [ -n "$(cell "$T/g.csv" run_id)" ] && [ -n "$(cell "$T/g.csv" host)" ] && [ -n "$(cell "$T/g.csv" commit)" ] && [ -n "$(cell "$T/g.csv" cpu_model)" ]' \
     "gemm --csv provenance: $(tail -1 "$T/g.csv")"
 "$BB" gemm $G --read --verify --csv >"$T/gv.csv" 2>"$T/gv.err"; rc=$?
-check '[ "$rc" -eq 0 ] && head -1 "$T/gv.csv" | grep -q ",cpu_model,read_t_median_s,read_t_min_s,read_gbps,rel_err,bound_ratio$" && [ "$(cell "$T/gv.csv" verify)" = passed ]' \
+check '[ "$rc" -eq 0 ] && head -1 "$T/gv.csv" | grep -q ",cpu_model,read_t_median_s,read_t_min_s,read_gbps,read_ratio_paired,rel_err,bound_ratio$" && [ "$(cell "$T/gv.csv" verify)" = passed ]' \
     "gemm --read --verify --csv: the extra columns last: rc=$rc $(head -1 "$T/gv.csv") $(cat "$T/gv.err")"
 
 "$BB" gemm $G --json >"$T/g.jsonl" 2>"$T/gj.err"; rc=$?

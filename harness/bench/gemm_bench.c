@@ -98,8 +98,10 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
     float *x = bb_alloc((size_t)n * k * sizeof(float)), *y = bb_alloc((size_t)n * m * sizeof(float));
     void *act = bb_alloc(asize);
     double *times = malloc(sizeof(double) * (size_t)max_reps);
+    double *reads = ms->read_alone ? malloc(sizeof(double) * (size_t)max_reps) : NULL;
+    double *ratios = ms->read_alone ? malloc(sizeof(double) * (size_t)max_reps) : NULL;
     int rc = -1;
-    if (!x || !y || !act || !times) {
+    if (!x || !y || !act || !times || (ms->read_alone && (!reads || !ratios))) {
         snprintf(err, errlen, "out of memory: N=%d K=%d activations, N=%d M=%d outputs, %d timings", n, k, n, m,
                  max_reps);
         goto done;
@@ -126,9 +128,17 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
         prepare(x, n, k, act);
         bb_matmul_pool(pool, kern, v, wp, act, y, m, k, n);
         double t = bb_now() - t0;
+        next = (next + 1) % ps->copies;
+        if (reads) {
+            /* the next copy read alone, right after the call: both see the memory system of the
+             * same moment, however the host's DRAM rate drifts over the point */
+            const void *buf = ps->packed + (size_t)next * ps->psize;
+            reads[reps] = bb_read_buffers(pool, &buf, &ps->psize, 1, NULL);
+            ratios[reps] = t / reads[reps];
+            next = (next + 1) % ps->copies;
+        }
         times[reps++] = t;
         total += t;
-        next = (next + 1) % ps->copies;
     }
     res->fallback_calls = bb_kernel_fallback_calls() - fallbacks_before;
     for (int i = 0; i < ms->nmeters; i++) {
@@ -154,12 +164,22 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
     res->act_bytes = asize;
     res->gops = reps ? 2.0 * m * (double)k * n / st.median / 1e9 : 0;
     res->gbps = reps ? (double)ps->psize / st.median / 1e9 : 0;
+    if (reads && reps) {
+        bb_stats sr = bb_stats_of(reads, reps);
+        res->read_alone = true;
+        res->read_t_median = sr.median;
+        res->read_t_min = sr.min;
+        res->read_gbps = (double)ps->psize / sr.median / 1e9;
+        res->read_ratio_paired = bb_stats_of(ratios, reps).median;
+    }
     rc = 0;
 done:
     free(x);
     free(y);
     free(act);
     free(times);
+    free(reads);
+    free(ratios);
     return rc;
 }
 
@@ -277,27 +297,6 @@ done:
 
 bool bb_gemm_verify_passed(const bb_gemm_result *res) { return res->verified && res->bound_ratio <= 1.0; }
 
-int bb_gemm_read_alone(bb_pool *pool, const bb_packed_set *ps, int reps, bb_gemm_result *res, char *err,
-                       size_t errlen)
-{
-    if (reps < 1) reps = 1;
-    double *times = malloc(sizeof(double) * (size_t)reps);
-    if (!times) {
-        snprintf(err, errlen, "out of memory: %d read timings", reps);
-        return -1;
-    }
-    for (int i = 0; i < reps; i++) {
-        const void *buf = ps->packed + (size_t)(i % ps->copies) * ps->psize;
-        times[i] = bb_read_buffers(pool, &buf, &ps->psize, 1, NULL);
-    }
-    bb_stats st = bb_stats_of(times, reps);
-    free(times);
-    res->read_t_median = st.median;
-    res->read_t_min = st.min;
-    res->read_gbps = (double)ps->psize / st.median / 1e9;
-    return 0;
-}
-
 int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
@@ -308,9 +307,8 @@ int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *s, bb_gemm_result *res, cha
     if (bb_packed_set_make(s->kernel, s->m, s->k, s->cache, s->threads, s->seed, &mach, &ps, err, errlen)) return -1;
     bb_measure_spec ms = {.variant = s->variant, .n = s->n, .warmup = s->warmup, .min_reps = s->min_reps,
                           .max_reps = s->max_reps, .min_seconds = s->min_seconds, .seed = s->seed,
-                          .keep_samples = s->keep_samples};
+                          .keep_samples = s->keep_samples, .read_alone = s->read_alone};
     int rc = bb_gemm_measure(pool, &ps, &ms, res, err, errlen);
-    if (rc == 0 && s->read_alone) rc = bb_gemm_read_alone(pool, &ps, res->reps, res, err, errlen);
     if (rc == 0 && s->verify) rc = bb_gemm_verify(pool, &ps, s->variant, s->n, s->seed, res, err, errlen);
     bb_packed_set_free(&ps);
     return rc;

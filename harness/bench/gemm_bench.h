@@ -33,7 +33,7 @@ typedef struct {
     int max_reps;       /* never more than this */
     uint64_t seed;
     bool verify;        /* also compare with the fp64 reference */
-    bool read_alone;    /* also time a plain read of the same packed bytes (bb_gemm_read_alone) */
+    bool read_alone;    /* also time a plain read of the same packed bytes (bb_measure_spec.read_alone) */
     bool keep_samples;  /* the result's samples: every timed call (bb_measure_spec.keep_samples) */
 } bb_gemm_spec;
 
@@ -61,11 +61,13 @@ typedef struct {
     double err_rel_rms;        /* ||y - y_ref|| / ||y_ref||: the error the kernel's arithmetic adds */
     double err_master_rel_rms; /* ||y - y_master|| / ||y_master||: the total error, weight format included */
     double weight_rel_rms;     /* ||W_deq - W|| / ||W||: the weight format's reconstruction error */
-    /* read_alone (bb_gemm_read_alone): the same packed copies, in the same rotation and as many
-     * times as the kernel ran, read by the same pool with plain 64-byte loads and no arithmetic:
-     * what the memory system gives these bytes, beside which gbps is the kernel's share */
+    /* read_alone (bb_measure_spec.read_alone): after every timed call, the next copy of the same
+     * packed bytes read by the same pool with plain 64-byte loads and no arithmetic: what the
+     * memory system gives these bytes at that moment, beside which gbps is the kernel's share */
+    bool read_alone;
     double read_t_median, read_t_min; /* seconds per copy read */
     double read_gbps;                 /* packed bytes / read_t_median / 1e9 */
+    double read_ratio_paired;         /* median over the calls of call time / the read right after it */
 } bb_gemm_result;
 
 /* A packed weight matrix, repeated `copies` times (see the cache modes). */
@@ -99,6 +101,9 @@ typedef struct {
     double *meter_values;              /* out: the meters' columns, in order */
     const volatile sig_atomic_t *stop; /* checked between calls; NULL = never */
     bool keep_samples;                 /* res->samples: every timed call's seconds (the caller frees it) */
+    /* after every timed call, time a plain read of the next copy (bb_read_buffers), so that call
+     * and read alternate through the point; the reads are not in the call times */
+    bool read_alone;
 } bb_measure_spec;
 
 /* Time prepare + matmul of ms->n activation rows against ps.  Returns 0 or -1 with err. */
@@ -116,11 +121,6 @@ int bb_gemm_verify(bb_pool *pool, const bb_packed_set *ps, const bb_variant *var
  * at every output?  The one pass/fail decision of `bitbench gemm --verify` and of a sweep's
  * `verify` (a NaN error fails). */
 bool bb_gemm_verify_passed(const bb_gemm_result *res);
-
-/* Fill res's read fields: reps plain reads (bb_read_buffers) of ps's copies in the order
- * bb_gemm_measure used them.  Returns 0 or -1 with err (out of memory). */
-int bb_gemm_read_alone(bb_pool *pool, const bb_packed_set *ps, int reps, bb_gemm_result *res, char *err,
-                       size_t errlen);
 
 /* One point, start to end (bitbench gemm). */
 int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *spec, bb_gemm_result *res, char *err, size_t errlen);

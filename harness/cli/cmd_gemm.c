@@ -140,13 +140,14 @@ static void gemm_row(const bb_single_run *run, const bb_gemm_spec *spec, const b
  * and --verify's error against its bound. */
 static int print_row(int format, const bb_gemm_spec *spec, const bb_gemm_result *r, const bb_result_row *row)
 {
-    const char *names[5];
-    double extra[5];
+    const char *names[6];
+    double extra[6];
     int n = 0;
     if (spec->read_alone) {
         names[n] = "read_t_median_s", extra[n++] = r->read_t_median;
         names[n] = "read_t_min_s", extra[n++] = r->read_t_min;
         names[n] = "read_gbps", extra[n++] = r->read_gbps;
+        names[n] = "read_ratio_paired", extra[n++] = r->read_ratio_paired;
     }
     if (spec->verify) {
         names[n] = "rel_err", extra[n++] = r->rel_err;
@@ -174,10 +175,11 @@ static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int th
            r->t_max * 1e6, r->t_sd * 1e6, r->reps);
     printf("  speed  %.2f GOP/s   weights %.2f GB/s\n", r->gops, r->gbps);
     if (spec->read_alone)
-        printf("  read   the same bytes read alone: median %.3f us (min %.3f), %.2f GB/s;\n"
-               "         the kernel takes %.2fx its time (median over median; fastest over fastest %.2fx)\n",
+        printf("  read   the same bytes read alone after each call: median %.3f us (min %.3f), %.2f GB/s;\n"
+               "         the kernel takes %.2fx its time (median over median; call by call %.2fx; "
+               "fastest over fastest %.2fx)\n",
                r->read_t_median * 1e6, r->read_t_min * 1e6, r->read_gbps, r->t_median / r->read_t_median,
-               r->t_min / r->read_t_min);
+               r->read_ratio_paired, r->t_min / r->read_t_min);
     if (spec->verify) {
         printf("  verify max|err| %.3g  rel %.3g  err/bound %.3g  %s\n", r->max_abs_err, r->rel_err, r->bound_ratio,
                bb_gemm_verify_passed(r) ? "(within the format's bound)" : "(EXCEEDS the format's bound)");
