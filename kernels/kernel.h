@@ -226,6 +226,25 @@ const char *bb_variant_ran(const bb_variant *v, int n);
 void bb_kernel_fallback_note(void);
 uint64_t bb_kernel_fallback_calls(void);
 
+/* ---- work sharing (kernels/chunks.c) ----
+ * A call shared among threads is cut into chunks of rows that the threads take one after another,
+ * each first streaming its own share forward, then helping with what is left of the others'
+ * (support/pool.h, bb_pool_run_chunks).  With one fixed slice per thread the threads of a 700M
+ * decode step waited for each other 5-6 % of the matmul time: a thread's DRAM stream runs faster
+ * or slower from one call to the next (README.md, "End-to-end"); chunks of 16 or 64 KiB were no
+ * different from 32.  A call with n > 1 activation rows takes at least BB_PREFILL_CHUNK_ROWS
+ * rows per chunk: it has a cost per activation batch that does not shrink with its rows (the
+ * @amx variants transpose all n x K activations into tiles, the GEMM tiles set up their
+ * activation rows), which at 32 KiB of ternary weights (about 50 rows) was as large as the
+ * arithmetic.  Every row is computed on slices whose ends are multiples of m_multiple, so the
+ * result is the same bits however the chunks fall. */
+#define BB_CHUNK_BYTES 32768
+#define BB_PREFILL_CHUNK_ROWS 256
+/* Rows per chunk of v's call on an M x K matrix with n activation rows: about BB_CHUNK_BYTES of
+ * packed weights (n = 1) or at least BB_PREFILL_CHUNK_ROWS (n > 1), and a multiple of the
+ * kernel's m_multiple, of 16 and of v's m_pass (v may be NULL). */
+int bb_variant_chunk_rows(const bb_kernel *kern, const bb_variant *v, int m, int k, int n);
+
 /* Is variant usable on this CPU? */
 bool bb_variant_usable(const bb_variant *v);
 

@@ -24,19 +24,8 @@ static void rmsnorm(const bb_vec_ops *v, float *o, const float *x, const float *
  * prepared once, and the rows of all of them are one range, so that each thread streams one
  * contiguous run of the arena (the tensors lie there in this order) and the pool synchronizes once
  * instead of three times.  A decode step is then 4 jobs per layer plus the classifier.  The range
- * is cut into chunks of about GROUP_CHUNK_BYTES of weights run with bb_pool_run_chunks: each
- * thread streams its own share forward, then helps with what is left of the others'.  Every row
- * is computed by the same kernel on row slices whose ends are multiples of m_multiple, so the
- * result is the same bits however the chunks fall.  Why: with one fixed slice per thread the
- * threads of a 700M decode step waited for each other 5-6 % of the matmul time (a thread's DRAM
- * stream runs faster or slower from one call to the next; the gain is in README.md,
- * "End-to-end"); chunks of 16 or 64 KiB were no different from 32. */
-#define GROUP_CHUNK_BYTES 32768
-/* A prefill (n > 1) calls the kernel on chunks of at least this many rows instead: each call
- * has a cost per activation batch that does not shrink with its rows (the @amx variants
- * transpose all n x K activations into tiles, the GEMM tiles set up their activation rows), which
- * at 32 KiB of ternary weights (about 50 rows) was as large as the arithmetic. */
-#define PREFILL_CHUNK_ROWS 256
+ * is cut into the chunks of bb_variant_chunk_rows (kernel.h: why chunks, and their sizes) run with
+ * bb_pool_run_chunks, as `bitbench gemm` runs one matrix. */
 
 typedef struct linear_group {
     const bb_linear *lin[3];
@@ -195,24 +184,13 @@ static void run_group(bb_transformer *t, bb_pool *pool, int gi, int n, double *s
     run_group_at(t, pool, &t->groups[gi], n == 1 ? &t->groups[(gi + 1) % t->ngroups] : NULL, n, kind, secs);
 }
 
-static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
-
-/* Rows per chunk: about GROUP_CHUNK_BYTES of the group's weights, a multiple of the kernel's
- * m_multiple, of 16 (whole register tiles of every kernel) and of the variant's m_pass (whole
- * passes: 96-row chunks of tl2_0@avx512 ran as passes of 4, 1 and 1 tiles, and its 700M decode
- * reached 79 % of the read-alone bound where 128-row chunks reach 88 %,
- * docs/measurements/2026-11-29-xeon.md). */
+/* The group's chunks for decode and for prefill (bb_variant_chunk_rows). */
 static void chunk_group(linear_group *g)
 {
     const bb_linear *L = g->lin[0];
-    int unit = L->kern->m_multiple / gcd(L->kern->m_multiple, 16) * 16;
-    if (L->var && L->var->m_pass > 0) unit = unit / gcd(unit, L->var->m_pass) * L->var->m_pass;
-    double row_bytes = (double)L->kern->packed_size(L->m, L->k) / L->m;
-    int units = (int)(GROUP_CHUNK_BYTES / (row_bytes * unit) + 0.5);
-    g->chunk_rows = unit * (units > 1 ? units : 1);
+    g->chunk_rows = bb_variant_chunk_rows(L->kern, L->var, L->m, L->k, 1);
     g->nchunks = (g->rows + g->chunk_rows - 1) / g->chunk_rows;
-    int prefill_units = (PREFILL_CHUNK_ROWS + unit - 1) / unit;
-    g->prefill_rows = g->chunk_rows > unit * prefill_units ? g->chunk_rows : unit * prefill_units;
+    g->prefill_rows = bb_variant_chunk_rows(L->kern, L->var, L->m, L->k, 2);
     g->prefill_chunks = (g->rows + g->prefill_rows - 1) / g->prefill_rows;
 }
 

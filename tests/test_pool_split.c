@@ -1,8 +1,10 @@
 /* The thread pool and the row split: every worker runs every job exactly once (also after the
  * workers have gone to sleep), bb_split_rows covers [0, M) in contiguous slices on the kernel's
  * row multiple and balanced to one unit, bb_pool_run_chunks runs every chunk exactly once and
- * lets a finished thread take over a slow one's chunks, and every registered kernel variant
- * gives, through the pool with 2 threads, the single-threaded result bit for bit. */
+ * lets a finished thread take over a slow one's chunks, bb_variant_chunk_rows cuts whole units
+ * of about BB_CHUNK_BYTES, and every registered kernel variant gives, through the pool's chunks
+ * with 1 and 2 threads, the single-threaded result bit for bit. */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +173,34 @@ static int pick_k(const bb_kernel *k, int m)
     return 0;
 }
 
+/* bb_variant_chunk_rows: whole row units, whole passes; about BB_CHUNK_BYTES of weights per
+ * decode chunk (within half a unit's bytes, or one unit when a unit is larger); at least
+ * BB_PREFILL_CHUNK_ROWS rows per prefill chunk. */
+static void test_chunk_rows(void)
+{
+    for (int i = 0; i < bb_kernel_count(); i++) {
+        const bb_kernel *kern = bb_kernel_at(i);
+        for (int v = 0; v < bb_variant_count(kern); v++) {
+            const bb_variant *var = &kern->variants[v];
+            int m = 4096, k = 2560;
+            char err[256];
+            if (bb_kernel_check_shape(kern, m, k, 1, err, sizeof err)) continue;
+            int d = bb_variant_chunk_rows(kern, var, m, k, 1), p = bb_variant_chunk_rows(kern, var, m, k, 8);
+            int pass = var->m_pass > 0 ? var->m_pass : 1;
+            CHECK(d > 0 && d % kern->m_multiple == 0 && d % 16 == 0 && d % pass == 0,
+                  "%s@%s: %d decode rows per chunk are not whole units", kern->name, var->isa, d);
+            CHECK(p >= BB_PREFILL_CHUNK_ROWS && p >= d && p % kern->m_multiple == 0 && p % pass == 0,
+                  "%s@%s: %d prefill rows per chunk", kern->name, var->isa, p);
+            int unit = 16; /* the least common multiple of 16, m_multiple and m_pass */
+            while (unit % kern->m_multiple || unit % pass) unit += 16;
+            double row = (double)kern->packed_size(m, k) / m, bytes = d * row;
+            CHECK(d == unit || fabs(bytes - BB_CHUNK_BYTES) <= 0.5 * unit * row + 1e-6,
+                  "%s@%s: %d rows are %.0f bytes, more than half a unit from %d", kern->name, var->isa, d, bytes,
+                  BB_CHUNK_BYTES);
+        }
+    }
+}
+
 static void test_kernels_split(void)
 {
     char err[1024];
@@ -216,12 +246,17 @@ static void test_kernels_split(void)
                 /* reference: one call over all rows, no pool */
                 memset(y[0], 0xff, (size_t)n * m * sizeof(float));
                 var->matmul(packed, act, y[0], m, k, n, 0, m);
-                for (int t = 1; t <= 2; t++) {
-                    memset(y[t], 0xff, (size_t)n * m * sizeof(float));
-                    bb_matmul_pool(pools[t], kern, var, packed, act, y[t], m, k, n);
-                    CHECK(memcmp(y[0], y[t], (size_t)n * m * sizeof(float)) == 0,
-                          "%s@%s M=%d K=%d N=%d: %d threads differ from one call", kern->name, var->isa, m, k, n, t);
-                }
+                /* the pool's own chunks (as bitbench gemm runs them), then chunks of one row unit:
+                 * 13 of them, taken by 1 or 2 threads in whatever order the threads get to them */
+                for (int t = 1; t <= 2; t++)
+                    for (int unit = 0; unit <= 1; unit++) {
+                        memset(y[t], 0xff, (size_t)n * m * sizeof(float));
+                        if (unit) bb_matmul_pool_chunks(pools[t], kern, var, packed, act, y[t], m, k, n, kern->m_multiple);
+                        else bb_matmul_pool(pools[t], kern, var, packed, act, y[t], m, k, n);
+                        CHECK(memcmp(y[0], y[t], (size_t)n * m * sizeof(float)) == 0,
+                              "%s@%s M=%d K=%d N=%d: %d threads (%s chunks) differ from one call", kern->name, var->isa,
+                              m, k, n, t, unit ? "one-unit" : "the pool's");
+                    }
             }
         }
     next:
@@ -254,6 +289,7 @@ int main(void)
     test_split();
     test_pool_runs();
     test_chunks();
+    test_chunk_rows();
     test_kernels_split();
     test_overhead();
     return check_summary("test_pool_split");

@@ -14,26 +14,38 @@
 #include "support/timer.h"
 
 typedef struct {
-    const bb_kernel *kern;
     const bb_variant *v;
     const void *w, *act;
     float *y;
-    int m, k, n;
+    int m, k, n, chunk_rows;
 } matmul_job;
 
-static void matmul_fn(void *ctx, int tid, int nthreads)
+static void matmul_chunk(void *ctx, int tid, int c)
 {
-    matmul_job *j = ctx;
-    int m0, m1;
-    bb_split_rows(j->m, j->kern->m_multiple, tid, nthreads, &m0, &m1);
-    if (m1 > m0) j->v->matmul(j->w, j->act, j->y, j->m, j->k, j->n, m0, m1);
+    (void)tid;
+    const matmul_job *j = ctx;
+    int r0 = c * j->chunk_rows, r1 = r0 + j->chunk_rows < j->m ? r0 + j->chunk_rows : j->m;
+    j->v->matmul(j->w, j->act, j->y, j->m, j->k, j->n, r0, r1);
+}
+
+void bb_matmul_pool_chunks(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, const void *w,
+                           const void *act, float *y, int m, int k, int n, int chunk_rows)
+{
+    (void)kern;
+    matmul_job j = {v, w, act, y, m, k, n, chunk_rows};
+    bb_pool_chunks job = {(m + chunk_rows - 1) / chunk_rows, matmul_chunk, NULL, &j};
+    bb_pool_run_chunks(pool, &job);
 }
 
 void bb_matmul_pool(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, const void *w,
                     const void *act, float *y, int m, int k, int n)
 {
-    matmul_job j = {kern, v, w, act, y, m, k, n};
-    bb_pool_run(pool, matmul_fn, &j);
+    int rows = bb_variant_chunk_rows(kern, v, m, k, n), threads = bb_pool_size(pool);
+    if ((m + rows - 1) / rows < threads) { /* a small M: one slice per thread, whole row units */
+        int units = (m / kern->m_multiple + threads - 1) / threads;
+        rows = (units > 0 ? units : 1) * kern->m_multiple;
+    }
+    bb_matmul_pool_chunks(pool, kern, v, w, act, y, m, k, n, rows);
 }
 
 void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float *w)

@@ -125,9 +125,15 @@ bool bb_gemm_verify_passed(const bb_gemm_result *res);
 /* One point, start to end (bitbench gemm). */
 int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *spec, bb_gemm_result *res, char *err, size_t errlen);
 
-/* Run variant->matmul over [0, m) split across the pool along the kernel's row multiple. */
+/* Run variant->matmul over [0, m) shared by the pool as the engine shares a linear layer: in
+ * chunks of bb_variant_chunk_rows rows (kernel.h), each thread its own share first, then what is
+ * left of the others' (when that makes fewer chunks than threads: one slice of whole row units
+ * per thread).  bb_matmul_pool_chunks takes the rows per chunk (a multiple of the kernel's
+ * m_multiple). */
 void bb_matmul_pool(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, const void *w,
                     const void *act, float *y, int m, int k, int n);
+void bb_matmul_pool_chunks(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, const void *w,
+                           const void *act, float *y, int m, int k, int n, int chunk_rows);
 
 /* Random weights of the kernel's natural kind (ternary or Gaussian), M×K. */
 void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float *w);
