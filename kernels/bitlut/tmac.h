@@ -88,6 +88,13 @@
 #define TMAC_RB 32        /* rows per block */
 #define TMAC_CHUNK 16     /* activations per chunk: 4 tables of g = 4 */
 #define TMAC_TPG (TMAC_QG / 4) /* tables per group: 32 */
+/* Row blocks per tile: the SIMD variants load a group's tables once for a tile of this many
+ * blocks (avx2, neon, and avx512's int8 tables: 4; avx512's _fa and _exact hold twice the
+ * accumulators and tables, so 2).  A slice of fewer rows runs narrower tiles that load the same
+ * tables for fewer rows, so the variants state TMAC_RB times it as their m_pass (kernel.h): the
+ * engine's decode chunks of 64 rows ran tmac_w2@avx512 as single-block tiles. */
+#define TMAC_TB 4
+#define TMAC_TB_AVX512_WIDE 2
 
 typedef enum { TMAC_LUT8 = 0, TMAC_FA, TMAC_EXACT } tmac_mode;
 

@@ -23,7 +23,7 @@
 
 #define AI static inline __attribute__((always_inline))
 
-#define TB 4 /* row blocks per tile */
+#define TB TMAC_TB
 
 /* Lookup of one index vector (bytes 0..15 per lane) for vector u: dword byte t from the table of
  * K-group sel(u, t) of the chunk (tables t4[0..3]). */

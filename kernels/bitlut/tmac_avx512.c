@@ -192,7 +192,7 @@ AI void run(const void *w, const void *act, float *y, int m, int k, int n, int m
     /* 4 blocks share each table register (the most that keeps 8 int32 + 8 float accumulators,
      * the table and the b selector/weight constants in 32 zmm); _exact and _fa hold two or four
      * tables and twice the accumulators, so 2 */
-    const int tbf = mode == TMAC_LUT8 ? 4 : 2;
+    const int tbf = mode == TMAC_LUT8 ? TMAC_TB : TMAC_TB_AVX512_WIDE;
     consts_t cs;
     make_consts(b, &cs);
     int blk = m0 / TMAC_RB, blk1 = (m1 + TMAC_RB - 1) / TMAC_RB;

@@ -38,7 +38,7 @@
 
 #define AI static inline __attribute__((always_inline))
 
-#define TB 4 /* row blocks per tile: one table expansion serves 128 rows */
+#define TB TMAC_TB /* one table expansion serves 128 rows */
 
 /* Rebuild the 32 tables of group g (mirror consolidation) into tl[j] (and th[j] for _exact). */
 AI void expand_group(const void *tabs, int g, const tmac_mode mode, uint8x16_t *tl, uint8x16_t *th)

@@ -24,10 +24,10 @@ const bb_kernel bb_kernel_tmac_w4 = {
     .variants = {
         {"scalar", 0, bb_tmac_w4_ref, NULL},
 #if defined(__x86_64__)
-        {"avx2", BB_ISA_AVX2, bb_tmac_w4_avx2, tmac_prepare_avx2},
-        {"avx512", BB_ISA_AVX512, bb_tmac_w4_avx512, tmac_prepare_avx512},
+        {"avx2", BB_ISA_AVX2, bb_tmac_w4_avx2, tmac_prepare_avx2, .m_pass = TMAC_RB * TMAC_TB},
+        {"avx512", BB_ISA_AVX512, bb_tmac_w4_avx512, tmac_prepare_avx512, .m_pass = TMAC_RB * TMAC_TB},
 #elif defined(__aarch64__)
-        {"neon", BB_ISA_NEON, bb_tmac_w4_neon, tmac_prepare_neon},
+        {"neon", BB_ISA_NEON, bb_tmac_w4_neon, tmac_prepare_neon, .m_pass = TMAC_RB * TMAC_TB},
 #endif
     },
     .about = {
@@ -78,10 +78,11 @@ const bb_kernel bb_kernel_tmac_w4_fa = {
     .variants = {
         {"scalar", 0, bb_tmac_w4_fa_ref, NULL},
 #if defined(__x86_64__)
-        {"avx2", BB_ISA_AVX2, bb_tmac_w4_fa_avx2, tmac_fa_prepare_avx2},
-        {"avx512", BB_ISA_AVX512, bb_tmac_w4_fa_avx512, tmac_fa_prepare_avx512},
+        {"avx2", BB_ISA_AVX2, bb_tmac_w4_fa_avx2, tmac_fa_prepare_avx2, .m_pass = TMAC_RB * TMAC_TB},
+        {"avx512", BB_ISA_AVX512, bb_tmac_w4_fa_avx512, tmac_fa_prepare_avx512,
+         .m_pass = TMAC_RB * TMAC_TB_AVX512_WIDE},
 #elif defined(__aarch64__)
-        {"neon", BB_ISA_NEON, bb_tmac_w4_fa_neon, tmac_fa_prepare_neon},
+        {"neon", BB_ISA_NEON, bb_tmac_w4_fa_neon, tmac_fa_prepare_neon, .m_pass = TMAC_RB * TMAC_TB},
 #endif
     },
     .about = {
@@ -130,10 +131,10 @@ const bb_kernel bb_kernel_tmac_w4_exact = {
     .variants = {
         {"scalar", 0, bb_tmac_w4_exact_ref, NULL},
 #if defined(__x86_64__)
-        {"avx2", BB_ISA_AVX2, bb_tmac_w4_exact_avx2, NULL},
-        {"avx512", BB_ISA_AVX512, bb_tmac_w4_exact_avx512, NULL},
+        {"avx2", BB_ISA_AVX2, bb_tmac_w4_exact_avx2, NULL, .m_pass = TMAC_RB * TMAC_TB},
+        {"avx512", BB_ISA_AVX512, bb_tmac_w4_exact_avx512, NULL, .m_pass = TMAC_RB * TMAC_TB_AVX512_WIDE},
 #elif defined(__aarch64__)
-        {"neon", BB_ISA_NEON, bb_tmac_w4_exact_neon, NULL},
+        {"neon", BB_ISA_NEON, bb_tmac_w4_exact_neon, NULL, .m_pass = TMAC_RB * TMAC_TB},
 #endif
     },
     .about = {
