@@ -6,7 +6,8 @@
 # columns, the dry run's depth column and results.md's "tg2 @ d260"; a fake llama-bench without
 # -d gives one note and no peer row at depth, one with -d gets `-d D`; bad values are one error
 # line each (an unknown KV type, q8_0 on a head dimension that is not a multiple of 32, a depth
-# past the memory available, a negative depth).  $1 is the bitbench binary.
+# past the memory available, a negative depth); a token whose bytes are within twice the last-level cache gets a line saying
+# the bound is not a DRAM bound.  $1 is the bitbench binary.
 BB="$1"
 SRC="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}"
 D=$(cd "$SRC/tests/data/peers" && pwd)
@@ -51,6 +52,14 @@ check '[ "$(csvcol "$out2" kv_bytes_per_token 1)" = $((2 * 2 * 306 * (34 + 64)))
 out=$("$BB" e2e --model tiny --kernel f32 --prompt 4 --gen 4 --reps 1 --depth 300 2>&1); rc=$?
 check '[ $rc -eq 0 ] && printf "%s\n" "$out" | grep -q "context  depth 300, KV cache keys f32, values f32" && printf "%s\n" "$out" | grep -q "MB of KV cache"' \
     "e2e text at depth: $out"
+# a token's bytes (tiny: well under a MiB, the least last-level cache bitbench assumes) within
+# twice the LLC: the text says so, and its ratio is the bytes over the cache it names (to the
+# rounding of its two decimals)
+line=$(printf "%s\n" "$out" | sed -n 's/^  cache    the \([0-9.]*\) MB a token reads are \([0-9.]*\)x the \([0-9.]*\) MiB last-level cache (.*/\1 \2 \3/p')
+check 'echo "$line" | awk "NF == 3 && \$3 >= 1 { r = \$1 * 1e6 / (\$3 * 1048576); exit !((r - \$2) ^ 2 <= 0.0000251) } END { if (NF != 3) exit 1 }"' \
+    "e2e text names the LLC a small model's token fits in: [$line] $out"
+out=$("$BB" e2e --model tiny --kernel f32 --prompt 4 --gen 0 --reps 1 2>&1)
+check '! printf "%s\n" "$out" | grep -q "^  cache "' "no cache line without a decode: $out"
 
 # refusals: one line each, non-zero exit
 out=$("$BB" e2e --model tiny --kernel f32 --kv q4_0 2>&1); rc=$?

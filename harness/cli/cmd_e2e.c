@@ -182,6 +182,17 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
                100 * r->matmul_share, r->weight_bytes_per_token / 1e6, r->weight_pad_bytes_per_token / 1e6,
                r->tg_gbps, r->kv_bytes_per_token / 1e6, r->read_tps_median, r->read_tps_max, r->read_gbps, 100 * r->tg_of_read,
                100 * r->tg_tps_max / r->read_tps_max);
+    /* A token's bytes within twice the last-level cache (gemm --cache dram's rule for "from
+     * memory") may partly stay in it from one token to the next, for the decode and for the read
+     * alike: the bound is then not a DRAM bound.  Measured on a 260 MiB L3: 245 MB read again
+     * came at 32 GB/s, the same bytes rotated past twice the cache at 28 GB/s
+     * (docs/measurements/2026-11-29-gemm-split.md). */
+    double token_bytes = r->weight_bytes_per_token + (double)r->kv_bytes_per_token, llc = (double)bb_machine_llc(mach);
+    if (spec->gen_len && token_bytes < 2 * llc)
+        printf("  cache    the %.1f MB a token reads are %.2fx the %.1f MiB last-level cache (%s; a VM may report its\n"
+               "           host's): part of them may come from it, so the read-alone bound is not a DRAM bound (it is\n"
+               "           from 2x the cache on)\n",
+               token_bytes / 1e6, token_bytes / llc, llc / 1048576.0, mach->cache_source[0] ? mach->cache_source : "assumed");
 }
 
 /* One row of the breakdown: name, ms per decode token, share of the measured total. */
