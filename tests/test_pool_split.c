@@ -251,7 +251,7 @@ static void test_kernels_split(void)
                 for (int t = 1; t <= 2; t++)
                     for (int unit = 0; unit <= 1; unit++) {
                         memset(y[t], 0xff, (size_t)n * m * sizeof(float));
-                        if (unit) bb_matmul_pool_chunks(pools[t], kern, var, packed, act, y[t], m, k, n, kern->m_multiple);
+                        if (unit) bb_matmul_pool_chunks(pools[t], var, packed, act, y[t], m, k, n, kern->m_multiple);
                         else bb_matmul_pool(pools[t], kern, var, packed, act, y[t], m, k, n);
                         CHECK(memcmp(y[0], y[t], (size_t)n * m * sizeof(float)) == 0,
                               "%s@%s M=%d K=%d N=%d: %d threads (%s chunks) differ from one call", kern->name, var->isa,

@@ -28,10 +28,9 @@ static void matmul_chunk(void *ctx, int tid, int c)
     j->v->matmul(j->w, j->act, j->y, j->m, j->k, j->n, r0, r1);
 }
 
-void bb_matmul_pool_chunks(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, const void *w,
-                           const void *act, float *y, int m, int k, int n, int chunk_rows)
+void bb_matmul_pool_chunks(bb_pool *pool, const bb_variant *v, const void *w, const void *act, float *y, int m,
+                           int k, int n, int chunk_rows)
 {
-    (void)kern;
     matmul_job j = {v, w, act, y, m, k, n, chunk_rows};
     bb_pool_chunks job = {(m + chunk_rows - 1) / chunk_rows, matmul_chunk, NULL, &j};
     bb_pool_run_chunks(pool, &job);
@@ -45,7 +44,7 @@ void bb_matmul_pool(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, c
         int units = (m / kern->m_multiple + threads - 1) / threads;
         rows = (units > 0 ? units : 1) * kern->m_multiple;
     }
-    bb_matmul_pool_chunks(pool, kern, v, w, act, y, m, k, n, rows);
+    bb_matmul_pool_chunks(pool, v, w, act, y, m, k, n, rows);
 }
 
 void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float *w)
@@ -178,7 +177,6 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
     res->gbps = reps ? (double)ps->psize / st.median / 1e9 : 0;
     if (reads && reps) {
         bb_stats sr = bb_stats_of(reads, reps);
-        res->read_alone = true;
         res->read_t_median = sr.median;
         res->read_t_min = sr.min;
         res->read_gbps = (double)ps->psize / sr.median / 1e9;

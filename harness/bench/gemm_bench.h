@@ -64,7 +64,6 @@ typedef struct {
     /* read_alone (bb_measure_spec.read_alone): after every timed call, the next copy of the same
      * packed bytes read by the same pool with plain 64-byte loads and no arithmetic: what the
      * memory system gives these bytes at that moment, beside which gbps is the kernel's share */
-    bool read_alone;
     double read_t_median, read_t_min; /* seconds per copy read */
     double read_gbps;                 /* packed bytes / read_t_median / 1e9 */
     double read_ratio_paired;         /* median over the calls of call time / the read right after it */
@@ -132,8 +131,8 @@ int bb_gemm_bench(bb_pool *pool, const bb_gemm_spec *spec, bb_gemm_result *res, 
  * m_multiple). */
 void bb_matmul_pool(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, const void *w,
                     const void *act, float *y, int m, int k, int n);
-void bb_matmul_pool_chunks(bb_pool *pool, const bb_kernel *kern, const bb_variant *v, const void *w,
-                           const void *act, float *y, int m, int k, int n, int chunk_rows);
+void bb_matmul_pool_chunks(bb_pool *pool, const bb_variant *v, const void *w, const void *act, float *y, int m,
+                           int k, int n, int chunk_rows);
 
 /* Random weights of the kernel's natural kind (ternary or Gaussian), M×K. */
 void bb_random_weights(const bb_kernel *kern, int m, int k, uint64_t seed, float *w);

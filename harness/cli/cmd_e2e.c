@@ -187,12 +187,14 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
      * alike: the bound is then not a DRAM bound.  Measured on a 260 MiB L3: 245 MB read again
      * came at 32 GB/s, the same bytes rotated past twice the cache at 28 GB/s
      * (docs/measurements/2026-11-29-gemm-split.md). */
-    double token_bytes = r->weight_bytes_per_token + (double)r->kv_bytes_per_token, llc = (double)bb_machine_llc(mach);
+    double token_bytes = r->weight_bytes_per_token + (double)r->kv_bytes_per_token;
+    double llc = (double)bb_machine_llc(mach);
     if (spec->gen_len && token_bytes < 2 * llc)
         printf("  cache    the %.1f MB a token reads are %.2fx the %.1f MiB last-level cache (%s; a VM may report its\n"
                "           host's): part of them may come from it, so the read-alone bound is not a DRAM bound (it is\n"
                "           from 2x the cache on)\n",
-               token_bytes / 1e6, token_bytes / llc, llc / 1048576.0, mach->cache_source[0] ? mach->cache_source : "assumed");
+               token_bytes / 1e6, token_bytes / llc, llc / 1048576.0,
+               mach->cache_source[0] ? mach->cache_source : "assumed");
 }
 
 /* One row of the breakdown: name, ms per decode token, share of the measured total. */
