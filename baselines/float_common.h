@@ -24,7 +24,7 @@
  * byte comes from memory once for 16 activation rows.  Accumulators are parked in a small buffer
  * between K-blocks (bit-exact).  Smaller K-blocks that keep the activation chunk in L1 too
  * were slower (parking costs more than the L2 loads it saves); the tile shapes were chosen among
- * equally fast ones (measurements in README.md, "End-to-end").
+ * equally fast ones (docs/measurements/2026-11-22.md, "The engine's decode against its bandwidth bound").
  * Every accumulator sees the same sequence of operations whatever the tile, block or row slice it
  * falls in, so any split of M gives the same bits.
  * N = 1 uses a taller single-column tile (memory-bound GEMV: more independent rows in flight). */

@@ -231,7 +231,7 @@ uint64_t bb_kernel_fallback_calls(void);
  * each first streaming its own share forward, then helping with what is left of the others'
  * (support/pool.h, bb_pool_run_chunks).  With one fixed slice per thread the threads of a 700M
  * decode step waited for each other 5-6 % of the matmul time: a thread's DRAM stream runs faster
- * or slower from one call to the next (README.md, "End-to-end"); chunks of 16 or 64 KiB were no
+ * or slower from one call to the next (docs/models.md, "Matmul dispatch"); chunks of 16 or 64 KiB were no
  * different from 32.  A call with n > 1 activation rows takes at least BB_PREFILL_CHUNK_ROWS
  * rows per chunk: it has a cost per activation batch that does not shrink with its rows (the
  * @amx variants transpose all n x K activations into tiles, the GEMM tiles set up their

@@ -1,4 +1,4 @@
-/* e2e.csv: one row per end-to-end point of a model sweep (README.md, "End-to-end"), flushed as
+/* e2e.csv: one row per end-to-end point of a model sweep (docs/results.md, "e2e.csv"), flushed as
  * each point finishes, read back by --resume and by `bitbench plot --kind tokens|e2e_threads`.
  *
  * As results.csv (results.h), one typed column list (bb_e2e_columns) drives the header, the writer,

@@ -401,7 +401,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_string(&j, "csv", r->csv_file);
     bb_json_string(&j, "jsonl", r->plan->npoints ? "results.jsonl" : NULL); /* written when the run ends */
     bb_json_string(&j, "markdown", r->md_file);
-    /* model sweeps: one row per end-to-end point (columns in README.md, "End-to-end") */
+    /* model sweeps: one row per end-to-end point (columns in docs/results.md, "e2e.csv") */
     bb_json_string(&j, "e2e_csv", r->plan->ne2e ? r->e2e_file : NULL);
     bb_json_string(&j, "e2e_jsonl", r->plan->ne2e ? "e2e.jsonl" : NULL);
     string_array(&j, "skipped", r->plan->skipped, r->plan->nskipped);

@@ -11,7 +11,7 @@
  * dequantized together (a vector division is the same IEEE division per lane as bb_i8_dequant's).
  * Rows are read one after the other, so a thread's weights are one forward stream: from DRAM
  * that streams better than interleaving the four rows, though in cache it is slower (figures in
- * README.md, "End-to-end").
+ * docs/measurements/2026-11-22.md, "The engine's decode against its bandwidth bound").
  * Exactness: each lane gains at most 4*128*127 per block, |acc| <= 65024*K/128 < 2^31 for
  * K <= 2^18 (shape_error enforces it). */
 #include <immintrin.h>
