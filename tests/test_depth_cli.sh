@@ -6,8 +6,8 @@
 # columns, the dry run's depth column and results.md's "tg2 @ d260"; a fake llama-bench without
 # -d gives one note and no peer row at depth, one with -d gets `-d D`; bad values are one error
 # line each (an unknown KV type, q8_0 on a head dimension that is not a multiple of 32, a depth
-# past the memory available, a negative depth); a token whose bytes are within twice the last-level cache gets a line saying
-# the bound is not a DRAM bound.  $1 is the bitbench binary.
+# past the memory available, a negative depth); a token whose bytes are within twice the
+# last-level cache gets a line saying the bound is not a DRAM bound.  $1 is the bitbench binary.
 BB="$1"
 SRC="${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}"
 D=$(cd "$SRC/tests/data/peers" && pwd)
