@@ -17,6 +17,7 @@ extern const bb_kernel bb_kernel_q4_0_4_4;
 extern const bb_kernel bb_kernel_q4_0_4_8;
 extern const bb_kernel bb_kernel_i2_s;
 extern const bb_kernel bb_kernel_tq2_0;
+extern const bb_kernel bb_kernel_tq2_0_x16;
 extern const bb_kernel bb_kernel_q2_k;
 extern const bb_kernel bb_kernel_q2_k_x16;
 extern const bb_kernel bb_kernel_tq1_0;
@@ -53,6 +54,7 @@ static const bb_kernel *const registry[] = {
     &bb_kernel_q4_0_4_8,
     &bb_kernel_i2_s,
     &bb_kernel_tq2_0,
+    &bb_kernel_tq2_0_x16,
     &bb_kernel_q2_k,
     &bb_kernel_q2_k_x16,
     &bb_kernel_tq1_0,

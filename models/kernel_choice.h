@@ -8,13 +8,14 @@
  *     kernel named as the type when several store it, f32 rather than f32_blas).  A type that no
  *     kernel stores (Q6_K) is dequantized to f32, exactly, and the note says so.
  *     Where a kernel's layout rearranges the type's blocks (kernel.h gguf_repack_type: Q4_0 ->
- *     q4_0x8, IQ4_NL -> iq4_nl_x8, Q2_K -> q2_k_x16, TQ1_0 -> tq1_0_x16, the Arm paper's §4.1.1
- *     SIMD-aware packing), that layout's best variant on this CPU is not its scalar reference, and
- *     the tensor's rows fill its row groups without padding (M a multiple of 8 or 16, as llama.cpp's
- *     CPU_REPACK buffers require), the tensor goes through that kernel instead: its blocks are
- *     moved at load, every bit kept (the same weights and the stored kernel's reference numbers;
- *     bit for bit against the stored kernel's SIMD variants where these keep the reference's order,
- *     kernels/mad/q4_0.h and codebook/iq4_nl.h say where they do not), and the note says so.  The
+ *     q4_0x8, IQ4_NL -> iq4_nl_x8, Q2_K -> q2_k_x16, TQ1_0 -> tq1_0_x16, TQ2_0 -> tq2_0_x16, the
+ *     Arm paper's §4.1.1 SIMD-aware packing), that layout's best variant on this CPU is not its
+ *     scalar reference, and the tensor's rows fill its row groups without padding (M a multiple of
+ *     8 or 16, as llama.cpp's CPU_REPACK buffers require), the tensor goes through that kernel
+ *     instead: its blocks are moved at load, every bit kept (the same weights and the stored
+ *     kernel's reference numbers; bit for bit against the stored kernel's SIMD variants where these
+ *     keep the reference's order, kernels/mad/q4_0.h, codebook/iq4_nl.h and mad/tq2_0.h say where
+ *     they do not), and the note says so.  The
  *     classifier likewise.  keep_layout (--no-repack) keeps every tensor in its stored layout.
  *   - kernel K: the linear layers through K; those of another type are requantized and the note
  *     lists them ("--kernel q4_0 requantizes 35 tensors: 30 Q8_0 (attn_q, ...), 5 F32

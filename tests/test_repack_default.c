@@ -1,10 +1,11 @@
-/* A GGUF file's Q4_0, IQ4_NL, Q2_K and TQ1_0 tensors run by default in the interleaved layout of
- * their own blocks (models/kernel_choice.h: q4_0x8, iq4_nl_x8, q2_k_x16, tq1_0_x16, the Arm
- * paper's §4.1.1 SIMD-aware packing, as llama.cpp's CPU_REPACK buffers do), bits unchanged:
+/* A GGUF file's Q4_0, IQ4_NL, Q2_K, TQ1_0 and TQ2_0 tensors run by default in the interleaved
+ * layout of their own blocks (models/kernel_choice.h: q4_0x8, iq4_nl_x8, q2_k_x16, tq1_0_x16,
+ * tq2_0_x16, the Arm paper's §4.1.1 SIMD-aware packing, as llama.cpp's CPU_REPACK buffers do),
+ * bits unchanged:
  *   - which tensors move: those whose rows fill the layout's row groups (stories260K-q4_0's
- *     attn_*, not its ffn_gate/ffn_up of 172 rows; every matrix of the tiny BitNet TQ1_0; an
- *     exported Q2_K model's attention but not its 520-row FFN; a Q4_0 classifier), the one stderr
- *     line that says so, what the engine's conversions record, and `--no-repack` (keep_layout),
+ *     attn_*, not its ffn_gate/ffn_up of 172 rows; every matrix of the tiny BitNet TQ1_0 and
+ *     TQ2_0; an exported Q2_K model's attention but not its 520-row FFN; a Q4_0 classifier), the
+ *     one stderr line that says so, what the engine's conversions record, and `--no-repack` (keep_layout),
  *     which keeps every stored layout and names the run as-stored-no-repack;
  *   - the numbers: the rearranged model's logits (decode, N = 1, and a prefill, N = 20) are bit
  *     for bit those of the same model with each moved tensor through its stored kernel's scalar
@@ -12,7 +13,8 @@
  *     whose stored kernels' SIMD variants give it too, bit for bit those of the --no-repack run.
  *     Q4_0's and IQ4_NL's stored SIMD variants sum float lanes in an order of their own
  *     (kernels/mad/q4_0.h, codebook/iq4_nl.h): there the --no-repack logits agree within float
- *     rounding only, and the difference is printed.
+ *     rounding only, and the difference is printed; so do TQ2_0's (tq2_0@avx512,
+ *     kernels/mad/tq2_0.h).
  * Where this CPU has no SIMD variant of a layout (bb_kernel_fast_layout is NULL) the default keeps
  * the stored layout, and that is what is checked. */
 #include <math.h>
@@ -237,6 +239,14 @@ int main(void)
                "rearranges 14 tensors at load into a faster layout, bits unchanged: 14 TQ1_0 (attn_q, attn_k, attn_v, "
                "attn_output, ffn_gate, ffn_up, ffn_down) for tq1_0_x16",
                "w2: TQ1_0 blocks rearranged (not requantized) for tq1_0_x16", true);
+
+    /* the tiny BitNet TQ2_0 likewise; tq2_0@avx512 sums float lanes of its own order (tq2_0.h),
+     * so --no-repack agrees within float rounding there */
+    snprintf(path, sizeof path, "%s/golden/gguf/bitnet/tiny-bitnet-tq2_0-embf16.gguf", shared);
+    check_file(path, "TQ2_0", (const int[]){WQ, WK, WV, WO, W1, W3, W2, -1}, (const int[]){-1},
+               "rearranges 14 tensors at load into a faster layout, bits unchanged: 14 TQ2_0 (attn_q, attn_k, attn_v, "
+               "attn_output, ffn_gate, ffn_up, ffn_down) for tq2_0_x16",
+               "w2: TQ2_0 blocks rearranged (not requantized) for tq2_0_x16", false);
 
     /* exported Q2_K and IQ4_NL models */
     snprintf(tmp, sizeof tmp, "/tmp/bb_test_repack_%ld_q2_k.gguf", (long)getpid());

@@ -1,5 +1,5 @@
 /* The 16-row interleaved kernels hold their plain kernels' numbers (common/row_interleave.h):
- * q2_k_x16 q2_k's (q2_k_x16.h), tq1_0_x16 tq1_0's (tq1_0_x16.h).  From the same weights the
+ * q2_k_x16 q2_k's (q2_k_x16.h), tq1_0_x16 tq1_0's (tq1_0_x16.h), tq2_0_x16 tq2_0's (tq2_0_x16.h).  From the same weights the
  * interleaved bytes are the plain kernel's blocks rearranged exactly as the header states, they
  * dequantize to identical floats, repacking the plain kernel's bytes (the engine's path for a GGUF
  * tensor, kernel.h gguf_repack_type) gives the same bytes as packing, and every variant gives
@@ -29,13 +29,20 @@ static size_t tq1_0_x16_at(int i, int j)
     return 832 + 2 * i + j % 2;                        /* d */
 }
 
+static size_t tq2_0_x16_at(int i, int j)
+{
+    if (j < 64) return 64 * (j / 4) + 4 * i + j % 4; /* qs */
+    return 1024 + 2 * i + j % 2;                       /* d */
+}
+
 typedef struct {
     const char *plain, *x16;
     int block_bytes;
     size_t (*at)(int i, int j);
 } interleaved;
 
-static const interleaved kinds[] = {{"q2_k", "q2_k_x16", 84, q2_k_x16_at}, {"tq1_0", "tq1_0_x16", 54, tq1_0_x16_at}};
+static const interleaved kinds[] = {{"q2_k", "q2_k_x16", 84, q2_k_x16_at}, {"tq1_0", "tq1_0_x16", 54, tq1_0_x16_at},
+                                    {"tq2_0", "tq2_0_x16", 66, tq2_0_x16_at}};
 
 static void run_case(const interleaved *il, int m, int k, int n, uint64_t seed)
 {

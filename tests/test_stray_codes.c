@@ -1,6 +1,6 @@
-/* Stray codes: the ternary formats that store a code per weight in 2 bits (I2_S, TQ2_0) have a
- * fourth code, 3, that no quantizer writes and that a file may still hold; it decodes as +2, as
- * bitnet.cpp's and ggml's dot products read it (models/gguf_types.h).  TQ1_0 (and its interleaved
+/* Stray codes: the ternary formats that store a code per weight in 2 bits (I2_S, TQ2_0 and its
+ * interleaved tq2_0_x16) have a fourth code, 3, that no quantizer writes and that a file may still
+ * hold; it decodes as +2, as bitnet.cpp's and ggml's dot products read it (models/gguf_types.h).  TQ1_0 (and its interleaved
  * tq1_0_x16) packs five trits per byte as ceil(q * 256 / 243): 13 of the 256 byte values are
  * never written, and each variant must still decode every byte by the formula of tq1_0.h.  The
  * conformance suite packs quantized weights, so it never sees one.  Here the code bytes are
@@ -33,6 +33,7 @@ static const code_layout layouts[] = {
     {"tq2_0", 66, 64, 256},           /* {qs[64]; fp16 d} per 256 weights */
     {"tq1_0", 54, 52, 256},           /* {qs[48]; qh[4]; fp16 d} per 256 weights */
     {"tq1_0_x16", 864, 832, 16 * 256}, /* 16 rows' code bytes interleaved, then their 16 d */
+    {"tq2_0_x16", 1056, 1024, 16 * 256}, /* the same for tq2_0's blocks */
 };
 
 static void overwrite_codes(const code_layout *l, uint8_t *packed, int m, int k, enum fill fill, bb_rng *r)

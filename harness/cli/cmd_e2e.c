@@ -35,7 +35,7 @@ static void usage(FILE *f)
                "                wait at the end of the matmuls (text output only)\n"
                "  A model file's tensors go through the kernels that store their types unless --kernel K (the linear\n"
                "  layers; stderr lists what it requantizes); the classifier stays as stored unless --out-kernel.\n"
-               "  Q4_0, IQ4_NL, Q2_K and TQ1_0 blocks are rearranged at load into the faster interleaved layout\n"
+               "  Q4_0, IQ4_NL, Q2_K, TQ1_0 and TQ2_0 blocks are rearranged at load into the faster interleaved layout\n"
                "  (bits unchanged; stderr says so); --no-repack keeps every tensor's stored layout.\n"
                "  A config (synthetic weights) needs --kernel; its classifier defaults to f16.\n"
                "  --csv         the result as e2e.csv's header and row (its columns, provenance included, numbers\n"

@@ -1,6 +1,6 @@
 /* Records of row-interleaved GGUF blocks (the Arm paper's SIMD-aware packing, Arm paper §4.1.1,
- * for the k-quant and ternary blocks: q2_k_x16, tq1_0_x16).  R consecutive output rows form a
- * group; group g is K/QK records one after another, record b holding block b of the R rows.
+ * for the k-quant and ternary blocks: q2_k_x16, tq1_0_x16, tq2_0_x16).  R consecutive output rows
+ * form a group; group g is K/QK records one after another, record b holding block b of the R rows.
  * A block's bytes are cut, in their own order, into sections of `chunks` runs of `width` bytes;
  * in the record each section is its runs one after another with the R rows taking turns:
  *     section base + width * (R * c + i) + t  =  byte (section start) + width * c + t of row i's block

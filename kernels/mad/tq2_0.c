@@ -5,21 +5,23 @@
 
 static size_t tq2_0_packed_size(int m, int k) { return (size_t)m * bb_tq2_0_row_bytes(k); }
 
+void bb_tq2_0_pack_block(const int8_t *t, uint16_t d, bb_block_tq2_0 *out)
+{
+    memset(out->qs, 0, sizeof out->qs);
+    for (int j = 0; j < 2; j++)
+        for (int l = 0; l < 4; l++)
+            for (int mm = 0; mm < 32; mm++)
+                out->qs[32 * j + mm] |= (uint8_t)((t[128 * j + 32 * l + mm] + 1) << (2 * l));
+    out->d = d;
+}
+
 static int tq2_0_pack(const bb_weights *w, void *dst, char *err, size_t errlen)
 {
     (void)err; (void)errlen;
     uint16_t d = bb_fp32_to_fp16(w->ternary_scale);
-    bb_block_tq2_0 *out = dst;
     size_t nblk = (size_t)w->m * (w->k / BB_QK_K);
-    for (size_t b = 0; b < nblk; b++) {
-        const int8_t *t = w->ternary + b * BB_QK_K; /* rows are whole blocks: block b is t[256b..] */
-        memset(out[b].qs, 0, sizeof out[b].qs);
-        for (int j = 0; j < 2; j++)
-            for (int l = 0; l < 4; l++)
-                for (int mm = 0; mm < 32; mm++)
-                    out[b].qs[32 * j + mm] |= (uint8_t)((t[128 * j + 32 * l + mm] + 1) << (2 * l));
-        out[b].d = d;
-    }
+    /* rows are whole blocks: block b is t[256b..] */
+    for (size_t b = 0; b < nblk; b++) bb_tq2_0_pack_block(w->ternary + b * BB_QK_K, d, (bb_block_tq2_0 *)dst + b);
     return 0;
 }
 
@@ -28,14 +30,24 @@ static inline int tq2_0_code(const bb_block_tq2_0 *blk, int i)
     return (blk->qs[32 * (i / 128) + i % 32] >> (2 * ((i % 128) / 32))) & 3;
 }
 
+void bb_tq2_0_unpack_block(const bb_block_tq2_0 *blk, float *dst)
+{
+    float d = bb_fp16_to_fp32(blk->d);
+    for (int i = 0; i < BB_QK_K; i++) dst[i] = (float)(tq2_0_code(blk, i) - 1) * d;
+}
+
 static void tq2_0_unpack(const void *src, int m, int k, float *dst)
 {
     const bb_block_tq2_0 *blk = src;
     size_t nblk = (size_t)m * (k / BB_QK_K);
-    for (size_t b = 0; b < nblk; b++) {
-        float d = bb_fp16_to_fp32(blk[b].d);
-        for (int i = 0; i < BB_QK_K; i++) dst[b * BB_QK_K + i] = (float)(tq2_0_code(&blk[b], i) - 1) * d;
-    }
+    for (size_t b = 0; b < nblk; b++) bb_tq2_0_unpack_block(&blk[b], dst + b * BB_QK_K);
+}
+
+float bb_tq2_0_block_term(const bb_block_tq2_0 *x, const bb_block_q8_K *a)
+{
+    int32_t isum = 0;
+    for (int i = 0; i < BB_QK_K; i++) isum += (tq2_0_code(x, i) - 1) * a->qs[i];
+    return (float)isum * (a->d * bb_fp16_to_fp32(x->d));
 }
 
 static void tq2_0_matmul_ref(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
@@ -46,12 +58,7 @@ static void tq2_0_matmul_ref(const void *w, const void *act, float *y, int m, in
         for (int r = m0; r < m1; r++) {
             const bb_block_tq2_0 *x = (const bb_block_tq2_0 *)w + (size_t)r * nblk;
             float sumf = 0.0f;
-            for (int b = 0; b < nblk; b++) {
-                int32_t isum = 0;
-                for (int i = 0; i < BB_QK_K; i++) isum += (tq2_0_code(&x[b], i) - 1) * a[b].qs[i];
-                float d = a[b].d * bb_fp16_to_fp32(x[b].d);
-                sumf += (float)isum * d;
-            }
+            for (int b = 0; b < nblk; b++) sumf += bb_tq2_0_block_term(&x[b], &a[b]);
             y[(size_t)c * m + r] = sumf;
         }
     }

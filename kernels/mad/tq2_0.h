@@ -42,4 +42,12 @@ void bb_tq2_0_matmul_dotprod(const void *w, const void *act, float *y, int m, in
 
 static inline size_t bb_tq2_0_row_bytes(int k) { return (size_t)(k / BB_QK_K) * sizeof(bb_block_tq2_0); }
 
+/* One block of 256 ternary values t (-1, 0, 1) with fp16 scale d, as pack stores it. */
+void bb_tq2_0_pack_block(const int8_t *t, uint16_t d, bb_block_tq2_0 *out);
+/* The block's 256 weights as unpack gives them. */
+void bb_tq2_0_unpack_block(const bb_block_tq2_0 *blk, float *dst);
+/* One block's term of the reference, (float)isum_b * (a_b.d * fp16(w_b.d)): y is the sum of
+ * these in block order. */
+float bb_tq2_0_block_term(const bb_block_tq2_0 *x, const bb_block_q8_K *a);
+
 #endif
