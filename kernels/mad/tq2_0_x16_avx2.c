@@ -37,24 +37,27 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
     __m256i acc[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
     for (int j = 0; j < 2; j++) { /* runs 8j .. 8j+7: weights 128j .. 128j+127 */
         __m256i sum16[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-#pragma GCC unroll 8
-        for (int r = 8 * j; r < 8 * j + 8; r++) {
+        /* A loop, not unrolled: GCC 12 scheduled the unrolled runs' products ahead of their
+         * sums and spilled a third of them to the stack. */
+        for (int i = 0; i < 8; i++) {
+            const uint8_t *run = rec + 64 * (8 * j + i);
+            const int8_t *qa = ab->qs + 128 * j + 4 * i; /* plane l at qa + 32 l (tq2_0_x16.h) */
             /* the record's 17 lines prefetched one per run (tq1_0_x16_avx2.c) */
-            bb_prefetch_stream(rec + 64 * r);
-            if (r == 0) bb_prefetch_stream(rec + BB_TQ2_0_X16_D);
-            __m256i v[2] = {_mm256_loadu_si256((const __m256i *)(rec + 64 * r)),
-                            _mm256_loadu_si256((const __m256i *)(rec + 64 * r + 32))};
+            bb_prefetch_stream(run);
+            __m256i v[2] = {_mm256_loadu_si256((const __m256i *)run), _mm256_loadu_si256((const __m256i *)(run + 32))};
 #pragma GCC unroll 4
             for (int l = 0; l < 4; l++) {
-                __m256i q = bcast4(ab->qs + bb_tq2_0_x16_value(r, l));
+                __m256i q = bcast4(qa + 32 * l);
                 for (int h = 0; h < 2; h++) {
-                    __m256i c = _mm256_and_si256(l ? _mm256_srli_epi16(v[h], 2 * l) : v[h], three);
+                    __m256i c = _mm256_and_si256(v[h], three);
                     sum16[h] = _mm256_add_epi16(sum16[h], _mm256_maddubs_epi16(c, q));
+                    if (l < 3) v[h] = _mm256_srli_epi16(v[h], 2); /* the next plane to the bottom */
                 }
             }
         }
         for (int h = 0; h < 2; h++) acc[h] = _mm256_add_epi32(acc[h], _mm256_madd_epi16(sum16[h], ones));
     }
+    bb_prefetch_stream(rec + BB_TQ2_0_X16_D);
     __m256i sumq = block_qsum(ab);
     for (int h = 0; h < 2; h++) {
         __m256i isum = _mm256_sub_epi32(acc[h], sumq);
