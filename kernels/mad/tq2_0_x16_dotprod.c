@@ -26,12 +26,13 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
     int32x4_t p[4][4];
     for (int l = 0; l < 4; l++)
         for (int qd = 0; qd < 4; qd++) p[l][qd] = vdupq_n_s32(0);
-#pragma GCC unroll 16
+    /* A loop, not unrolled: unrolled, GCC 12 spilled the 16 sums and loaded the broadcasts as
+     * scalars (1337 instructions per record). */
     for (int r = 0; r < BB_TQ2_0_X16_RUNS; r++) {
+        const int8_t *qa = ab->qs + bb_tq2_0_x16_value(r, 0); /* plane l at qa + 32 l (tq2_0_x16.h) */
         uint8x16_t v[4];
         for (int qd = 0; qd < 4; qd++) v[qd] = vld1q_u8(rec + 64 * r + 16 * qd);
-        int8x16_t q0 = bcast4(ab->qs + bb_tq2_0_x16_value(r, 0)), q1 = bcast4(ab->qs + bb_tq2_0_x16_value(r, 1));
-        int8x16_t q2 = bcast4(ab->qs + bb_tq2_0_x16_value(r, 2)), q3 = bcast4(ab->qs + bb_tq2_0_x16_value(r, 3));
+        int8x16_t q0 = bcast4(qa), q1 = bcast4(qa + 32), q2 = bcast4(qa + 64), q3 = bcast4(qa + 96);
         for (int qd = 0; qd < 4; qd++) {
             p[0][qd] = vdotq_s32(p[0][qd], vreinterpretq_s8_u8(vandq_u8(v[qd], m0)), q0);
             p[1][qd] = vdotq_s32(p[1][qd], vreinterpretq_s8_u8(vandq_u8(v[qd], m1)), q1);
