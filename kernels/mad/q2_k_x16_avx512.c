@@ -15,15 +15,10 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "../common/dpbusd_bcast.h"
 #include "../common/prefetch.h"
 #include "q2_k_x16.h"
 
-static inline __m512i bcast4(const int8_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm512_set1_epi32(v);
-}
 
 /* The 16 rows' block terms of one record against one q8_K block. */
 static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *rec, const bb_block_q8_K *ab)
@@ -45,10 +40,10 @@ static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *
                 if (h == 0 && q < 5) bb_prefetch_stream(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D));
                 __m512i v = _mm512_loadu_si512(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q)), v4 = _mm512_srli_epi16(v, 4);
                 const int8_t *qa = ab->qs + 128 * h + 4 * q;
-                acc[0][s] = _mm512_dpbusd_epi32(acc[0][s], _mm512_and_si512(v, m03), bcast4(qa));
-                acc[1][s] = _mm512_dpbusd_epi32(acc[1][s], _mm512_and_si512(v, m0c), bcast4(qa + 32));
-                acc[2][s] = _mm512_dpbusd_epi32(acc[2][s], _mm512_and_si512(v4, m03), bcast4(qa + 64));
-                acc[3][s] = _mm512_dpbusd_epi32(acc[3][s], _mm512_and_si512(v4, m0c), bcast4(qa + 96));
+                acc[0][s] = bb_dpbusd_bcast4(acc[0][s], _mm512_and_si512(v, m03), qa);
+                acc[1][s] = bb_dpbusd_bcast4(acc[1][s], _mm512_and_si512(v, m0c), qa + 32);
+                acc[2][s] = bb_dpbusd_bcast4(acc[2][s], _mm512_and_si512(v4, m03), qa + 64);
+                acc[3][s] = bb_dpbusd_bcast4(acc[3][s], _mm512_and_si512(v4, m0c), qa + 96);
             }
         for (int l = 0; l < 4; l++) {
             int p = 4 * h + l; /* sub-blocks 2p, 2p+1 */

@@ -13,17 +13,11 @@
  * less the block's sum of q it is isum_b; tq1_0's float steps follow lane-wise: the reference's
  * bits.  The count per weight: docs/measurements/2026-11-29-tq-kernels.md. */
 #include <immintrin.h>
-#include <string.h>
 
+#include "../common/dpbusd_bcast.h"
 #include "../common/prefetch.h"
 #include "tq1_0_x16.h"
 
-static inline __m512i bcast4(const int8_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm512_set1_epi32(v);
-}
 
 /* First weight of trit n of run c (tq1_0_x16.h). */
 static inline int run_value(int c, int n)
@@ -56,9 +50,9 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
         for (int n = 0; n < trits; n++) {
             __m512i next = _mm512_add_epi8(_mm512_add_epi8(q, q), q);
             for (int c = 0; c < nb; c++) {
-                __m512i act = bcast4(a[c][b].qs + run_value(r, n));
-                lo[c][j] = _mm512_dpbusd_epi32(lo[c][j], q, act);
-                hi[c][j] = _mm512_dpbusd_epi32(hi[c][j], next, act);
+                const int8_t *act = a[c][b].qs + run_value(r, n);
+                lo[c][j] = bb_dpbusd_bcast4(lo[c][j], q, act);
+                hi[c][j] = bb_dpbusd_bcast4(hi[c][j], next, act);
             }
             q = next;
             j = j + 1 == chains ? 0 : j + 1;

@@ -2,28 +2,19 @@
  *
  * A run's 64 bytes hold 4 code bytes of each row (tq2_0_x16.h).  Plane l is v & (3 << 2l): the
  * codes times 4^l, unsigned bytes <= 192, so one vpdpbusd against the plane's 4 activations
- * (broadcast from the q8_K block, an embedded-broadcast operand) adds 4^l times its 4 products
- * to the row's lane; no shift is taken per run.  Per plane of a run (64 codes, 4 of each row):
- * one vpandd and one vpdpbusd, split between the two 512-bit ports.  Each plane keeps its own accumulators, whose
- * lanes are exact multiples of 4^l (a block: at most 64 products of 3 * 128 per lane, times 64,
- * < 2^21), so per record three arithmetic shifts bring them to a common scale exactly; less the
- * block's sum of q (codes c are t + 1) that is isum_b, and tq2_0's float steps follow lane-wise:
- * the reference's bits.  A stray code 3 is 3 here as in the reference. */
+ * (broadcast from the q8_K block, an embedded-broadcast operand: common/dpbusd_bcast.h) adds 4^l
+ * times its 4 products to the row's lane; no shift is taken per run.  Per plane of a run (64
+ * codes, 4 of each row): one vpandd and one vpdpbusd, split between the two 512-bit ports.  Each
+ * plane keeps its own accumulators, whose lanes are exact multiples of 4^l (a block: at most 64
+ * products of 3 * 128 per lane, times 64, < 2^21), so per record three arithmetic shifts bring
+ * them to a common scale exactly; less the block's sum of q (codes c are t + 1) that is isum_b,
+ * and tq2_0's float steps follow lane-wise: the reference's bits.  A stray code 3 is 3 here as in
+ * the reference. */
 #include <immintrin.h>
 
+#include "../common/dpbusd_bcast.h"
 #include "../common/prefetch.h"
 #include "tq2_0_x16.h"
-
-/* acc += codes (u8) . the 4 activations at act (s8), broadcast to every lane: one instruction,
- * the activations an embedded-broadcast memory operand.  GCC 12 does not fold
- * _mm512_set1_epi32 of a load into vpdpbusd, and the separate vpbroadcastd it emits per plane
- * doubled the instructions per line; from DRAM fewer instructions per line stream better (as in
- * i2_s_avx512.c; figures in docs/measurements/2026-11-29-tq2_0_x16.md). */
-static inline __m512i dpbusd_bcast(__m512i acc, __m512i codes, const int8_t *act)
-{
-    __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(codes), "m"(*(const int32_t *)(const void *)act));
-    return acc;
-}
 
 #define NB_MAX 4     /* activation rows sharing each masked plane (N > 1) */
 #define CHAINS_MAX 2 /* accumulators per plane: vpdpbusd's latency covered at N = 1 */
@@ -50,7 +41,7 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
         for (int l = 0; l < 4; l++) {
             __m512i plane = _mm512_and_si512(v, _mm512_set1_epi8((char)(3 << (2 * l))));
             for (int c = 0; c < nb; c++)
-                acc[c][l][j] = dpbusd_bcast(acc[c][l][j], plane, a[c][b].qs + bb_tq2_0_x16_value(r, l));
+                acc[c][l][j] = bb_dpbusd_bcast4(acc[c][l][j], plane, a[c][b].qs + bb_tq2_0_x16_value(r, l));
         }
     }
     __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(rec + BB_TQ2_0_X16_D)));
