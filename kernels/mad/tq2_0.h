@@ -27,6 +27,8 @@
  * one-activation-row (GEMV) and multi-row (GEMM) paths fold the same per-block integers
  * (tq2_0_avx512.c); each gives a row the same bits whatever the split of M.  The Arm variants, neon (SMLAL to int16)
  * and dotprod (SDOT), give the reference's bits as avx2 does (ggml_k_neon.h).
+ * A model file's TQ2_0 tensors run by default through tq2_0_x16 (tq2_0_x16.h), these blocks with
+ * 16 rows interleaved: the reference's bits, with the per-block fold shared by 16 rows.
  */
 #ifndef BB_TQ2_0_H
 #define BB_TQ2_0_H
