@@ -22,8 +22,9 @@
  * takes one vpdpbusd per plane and run against 4 broadcast activations, and folds the four
  * plane sums exactly by shifts once per record - 8 vector instructions per 256 weights of a row
  * besides the loads, against tq2_0@avx512's 12 and i2_s@avx512's 8; avx2 (tq2_0_x16_avx2.c)
- * does the same for 8 rows with vpmaddubsw, dotprod (Arm, tq2_0_x16_dotprod.c) for 4 with SDOT;
- * amx (tq2_0_x16_amx.c) takes each row's code bytes back out of the records and decodes them
+ * takes the planes by shift and mask into vpmaddubsw, 8 rows per register, and dotprod (Arm,
+ * tq2_0_x16_dotprod.c) masks in place into SDOT, 4 rows per register, each broadcast of
+ * activations serving all 16 rows; amx (tq2_0_x16_amx.c) takes each row's code bytes back out of the records and decodes them
  * as tq2_0@amx does, for N >= 16 (below, the avx512 variant). */
 #ifndef BB_TQ2_0_X16_H
 #define BB_TQ2_0_X16_H
