@@ -5,8 +5,8 @@
  *   - which tensors move: those whose rows fill the layout's row groups (stories260K-q4_0's
  *     attn_*, not its ffn_gate/ffn_up of 172 rows; every matrix of the tiny BitNet TQ1_0 and
  *     TQ2_0; an exported Q2_K model's attention but not its 520-row FFN; a Q4_0 classifier), the
- *     one stderr line that says so, what the engine's conversions record, and `--no-repack` (keep_layout),
- *     which keeps every stored layout and names the run as-stored-no-repack;
+ *     one stderr line that says so, what the engine's conversions record, and `--no-repack`
+ *     (keep_layout), which keeps every stored layout and names the run as-stored-no-repack;
  *   - the numbers: the rearranged model's logits (decode, N = 1, and a prefill, N = 20) are bit
  *     for bit those of the same model with each moved tensor through its stored kernel's scalar
  *     reference (the layouts' variants all give that reference's bits), and for Q2_K and TQ1_0,

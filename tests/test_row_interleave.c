@@ -1,10 +1,10 @@
 /* The 16-row interleaved kernels hold their plain kernels' numbers (common/row_interleave.h):
- * q2_k_x16 q2_k's (q2_k_x16.h), tq1_0_x16 tq1_0's (tq1_0_x16.h), tq2_0_x16 tq2_0's (tq2_0_x16.h).  From the same weights the
- * interleaved bytes are the plain kernel's blocks rearranged exactly as the header states, they
- * dequantize to identical floats, repacking the plain kernel's bytes (the engine's path for a GGUF
- * tensor, kernel.h gguf_repack_type) gives the same bytes as packing, and every variant gives
- * the plain scalar reference's result bit for bit, at N = 1 (decode) and N > 1, and for row
- * slices that start inside the matrix. */
+ * q2_k_x16 q2_k's (q2_k_x16.h), tq1_0_x16 tq1_0's (tq1_0_x16.h), tq2_0_x16 tq2_0's
+ * (tq2_0_x16.h).  From the same weights the interleaved bytes are the plain kernel's blocks
+ * rearranged exactly as the header states, they dequantize to identical floats, repacking the
+ * plain kernel's bytes (the engine's path for a GGUF tensor, kernel.h gguf_repack_type) gives
+ * the same bytes as packing, and every variant gives the plain scalar reference's result bit for
+ * bit, at N = 1 (decode) and N > 1, and for row slices that start inside the matrix. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

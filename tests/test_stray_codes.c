@@ -1,13 +1,13 @@
 /* Stray codes: the ternary formats that store a code per weight in 2 bits (I2_S, TQ2_0 and its
  * interleaved tq2_0_x16) have a fourth code, 3, that no quantizer writes and that a file may still
- * hold; it decodes as +2, as bitnet.cpp's and ggml's dot products read it (models/gguf_types.h).  TQ1_0 (and its interleaved
- * tq1_0_x16) packs five trits per byte as ceil(q * 256 / 243): 13 of the 256 byte values are
- * never written, and each variant must still decode every byte by the formula of tq1_0.h.  The
- * conformance suite packs quantized weights, so it never sees one.  Here the code bytes are
- * arbitrary (every byte value, and every code 3) against activations at the int8 extremes, over a
- * K long enough that a SIMD variant's int16 partial sums would overflow if its grouping assumed
- * codes <= 2: every variant must still give the reference's bits (or, for a variant that
- * accumulates in float, stay within float rounding of it). */
+ * hold; it decodes as +2, as bitnet.cpp's and ggml's dot products read it (models/gguf_types.h).
+ * TQ1_0 (and its interleaved tq1_0_x16) packs five trits per byte as ceil(q * 256 / 243): 13 of
+ * the 256 byte values are never written, and each variant must still decode every byte by the
+ * formula of tq1_0.h.  The conformance suite packs quantized weights, so it never sees one.
+ * Here the code bytes are arbitrary (every byte value, and every code 3) against activations at
+ * the int8 extremes, over a K long enough that a SIMD variant's int16 partial sums would overflow
+ * if its grouping assumed codes <= 2: every variant must still give the reference's bits (or, for
+ * a variant that accumulates in float, stay within float rounding of it). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -24,8 +24,8 @@
  * besides the loads, against tq2_0@avx512's 12 and i2_s@avx512's 8; avx2 (tq2_0_x16_avx2.c)
  * takes the planes by shift and mask into vpmaddubsw, 8 rows per register, and dotprod (Arm,
  * tq2_0_x16_dotprod.c) masks in place into SDOT, 4 rows per register, each broadcast of
- * activations serving all 16 rows; amx (tq2_0_x16_amx.c) takes each row's code bytes back out of the records and decodes them
- * as tq2_0@amx does, for N >= 16 (below, the avx512 variant). */
+ * activations serving all 16 rows; amx (tq2_0_x16_amx.c) takes each row's code bytes back out
+ * of the records and decodes them as tq2_0@amx does, for N >= 16 (below, the avx512 variant). */
 #ifndef BB_TQ2_0_X16_H
 #define BB_TQ2_0_X16_H
 
