@@ -1,8 +1,9 @@
 -- Decode at context depth beside the peers (issue 32 item 6): tg tokens/s after `depth` tokens
--- are in the KV cache (filled untimed first), bitbench's i2_s and tq2_0 against llama.cpp's TQ2_0
--- and bitnet.cpp's I2_S on identical weights, 700M BitNet shape, f16 KV cache, at the machine's
--- largest thread count up to 2.  Models are exported as in peers_e2e.lua; each peer point runs
--- just before a bitbench point of the same model, threads and depth.
+-- are in the KV cache (filled untimed first), bitbench's i2_s, tq2_0 and tq2_0_x16 (the layout
+-- the engine rearranges TQ2_0 into) against llama.cpp's TQ2_0 and bitnet.cpp's I2_S on identical
+-- weights, 700M BitNet shape, f16 KV cache, at the machine's largest thread count up to 2.
+-- Models are exported as in peers_e2e.lua; each peer point runs just before a bitbench point of
+-- the same model, threads and depth.
 --
 -- A peer's llama-bench measures at depth when it has -d; the llama.cpp (c392e5094) and bitnet.cpp
 -- builds of the README's table have none, and their llama-batched-bench measures instead
@@ -29,13 +30,14 @@ end
 
 bitbench.experiment {
   name = "peers_depth",
-  description = "Decode at KV-cache depth: bitbench's i2_s and tq2_0 against llama.cpp TQ2_0 and bitnet.cpp I2_S",
+  description = "Decode at KV-cache depth: bitbench's i2_s, tq2_0, tq2_0_x16 against llama.cpp TQ2_0 "
+    .. "and bitnet.cpp I2_S",
   plots = { "e2e_depth" },
   sweeps = {
     bitbench.sweep {
       name = "e2e_depth",
       models = { model },
-      kernels = bitbench.usable { "i2_s", "tq2_0" },
+      kernels = bitbench.usable { "i2_s", "tq2_0", "tq2_0_x16" },
       out_kernel = "f16",
       threads = { math.min(2, bitbench.machine.cores) },
       depth = depth,

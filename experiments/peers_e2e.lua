@@ -4,7 +4,8 @@
 -- each peer point runs just before a bitbench point of the same model, threads and lengths, so
 -- both see the same machine (README.md, "Peers side by side").
 --
---   bitbench's kernels  i2_s, tq2_0, tl2_0, tmac_w2, f16
+--   bitbench's kernels  i2_s, tq2_0, tq2_0_x16, tl2_0, tmac_w2, f16 (tq2_0_x16: the layout the
+--                       engine rearranges a GGUF TQ2_0 file into; tq2_0: its stored layout)
 --   llama.cpp           TQ2_0, TQ1_0, Q4_0, F16       ($BITBENCH_LLAMA_BENCH or llama-bench on PATH)
 --   bitnet.cpp          I2_S                          ($BITBENCH_BITNET_BENCH)
 --
@@ -26,7 +27,7 @@
 --   bitbench run experiments/peers_e2e.lua [--smoke|--full]
 local S = bitbench.size
 
-local kernels = bitbench.usable { "i2_s", "tq2_0", "tl2_0", "tmac_w2", "f16" }
+local kernels = bitbench.usable { "i2_s", "tq2_0", "tq2_0_x16", "tl2_0", "tmac_w2", "f16" }
 local peers = { "llama.cpp:tq2_0", "llama.cpp:tq1_0", "llama.cpp:q4_0", "llama.cpp:f16", "bitnet.cpp:i2_s" }
 local models, prompt, gen, reps, threads, peer_timeout = { "bitnet-b1.58-large" }, 32, 16, 3, nil, 900
 threads = bitbench.range(1, math.min(2, bitbench.machine.cores))
@@ -59,6 +60,7 @@ local sweeps = {
 
 bitbench.experiment {
   name = "peers_e2e",
-  description = "bitbench's i2_s, tq2_0, tl2_0, tmac_w2, f16 against llama.cpp and bitnet.cpp on identical weights",
+  description = "bitbench's i2_s, tq2_0, tq2_0_x16, tl2_0, tmac_w2, f16 against llama.cpp and bitnet.cpp "
+    .. "on identical weights",
   sweeps = sweeps,
 }
