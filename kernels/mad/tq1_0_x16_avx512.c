@@ -17,6 +17,7 @@
 #include "../common/dpbusd_bcast.h"
 #include "../common/prefetch.h"
 #include "tq1_0_x16.h"
+#include "x16_rows_avx512.h"
 
 
 /* First weight of trit n of run c (tq1_0_x16.h). */
@@ -25,7 +26,6 @@ static inline int run_value(int c, int n)
     return c < 8 ? 32 * n + 4 * c : (c < 12 ? 160 + 16 * n + 4 * (c - 8) : 240 + 4 * n);
 }
 
-#define NB_MAX 4    /* activation rows sharing each byte vector q_n (N > 1) */
 #define CHAINS_MAX 3 /* independent accumulators per sum: vpdpbusd's latency covered at N = 1 */
 
 /* sumf[c] += the 16 rows' block terms of one record against block b of activation rows a[c],
@@ -35,7 +35,7 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
                                                                int b, const int nb, __m512 *sumf)
 {
     const int chains = nb == 1 ? 3 : (nb == 2 ? 2 : 1);
-    __m512i lo[NB_MAX][CHAINS_MAX], hi[NB_MAX][CHAINS_MAX];
+    __m512i lo[X16_NB_MAX][CHAINS_MAX], hi[X16_NB_MAX][CHAINS_MAX];
     for (int c = 0; c < nb; c++)
         for (int j = 0; j < chains; j++) lo[c][j] = hi[c][j] = _mm512_setzero_si512();
     int j = 0;
@@ -75,33 +75,7 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
     }
 }
 
-/* One group of 16 rows against activation rows c0 .. c0+nb-1. */
-static inline __attribute__((always_inline)) void group_rows(const uint8_t *grp, const void *act, float *y, int m,
-                                                             int nblk, int r, int c0, const int nb)
-{
-    const bb_block_q8_K *a[NB_MAX];
-    __m512 sumf[NB_MAX];
-    for (int c = 0; c < nb; c++) {
-        a[c] = (const bb_block_q8_K *)act + (size_t)(c0 + c) * nblk;
-        sumf[c] = _mm512_setzero_ps();
-    }
-    for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * BB_TQ1_0_X16_RECORD, a, b, nb, sumf);
-    for (int c = 0; c < nb; c++) _mm512_storeu_ps(y + (size_t)(c0 + c) * m + r, sumf[c]);
-}
-
 void bb_tq1_0_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    int nblk = k / BB_QK_K;
-    for (int r = m0; r < m1; r += BB_TQ1_0_X16_ROWS) {
-        const uint8_t *grp = (const uint8_t *)w + (size_t)(r / BB_TQ1_0_X16_ROWS) * nblk * BB_TQ1_0_X16_RECORD;
-        /* The group's records (16 * K * 1.6875 / 8 bytes) stay in L1/L2 across the activation rows. */
-        for (int c0 = 0; c0 < n; c0 += NB_MAX) {
-            switch (n - c0 < NB_MAX ? n - c0 : NB_MAX) { /* constant nb: unrolled, in registers */
-            case 1: group_rows(grp, act, y, m, nblk, r, c0, 1); break;
-            case 2: group_rows(grp, act, y, m, nblk, r, c0, 2); break;
-            case 3: group_rows(grp, act, y, m, nblk, r, c0, 3); break;
-            default: group_rows(grp, act, y, m, nblk, r, c0, 4); break;
-            }
-        }
-    }
+    x16_matmul(w, BB_TQ1_0_X16_RECORD, act, y, m, k, n, m0, m1);
 }

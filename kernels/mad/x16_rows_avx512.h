@@ -1,0 +1,56 @@
+/* The outer loop of the AVX-512 variants of the 16-row interleaved ternary kernels
+ * (tq1_0_x16_avx512.c, tq2_0_x16_avx512.c): weight rows [m0, m1) in groups of 16, each group
+ * against the activation rows X16_NB_MAX at a time, so that the group's records (16 * K * bits
+ * / 8 bytes) stay in L1/L2 while every activation row passes over them.  The including file
+ * defines, after the include,
+ *     record_terms(rec, a, b, nb, sumf)   sumf[c] += the 16 rows' block terms of the record at
+ *                                         rec against block b of activation rows a[c], c < nb
+ * and calls x16_matmul with its record size.  nb is a constant in each call of record_terms
+ * (the switch below), so its accumulators are unrolled into registers. */
+#ifndef BB_X16_ROWS_AVX512_H
+#define BB_X16_ROWS_AVX512_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/act_quant.h"
+
+#define X16_NB_MAX 4 /* activation rows sharing each loaded run of weights (N > 1) */
+
+static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_K *const *a,
+                                                               int b, const int nb, __m512 *sumf);
+
+/* One group of 16 rows (records of record_bytes) against activation rows c0 .. c0+nb-1. */
+static inline __attribute__((always_inline)) void x16_group_rows(const uint8_t *grp, size_t record_bytes,
+                                                                 const void *act, float *y, int m, int nblk, int r,
+                                                                 int c0, const int nb)
+{
+    const bb_block_q8_K *a[X16_NB_MAX];
+    __m512 sumf[X16_NB_MAX];
+    for (int c = 0; c < nb; c++) {
+        a[c] = (const bb_block_q8_K *)act + (size_t)(c0 + c) * nblk;
+        sumf[c] = _mm512_setzero_ps();
+    }
+    for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * record_bytes, a, b, nb, sumf);
+    for (int c = 0; c < nb; c++) _mm512_storeu_ps(y + (size_t)(c0 + c) * m + r, sumf[c]);
+}
+
+static inline __attribute__((always_inline)) void x16_matmul(const void *w, size_t record_bytes, const void *act,
+                                                             float *y, int m, int k, int n, int m0, int m1)
+{
+    int nblk = k / BB_QK_K;
+    for (int r = m0; r < m1; r += 16) { /* m0, m1: multiples of 16, the kernels' m_multiple */
+        const uint8_t *grp = (const uint8_t *)w + (size_t)(r / 16) * nblk * record_bytes;
+        for (int c0 = 0; c0 < n; c0 += X16_NB_MAX) {
+            switch (n - c0 < X16_NB_MAX ? n - c0 : X16_NB_MAX) {
+            case 1: x16_group_rows(grp, record_bytes, act, y, m, nblk, r, c0, 1); break;
+            case 2: x16_group_rows(grp, record_bytes, act, y, m, nblk, r, c0, 2); break;
+            case 3: x16_group_rows(grp, record_bytes, act, y, m, nblk, r, c0, 3); break;
+            default: x16_group_rows(grp, record_bytes, act, y, m, nblk, r, c0, 4); break;
+            }
+        }
+    }
+}
+
+#endif
