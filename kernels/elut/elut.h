@@ -199,8 +199,12 @@ const char *elut_shape_error(int m, int k);
  * and returns how many it did; the rows of [m0, m1) among them are dequantized as the reference
  * does. */
 #define ELUT_TP_MAX 8
-/* Row tiles per pass of each SIMD variant (its TP); the variants' m_pass is ELUT_TILE times it. */
-#define ELUT_TP_AVX512 8
+/* Row tiles per pass of each SIMD variant (its TP); the variants' m_pass is ELUT_TILE times it.
+ * AVX-512: 4.  Eight tiles shared each table load with more rows, but read 16 index and sign
+ * streams at once; with the far prefetch one pass ahead, four took tl2_0 from DRAM from 1.11 /
+ * 1.13x a read to 1.07 / 1.10x (1 / 2 threads) and ran faster from L2 and at N = 8 and 32 too
+ * (docs/measurements/2026-11-29-peers-and-goals.md). */
+#define ELUT_TP_AVX512 4
 #define ELUT_TP_AVX2 2
 #define ELUT_TP_NEON 2
 typedef int (*elut_tiles_fn)(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile, int left,

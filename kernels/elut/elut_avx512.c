@@ -13,9 +13,9 @@
  * the _0 entries; the low bytes are unsigned (0..255, their negation fits no byte type), so their
  * sign is the signed operand of vpdpbusd, +1 or -1 per byte (one masked blend): VNNI makes that
  * multiply free, where eq. (5) on the recombined int16 needs the int16 lanes this layout avoids.
- * LUT-centric tiling (T-MAC, kept by §3.1.2): eight row tiles (128 rows) share every table
- * register load; each tile's index and sign streams are prefetched ahead, the far prefetch one
- * pass ahead (bb_prefetch_interleaved, common/prefetch.h). */
+ * LUT-centric tiling (T-MAC, kept by §3.1.2): TP row tiles (ELUT_TP_AVX512, elut.h: 4, 64
+ * rows) share every table register load; each tile's index and sign streams are prefetched
+ * ahead, the far prefetch one pass ahead (bb_prefetch_interleaved, common/prefetch.h). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -109,20 +109,16 @@ static inline __attribute__((always_inline)) void tiles(const uint8_t *w, const 
     }
 }
 
-/* elut_tiles_fn: TP, 4 or 1 tiles per pass (the most there are): the compiler specializes each. */
+/* elut_tiles_fn: TP tiles per pass where there are as many, else 1. */
 static int tiles_any(const uint8_t *w, const elut_geom *g, const uint8_t *tab, int tile, int left, elut_kind kind,
                      int32_t *isum)
 {
-    if (left >= TP) {
-        ELUT_TILES_KIND(tiles, TP);
-        return TP;
+    if (left < TP) {
+        ELUT_TILES_KIND(tiles, 1);
+        return 1;
     }
-    if (left >= 4) {
-        ELUT_TILES_KIND(tiles, 4);
-        return 4;
-    }
-    ELUT_TILES_KIND(tiles, 1);
-    return 1;
+    ELUT_TILES_KIND(tiles, TP);
+    return TP;
 }
 
 void elut_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1,
