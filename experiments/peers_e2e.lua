@@ -2,7 +2,7 @@
 -- llama.cpp's and bitnet.cpp's llama-bench on identical weights.  Each model is exported once per
 -- peer type from the same synthetic weights bitbench's points use (RUN_DIR/peers/*.gguf), and
 -- each peer point runs just before a bitbench point of the same model, threads and lengths, so
--- both see the same machine (README.md, "Peers side by side").
+-- both see the same machine (docs/models.md, "Peers side by side").
 --
 --   bitbench's kernels  i2_s, tq2_0, tq2_0_x16, tl2_0, tmac_w2, f16 (tq2_0_x16: the layout the
 --                       engine rearranges a GGUF TQ2_0 file into; tq2_0: its stored layout)
@@ -22,7 +22,7 @@
 --             the 3B's TQ2_0/TQ1_0 files are 13 GB (llama-bench's peak RSS ~12.8 GB) and decode at
 --             ~0.5-1 t/s there, so one such peer point (6 x tg64 + 6 x pp128) can pass the default
 --             peer_timeout of 900 s; --full allows 3600 s.  The 2B4T shape is squared-ReLU: both
---             peers run it with SiLU (README.md, "Peers side by side"), same work, other outputs.
+--             peers run it with SiLU (docs/models.md, "Peers side by side"), same work, other outputs.
 --
 --   bitbench run experiments/peers_e2e.lua [--smoke|--full]
 local S = bitbench.size

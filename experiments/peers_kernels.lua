@@ -1,7 +1,7 @@
 -- bitbench's kernels beside llama.cpp's, kernel by kernel (issue 18): one matrix-vector (GEMV,
 -- N = 1, decode) and one matrix-matrix (N = 512, prefill) product per type, timed by bitbench and
 -- by llama.cpp's `test-backend-ops perf -o MUL_MAT` on its CPU backend, rows side by side in
--- results.csv (kernel "llama.cpp:q4_0"; README.md, "Peers side by side").
+-- results.csv (kernel "llama.cpp:q4_0"; docs/models.md, "Peers side by side").
 --
 --   bitbench's kernels  i2_s, tq2_0, tq1_0, q4_0, q8_0, f16
 --   llama.cpp           TQ2_0, TQ1_0, Q4_0, Q8_0, F16   ($BITBENCH_TEST_BACKEND_OPS or
