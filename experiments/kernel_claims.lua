@@ -1,7 +1,8 @@
 -- The kernel-level speed claims the README reports, measured side by side in one run:
 --   mad:       i2_s and tq2_0 GEMV against q4_0 on BitNet-2B4T's FFN shape (M=6912, K=2560),
 --              weights streamed from DRAM (bitnet.cpp §2; foundation issue), beside every main
---              kernel and its interleaved layout (issue 22: each at its share of the DRAM read);
+--              kernel and its interleaved layout (issue 22: each at its share of the DRAM read),
+--              each call beside a plain read of its own bytes (issue 32's goals);
 --   lut:       T-MAC (tmac_w2) and bitnet.cpp's TL kernels against i2_s and tq1_0 on the
 --              bitnet_b1_58-large and BitNet-2B4T shapes, cache-resident and from DRAM;
 --   upconvert: Intel's up_i2 / up_i1 against q8_0 on Falcon3-1B, MobileLLM-1.5B and Llama-3-8B
@@ -27,10 +28,11 @@ bitbench.experiment {
     bitbench.sweep {
       name = "mad",
       kernels = bitbench.usable { "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0", "up_i2", "tl2_0", "tmac_w2",
-                                  "tq1_0_x16", "tq2_0_x16", "q2_k", "q2_k_x16", "iq4_nl", "iq4_nl_x8", "f16" },
+                                  "tq1_0_x16", "tq2_0_x16", "q2_k", "q2_k_x16", "iq4_nl", "iq4_nl_x8", "f16", "bf16" },
       shapes = shapes({ { m = 6912, k = 2560 } }),
       threads = threads,
       cache = cache("dram"),
+      read = true, -- each call beside a read of its own bytes: issue 32's goals (scripts/claims.lua)
       reps = reps(20), min_seconds = secs(0.3),
     },
     bitbench.sweep {

@@ -57,10 +57,10 @@ for mask in ffffffff scalar; do
     case "$out" in gemm,gemm,1,i2_s,scalar,*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: masked ($mask) dispatch gave $out" ;; esac
 done
 # --read: the same bytes read alone after every call; positive times, GB/s and call-by-call ratio,
-# after results.csv's columns (by name: python's csv reads a quoted cpu_model too).
+# in results.csv's columns (by name: python's csv reads a quoted cpu_model too).
 out=$("$BB" gemm --kernel i2_s --m 64 --k 256 --reps 3 --min-time 0 --read --csv)
 hdr=$(echo "$out" | head -1)
-case "$hdr" in experiment,sweep,point,kernel,*,cpus,*,gbps,*,cpu_model,read_t_median_s,read_t_min_s,read_gbps,read_ratio_paired) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: --read csv header $hdr" ;; esac
+case "$hdr" in experiment,sweep,point,kernel,*,cpus,*,gbps,*,read_t_median_s,read_t_min_s,read_gbps,read_ratio_paired,*,cpu_model) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); echo "FAIL: --read csv header $hdr" ;; esac
 if printf '%s\n' "$out" | python3 -c '
 import csv, sys
 r = list(csv.DictReader(sys.stdin))[0]

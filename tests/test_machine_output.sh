@@ -63,8 +63,8 @@ cell() { python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1],
 check '[ "$(cell "$T/g.csv" experiment)" = gemm ] && [ -n "$(cell "$T/g.csv" run_id)" ] && [ -n "$(cell "$T/g.csv" host)" ] && [ -n "$(cell "$T/g.csv" commit)" ] && [ -n "$(cell "$T/g.csv" cpu_model)" ]' \
     "gemm --csv provenance: $(tail -1 "$T/g.csv")"
 "$BB" gemm $G --read --verify --csv >"$T/gv.csv" 2>"$T/gv.err"; rc=$?
-check '[ "$rc" -eq 0 ] && head -1 "$T/gv.csv" | grep -q ",cpu_model,read_t_median_s,read_t_min_s,read_gbps,read_ratio_paired,rel_err,bound_ratio$" && [ "$(cell "$T/gv.csv" verify)" = passed ]' \
-    "gemm --read --verify --csv: the extra columns last: rc=$rc $(head -1 "$T/gv.csv") $(cat "$T/gv.err")"
+check '[ "$rc" -eq 0 ] && head -1 "$T/gv.csv" | grep -q ",cpu_model,rel_err,bound_ratio$" && [ -n "$(cell "$T/gv.csv" read_ratio_paired)" ] && [ "$(cell "$T/gv.csv" verify)" = passed ]' \
+    "gemm --read --verify --csv: the read in results.csv's columns, the verify columns last: rc=$rc $(head -1 "$T/gv.csv") $(cat "$T/gv.err")"
 
 "$BB" gemm $G --json >"$T/g.jsonl" 2>"$T/gj.err"; rc=$?
 check '[ "$rc" -eq 0 ] && [ "$(wc -l <"$T/g.jsonl")" -eq 1 ] && python3 -c "import json,sys; o=json.loads(open(sys.argv[1]).readline()); assert o[\"kernel\"] == \"i2_s\" and o[\"m\"] == 64 and isinstance(o[\"t_median_s\"], float) and o[\"err_max_abs\"] is None" "$T/g.jsonl"' \
@@ -117,6 +117,32 @@ check '[ "$rc" -eq 0 ] && [ "$(same "$R/results.csv" "$R/results.jsonl")" = ok ]
 check '[ "$(same "$R/e2e.csv" "$R/e2e.jsonl")" = ok ]' "e2e.jsonl holds e2e.csv's rows: $(same "$R/e2e.csv" "$R/e2e.jsonl" 2>&1)"
 check '[ "$(cell "$R/results.csv" cpu_model)" = "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"machine\"][\"cpu_model\"])" "$R/run.json")" ]' \
     "results.csv's cpu_model is run.json's machine.cpu_model"
+
+# a kernel sweep's read = true: gemm --read's figures in every row of that sweep (a read after each
+# call, the call-by-call ratio), empty cells in the sweep that did not ask; run.json says which
+cat > "$T/rd.lua" <<LUA
+bitbench.experiment { name = "rd", out = "$T/resrd", sweeps = {
+  bitbench.sweep { name = "with", kernels = { "i2_s" }, shapes = { { m = 64, k = 256 } }, threads = { 1 },
+                   warmup = 1, reps = 3, min_seconds = 0, read = true },
+  bitbench.sweep { name = "without", kernels = { "i2_s" }, shapes = { { m = 64, k = 256 } }, threads = { 1 },
+                   warmup = 1, reps = 3, min_seconds = 0 } } }
+LUA
+"$BB" run "$T/rd.lua" --quiet >/dev/null 2>"$T/rd.err"; rc=$?
+R=$(ls -d "$T"/resrd/rd-* 2>/dev/null | head -1)
+check '[ "$rc" -eq 0 ] && python3 -c "
+import csv, json, sys
+rows = {r[\"sweep\"]: r for r in csv.DictReader(open(sys.argv[1], newline=\"\"))}
+w, o = rows[\"with\"], rows[\"without\"]
+f = lambda k: float(w[k])
+ok = f(\"read_t_median_s\") > 0 and 0 < f(\"read_t_min_s\") <= f(\"read_t_median_s\") and f(\"read_gbps\") > 0
+ok = ok and 0 < f(\"read_ratio_paired\") < float(\"inf\")
+ok = ok and all(o[k] == \"\" for k in (\"read_t_median_s\", \"read_t_min_s\", \"read_gbps\", \"read_ratio_paired\"))
+sweeps = {s[\"name\"]: s for s in json.load(open(sys.argv[2]))[\"sweeps\"]}
+sys.exit(not (ok and sweeps[\"with\"][\"read\"] is True and sweeps[\"without\"][\"read\"] is False))
+" "$R/results.csv" "$R/run.json"' "sweep read = true: rc=$rc $(cat "$T/rd.err") $(cut -d, -f2,46-49 "$R/results.csv" 2>&1)"
+printf 'bitbench.experiment { name = "rb", sweeps = { bitbench.sweep { kernels = { "i2_s" }, shapes = { { m = 64, k = 256 } }, read = 1 } } }\n' >"$T/rb.lua"
+"$BB" run --dry-run "$T/rb.lua" >/dev/null 2>"$T/rb.err"; rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/rb.err")" -eq 1 ] && grep -q "read" "$T/rb.err"' "read = 1 (not a boolean): rc=$rc $(cat "$T/rb.err")"
 
 # compare shows each side's CPU model beside its host
 "$BB" compare "$R" "$R" --csv >"$T/cmp.csv" 2>"$T/cmp.err"; rc=$?

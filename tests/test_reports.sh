@@ -108,6 +108,16 @@ lua5.4 "$src/scripts/claims.lua" "$claims/results.csv" "$claims/slow-profile.jso
     fail "claims.lua: $(cat "$tmp/err")"
 grep '^| 2 | i2_s@' "$tmp/claims_slow.md" | awk -F'|' '{ exit !($10 ~ /yes/) }' ||
     fail "claims.lua: i2_s should meet its goal against a 0.001 GB/s read: $(grep '^| 2 | i2_s@' "$tmp/claims_slow.md")"
+# a row with its own read beside every call (read_ratio_paired, a sweep's read = true) is judged by
+# it, not by the profile's ceiling; a row without one is, marked ‡ with its legend
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print $0, "read_ratio_paired"; next }
+    { print $0, (index($0, ",i2_s,") ? "1.04" : "") }' "$claims/results.csv" >"$claims/read.csv"
+lua5.4 "$src/scripts/claims.lua" "$claims/read.csv" "$claims/machine-profile.json" >"$tmp/claims_read.md" 2>"$tmp/err" ||
+    fail "claims.lua: $(cat "$tmp/err")"
+grep '^| 2 | i2_s@' "$tmp/claims_read.md" | awk -F'|' '{ exit !($8 ~ /1[.]04×/ && $8 !~ /‡/ && $10 ~ /yes/) }' ||
+    fail "claims.lua: i2_s judged by its own read (1.04×, met): $(grep '^| 2 | i2_s@' "$tmp/claims_read.md")"
+grep '^| 2 | q4_0@' "$tmp/claims_read.md" | awk -F'|' '{ exit !($8 ~ /‡/) }' && grep -q '^‡ no read beside the calls' "$tmp/claims_read.md" ||
+    fail "claims.lua: q4_0 without a read of its own is marked ‡: $(grep '^| 2 | q4_0@' "$tmp/claims_read.md")"
 # with the run.json of another machine beside the CSV, the profile (1000 GB/s) is not used
 cat >"$claims/run.json" <<'JSON'
 {"machine": {"cpu_model": "Another CPU", "cores": 2}}

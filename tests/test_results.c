@@ -138,7 +138,8 @@ static void test_csv(void)
               strstr(header, ",gbps,err_max_abs,err_rel_rms,err_master_rel_rms,weight_rel_rms,attempts,t_q1_s,t_q3_s,verify,"
                                                                                "rotated_bytes,cache_source,min_reps,"
                                                                                "min_seconds,seed,delay_s,roofline_fraction,"
-                                                                               "roofline_ceiling,run_id,host,commit,load_before,load_after,"
+                                                                               "roofline_ceiling,read_t_median_s,read_t_min_s,read_gbps,"
+                                                                               "read_ratio_paired,run_id,host,commit,load_before,load_after,"
                                                                                "other_cpu_share,busy,cpu_model,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");

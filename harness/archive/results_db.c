@@ -130,8 +130,9 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
  * 7 points' working set and settings (rotated_bytes, cache_source: bench/cache_sizing.h; min_reps,
  * min_seconds, seed, delay_s: a sweep's lists; roofline_fraction, roofline_ceiling:
  * bench/roof_ceiling.h); 8 points' and e2e_points' cpu_model, and the table run_files (created
- * when missing).
- * A file of version 1 to 7 gains whichever it lacks, empty in the rows stored before (what ran
+ * when missing); 9 points' read beside every call (read_t_median_s, read_t_min_s, read_gbps,
+ * read_ratio_paired: a kernel sweep's `read`).
+ * A file of version 1 to 8 gains whichever it lacks, empty in the rows stored before (what ran
  * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write
  * transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
@@ -164,7 +165,11 @@ static const struct {
                      {"points", "roofline_fraction", "REAL"},
                      {"points", "roofline_ceiling", "TEXT"},
                      {"points", "cpu_model", "TEXT"},
-                     {"e2e_points", "cpu_model", "TEXT"}};
+                     {"e2e_points", "cpu_model", "TEXT"},
+                     {"points", "read_t_median_s", "REAL"},
+                     {"points", "read_t_min_s", "REAL"},
+                     {"points", "read_gbps", "REAL"},
+                     {"points", "read_ratio_paired", "REAL"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {

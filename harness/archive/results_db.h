@@ -35,7 +35,7 @@
  *    carries (results/run_texts.h: experiment.lua, models/NAME.lua, source.diff)
  * (files of 1 to 7 are brought up to it when opened to write, the new cells empty in their rows; a
  *  reader does it in memory) */
-#define BB_DB_SCHEMA_VERSION 8
+#define BB_DB_SCHEMA_VERSION 9
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

@@ -177,6 +177,7 @@ int bb_gemm_measure(bb_pool *pool, const bb_packed_set *ps, const bb_measure_spe
     res->gbps = reps ? (double)ps->psize / st.median / 1e9 : 0;
     if (reads && reps) {
         bb_stats sr = bb_stats_of(reads, reps);
+        res->read_alone = true;
         res->read_t_median = sr.median;
         res->read_t_min = sr.min;
         res->read_gbps = (double)ps->psize / sr.median / 1e9;

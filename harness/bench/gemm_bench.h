@@ -64,6 +64,7 @@ typedef struct {
     /* read_alone (bb_measure_spec.read_alone): after every timed call, the next copy of the same
      * packed bytes read by the same pool with plain 64-byte loads and no arithmetic: what the
      * memory system gives these bytes at that moment, beside which gbps is the kernel's share */
+    bool read_alone;                  /* the reads were taken (else the four below are 0) */
     double read_t_median, read_t_min; /* seconds per copy read */
     double read_gbps;                 /* packed bytes / read_t_median / 1e9 */
     double read_ratio_paired;         /* median over the calls of call time / the read right after it */

@@ -136,19 +136,13 @@ static void gemm_row(const bb_single_run *run, const bb_gemm_spec *spec, const b
     bb_single_run_provenance(run, &row->prov);
 }
 
-/* --csv and --json: results.csv's columns, then what only this command measures: --read's figures
- * and --verify's error against its bound. */
+/* --csv and --json: results.csv's columns (--read's figures among them), then what only this
+ * command measures: --verify's error against its bound. */
 static int print_row(int format, const bb_gemm_spec *spec, const bb_gemm_result *r, const bb_result_row *row)
 {
-    const char *names[6];
-    double extra[6];
+    const char *names[2];
+    double extra[2];
     int n = 0;
-    if (spec->read_alone) {
-        names[n] = "read_t_median_s", extra[n++] = r->read_t_median;
-        names[n] = "read_t_min_s", extra[n++] = r->read_t_min;
-        names[n] = "read_gbps", extra[n++] = r->read_gbps;
-        names[n] = "read_ratio_paired", extra[n++] = r->read_ratio_paired;
-    }
     if (spec->verify) {
         names[n] = "rel_err", extra[n++] = r->rel_err;
         names[n] = "bound_ratio", extra[n++] = r->bound_ratio;

@@ -22,7 +22,7 @@ static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      
                                            "warmup", "reps",     "max_reps",    "min_seconds",
                                            "cache",  "on_unsupported", "spread_limit", "seed",
                                            "verify", "peers",  "peer_paths",  "peer_timeout",
-                                           "sd_limit", "remeasure", "delay", "cpus"};
+                                           "sd_limit", "remeasure", "delay", "cpus", "read"};
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
@@ -580,6 +580,7 @@ static void read_kernel_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_threads(L, c, t, sw);
     read_timing(L, c, t, sw);
     if (bb_lua_get_bool(L, t, "verify", &sw->verify, err, sizeof err) < 0) load_fail(L, c, sw, "%s", err);
+    if (bb_lua_get_bool(L, t, "read", &sw->read, err, sizeof err) < 0) load_fail(L, c, sw, "%s", err);
     read_on_unsupported(L, c, t, sw);
     read_cache(L, c, t, sw);
     if (bb_peer_read_kernel_fields(L, t, sw, err, sizeof err)) load_fail(L, c, sw, "%s", err);

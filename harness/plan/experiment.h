@@ -77,6 +77,10 @@ typedef struct {
     /* `verify`: each (kernel, shape, N) point's accuracy (bb_gemm_verify), computed once outside
      * the timed region, into results.csv's err_* and weight_rel_rms columns. */
     bool verify;
+    /* `read`: after every timed call a plain read of the next copy of the same packed bytes
+     * (bitbench gemm --read), into results.csv's read_* columns: each point's time as a multiple
+     * of what the memory system gave its bytes at that moment. */
+    bool read;
     /* A model sweep (field `models` instead of `shapes`): end-to-end points through bb_e2e_bench,
      * one row each in e2e.csv.  min_reps is its `reps` (repetitions of prefill + generation). */
     bool is_model;

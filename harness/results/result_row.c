@@ -46,6 +46,10 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
     snprintf(row->cache_source, sizeof row->cache_source, "%s", r->cache_source);
     row->min_seconds = row->delay_s = NAN; /* the caller's repetition rule */
     row->roofline_fraction = NAN;
+    row->read_t_median_s = r->read_alone ? r->read_t_median : NAN;
+    row->read_t_min_s = r->read_alone ? r->read_t_min : NAN;
+    row->read_gbps = r->read_alone ? r->read_gbps : NAN;
+    row->read_ratio_paired = r->read_alone ? r->read_ratio_paired : NAN;
     row->attempts = 1;
 }
 

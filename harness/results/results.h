@@ -51,6 +51,9 @@ typedef struct {
      * NAN (empty) when that ceiling was not measured; roofline_ceiling names it or says why not */
     double roofline_fraction;
     char roofline_ceiling[96];
+    /* a sweep's `read` (gemm --read): a plain read of the next copy after every timed call; NAN
+     * (empty) when not asked */
+    double read_t_median_s, read_t_min_s, read_gbps, read_ratio_paired;
     bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

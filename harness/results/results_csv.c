@@ -81,6 +81,14 @@ const bb_column bb_result_columns[] = {
     COL("roofline_ceiling", BB_COL_STR, roofline_ceiling,
         "the ceiling roofline_fraction is taken against (\"L2 read, 2 threads\" or \"int8 peak, 1 thread\"), or why "
         "there is none"),
+    COL("read_t_median_s", BB_COL_NUM, read_t_median_s,
+        "read: median time of a plain read (64-byte loads, no arithmetic) of the next copy of the same packed "
+        "bytes by the same threads, right after each timed call, seconds; empty when the sweep did not ask"),
+    COL("read_t_min_s", BB_COL_NUM, read_t_min_s, "read: the fastest of those reads, seconds"),
+    COL("read_gbps", BB_COL_NUM, read_gbps, "read: weight_bytes / read_t_median_s / 1e9"),
+    COL("read_ratio_paired", BB_COL_NUM, read_ratio_paired,
+        "read: the median over the calls of call time / the read right after it: how many times a plain read of "
+        "its bytes the kernel took, both seeing the memory system of the same moment"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
     BB_CPU_MODEL_COLUMN(bb_result_row),
 };

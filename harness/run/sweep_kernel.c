@@ -304,7 +304,8 @@ int sweep_measure_points(sweep_state *st, FILE *csv)
         bb_measure_spec ms = {.variant = sw->kernels[p->kernel].variant, .n = p->n, .warmup = p->warmup,
                               .min_reps = p->min_reps, .max_reps = sw->max_reps, .min_seconds = p->min_seconds,
                               .seed = p->seed, .meters = st->meters, .nmeters = st->nmeters,
-                              .meter_values = meter_values, .stop = &sweep_stop, .keep_samples = true};
+                              .meter_values = meter_values, .stop = &sweep_stop, .keep_samples = true,
+                              .read_alone = sw->read};
         bb_gemm_result r;
         bb_load_reading load_before;
         int attempts;
