@@ -139,10 +139,15 @@ ok = ok and 0 < f(\"read_ratio_paired\") < float(\"inf\")
 ok = ok and all(o[k] == \"\" for k in (\"read_t_median_s\", \"read_t_min_s\", \"read_gbps\", \"read_ratio_paired\"))
 sweeps = {s[\"name\"]: s for s in json.load(open(sys.argv[2]))[\"sweeps\"]}
 sys.exit(not (ok and sweeps[\"with\"][\"read\"] is True and sweeps[\"without\"][\"read\"] is False))
-" "$R/results.csv" "$R/run.json"' "sweep read = true: rc=$rc $(cat "$T/rd.err") $(cut -d, -f2,46-49 "$R/results.csv" 2>&1)"
-printf 'bitbench.experiment { name = "rb", sweeps = { bitbench.sweep { kernels = { "i2_s" }, shapes = { { m = 64, k = 256 } }, read = 1 } } }\n' >"$T/rb.lua"
+" "$R/results.csv" "$R/run.json"' \
+    "sweep read = true: rc=$rc $(cat "$T/rd.err") $(cut -d, -f2,46-49 "$R/results.csv" 2>&1)"
+cat > "$T/rb.lua" <<LUA
+bitbench.experiment { name = "rb", sweeps = {
+  bitbench.sweep { kernels = { "i2_s" }, shapes = { { m = 64, k = 256 } }, read = 1 } } }
+LUA
 "$BB" run --dry-run "$T/rb.lua" >/dev/null 2>"$T/rb.err"; rc=$?
-check '[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/rb.err")" -eq 1 ] && grep -q "read" "$T/rb.err"' "read = 1 (not a boolean): rc=$rc $(cat "$T/rb.err")"
+check '[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/rb.err")" -eq 1 ] && grep -q "field .read. must be true or false" "$T/rb.err"' \
+    "read = 1 (not a boolean): rc=$rc $(cat "$T/rb.err")"
 
 # compare shows each side's CPU model beside its host
 "$BB" compare "$R" "$R" --csv >"$T/cmp.csv" 2>"$T/cmp.err"; rc=$?

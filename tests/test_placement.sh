@@ -134,7 +134,9 @@ if command -v sqlite3 >/dev/null 2>&1 && [ -f "$T/r.sqlite" ]; then
     fi
     # one of schema 8 (before the read beside every call): the read columns added, empty
     cp "$T/r.sqlite" "$T/v8.sqlite"
-    if sqlite3 "$T/v8.sqlite" "ALTER TABLE points DROP COLUMN read_t_median_s; ALTER TABLE points DROP COLUMN read_t_min_s; ALTER TABLE points DROP COLUMN read_gbps; ALTER TABLE points DROP COLUMN read_ratio_paired; UPDATE schema_version SET version = 8;" 2>/dev/null; then
+    drop8="ALTER TABLE points DROP COLUMN read_t_median_s; ALTER TABLE points DROP COLUMN read_t_min_s;"
+    drop8="$drop8 ALTER TABLE points DROP COLUMN read_gbps; ALTER TABLE points DROP COLUMN read_ratio_paired;"
+    if sqlite3 "$T/v8.sqlite" "$drop8 UPDATE schema_version SET version = 8;" 2>/dev/null; then
         "$BB" db import --db "$T/v8.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
         check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v8.sqlite" "SELECT version FROM schema_version")" = 9 ] && [ "$(sqlite3 "$T/v8.sqlite" "SELECT count(*) FROM points WHERE read_gbps IS NULL AND read_ratio_paired IS NULL")" = 4 ]' \
             "schema 8 migrated: rc=$rc $(cat "$T/e") $(sqlite3 "$T/v8.sqlite" "SELECT count(*) FROM points" 2>&1)"
