@@ -1,5 +1,6 @@
--- Turns a kernel_claims run (experiments/kernel_claims.lua) into the README's tables: every
--- figure is read from the results CSV (and the DRAM read ceiling from a `bitbench roofline`
+-- Turns a kernel_claims run (experiments/kernel_claims.lua) into the tables of docs/performance.md:
+-- every figure is read from the results CSV (a row's time over a read of its own bytes from its
+-- read_ratio_paired, where its sweep has read = true; the DRAM shares from a `bitbench roofline`
 -- machine profile), so the text always matches the files.
 --
 --   lua5.4 scripts/claims.lua RESULTS_DIR/results.csv [MORE.csv ...] [results/machine-profile.json]
