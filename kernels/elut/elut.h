@@ -200,10 +200,9 @@ const char *elut_shape_error(int m, int k);
  * does. */
 #define ELUT_TP_MAX 8
 /* Row tiles per pass of each SIMD variant (its TP); the variants' m_pass is ELUT_TILE times it.
- * AVX-512: 4.  Eight tiles shared each table load with more rows, but read 16 index and sign
- * streams at once; with the far prefetch one pass ahead, four took tl2_0 from DRAM from 1.11 /
- * 1.13x a read to 1.07 / 1.10x (1 / 2 threads) and ran faster from L2 and at N = 8 and 32 too
- * (docs/measurements/2026-11-29-peers-and-goals.md). */
+ * AVX-512: 4.  Eight tiles shared each table load with more rows but read 16 index and sign
+ * streams at once, each prefetched a pass ahead; four streamed closer to a plain read from DRAM
+ * and were faster from L2 and at N > 1 as well (docs/measurements/2026-11-29-peers-and-goals.md). */
 #define ELUT_TP_AVX512 4
 #define ELUT_TP_AVX2 2
 #define ELUT_TP_NEON 2
