@@ -243,7 +243,7 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
         bb_json_string(j, "on_unsupported", sw->on_unsupported == BB_UNSUPPORTED_ERROR ? "error" : "skip");
         bb_json_int(j, "seed", (long long)sw->seed);
         bb_json_bool(j, "verify", sw->verify);
-        if (!sw->is_model) bb_json_bool(j, "read", sw->read);
+        bb_json_bool(j, "read", sw->read);
         /* the settings given as lists (experiment.h): all their values; the fields above hold the first */
         if (sw->nwarmups > 1 || sw->nreps_list > 1 || sw->nmin_seconds_list > 1 || sw->nseeds > 1 || sw->ndelays > 1) {
             bb_json_object_begin(j, "lists");
