@@ -65,9 +65,9 @@ out=$("$BB" run "$T/good.lua" 2>"$T/stderr"); rc=$?
 check '[ "$rc" -eq 0 ]' "tiny sweep exit $rc: $(cat "$T/stderr")"
 csv=$(ls "$T"/res/e2e_t-*/e2e.csv 2>/dev/null | head -1)
 check '[ -f "$csv" ]' "no e2e.csv"
-check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,variant_ran_pp,variant_ran_tg,fallback_calls,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,tg_samples,energy_per_token_j,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token,run_id,host,commit,load_before,load_after,other_cpu_share,busy,pp_spread,tg_spread,spread_flag,attempts,cpu_model,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
+check '[ "$(head -1 "$csv")" = "experiment,sweep,point,model,kernel,variant,variant_ran_pp,variant_ran_tg,fallback_calls,family,bits_per_weight,out_kernel,threads,prompt,gen,reps,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,ms_per_token,matmul_share,weight_bytes_per_token,tg_gbps_derived,read_tps,read_tps_max,read_gbps,tg_of_read,footprint_bytes,ref_kernel,logit_max_abs_err,logit_rel_rms_err,top1_agreement,logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,tg_samples,energy_per_token_j,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token,run_id,host,commit,load_before,load_after,other_cpu_share,busy,pp_spread,tg_spread,spread_flag,attempts,rounds,round,rounds_pp_tps,rounds_tg_tps,rounds_tg_of_read,cpu_model,timer_region_s,timer_tsc_ticks_per_call,timer_tsc_ghz" ]' "e2e.csv header"
 check '[ "$(wc -l < "$csv")" -eq 3 ]' "e2e.csv: want 2 rows"
-bad=$(awk -F, 'NR > 1 && (NF != 66 || $48 != 0 || $49 != "f16" || $50 != "f16" || !($51 > 0) || $7 != ($6 == "amx" ? "avx512" : $6) || $8 != ($6 == "amx" ? "avx512" : $6) || $9 != 0 || $32 != "" || $4 != "tiny" || $13 != 1 || $14 != 8 || $15 != 4 || !($17 > 0) || !($20 > 0) || !($18 <= $17 && $17 <= $19) || !($21 <= $20 && $20 <= $22) || !($25 > 0) || !($27 > 0) || !($28 >= $27) || !($29 > 0) || !($30 > 0) || !($31 > 0)) { print }' "$csv")
+bad=$(awk -F, 'NR > 1 && (NF != 71 || $48 != 0 || $49 != "f16" || $50 != "f16" || !($51 > 0) || $7 != ($6 == "amx" ? "avx512" : $6) || $8 != ($6 == "amx" ? "avx512" : $6) || $9 != 0 || $32 != "" || $4 != "tiny" || $13 != 1 || $14 != 8 || $15 != 4 || !($17 > 0) || !($20 > 0) || !($18 <= $17 && $17 <= $19) || !($21 <= $20 && $20 <= $22) || !($25 > 0) || !($27 > 0) || !($28 >= $27) || !($29 > 0) || !($30 > 0) || !($31 > 0)) { print }' "$csv")
 check '[ -z "$bad" ]' "malformed rows: $bad"
 check 'printf "%s" "$out" | grep -q "| tiny | i2_s@[a-z0-9]*\( (ran [a-z0-9+]*)\)\? | 1 | tg4 |"' "markdown table: $out"
 check 'grep -q "\"e2e_csv\": \"e2e.csv\"" "$T"/res/e2e_t-*/run.json' "run.json names e2e.csv"
@@ -92,7 +92,7 @@ mcsv=$(ls "$T"/res/e2e_m-*/e2e.csv 2>/dev/null | head -1)
 col() { # $1 column name: its value in the first row
     awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR == 2 && c { print $c }' "$mcsv"
 }
-check '[ "$(head -1 "$mcsv" | tr , "\n" | tail -12 | tr "\n" " ")" = "busy pp_spread tg_spread spread_flag attempts cpu_model timer_region_s timer_tsc_ticks_per_call timer_tsc_ghz rapl_pkg_energy_j rapl_energy_per_call_j_derived rapl_avg_power_w_derived " ]' \
+check '[ "$(head -1 "$mcsv" | tr , "\n" | tail -17 | tr "\n" " ")" = "busy pp_spread tg_spread spread_flag attempts rounds round rounds_pp_tps rounds_tg_tps rounds_tg_of_read cpu_model timer_region_s timer_tsc_ticks_per_call timer_tsc_ghz rapl_pkg_energy_j rapl_energy_per_call_j_derived rapl_avg_power_w_derived " ]' \
     "meter columns appended: $(head -1 "$mcsv")"
 tokens=$(awk -v r="$(col timer_region_s)" -v t="$(col tg_tps)" 'BEGIN { print r * t }')
 check 'awk -v x="$tokens" "BEGIN { exit !(x > 5.4 && x < 7.5) }"' "timer region x tg_tps = $tokens, want about 6 generated tokens"

@@ -132,4 +132,24 @@ lua5.4 "$src/scripts/claims.lua" "$claims/results.csv" "$claims/machine-profile.
 grep -q '1000' "$tmp/claims.md" && fail "claims.lua used another machine's profile: $(grep 1000 "$tmp/claims.md")"
 grep -q 'not the run' "$tmp/claims.md" || fail "claims.lua: no note that the profile is another machine's"
 
+# scripts/memory_limit.lua (issue 32's items 1 and 5, experiments/memory_limit.lua): each cell the
+# row's share with the range over its rounds, ✓ only at the goal; tl2_0 over i2_s the median of the
+# same-round ratios (here 1.10, 1.20, 1.00: 1.10, not the 1.05 of the rows' own figures) beside what
+# the bytes allow (120 + 0 over 100 + 0: 1.200×, so 92 %); a flagged row marked
+ml="$tmp/ml"
+mkdir -p "$ml"
+cat >"$ml/e2e.csv" <<'CSV'
+model,kernel,threads,gen,peer,tg_tps,tg_of_read,rounds,round,rounds_tg_tps,rounds_tg_of_read,weight_bytes_per_token,kv_bytes_per_token,spread_flag,attempts,busy
+m,i2_s,2,32,,100,0.91,3,2,90;100;110,0.88;0.91;0.93,120,0,0,1,0
+m,tl2_0,2,32,,105,0.89,3,1,99;120;110,0.89;0.87;0.95,100,0,0,1,0
+m,i2_s,1,32,,50,0.92,1,1,,,120,0,1,3,0
+CSV
+lua5.4 "$src/scripts/memory_limit.lua" "$ml/e2e.csv" >"$tmp/ml.md" 2>"$tmp/err" || fail "memory_limit.lua: $(cat "$tmp/err")"
+grep -q '^| m | 2 | 91 % (88-93) ✓ | 89 % (87-95) |$' "$tmp/ml.md" ||
+    fail "memory_limit.lua: item 1 at 2 threads: $(grep '^| m | 2' "$tmp/ml.md")"
+grep -q '^| m | 1 | 92 % ✓† | – |$' "$tmp/ml.md" || fail "memory_limit.lua: the flagged row: $(grep '^| m | 1' "$tmp/ml.md")"
+grep -q '^| m | 2 | 1.10× (1.00-1.20) ✓ | 1.200× | 92 % |$' "$tmp/ml.md" ||
+    fail "memory_limit.lua: item 5: $(grep '×' "$tmp/ml.md")"
+grep -q '^† a point the harness flagged' "$tmp/ml.md" || fail "memory_limit.lua: no legend under the marked table"
+
 echo "reports: flagged points marked with the legend; the machine sentence is the run's"

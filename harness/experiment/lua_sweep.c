@@ -29,7 +29,7 @@ static const char *const model_sweep_fields[] = {"name",    "models", "kernels",
                                                  "compare_logits", "compare_tokens", "perplexity",
                                                  "depth",   "kv_type_k", "kv_type_v",
                                                  "peers",   "peer_paths", "peer_timeout", "delay", "cpus",
-                                                 "spread_limit", "sd_limit", "remeasure"};
+                                                 "spread_limit", "sd_limit", "remeasure", "rounds"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16", "bf16", "q8_0"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -383,6 +383,10 @@ static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     if (rc > 0) sw->compare_tokens = (int)v;
     read_noise_limits(L, c, t, sw);
     read_delay(L, c, t, sw);
+    sw->rounds = 1;
+    rc = bb_lua_get_int(L, t, "rounds", 1, BB_SWEEP_MAX_ROUNDS, &v, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    if (rc > 0) sw->rounds = (int)v;
 }
 
 /* kv (keys and values), kv_type_k, kv_type_v: the KV cache types (llama.cpp's -ctk, -ctv), f32 by
@@ -444,6 +448,12 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_perplexity(L, c, t, sw);
     read_kv_types(L, c, t, sw);
     if (bb_peer_read_fields(L, t, sw, err, sizeof err)) load_fail(L, c, sw, "%s", err);
+    /* a peer point runs once, just before its bitbench point: the rounds would compare R of
+     * bitbench's measurements with one of the peer's */
+    if (sw->rounds > 1 && sw->npeers)
+        load_fail(L, c, sw, "field 'rounds' = %d with 'peers': a peer point is measured once, beside its bitbench "
+                            "point, so a sweep with peers has one round (leave 'rounds' out, or the peers)",
+                  sw->rounds);
     read_seed(L, c, t, sw);
     read_on_unsupported(L, c, t, sw);
 }

@@ -87,6 +87,7 @@ double bb_e2e_estimate_s(const bb_experiment *ex, const bb_e2e_point *p)
     double t = (sw->min_reps + 1) * rep + build; /* + 1: the warm-up repetition */
     if (sw->compare_logits[0]) t += 2 * sw->compare_tokens * decode_token;
     if (sw->ppl_file[0]) t += sw->ppl_ctx * (sw->ppl_chunks > 0 ? sw->ppl_chunks : 4) * prefill_token;
+    if (sw->rounds > 1) t += (sw->rounds - 1) * ((sw->min_reps + 1) * rep + build);
     t += sw->npeers * ((sw->min_reps + 1) * rep + build);
     return t;
 }
@@ -119,6 +120,7 @@ static void hash_sweep(bb_sha256 *h, const bb_sweep *sw)
                 kv_f16, sw->distinct_layers, sw->compare_logits, sw->compare_tokens, sw->ppl_file,
                 sw->ppl_model, sw->ppl_ctx, sw->ppl_chunks);
     for (int i = 0; i < sw->npeers; i++) hash_printf(h, "peer %s\n", sw->peers[i]);
+    if (sw->rounds > 1) hash_printf(h, "rounds=%d\n", sw->rounds); /* only then: older plans' hashes stay */
 }
 
 void bb_plan_sha256(const bb_experiment *ex, const bb_plan *plan, char hex[65])

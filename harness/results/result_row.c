@@ -83,6 +83,7 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     snprintf(row->kv_type_v, sizeof row->kv_type_v, "%s", bb_kv_type_name(spec->kv_v));
     row->kv_bytes_per_token = (double)r->kv_bytes_per_token;
     row->reps = spec->reps;
+    row->rounds = row->round = 1; /* a sweep's rounds set them when it has more (sweep_model.c) */
     row->pp_tps = r->pp_tps_median;
     row->pp_tps_min = r->pp_tps_min;
     row->pp_tps_max = r->pp_tps_max;

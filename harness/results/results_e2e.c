@@ -91,6 +91,18 @@ const bb_column bb_e2e_columns[] = {
     COL("attempts", BB_COL_INT, attempts,
         "measurements of the point: 1, or more when its repetitions disagreed and the sweep's remeasure allowed "
         "another (the row is the last attempt's)"),
+    /* added after attempts; a file written before them reads with rounds and round 0, "not recorded" */
+    COL("rounds", BB_COL_INT, rounds,
+        "rounds that measured the point (a model sweep's rounds: every point's round 1, then every point's round "
+        "2, ...); 1 for a point measured once"),
+    COL("round", BB_COL_INT, round,
+        "the round the row's figures are (1-based): the one whose tg_of_read is the median of the rounds' (the "
+        "lower middle one of an even count; tg_tps without a read-alone bound, pp_tps without a decode)"),
+    COL("rounds_pp_tps", BB_COL_STR, rounds_pp_tps,
+        "prefill tokens/s (median of its repetitions) of each round, ';'-separated in round order; empty with one "
+        "round or without a prefill"),
+    COL("rounds_tg_tps", BB_COL_STR, rounds_tg_tps, "the same for generation tokens/s"),
+    COL("rounds_tg_of_read", BB_COL_STR, rounds_tg_of_read, "the same for tg_of_read"),
     BB_CPU_MODEL_COLUMN(bb_e2e_row),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);
@@ -142,17 +154,22 @@ static void flag_note(const bb_e2e_row *r, char *buf, size_t len)
 
 void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count)
 {
-    bool flagged = false;
-    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0;
+    bool flagged = false; /* a note column: a flagged row, or one of several rounds */
+    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0 || rows[i].rounds > 1;
     fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |%s\n", flagged ? " note |" : "");
     fprintf(f, "|---|---|---:|---|---:|---:|%s\n", flagged ? "---|" : "");
     for (int i = 0; i < count; i++) {
         const bb_e2e_row *r = &rows[i];
         /* the asked variant, and the code that ran when that differs (i2_s@amx ran avx512 in tg) */
-        char pp_kernel[160], tg_kernel[160], note[160] = "";
+        char pp_kernel[160], tg_kernel[160], note[256] = "";
         ran_label(r, r->variant_ran_pp, pp_kernel, sizeof pp_kernel);
         ran_label(r, r->variant_ran_tg, tg_kernel, sizeof tg_kernel);
         if (r->spread_flag) flag_note(r, note, sizeof note);
+        if (r->rounds > 1) {
+            size_t o = strlen(note);
+            snprintf(note + o, sizeof note - o, "%sround %d of %d (the median %s)", o ? "; " : "", r->round, r->rounds,
+                     r->gen > 0 ? "share of the read-alone bound" : "prefill");
+        }
         /* llama-bench's test name at a depth: "tg16 @ d4096" */
         char at[24] = "";
         if (r->depth > 0) snprintf(at, sizeof at, " @ d%d", r->depth);

@@ -48,6 +48,11 @@ typedef struct {
      * a row read from a file written before these columns) */
     double pp_spread, tg_spread;
     int spread_flag, attempts;
+    /* a model sweep's `rounds` (sweep_model.c): how many rounds measured the point, which of them
+     * (1-based) the row is, and each round's prefill tokens/s, decode tokens/s and decode share of the
+     * read-alone bound, ';'-separated in round order ("" with one round); 0 in a file written before */
+    int rounds, round;
+    char rounds_pp_tps[448], rounds_tg_tps[448], rounds_tg_of_read[448];
     int nmeter;
     double meter[BB_MAX_METER_VALUES];
 } bb_e2e_row;

@@ -8,7 +8,8 @@
  *                    matmul of that call)
  *   e2e_samples.csv  one row per repetition and phase of an end-to-end point (e2e.csv's points):
  *                    run_id, experiment, sweep, point, model, kernel, variant, threads, prompt, gen,
- *                    phase ("pp" prefill or "tg" generation), rep, tokens, seconds
+ *                    phase ("pp" prefill or "tg" generation), rep (0-based, in the order they
+ *                    ran, over every round of a sweep's rounds), tokens, seconds
  *
  * The samples of a point are written just before its summary row, so a run killed between the two
  * leaves samples without their row: --resume drops those (bb_samples_open's keep) before the point

@@ -1,0 +1,96 @@
+-- The tables of issue 32's items 1 and 5 from a memory_limit run (experiments/memory_limit.lua):
+--
+--   item 1: each kernel's decode share of its own read-alone bound (e2e.csv's tg_of_read), the
+--           median round's, with the range over the rounds; goal at least 90 %.
+--   item 5: tl2_0's decode tokens/s over i2_s's, the median of the ratios of the same round (the
+--           rounds alternate, so a round's two points saw the machine of the same minutes), beside
+--           what their bytes allow: i2_s's bytes per token over tl2_0's (weights and KV rows, as
+--           the read-alone bound counts them); goal at least 1.10.
+--
+-- A row the harness flagged (report.flagged) carries report.MARK and is no finding.
+--
+--   lua5.4 scripts/memory_limit.lua RUN_DIR/e2e.csv
+package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
+local report = require("report")
+
+local SHARE_GOAL, SPEEDUP_GOAL = 0.90, 1.10
+local rows = report.rows_of_arg("memory_limit.lua", "RUN_DIR/e2e.csv")
+
+-- A row's per-round values of a rounds_* column, or its single value when it has one round.
+local function per_round(r, list, single)
+  local out = {}
+  for v in tostring(r[list] or ""):gmatch("[^;]+") do out[#out + 1] = tonumber(v) end
+  if #out == 0 then out[1] = report.num(r[single]) end
+  return out
+end
+
+local function pct(x) return x and string.format("%.0f %%", 100 * x) or "–" end
+
+local ours = {}
+for _, r in ipairs(rows) do
+  if (r.peer or "") == "" and report.num(r.gen) and report.num(r.gen) > 0 then ours[#ours + 1] = r end
+end
+if #ours == 0 then
+  io.stderr:write("memory_limit.lua: " .. arg[1] .. " has no decode rows of bitbench's\n")
+  os.exit(1)
+end
+local kernels = report.distinct(ours, "kernel")
+
+print(string.format("### Item 1: decode's share of the read-alone bound (goal ≥ %.0f %%)\n", 100 * SHARE_GOAL))
+print("Each cell: the median round's share (the range over the rounds), ✓ when it meets the goal.\n")
+local header = { "model", "threads" }
+for _, k in ipairs(kernels) do header[#header + 1] = k end
+print("| " .. table.concat(header, " | ") .. " |")
+print("|---|---:|" .. string.rep("---:|", #kernels))
+local any_marked = false
+for _, g in ipairs(report.groups(ours, { { "model" }, { "threads", true } })) do
+  local cells = { g.values[1], g.values[2] }
+  for _, k in ipairs(kernels) do
+    local r = report.find(g.rows, { kernel = k })
+    local share = r and report.num(r.tg_of_read)
+    if share then
+      local shares = per_round(r, "rounds_tg_of_read", "tg_of_read")
+      local lo, hi = math.min(table.unpack(shares)), math.max(table.unpack(shares))
+      local text = pct(share) .. (#shares > 1 and string.format(" (%.0f-%.0f)", 100 * lo, 100 * hi) or "")
+        .. (share >= SHARE_GOAL and " ✓" or "")
+      any_marked = any_marked or report.flagged(r)
+      cells[#cells + 1] = report.mark(text, r)
+    else
+      cells[#cells + 1] = "–"
+    end
+  end
+  print("| " .. table.concat(cells, " | ") .. " |")
+end
+if any_marked then print("\n" .. report.LEGEND) end
+
+local function bytes(r) return (report.num(r.weight_bytes_per_token) or 0) + (report.num(r.kv_bytes_per_token) or 0) end
+
+print(string.format("\n### Item 5: tl2_0 over i2_s (goal ≥ %.2f×)\n", SPEEDUP_GOAL))
+print("tok/s ratio: the median over the rounds of tl2_0's over i2_s's of the same round (the range). "
+  .. "Bytes allow: i2_s's bytes per token over tl2_0's. Of that: the ratio over what the bytes allow.\n")
+print("| model | threads | tl2_0 / i2_s tok/s | bytes allow | of that |")
+print("|---|---:|---:|---:|---:|")
+local any_pair, marked = false, false
+for _, g in ipairs(report.groups(ours, { { "model" }, { "threads", true } })) do
+  local a, b = report.find(g.rows, { kernel = "tl2_0" }), report.find(g.rows, { kernel = "i2_s" })
+  if a and b and report.num(a.tg_tps) and report.num(b.tg_tps) then
+    any_pair = true
+    local ta, tb = per_round(a, "rounds_tg_tps", "tg_tps"), per_round(b, "rounds_tg_tps", "tg_tps")
+    local ratios = {}
+    if #ta == #tb then
+      for i = 1, #ta do ratios[i] = ta[i] / tb[i] end
+    else -- not the same rounds: the rows' own figures
+      ratios[1] = report.num(a.tg_tps) / report.num(b.tg_tps)
+    end
+    local med = report.median(ratios)
+    local cap = bytes(a) > 0 and bytes(b) / bytes(a) or nil
+    local range = #ratios > 1 and string.format(" (%.2f-%.2f)", math.min(table.unpack(ratios)),
+      math.max(table.unpack(ratios))) or ""
+    local text = string.format("%.2f×%s%s", med, range, med >= SPEEDUP_GOAL and " ✓" or "")
+    marked = marked or report.flagged(a) or report.flagged(b)
+    print(string.format("| %s | %s | %s | %s | %s |", g.values[1], g.values[2], report.mark(text, a, b),
+      cap and string.format("%.3f×", cap) or "–", cap and pct(med / cap) or "–"))
+  end
+end
+if not any_pair then print("| (no model and thread count with both tl2_0 and i2_s) | | | | |") end
+if marked then print("\n" .. report.LEGEND) end

@@ -1,0 +1,81 @@
+#!/bin/sh
+# A model sweep's `rounds` (issue 32: goals measured as medians of alternating rounds): every point
+# of the sweep is measured round by round (round 1 of each point, then round 2, ...), and its row
+# is the round whose share of the read-alone bound is the median, with every round's figures in
+# e2e.csv's rounds_* columns and every round's repetitions in e2e_samples.csv.  Bad values are
+# refused before anything runs.  $1 is the bitbench binary.
+BB="$1"
+pass=0; fail=0
+T=$(mktemp -d /tmp/bb_e2e_rounds_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+col() { # file, column: the values, one per line
+    awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR > 1 { print $c }' "$1"
+}
+mkdir -p "$T/models"
+cat > "$T/models/small.lua" <<'LUA'
+return { name = "small", style = "bitnet", dim = 256, ffn_dim = 512, n_layers = 2, n_heads = 4,
+         n_kv_heads = 4, vocab_size = 320, ffn_act = "relu2", tied_embedding = true, source = "test" }
+LUA
+BITBENCH_MODELS="$T/models"; export BITBENCH_MODELS
+exp() { # file, extra sweep fields
+    printf 'bitbench.experiment { name = "er", out = "%s", sweeps = {\n  bitbench.sweep { models = {"small"}, kernels = {"f32", "f16"}, threads = {1}, prompt = 8, gen = 4, reps = 2, remeasure = 0, %s } } }\n' \
+        "$T/res_${1%.lua}" "$2" > "$T/$1"
+}
+
+exp three.lua 'rounds = 3, compare_logits = "f32", compare_tokens = 4'
+"$BB" run "$T/three.lua" >/dev/null 2>"$T/three.err"; rc=$?
+R=$(ls -d "$T"/res_three/er-* 2>/dev/null)
+check '[ "$rc" -eq 0 ] && [ "$(col "$R/e2e.csv" rounds | tr "\n" " ")" = "3 3 " ]' \
+    "rounds = 3: rc=$rc rounds '$(col "$R/e2e.csv" rounds)': $(cat "$T/three.err")"
+# the order: both points' round 1, then both points' round 2, then round 3
+order=$(sed -n 's/^bitbench run: e2e \([0-9]\)\/2, round \([0-9]\) of 3: .*/\2\1/p' "$T/three.err" | tr "\n" " ")
+check '[ "$order" = "11 12 21 22 31 32 " ]' "round by round: '$order': $(cat "$T/three.err")"
+# each row: three rounds listed, and its figures are the round with the median share
+for i in 1 2; do
+    line=$(awk -F, -v i="$i" 'NR == 1 { for (c = 1; c <= NF; c++) h[$c] = c } NR == i + 1 {
+        print $h["round"], $h["rounds_tg_of_read"], $h["tg_of_read"], $h["rounds_tg_tps"], $h["tg_tps"], $h["rounds_pp_tps"], $h["top1_agreement"] }' "$R/e2e.csv")
+    check 'echo "$line" | awk "{
+        n = split(\$2, s, \";\"); split(\$4, t, \";\"); m = split(\$6, p, \";\"); r = \$1
+        if (n != 3 || m != 3 || r < 1 || r > 3) exit 1
+        below = 0; above = 0
+        for (j = 1; j <= 3; j++) if (j != r) { if (s[j] + 0 <= s[r] + 0) below++; if (s[j] + 0 >= s[r] + 0) above++ }
+        if (below < 1 || above < 1) exit 1
+        if (sprintf(\"%.6g\", \$3) != s[r] || sprintf(\"%.6g\", \$5) != t[r]) exit 1
+        if (\$7 == \"\") exit 1
+    }"' "row $i is the median round of three, with round 1's logit comparison: $line"
+done
+# the samples: every round's repetitions, 3 x 2 of each phase per point, numbered in the order they ran
+check '[ "$(awk -F, "NR > 1" "$R/e2e_samples.csv" | wc -l)" -eq 24 ]' "e2e_samples.csv: $(wc -l < "$R/e2e_samples.csv") lines"
+reps=$(awk -F, 'NR == 1 { for (c = 1; c <= NF; c++) h[$c] = c } NR > 1 && $h["point"] == 1 && $h["phase"] == "tg" { printf "%s ", $h["rep"] }' "$R/e2e_samples.csv")
+check '[ "$reps" = "0 1 2 3 4 5 " ]' "point 1's decode samples: '$reps'"
+check 'grep -q "\"rounds\": 3" "$R/run.json"' "run.json: $(grep -c rounds "$R/run.json")"
+check 'grep -q "\"status\": \"complete\"" "$R/run.json"' "complete: $(grep '"status"' "$R/run.json")"
+
+# one round, the default: rounds 1, round 1, the lists empty
+exp one.lua ''
+"$BB" run --quiet "$T/one.lua" >/dev/null 2>"$T/one.err"; rc=$?
+R=$(ls -d "$T"/res_one/er-* 2>/dev/null)
+check '[ "$rc" -eq 0 ] && [ "$(col "$R/e2e.csv" rounds | tr "\n" " ")" = "1 1 " ] && [ "$(col "$R/e2e.csv" round | tr "\n" " ")" = "1 1 " ] && [ -z "$(col "$R/e2e.csv" rounds_tg_tps | tr -d "\n")" ]' \
+    "one round: rc=$rc $(head -2 "$R/e2e.csv" 2>&1 | cut -c1-200) $(cat "$T/one.err")"
+check '[ "$(awk -F, "NR > 1" "$R/e2e_samples.csv" | wc -l)" -eq 8 ]' "one round's samples: $(wc -l < "$R/e2e_samples.csv") lines"
+
+# refused before anything runs, naming the field and what is valid
+refused() { # file, fields, what the message says
+    exp "$1" "$2"
+    f="$1" says="$3"
+    "$BB" run "$T/$f" >/dev/null 2>"$T/$f.err"; rc=$?
+    check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/$f.err")" -eq 1 ] && grep -q "$says" "$T/$f.err" && [ ! -d "$T/res_${f%.lua}" ]' \
+        "$2: rc=$rc $(cat "$T/$f.err")"
+}
+refused zero.lua 'rounds = 0' "field 'rounds'.*1\.\.32"
+refused many.lua 'rounds = 33' "field 'rounds'.*1\.\.32"
+refused text.lua 'rounds = "3"' "field 'rounds'"
+refused peers.lua 'rounds = 2, kv = "f16", peers = {"llama.cpp:f16"}' "field 'rounds' = 2 with 'peers'"
+# a kernel sweep has no rounds (its calls already alternate with a read: `read`)
+printf 'bitbench.experiment { name = "ek", out = "%s", sweeps = { bitbench.sweep { kernels = {"f32"}, shapes = {{64, 64}}, rounds = 2 } } }\n' "$T/res_k" > "$T/k.lua"
+"$BB" run "$T/k.lua" >/dev/null 2>"$T/k.err"; rc=$?
+check '[ "$rc" -eq 2 ] && grep -q "unknown field .rounds." "$T/k.err"' "kernel sweep: rc=$rc $(cat "$T/k.err")"
+
+echo "e2e rounds: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
