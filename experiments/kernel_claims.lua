@@ -2,13 +2,14 @@
 --   mad:       i2_s and tq2_0 GEMV against q4_0 on BitNet-2B4T's FFN shape (M=6912, K=2560),
 --              weights streamed from DRAM (bitnet.cpp §2; foundation issue), beside every main
 --              kernel and its interleaved layout (issue 22: each at its share of the DRAM read),
---              each call beside a plain read of its own bytes (issue 32's goals);
+--              each call beside a plain read of its own bytes, in five rounds over the kernels
+--              (issue 32's goals: medians of alternating rounds);
 --   lut:       T-MAC (tmac_w2) and bitnet.cpp's TL kernels against i2_s and tq1_0 on the
 --              bitnet_b1_58-large and BitNet-2B4T shapes, cache-resident and from DRAM;
 --   upconvert: Intel's up_i2 / up_i1 against q8_0 on Falcon3-1B, MobileLLM-1.5B and Llama-3-8B
 --              projection shapes, from DRAM (Intel paper Figures 5-7);
 --   codebook:  cb2 against q2_k, iq4_nl against q4_0 (Arm paper §5-6).
--- About 10 minutes on 2 cores.  Then:  lua5.4 scripts/claims.lua RESULTS_DIR/results.csv
+-- About 15 minutes on 2 cores.  Then:  lua5.4 scripts/claims.lua RESULTS_DIR/results.csv
 --
 --   bitbench run experiments/kernel_claims.lua
 
@@ -33,6 +34,7 @@ bitbench.experiment {
       threads = threads,
       cache = cache("dram"),
       read = true, -- each call beside a read of its own bytes: issue 32's goals (scripts/claims.lua)
+      rounds = smoke and 2 or 5, -- the median of five rounds, every kernel in each (issue 32: alternating rounds)
       reps = reps(20), min_seconds = secs(0.3),
     },
     bitbench.sweep {

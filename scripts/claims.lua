@@ -122,7 +122,14 @@ local function goal_cells(kn, r, th)
   if not over and dram[th] and r.gbps and r.gbps > 0 then
     over, profile_reads = dram[th] / r.gbps, true
   end
-  local over_text = over and report.mark(string.format("%.2f×%s", over, r.read and "" or "‡"), r.src) or "—"
+  -- a sweep of several rounds: the row is the median round's; the range over the rounds beside it
+  local lo, hi
+  for v in tostring(r.src.rounds_read_ratio_paired or ""):gmatch("[^;]+") do
+    v = tonumber(v)
+    if v then lo, hi = math.min(lo or v, v), math.max(hi or v, v) end
+  end
+  local range = r.read and lo and string.format(" (%.2f-%.2f)", lo, hi) or ""
+  local over_text = over and report.mark(string.format("%.2f×%s%s", over, range, r.read and "" or "‡"), r.src) or "—"
   local goal = goals[kn]
   if not goal then return over_text, "—", "—" end
   if not over then return over_text, string.format("≤ %.2f×", goal), "—" end
@@ -152,7 +159,7 @@ print()
 print("Goal: kernel time over a plain read of its own bytes from DRAM, for the layouts the engine chooses "
   .. "(≤ 1.10× for the ternary and 2-bit ones, ≤ 1.25× for tq1_0's best layout, ≤ 1.05× for the 4- and 8-bit "
   .. "ones); the plain read is the same bytes read after every call (the sweep's read = true, the median "
-  .. "of the call-by-call ratios).")
+  .. "of the call-by-call ratios). With rounds, the median round's, and the range over the rounds in brackets.")
 if profile_reads then
   print()
   print("‡ no read beside the calls in this row: its plain read is the machine profile's DRAM read ceiling at "

@@ -123,6 +123,16 @@ grep '^| 2 | i2_s@' "$tmp/claims_read.md" | awk -F'|' '{ exit !($8 ~ /1[.]04×/ 
     fail "claims.lua: i2_s judged by its own read (1.04×, met): $(grep '^| 2 | i2_s@' "$tmp/claims_read.md")"
 grep '^| 2 | q4_0@' "$tmp/claims_read.md" | awk -F'|' '{ exit !($8 ~ /‡/) }' && grep -q '^‡ no read beside the calls' "$tmp/claims_read.md" ||
     fail "claims.lua: q4_0 without a read of its own is marked ‡: $(grep '^| 2 | q4_0@' "$tmp/claims_read.md")"
+# a sweep of rounds: the row's ratio (the median round's) with the range over its rounds
+awk -F, 'BEGIN { OFS = "," }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; has = ("rounds_read_ratio_paired" in c)
+              print (has ? $0 : $0 ",rounds_read_ratio_paired"); next }
+    { v = (index($0, ",i2_s,") ? "1.09;1.04;1.02" : "")
+      if (has) { $c["rounds_read_ratio_paired"] = v; print } else print $0 "," v }' "$claims/read.csv" >"$claims/rounds.csv"
+lua5.4 "$src/scripts/claims.lua" "$claims/rounds.csv" "$claims/machine-profile.json" >"$tmp/claims_rounds.md" 2>"$tmp/err" ||
+    fail "claims.lua: $(cat "$tmp/err")"
+grep '^| 2 | i2_s@' "$tmp/claims_rounds.md" | awk -F'|' '{ exit !($8 ~ /1[.]04× [(]1[.]02-1[.]09[)]/) }' ||
+    fail "claims.lua: i2_s's rounds: $(grep '^| 2 | i2_s@' "$tmp/claims_rounds.md")"
 # with the run.json of another machine beside the CSV, the profile (1000 GB/s) is not used
 cat >"$claims/run.json" <<'JSON'
 {"machine": {"cpu_model": "Another CPU", "cores": 2}}

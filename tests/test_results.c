@@ -139,7 +139,8 @@ static void test_csv(void)
                                                                                "rotated_bytes,cache_source,min_reps,"
                                                                                "min_seconds,seed,delay_s,roofline_fraction,"
                                                                                "roofline_ceiling,read_t_median_s,read_t_min_s,read_gbps,"
-                                                                               "read_ratio_paired,run_id,host,commit,load_before,load_after,"
+                                                                               "read_ratio_paired,rounds,round,rounds_t_median_s,"
+                                                                               "rounds_read_ratio_paired,run_id,host,commit,load_before,load_after,"
                                                                                "other_cpu_share,busy,cpu_model,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");

@@ -131,8 +131,9 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
  * min_seconds, seed, delay_s: a sweep's lists; roofline_fraction, roofline_ceiling:
  * bench/roof_ceiling.h); 8 points' and e2e_points' cpu_model, and the table run_files (created
  * when missing); 9 points' read beside every call (read_t_median_s, read_t_min_s, read_gbps,
- * read_ratio_paired: a kernel sweep's `read`); 10 e2e_points' rounds (rounds, round, rounds_pp_tps,
- * rounds_tg_tps, rounds_tg_of_read: a model sweep's `rounds`).
+ * read_ratio_paired: a kernel sweep's `read`); 10 a sweep's `rounds`: e2e_points' rounds, round,
+ * rounds_pp_tps, rounds_tg_tps, rounds_tg_of_read, points' rounds, round, rounds_t_median_s,
+ * rounds_read_ratio_paired.
  * A file of version 1 to 9 gains whichever it lacks, empty in the rows stored before (what ran
  * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write
  * transaction, with the version read again there: two
@@ -175,7 +176,11 @@ static const struct {
                      {"e2e_points", "round", "INTEGER"},
                      {"e2e_points", "rounds_pp_tps", "TEXT"},
                      {"e2e_points", "rounds_tg_tps", "TEXT"},
-                     {"e2e_points", "rounds_tg_of_read", "TEXT"}};
+                     {"e2e_points", "rounds_tg_of_read", "TEXT"},
+                     {"points", "rounds", "INTEGER"},
+                     {"points", "round", "INTEGER"},
+                     {"points", "rounds_t_median_s", "TEXT"},
+                     {"points", "rounds_read_ratio_paired", "TEXT"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {

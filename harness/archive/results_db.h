@@ -34,8 +34,8 @@
  * 8: points and e2e_points have cpu_model; run_files (run, name, sha256, text) holds the texts a run
  *    carries (results/run_texts.h: experiment.lua, models/NAME.lua, source.diff)
  * 9: points has read_t_median_s, read_t_min_s, read_gbps and read_ratio_paired (a kernel sweep's read)
- * 10: e2e_points has rounds, round, rounds_pp_tps, rounds_tg_tps and rounds_tg_of_read (a model
- *    sweep's rounds)
+ * 10: a sweep's rounds: e2e_points has rounds, round, rounds_pp_tps, rounds_tg_tps and
+ *    rounds_tg_of_read, points rounds, round, rounds_t_median_s and rounds_read_ratio_paired
  * (files of 1 to 9 are brought up to it when opened to write, the new cells empty in their rows; a
  *  reader does it in memory) */
 #define BB_DB_SCHEMA_VERSION 10

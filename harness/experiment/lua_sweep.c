@@ -22,7 +22,7 @@ static const char *const sweep_fields[] = {"name",   "kernels",  "shapes",      
                                            "warmup", "reps",     "max_reps",    "min_seconds",
                                            "cache",  "on_unsupported", "spread_limit", "seed",
                                            "verify", "peers",  "peer_paths",  "peer_timeout",
-                                           "sd_limit", "remeasure", "delay", "cpus", "read"};
+                                           "sd_limit", "remeasure", "delay", "cpus", "read", "rounds"};
 static const char *const model_sweep_fields[] = {"name",    "models", "kernels",        "out_kernel",
                                                  "threads", "prompt", "gen",            "reps",
                                                  "kv",      "seed",   "on_unsupported", "distinct_layers",
@@ -383,10 +383,22 @@ static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     if (rc > 0) sw->compare_tokens = (int)v;
     read_noise_limits(L, c, t, sw);
     read_delay(L, c, t, sw);
+}
+
+/* rounds (kernel and model sweeps), read after the peers: a peer point is measured once, beside
+ * its bitbench point, so rounds would compare R of bitbench's measurements with one of the peer's. */
+static void read_rounds(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    char err[1024];
+    long v;
     sw->rounds = 1;
-    rc = bb_lua_get_int(L, t, "rounds", 1, BB_SWEEP_MAX_ROUNDS, &v, err, sizeof err);
+    int rc = bb_lua_get_int(L, t, "rounds", 1, BB_SWEEP_MAX_ROUNDS, &v, err, sizeof err);
     if (rc < 0) load_fail(L, c, sw, "%s", err);
     if (rc > 0) sw->rounds = (int)v;
+    if (sw->rounds > 1 && sw->npeers)
+        load_fail(L, c, sw, "field 'rounds' = %d with 'peers': a peer point is measured once, beside its bitbench "
+                            "point, so a sweep with peers has one round (leave 'rounds' out, or the peers)",
+                  sw->rounds);
 }
 
 /* kv (keys and values), kv_type_k, kv_type_v: the KV cache types (llama.cpp's -ctk, -ctv), f32 by
@@ -448,12 +460,7 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_perplexity(L, c, t, sw);
     read_kv_types(L, c, t, sw);
     if (bb_peer_read_fields(L, t, sw, err, sizeof err)) load_fail(L, c, sw, "%s", err);
-    /* a peer point runs once, just before its bitbench point: the rounds would compare R of
-     * bitbench's measurements with one of the peer's */
-    if (sw->rounds > 1 && sw->npeers)
-        load_fail(L, c, sw, "field 'rounds' = %d with 'peers': a peer point is measured once, beside its bitbench "
-                            "point, so a sweep with peers has one round (leave 'rounds' out, or the peers)",
-                  sw->rounds);
+    read_rounds(L, c, t, sw);
     read_seed(L, c, t, sw);
     read_on_unsupported(L, c, t, sw);
 }
@@ -594,6 +601,7 @@ static void read_kernel_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_on_unsupported(L, c, t, sw);
     read_cache(L, c, t, sw);
     if (bb_peer_read_kernel_fields(L, t, sw, err, sizeof err)) load_fail(L, c, sw, "%s", err);
+    read_rounds(L, c, t, sw);
 }
 
 void load_read_sweep(lua_State *L, load_ctx *c, int t, int index, bb_sweep *sw)

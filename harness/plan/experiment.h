@@ -20,7 +20,7 @@
 
 #define BB_NAME_MAX 64
 #define BB_SWEEP_MAX_LIST 64 /* entries of a scalar setting's list (warmup, reps, min_seconds, seed, delay) */
-#define BB_SWEEP_MAX_ROUNDS 32 /* a model sweep's `rounds` (e2e.csv's rounds_* lists hold this many) */
+#define BB_SWEEP_MAX_ROUNDS 32 /* a sweep's `rounds` (the rounds_* columns' lists hold this many) */
 
 /* An experiment file is a page or two of Lua; 16 MiB is far past any hand-written one and bounds
  * what a shared file costs to read before Lua's own memory bound applies. */
@@ -72,10 +72,10 @@ typedef struct {
     double spread_limit;        /* flag points whose interquartile range / median exceeds this ... */
     double sd_limit;            /* ... or whose standard deviation / median exceeds this */
     int remeasure;              /* measure a point so flagged again, up to this many more times */
-    /* `rounds` (model sweeps): each point measured this many times, round by round over the
-     * sweep's points (round 1 of every point, then round 2, ...), so that a slow spell of the host
-     * falls on every kernel alike; the row is the round whose share of the read-alone bound is the
-     * median (sweep_model.c).  0 or 1: one round. */
+    /* `rounds`: each point measured this many times, round by round over the sweep's points
+     * (round 1 of every point, then round 2, ...), so that a slow spell of the host falls on every
+     * kernel alike; the row is the median round (sweep_kernel.c: by read_ratio_paired, else
+     * t_median_s; sweep_model.c: by the share of the read-alone bound).  0 or 1: one round. */
     int rounds;
     double delay;               /* seconds of cool-down before each point */
     bb_unsupported on_unsupported;

@@ -27,6 +27,7 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
     snprintf(row->cache, sizeof row->cache, "%s", bb_cache_mode_name(cache));
     row->warmup = warmup;
     row->reps = r->reps;
+    row->rounds = row->round = 1; /* a sweep's rounds set them when it has more (sweep_kernel.c) */
     row->t_median_s = r->t_median;
     row->t_min_s = r->t_min;
     row->t_max_s = r->t_max;

@@ -54,6 +54,11 @@ typedef struct {
     /* a sweep's `read` (gemm --read): a plain read of the next copy after every timed call; NAN
      * (empty) when not asked */
     double read_t_median_s, read_t_min_s, read_gbps, read_ratio_paired;
+    /* a sweep's `rounds` (sweep_kernel.c): how many rounds measured the point, which of them
+     * (1-based) the row is, and each round's t_median_s and read_ratio_paired, ';'-separated in
+     * round order ("" with one round); 0 in a file written before */
+    int rounds, round;
+    char rounds_t_median_s[512], rounds_read_ratio_paired[448];
     bb_row_provenance prov;
     int nmeter;
     double meter[BB_MAX_METER_VALUES];

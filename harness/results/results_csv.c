@@ -89,6 +89,16 @@ const bb_column bb_result_columns[] = {
     COL("read_ratio_paired", BB_COL_NUM, read_ratio_paired,
         "read: the median over the calls of call time / the read right after it: how many times a plain read of "
         "its bytes the kernel took, both seeing the memory system of the same moment"),
+    COL("rounds", BB_COL_INT, rounds,
+        "rounds that measured the point (a sweep's rounds: every point's round 1, then every point's round 2, "
+        "...); 1 for a point measured once"),
+    COL("round", BB_COL_INT, round,
+        "the round the row's figures are (1-based): the one whose read_ratio_paired (t_median_s without a read) is "
+        "the median of the rounds' (the slower of the two middle ones of an even count)"),
+    COL("rounds_t_median_s", BB_COL_STR, rounds_t_median_s,
+        "t_median_s of each round, ';'-separated in round order; empty with one round"),
+    COL("rounds_read_ratio_paired", BB_COL_STR, rounds_read_ratio_paired,
+        "the same for read_ratio_paired; empty with one round or without a read"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
     BB_CPU_MODEL_COLUMN(bb_result_row),
 };

@@ -97,7 +97,8 @@ const bb_column bb_e2e_columns[] = {
         "2, ...); 1 for a point measured once"),
     COL("round", BB_COL_INT, round,
         "the round the row's figures are (1-based): the one whose tg_of_read is the median of the rounds' (the "
-        "lower middle one of an even count; tg_tps without a read-alone bound, pp_tps without a decode)"),
+        "slower of the two middle ones of an even count; tg_tps without a read-alone bound, pp_tps without a "
+        "decode)"),
     COL("rounds_pp_tps", BB_COL_STR, rounds_pp_tps,
         "prefill tokens/s (median of its repetitions) of each round, ';'-separated in round order; empty with one "
         "round or without a prefill"),

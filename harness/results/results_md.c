@@ -1,8 +1,8 @@
 /* The human-readable table printed at the end of a run, in the manner of llama-bench: fixed
  * columns for what identifies a point, optional columns only when they vary across the rows,
  * the time as median ± sd, whether each verified point passed (when any was verified), and a note
- * on flagged points giving both measures of their spread, and on points whose calls fell back to
- * other code.  The kernel column names the variant asked for and, when its dispatch rule ran
+ * on flagged points giving both measures of their spread, on points whose calls fell back to
+ * other code, and on the round a point of several is.  The kernel column names the variant asked for and, when its dispatch rule ran
  * another's code at this N, that one: "i2_s@amx (ran avx512)". */
 #include <math.h>
 #include <string.h>
@@ -29,7 +29,8 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
 {
     bool show[C_COUNT], flagged = false, verified = false;
     for (int c = 0; c < C_COUNT; c++) show[c] = varies(rows, count, (opt_col)c);
-    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0 || rows[i].fallback_calls > 0;
+    for (int i = 0; i < count; i++)
+        flagged |= rows[i].spread_flag != 0 || rows[i].fallback_calls > 0 || rows[i].rounds > 1;
     for (int i = 0; i < count; i++) verified |= rows[i].verify[0] != 0;
     fprintf(f, "|%s kernel | bits/w |%s%s M | K | N | threads | time us (median ± sd) | GOP/s | GB/s |%s%s\n",
             show[C_SWEEP] ? " sweep |" : "", show[C_MODEL] ? " shape |" : "", show[C_CACHE] ? " cache |" : "",
@@ -62,6 +63,9 @@ void bb_markdown_table(FILE *f, const bb_result_row *rows, int count)
                 fprintf(f, "flagged: IQR/median %.0f%%, sd/median %.0f%%", r->spread * 100, 100 * r->t_sd_s / r->t_median_s);
             else if (r->spread_flag) fprintf(f, "flagged: IQR/median %.0f%%", r->spread * 100);
             if (r->fallback_calls > 0) fprintf(f, "%s%.0f fallback calls", r->spread_flag ? "; " : "", r->fallback_calls);
+            if (r->rounds > 1)
+                fprintf(f, "%sround %d of %d (the median %s)", r->spread_flag || r->fallback_calls > 0 ? "; " : "",
+                        r->round, r->rounds, r->rounds_read_ratio_paired[0] ? "time over a read" : "time");
             fprintf(f, " |");
         }
         fputc('\n', f);

@@ -245,6 +245,7 @@ static void write_sweeps(bb_json *j, const bb_experiment *ex)
         bb_json_int(j, "seed", (long long)sw->seed);
         bb_json_bool(j, "verify", sw->verify);
         bb_json_bool(j, "read", sw->read);
+        bb_json_int(j, "rounds", sw->rounds > 1 ? sw->rounds : 1);
         /* the settings given as lists (experiment.h): all their values; the fields above hold the first */
         if (sw->nwarmups > 1 || sw->nreps_list > 1 || sw->nmin_seconds_list > 1 || sw->nseeds > 1 || sw->ndelays > 1) {
             bb_json_object_begin(j, "lists");

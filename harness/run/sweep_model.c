@@ -494,7 +494,7 @@ static double get_tg(const bb_e2e_row *r) { return r->tg_tps; }
 static double get_share(const bb_e2e_row *r) { return r->tg_of_read; }
 
 /* A point's last round is done: its row is the round whose key (round_key) is the median (the
- * lower middle one of an even count, as tg_median_rep), with every round's figures in the rounds_*
+ * slower of the two middle ones of an even count), with every round's figures in the rounds_*
  * columns, the logit comparison and perplexity of round 1 (the only one that computes them: they do
  * not depend on the timing), and every round's repetitions in e2e_samples.csv, in the order they
  * ran. */

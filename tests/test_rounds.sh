@@ -1,8 +1,9 @@
 #!/bin/sh
-# A model sweep's `rounds` (issue 32: goals measured as medians of alternating rounds): every point
-# of the sweep is measured round by round (round 1 of each point, then round 2, ...), and its row
-# is the round whose share of the read-alone bound is the median, with every round's figures in
-# e2e.csv's rounds_* columns and every round's repetitions in e2e_samples.csv.  Bad values are
+# A sweep's `rounds` (issue 32: goals measured as medians of alternating rounds): every point of
+# the sweep is measured round by round (round 1 of each point, then round 2, ...), and its row is
+# the median round - of a model sweep by its share of the read-alone bound, of a kernel sweep by
+# its time over a read of its bytes (else its median time) - with every round's figures in the
+# rounds_* columns and every round's repetitions or calls in the samples file.  Bad values are
 # refused before anything runs.  $1 is the bitbench binary.
 BB="$1"
 pass=0; fail=0
@@ -72,10 +73,29 @@ refused zero.lua 'rounds = 0' "field 'rounds'.*1\.\.32"
 refused many.lua 'rounds = 33' "field 'rounds'.*1\.\.32"
 refused text.lua 'rounds = "3"' "field 'rounds'"
 refused peers.lua 'rounds = 2, kv = "f16", peers = {"llama.cpp:f16"}' "field 'rounds' = 2 with 'peers'"
-# a kernel sweep has no rounds (its calls already alternate with a read: `read`)
-printf 'bitbench.experiment { name = "ek", out = "%s", sweeps = { bitbench.sweep { kernels = {"f32"}, shapes = {{64, 64}}, rounds = 2 } } }\n' "$T/res_k" > "$T/k.lua"
+# a kernel sweep: two kernels, two thread counts, three rounds, a read beside every call, verified
+printf 'bitbench.experiment { name = "ek", out = "%s", sweeps = { bitbench.sweep { kernels = {"i2_s", "f16"}, shapes = {{256, 256}}, threads = {1, 2}, reps = 5, min_seconds = 0, read = true, verify = true, remeasure = 0, rounds = 3 } } }\n' "$T/res_k" > "$T/k.lua"
 "$BB" run "$T/k.lua" >/dev/null 2>"$T/k.err"; rc=$?
-check '[ "$rc" -eq 2 ] && grep -q "unknown field .rounds." "$T/k.err"' "kernel sweep: rc=$rc $(cat "$T/k.err")"
+R=$(ls -d "$T"/res_k/ek-* 2>/dev/null)
+npts=$(grep -c "" "$R/results.csv" 2>/dev/null)
+check '[ "$rc" -eq 0 ] && [ "$npts" -eq 5 ] && [ "$(col "$R/results.csv" rounds | sort -u)" = 3 ] && [ "$(col "$R/results.csv" verify | sort -u)" = passed ]' \
+    "kernel sweep, rounds = 3: rc=$rc $npts lines: $(cat "$T/k.err")"
+# each row is the median of its rounds' read_ratio_paired, its t_median_s that round's
+bad=$(awk -F, 'NR == 1 { for (c = 1; c <= NF; c++) h[$c] = c; next } {
+    n = split($h["rounds_read_ratio_paired"], q, ";"); split($h["rounds_t_median_s"], t, ";"); r = $h["round"]
+    if (n != 3 || r < 1 || r > 3) { print; next }
+    below = 0; above = 0
+    for (j = 1; j <= 3; j++) if (j != r) { if (q[j] + 0 <= q[r] + 0) below++; if (q[j] + 0 >= q[r] + 0) above++ }
+    if (below < 1 || above < 1 || sprintf("%.6g", $h["read_ratio_paired"]) != q[r] || sprintf("%.6g", $h["t_median_s"]) != t[r]) print }' "$R/results.csv")
+check '[ -z "$bad" ]' "kernel rows not their median round: $bad"
+# the samples: every round's calls (at least 5 a round), numbered in the order they ran
+calls=$(awk -F, 'NR == 1 { for (c = 1; c <= NF; c++) h[$c] = c; next } $h["point"] == 1 { n++; if ($h["rep"] != n - 1) bad = 1 } END { print (bad ? -1 : n) }' "$R/samples.csv")
+check '[ "$calls" -ge 15 ]' "kernel samples of point 1: $calls (-1: not numbered in the order they ran)"
+check 'grep -q "\"rounds\": 3" "$R/run.json"' "kernel run.json: $(grep -c rounds "$R/run.json")"
+# a kernel sweep with peers has one round, as a model sweep
+printf 'bitbench.experiment { name = "ekp", out = "%s", sweeps = { bitbench.sweep { kernels = {"q4_0"}, shapes = {{256, 256}}, peers = {"llama.cpp"}, rounds = 2 } } }\n' "$T/res_kp" > "$T/kp.lua"
+"$BB" run "$T/kp.lua" >/dev/null 2>"$T/kp.err"; rc=$?
+check '[ "$rc" -eq 2 ] && grep -q "field .rounds. = 2 with .peers." "$T/kp.err"' "kernel sweep with peers: rc=$rc $(cat "$T/kp.err")"
 
-echo "e2e rounds: $pass passed, $fail failed"
+echo "rounds: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
