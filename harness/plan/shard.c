@@ -70,6 +70,7 @@ double bb_point_estimate_s(const bb_experiment *ex, const bb_point *p)
     double call = fmax(ops / (p->threads * NOMINAL_OPS_PER_THREAD_S), bytes / NOMINAL_BYTES_S) + NOMINAL_CALL_S;
     double t = repeated(call, sw->warmup, sw->min_reps, sw->max_reps, sw->min_seconds);
     t += 4.0 * sh->m * sh->k / NOMINAL_BUILD_BYTES_S;
+    if (sw->rounds > 1) t *= sw->rounds; /* each round measures it again, its weights built again */
     if (sw->verify) t += ops / (NOMINAL_OPS_PER_THREAD_S / 10); /* the fp64 reference product */
     return t;
 }

@@ -208,9 +208,13 @@ void bb_page_csv_table(FILE *f, const bb_csv_table *t, const char *const *cols, 
 {
     int idx[512], n = 0;
     if (cols) {
+        /* the chosen columns the file has and some shown row fills (read_ratio_paired only where a
+         * sweep read beside its calls, rounds_* only where it had rounds) */
         for (int i = 0; cols[i] && n < 512; i++) {
-            int c = bb_csv_col(t, cols[i]);
-            if (c >= 0) idx[n++] = c;
+            int c = bb_csv_col(t, cols[i]), filled = 0;
+            for (int r = 0; c >= 0 && r < t->nrows && !filled; r++)
+                filled = (!keep || keep[r]) && bb_csv_cell(t, r, c)[0];
+            if (filled) idx[n++] = c;
         }
     } else
         for (int c = 0; c < t->ncols && n < 512; c++) idx[n++] = c;

@@ -37,7 +37,8 @@ void bb_page_num(FILE *f, double v);
 bool bb_page_row_flag(const bb_csv_table *t, int r, char *why, size_t len);
 
 /* Rows of t (all when keep is NULL, else those with keep[r]) as a table: the named columns that
- * t has (cols NULL-terminated; NULL: every column), a first column marking flagged rows and a
+ * t has and some of those rows fill (cols NULL-terminated; NULL: every column, empty or not), a
+ * first column marking flagged rows and a
  * last one with the reason.  At most max_rows rows, the rest counted below. */
 void bb_page_csv_table(FILE *f, const bb_csv_table *t, const char *const *cols, const bool *keep, int max_rows);
 

@@ -2,8 +2,9 @@
  * columns for what identifies a point, optional columns only when they vary across the rows,
  * the time as median ± sd, whether each verified point passed (when any was verified), and a note
  * on flagged points giving both measures of their spread, on points whose calls fell back to
- * other code, and on the round a point of several is.  The kernel column names the variant asked for and, when its dispatch rule ran
- * another's code at this N, that one: "i2_s@amx (ran avx512)". */
+ * other code, and on the round a point of several rounds is.  The kernel column names the variant
+ * asked for and, when its dispatch rule ran another's code at this N, that one: "i2_s@amx (ran
+ * avx512)". */
 #include <math.h>
 #include <string.h>
 

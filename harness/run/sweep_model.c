@@ -580,9 +580,9 @@ static int e2e_round(sweep_state *st, FILE *f, const bb_e2e_point *p, int r, e2e
     return pr->done == nrounds ? keep_median_round(st, f, pr, nrounds, reps) : 0;
 }
 
-/* The end-to-end points of one sweep, plan->e2e[first..end): round by round (sweep_model.c's
- * rounds: every point's round 1, then every point's round 2, ...), each point's peers just before
- * it (a sweep with peers has one round). */
+/* The end-to-end points of one sweep, plan->e2e[first..end): round by round (a sweep's `rounds`:
+ * every point's round 1, then every point's round 2, ...), each point's peers just before it (a
+ * sweep with peers has one round). */
 static int measure_sweep_points(sweep_state *st, FILE *f, int first, int end, int *measured)
 {
     const bb_e2e_point *points = st->plan->e2e;
