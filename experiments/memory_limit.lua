@@ -1,18 +1,20 @@
--- Decode at the memory limit (issue 32, items 1 and 5): end-to-end token generation through the
+-- Decode at the memory limit (issue 32, items 1, 2 and 5): end-to-end token generation through the
 -- ternary kernels the engine runs (i2_s; tq2_0_x16, the layout a GGUF TQ2_0 file is rearranged
 -- into; tl2_0, the densest at 1.67 bits per weight), on the 700M BitNet shape and the 2B4T shape
 -- (weights far beyond this guest's last-level cache), at 1 and 2 threads.  Each point's
 -- e2e.csv row says its share of its own read-alone bound (tg_of_read: the same weights and KV
--- rows read once per token by the same threads, right after each repetition).
+-- rows read once per token by the same threads, right after each repetition).  A second sweep
+-- decodes the 700M shape through i2_s after 4096 tokens in an f16 KV cache (item 2).
 --
 -- The goals are judged over rounds: every point is measured in `rounds` rounds, round by round
 -- over the sweep (docs/models.md, "A model sweep"), so that the host's slow spells fall on every
 -- kernel alike; a row is the round with the median share, the rounds_* columns hold every round.
 --
---   lua5.4 scripts/memory_limit.lua RUN_DIR/e2e.csv    the item 1 and item 5 tables
+--   lua5.4 scripts/memory_limit.lua RUN_DIR/e2e.csv    the tables of items 1, 2 and 5
 --
 -- Sizes on the 2-core VM:
---   default: both shapes, 1 and 2 threads, pp8 tg32, 3 repetitions, 5 rounds: about 15 min.
+--   default: both shapes, 1 and 2 threads, pp8 tg32, 3 repetitions, 5 rounds; the depth sweep
+--            the same at depth 4096: about 25 min.
 --   --full:  7 rounds.
 --   --smoke: bitnet-dummy-125m, 1 thread, tg4, 1 repetition, 2 rounds: seconds.
 --
@@ -22,8 +24,10 @@ local S = bitbench.size
 local kernels = bitbench.usable { "i2_s", "tq2_0_x16", "tl2_0" }
 local models, threads, prompt, gen, reps, rounds =
   { "bitnet-b1.58-large", "bitnet-b1.58-2b4t" }, bitbench.range(1, math.min(2, bitbench.machine.cores)), 8, 32, 3, 5
+local depth_model, depth = "bitnet-b1.58-large", 4096
 if S == "smoke" then
   models, threads, prompt, gen, reps, rounds = { "bitnet-dummy-125m" }, { 1 }, 4, 4, 1, 2
+  depth_model, depth = "bitnet-dummy-125m", 64
 elseif S == "full" then
   rounds = 7
 end
@@ -39,6 +43,21 @@ bitbench.experiment {
       kernels = kernels,
       out_kernel = "f16",
       threads = threads,
+      prompt = prompt,
+      gen = gen,
+      reps = reps,
+      kv = "f16",
+      rounds = rounds,
+    },
+    -- item 2: decode after 4096 tokens in an f16 KV cache, whose rows a token reads (about 600 MB
+    -- at this depth, three times the weights) count in the read-alone bound; goal at least 85 %
+    bitbench.sweep {
+      name = "depth",
+      models = { depth_model },
+      kernels = bitbench.usable { "i2_s" },
+      out_kernel = "f16",
+      threads = threads,
+      depth = depth,
       prompt = prompt,
       gen = gen,
       reps = reps,

@@ -149,10 +149,11 @@ grep -q 'not the run' "$tmp/claims.md" || fail "claims.lua: no note that the pro
 ml="$tmp/ml"
 mkdir -p "$ml"
 cat >"$ml/e2e.csv" <<'CSV'
-model,kernel,threads,gen,peer,tg_tps,tg_of_read,rounds,round,rounds_tg_tps,rounds_tg_of_read,weight_bytes_per_token,kv_bytes_per_token,spread_flag,attempts,busy
-m,i2_s,2,32,,100,0.91,3,2,90;100;110,0.88;0.91;0.93,120,0,0,1,0
-m,tl2_0,2,32,,105,0.89,3,1,99;120;110,0.89;0.87;0.95,100,0,0,1,0
-m,i2_s,1,32,,50,0.92,1,1,,,120,0,1,3,0
+model,kernel,threads,gen,peer,tg_tps,tg_of_read,rounds,round,rounds_tg_tps,rounds_tg_of_read,weight_bytes_per_token,kv_bytes_per_token,spread_flag,attempts,busy,depth,kv_type_k
+m,i2_s,2,32,,100,0.91,3,2,90;100;110,0.88;0.91;0.93,120,0,0,1,0,0,f16
+m,tl2_0,2,32,,105,0.89,3,1,99;120;110,0.89;0.87;0.95,100,0,0,1,0,0,f16
+m,i2_s,1,32,,50,0.92,1,1,,,120,0,1,3,0,0,f16
+m,i2_s,2,32,,30,0.84,3,3,29;31;30,0.86;0.83;0.84,120,360,0,1,0,4096,f16
 CSV
 lua5.4 "$src/scripts/memory_limit.lua" "$ml/e2e.csv" >"$tmp/ml.md" 2>"$tmp/err" || fail "memory_limit.lua: $(cat "$tmp/err")"
 grep -q '^| m | 2 | 91 % (88-93) ✓ | 89 % (87-95) |$' "$tmp/ml.md" ||
@@ -161,5 +162,7 @@ grep -q '^| m | 1 | 92 % ✓† | – |$' "$tmp/ml.md" || fail "memory_limit.lua
 grep -q '^| m | 2 | 1.10× (1.00-1.20) ✓ | 1.200× | 92 % |$' "$tmp/ml.md" ||
     fail "memory_limit.lua: item 5: $(grep '×' "$tmp/ml.md")"
 grep -q '^† a point the harness flagged' "$tmp/ml.md" || fail "memory_limit.lua: no legend under the marked table"
+grep -q '^| m | i2_s | f16 | 4096 | 2 | 84 % (83-86) |$' "$tmp/ml.md" ||
+    fail "memory_limit.lua: item 2 (no ✓ under 85 %): $(grep '4096' "$tmp/ml.md")"
 
 echo "reports: flagged points marked with the legend; the machine sentence is the run's"
