@@ -129,7 +129,8 @@ local function goal_cells(kn, r, th)
     if v then lo, hi = math.min(lo or v, v), math.max(hi or v, v) end
   end
   local range = r.read and lo and string.format(" (%.2f-%.2f)", lo, hi) or ""
-  local over_text = over and report.mark(string.format("%.2f×%s%s", over, range, r.read and "" or "‡"), r.src) or "—"
+  local over_text = over and report.mark(string.format("%.2f×%s%s", over, range, r.read and "" or "‡"), r.src)
+    or "—"
   local goal = goals[kn]
   if not goal then return over_text, "—", "—" end
   if not over then return over_text, string.format("≤ %.2f×", goal), "—" end

@@ -20,7 +20,8 @@ return { name = "small", style = "bitnet", dim = 256, ffn_dim = 512, n_layers = 
 LUA
 BITBENCH_MODELS="$T/models"; export BITBENCH_MODELS
 exp() { # file, extra sweep fields
-    printf 'bitbench.experiment { name = "er", out = "%s", sweeps = {\n  bitbench.sweep { models = {"small"}, kernels = {"f32", "f16"}, threads = {1}, prompt = 8, gen = 4, reps = 2, remeasure = 0, %s } } }\n' \
+    printf 'bitbench.experiment { name = "er", out = "%s", sweeps = {\n  bitbench.sweep { models = {"small"},
+      kernels = {"f32", "f16"}, threads = {1}, prompt = 8, gen = 4, reps = 2, remeasure = 0, %s } } }\n' \
         "$T/res_${1%.lua}" "$2" > "$T/$1"
 }
 
@@ -35,7 +36,8 @@ check '[ "$order" = "11 12 21 22 31 32 " ]' "round by round: '$order': $(cat "$T
 # each row: three rounds listed, and its figures are the round with the median share
 for i in 1 2; do
     line=$(awk -F, -v i="$i" 'NR == 1 { for (c = 1; c <= NF; c++) h[$c] = c } NR == i + 1 {
-        print $h["round"], $h["rounds_tg_of_read"], $h["tg_of_read"], $h["rounds_tg_tps"], $h["tg_tps"], $h["rounds_pp_tps"], $h["top1_agreement"] }' "$R/e2e.csv")
+        print $h["round"], $h["rounds_tg_of_read"], $h["tg_of_read"], $h["rounds_tg_tps"], $h["tg_tps"],
+              $h["rounds_pp_tps"], $h["top1_agreement"] }' "$R/e2e.csv")
     check 'echo "$line" | awk "{
         n = split(\$2, s, \";\"); split(\$4, t, \";\"); m = split(\$6, p, \";\"); r = \$1
         if (n != 3 || m != 3 || r < 1 || r > 3) exit 1
