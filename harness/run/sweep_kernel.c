@@ -312,15 +312,10 @@ static int finish_point(sweep_state *st, FILE *csv, verify_cache *vc, bb_pool *p
                         bb_kernel_peer_sink *sink)
 {
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
-    int nrounds = pr->done, order[BB_SWEEP_MAX_ROUNDS];
-    for (int r = 0; r < nrounds; r++) order[r] = r;
-    for (int a = 1; a < nrounds; a++) /* insertion sort: a handful of rounds */
-        for (int b = a; b > 0 && round_key(&pr->rounds[order[b]]) < round_key(&pr->rounds[order[b - 1]]); b--) {
-            int t = order[b];
-            order[b] = order[b - 1];
-            order[b - 1] = t;
-        }
-    int m = order[nrounds / 2];
+    int nrounds = pr->done;
+    double keys[BB_SWEEP_MAX_ROUNDS];
+    for (int r = 0; r < nrounds; r++) keys[r] = round_key(&pr->rounds[r]);
+    int m = sweep_median_round(keys, nrounds, true);
     kernel_round *kept = &pr->rounds[m];
     char err[1024];
     if (sw->verify && verify_point(vc, pool, ws, p, sw, &kept->r, err, sizeof err)) {

@@ -500,15 +500,9 @@ static double get_share(const bb_e2e_row *r) { return r->tg_of_read; }
  * ran. */
 static int keep_median_round(sweep_state *st, FILE *f, const e2e_rounds *pr, int nrounds, int reps)
 {
-    int order[BB_SWEEP_MAX_ROUNDS];
-    for (int r = 0; r < nrounds; r++) order[r] = r;
-    for (int a = 1; a < nrounds; a++) /* insertion sort: a handful of rounds */
-        for (int b = a; b > 0 && round_key(&pr->rows[order[b]]) < round_key(&pr->rows[order[b - 1]]); b--) {
-            int t = order[b];
-            order[b] = order[b - 1];
-            order[b - 1] = t;
-        }
-    int m = order[(nrounds - 1) / 2];
+    double keys[BB_SWEEP_MAX_ROUNDS];
+    for (int r = 0; r < nrounds; r++) keys[r] = round_key(&pr->rows[r]);
+    int m = sweep_median_round(keys, nrounds, false);
     bb_e2e_row row = pr->rows[m];
     const bb_e2e_row *first = &pr->rows[0];
     snprintf(row.ref_kernel, sizeof row.ref_kernel, "%s", first->ref_kernel);

@@ -88,6 +88,20 @@ int sweep_repeated_point(const int *ids, int count)
 
 /* run.json's placement of a thread count: the first pool's, and any other the sweeps' cpus gave
  * the same count, joined by " | ". */
+int sweep_median_round(const double *keys, int n, bool higher_is_slower)
+{
+    int order[BB_SWEEP_MAX_ROUNDS];
+    if (n > BB_SWEEP_MAX_ROUNDS) n = BB_SWEEP_MAX_ROUNDS;
+    for (int r = 0; r < n; r++) order[r] = r;
+    for (int a = 1; a < n; a++) /* insertion sort, ascending: a handful of rounds */
+        for (int b = a; b > 0 && keys[order[b]] < keys[order[b - 1]]; b--) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    return n > 0 ? order[higher_is_slower ? n / 2 : (n - 1) / 2] : 0;
+}
+
 static void sweep_record_placement(char **slot, const char *placement)
 {
     size_t plen = strlen(placement);

@@ -121,6 +121,11 @@ int sweep_note_conversions(sweep_state *st, const char *model, const char *kerne
  * (count of them, points of the plan: kernel rows or end-to-end rows, not peers'), or 0 when none
  * does. */
 int sweep_repeated_point(const int *ids, int count);
+/* A sweep's `rounds`: which of a point's n rounds (keys[r] the figure that judges round r, n at
+ * most BB_SWEEP_MAX_ROUNDS) is its row: the median, of an even count the slower of the two middle
+ * ones, slower meaning a higher key when higher_is_slower (a time) and a lower one otherwise (a
+ * share of a bound). */
+int sweep_median_round(const double *keys, int n, bool higher_is_slower);
 /* The conversions an earlier session's run.json lists (its "conversions" array), for --resume. */
 void sweep_resume_conversions(sweep_state *st, const bb_jv *list);
 /* Open samples.csv beside results.csv (sweep_samples.c); on --resume keep the samples of the
