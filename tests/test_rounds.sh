@@ -55,6 +55,11 @@ check '[ "$reps" = "0 1 2 3 4 5 " ]' "point 1's decode samples: '$reps'"
 check 'grep -q "\"rounds\": 3" "$R/run.json"' "run.json: $(grep -c rounds "$R/run.json")"
 check 'grep -q "\"status\": \"complete\"" "$R/run.json"' "complete: $(grep '"status"' "$R/run.json")"
 
+# --dry-run says so
+"$BB" run --dry-run "$T/three.lua" >"$T/dry.out" 2>&1; rc=$?
+check '[ "$rc" -eq 0 ] && grep -q "^sweep .sweep1.: every point measured in 3 rounds, round by round over the sweep$" "$T/dry.out"' \
+    "dry run: rc=$rc $(tail -3 "$T/dry.out")"
+
 # one round, the default: rounds 1, round 1, the lists empty
 exp one.lua ''
 "$BB" run --quiet "$T/one.lua" >/dev/null 2>"$T/one.err"; rc=$?

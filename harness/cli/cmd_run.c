@@ -131,19 +131,26 @@ static void print_plan(const bb_experiment *ex, const bb_plan *plan)
                sh->model[0] ? " " : "", bb_term_text(sh->roles, roles, sizeof roles));
     }
     printf("%d points, %d skipped\n", plan->npoints, plan->nskipped);
-    if (!plan->ne2e) return;
-    printf("\n| e2e point | sweep | model | kernel | threads | prompt | gen | depth |\n"
-           "|---:|---|---|---|---:|---:|---:|---:|\n");
-    for (int i = 0; i < plan->ne2e; i++) {
-        const bb_e2e_point *p = &plan->e2e[i];
-        const bb_sweep *sw = &ex->sweeps[p->sweep];
-        char name[256], model[256];
-        printf("| %d | %s | %s | %s@%s | %d | %d | %d | %d |\n", p->index, bb_term_text(sw->name, name, sizeof name),
-               bb_term_text(sw->models[p->model].name, model, sizeof model),
-               sw->kernels[p->kernel].kernel->name, sw->kernels[p->kernel].variant->isa, p->threads, p->prompt, p->gen,
-               p->depth);
+    if (plan->ne2e) {
+        printf("\n| e2e point | sweep | model | kernel | threads | prompt | gen | depth |\n"
+               "|---:|---|---|---|---:|---:|---:|---:|\n");
+        for (int i = 0; i < plan->ne2e; i++) {
+            const bb_e2e_point *p = &plan->e2e[i];
+            const bb_sweep *sw = &ex->sweeps[p->sweep];
+            char name[256], model[256];
+            printf("| %d | %s | %s | %s@%s | %d | %d | %d | %d |\n", p->index,
+                   bb_term_text(sw->name, name, sizeof name), bb_term_text(sw->models[p->model].name, model, sizeof model),
+                   sw->kernels[p->kernel].kernel->name, sw->kernels[p->kernel].variant->isa, p->threads, p->prompt,
+                   p->gen, p->depth);
+        }
+        printf("%d end-to-end points\n", plan->ne2e);
     }
-    printf("%d end-to-end points\n", plan->ne2e);
+    for (int s = 0; s < ex->nsweeps; s++) /* each of its points measured that many times */
+        if (ex->sweeps[s].rounds > 1) {
+            char name[256];
+            printf("sweep '%s': every point measured in %d rounds, round by round over the sweep\n",
+                   bb_term_text(ex->sweeps[s].name, name, sizeof name), ex->sweeps[s].rounds);
+        }
 }
 
 /* After the sweeps of a run that was not interrupted: the machine profile the file asks for
