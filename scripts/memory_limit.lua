@@ -1,11 +1,11 @@
--- The tables of issue 32's items 1 and 5 from a memory_limit run (experiments/memory_limit.lua):
+-- The tables of issue 32's items 1, 2 and 5 from a memory_limit run (experiments/memory_limit.lua):
 --
 --   item 1: each kernel's decode share of its own read-alone bound (e2e.csv's tg_of_read), the
 --           median round's, with the range over the rounds; goal at least 90 %.
 --   item 2: the same share after `depth` tokens in the KV cache, whose rows a token reads count in
 --           the bound (rows with a depth); goal at least 85 %.
 --   item 5: tl2_0's decode tokens/s over i2_s's, the median of the ratios of the same round (the
---           rounds alternate, so a round's two points saw the machine of the same minutes), beside
+--           rounds alternate, so a round's two points ran within minutes of each other), beside
 --           what their bytes allow: i2_s's bytes per token over tl2_0's (weights and KV rows, as
 --           the read-alone bound counts them); goal at least 1.10.
 --
