@@ -160,111 +160,212 @@ static void variants_ran(const bb_e2e_spec *s, int max_batch, bb_e2e_result *r)
     if (s->gen_len > 0) snprintf(r->tg_variant_ran, sizeof r->tg_variant_ran, "%s", bb_variant_ran(v, 1));
 }
 
-int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+/* One point's built model between its repetitions: bb_e2e_bench measures one, bb_e2e_bench_interleaved
+ * several side by side. */
+typedef struct {
+    const bb_e2e_spec *s;
+    bb_e2e_result *r;
+    bb_transformer *tf;
+    int reps;
+    double *pp, *tg, *rd;  /* tokens/s of each repetition's prefill and generation; 1 / seconds of each read pass */
+    int *tokens;           /* the depth's tokens, then the prompt's */
+    const void **bufs;     /* what the read-alone bound reads: the weight buffers, then the KV rows */
+    size_t *bytes, read_bytes;
+    int nbuf, depth_tok;
+    double mm_total, tg_total; /* the attempt's seconds in the linear layers and in generation */
+    uint64_t fallbacks;        /* the attempt's fallback calls (kernel.h), counted around its own phases */
+} e2e_model;
+
+static void model_free(e2e_model *m)
 {
+    free(m->pp); free(m->tg); free(m->rd); free(m->tokens); free(m->bufs); free(m->bytes);
+    bb_tf_free(m->tf);
+    m->tf = NULL;
+}
+
+/* Build s's model into m, with what its read-alone bound reads, and fill the depth's tokens into its
+ * KV cache.  Returns 0, or -1 with err and nothing held. */
+static int model_open(e2e_model *m, bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+{
+    *m = (e2e_model){.s = s, .r = r, .reps = s->reps > 0 ? s->reps : 1};
     memset(r, 0, sizeof *r);
     bb_pool_cpus(pool, r->cpus, sizeof r->cpus);
     snprintf(r->placement, sizeof r->placement, "%s", bb_pool_placement(pool));
     double t0 = bb_now();
-    bb_transformer *tf = build_model(s, r, err, errlen);
-    if (!tf) return -1;
-    const bb_tf_dims d = *bb_tf_get_dims(tf);
+    if (!(m->tf = build_model(s, r, err, errlen))) return -1;
     r->build_seconds = bb_now() - t0;
-    r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(tf);
-    r->weight_pad_bytes_per_token = bb_tf_weight_pad_bytes_per_token(tf);
-    snprintf(r->conversions, sizeof r->conversions, "%s", bb_tf_conversions(tf));
-    r->footprint = bb_tf_footprint(tf);
-    variants_ran(s, bb_tf_max_batch(tf), r);
-    int reps = s->reps > 0 ? s->reps : 1;
-    double *pp = calloc((size_t)reps, sizeof(double)), *tg = calloc((size_t)reps, sizeof(double));
-    double *rd = calloc((size_t)reps * BB_E2E_READ_PASSES, sizeof(double));
+    r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(m->tf);
+    r->weight_pad_bytes_per_token = bb_tf_weight_pad_bytes_per_token(m->tf);
+    snprintf(r->conversions, sizeof r->conversions, "%s", bb_tf_conversions(m->tf));
+    r->footprint = bb_tf_footprint(m->tf);
+    variants_ran(s, bb_tf_max_batch(m->tf), r);
     int ntok = s->depth + s->prompt_len;
-    int *tokens = calloc((size_t)(ntok > 0 ? ntok : 1), sizeof(int));
     /* the read-alone bound reads the weights and the KV rows of the middle generated token */
     int mid = s->depth + s->prompt_len + (s->gen_len > 0 ? (s->gen_len - 1) / 2 : 0);
-    int nweights = bb_tf_weight_buffers(tf, NULL, NULL), nbuf = nweights + bb_tf_kv_buffers(tf, mid, NULL, NULL);
-    const void **bufs = calloc((size_t)nbuf, sizeof *bufs);
-    size_t *bytes = calloc((size_t)nbuf, sizeof *bytes), read_bytes = 0;
-    if (!pp || !tg || !rd || !tokens || !bufs || !bytes) {
+    int nweights = bb_tf_weight_buffers(m->tf, NULL, NULL);
+    m->nbuf = nweights + bb_tf_kv_buffers(m->tf, mid, NULL, NULL);
+    m->pp = calloc((size_t)m->reps, sizeof(double));
+    m->tg = calloc((size_t)m->reps, sizeof(double));
+    m->rd = calloc((size_t)m->reps * BB_E2E_READ_PASSES, sizeof(double));
+    m->tokens = calloc((size_t)(ntok > 0 ? ntok : 1), sizeof(int));
+    m->bufs = calloc((size_t)m->nbuf, sizeof *m->bufs);
+    m->bytes = calloc((size_t)m->nbuf, sizeof *m->bytes);
+    if (!m->pp || !m->tg || !m->rd || !m->tokens || !m->bufs || !m->bytes) {
         snprintf(err, errlen, "out of memory");
-        free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
-        bb_tf_free(tf);
+        model_free(m);
         return -1;
     }
-    bb_tf_weight_buffers(tf, bufs, bytes);
+    bb_tf_weight_buffers(m->tf, m->bufs, m->bytes);
     if (s->gen_len > 0) {
-        bb_tf_kv_buffers(tf, mid, bufs + nweights, bytes + nweights);
-        r->kv_bytes_per_token = bb_tf_kv_bytes_per_token(tf, mid);
+        bb_tf_kv_buffers(m->tf, mid, m->bufs + nweights, m->bytes + nweights);
+        r->kv_bytes_per_token = bb_tf_kv_bytes_per_token(m->tf, mid);
     }
-    for (int i = 0; i < ntok; i++) tokens[i] = (int)((i * 7919u + 1) % (unsigned)d.vocab_size);
+    int vocab = bb_tf_get_dims(m->tf)->vocab_size;
+    for (int i = 0; i < ntok; i++) m->tokens[i] = (int)((i * 7919u + 1) % (unsigned)vocab);
     /* the depth's tokens into the cache, untimed, as llama-bench fills its -d context; once: a
      * repetition writes only the positions after them, so the first depth rows stay what this
      * fill left (llama-bench clears its cache and fills again for each repetition, to the same
      * contents) */
-    int depth_tok = 1;
+    m->depth_tok = 1;
     if (s->depth > 0) {
-        const float *l = bb_tf_forward(tf, pool, tokens, s->depth, 0, NULL);
-        depth_tok = l ? (int)(l[0] > l[1]) : 1;
+        const float *l = bb_tf_forward(m->tf, pool, m->tokens, s->depth, 0, NULL);
+        m->depth_tok = l ? (int)(l[0] > l[1]) : 1;
     }
+    return 0;
+}
+
+/* A new attempt: its repetitions' figures replace the last attempt's. */
+static void model_attempt(e2e_model *m)
+{
+    m->mm_total = m->tg_total = 0;
+    m->fallbacks = 0;
+    if (m->s->profile) bb_tf_profile_reset(m->s->profile);
+}
+
+/* Repetition rep: the prompt's prefill, the generation (with the spec's hooks around it), then the
+ * read-alone bound's passes over the same buffers by the same pool, so that they see the machine as
+ * the generation did. */
+static void model_rep(e2e_model *m, bb_pool *pool, int rep)
+{
+    const bb_e2e_spec *s = m->s;
+    int vocab = bb_tf_get_dims(m->tf)->vocab_size;
+    int pos = s->depth, tok = m->depth_tok;
+    uint64_t fallbacks_before = bb_kernel_fallback_calls();
+    if (s->prompt_len > 0) {
+        double a = bb_now();
+        const float *l = bb_tf_forward(m->tf, pool, m->tokens + s->depth, s->prompt_len, s->depth, NULL);
+        double dt = bb_now() - a;
+        m->pp[rep] = s->prompt_len / dt;
+        if (s->pp_seconds) s->pp_seconds[rep] = dt;
+        pos = s->depth + s->prompt_len;
+        tok = l ? (int)(l[0] > l[1]) : 1; /* a data-dependent next token */
+    }
+    if (s->gen_len > 0 && s->gen_begin) s->gen_begin(s->hook_ctx, rep);
+    bb_tf_set_profile(m->tf, s->profile);
+    double mm = 0, a = bb_now();
+    for (int g = 0; g < s->gen_len; g++) {
+        const float *l = bb_tf_forward(m->tf, pool, &tok, 1, pos + g, &mm);
+        tok = l ? next_token(l[g % vocab], vocab) : 1;
+    }
+    double dt = bb_now() - a;
+    bb_tf_set_profile(m->tf, NULL);
+    m->fallbacks += bb_kernel_fallback_calls() - fallbacks_before; /* the read passes run no kernel */
+    if (s->gen_len > 0 && s->gen_end) s->gen_end(s->hook_ctx, rep, s->gen_len);
+    if (s->gen_len > 0) {
+        m->tg[rep] = s->gen_len / dt;
+        if (s->tg_seconds) s->tg_seconds[rep] = dt;
+        m->mm_total += mm;
+        m->tg_total += dt;
+        for (int p = 0; p < BB_E2E_READ_PASSES; p++)
+            m->rd[rep * BB_E2E_READ_PASSES + p] = 1.0 / bb_read_buffers(pool, m->bufs, m->bytes, m->nbuf, &m->read_bytes);
+    }
+}
+
+/* The attempt's figures into the result. */
+static void model_summarize(e2e_model *m)
+{
+    const bb_e2e_spec *s = m->s;
+    bb_e2e_result *r = m->r;
+    r->fallback_calls = m->fallbacks;
+    if (s->prompt_len > 0) {
+        bb_stats st = bb_stats_of(m->pp, m->reps);
+        r->pp_tps_median = st.median; r->pp_tps_min = st.min; r->pp_tps_max = st.max;
+    }
+    r->tg_median_rep = -1;
+    if (s->gen_len > 0) {
+        r->tg_median_rep = median_rep(m->tg, m->reps);
+        bb_stats st = bb_stats_of(m->tg, m->reps);
+        r->tg_tps_median = st.median; r->tg_tps_min = st.min; r->tg_tps_max = st.max;
+        r->tg_ms_per_token = 1000.0 / st.median;
+        r->matmul_share = m->tg_total > 0 ? m->mm_total / m->tg_total : 0;
+        r->tg_gbps = r->weight_bytes_per_token * st.median / 1e9;
+        bb_stats sr = bb_stats_of(m->rd, m->reps * BB_E2E_READ_PASSES);
+        r->read_tps_median = sr.median;
+        r->read_tps_max = sr.max;
+        r->read_gbps = m->read_bytes * sr.median / 1e9;
+        r->tg_of_read = st.median / sr.median;
+    }
+}
+
+/* The logits the spec asks for, after the timing; then the model is freed.  Returns 0 or -1 with err. */
+static int model_close(e2e_model *m, bb_pool *pool, char *err, size_t errlen)
+{
+    int rc = run_logits(m->tf, pool, m->s, err, errlen);
+    model_free(m);
+    return rc;
+}
+
+int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
+{
+    e2e_model m;
+    if (model_open(&m, pool, s, r, err, errlen)) return -1;
     /* one attempt per pass; s->again asks for another (the point measured again, the last kept) */
-    bool again;
     do {
-        double mm_total = 0, tg_total = 0;
-        uint64_t fallbacks_before = bb_kernel_fallback_calls(); /* the read passes between run no kernel */
-        if (s->profile) bb_tf_profile_reset(s->profile);
-        for (int rep = 0; rep < reps; rep++) {
-            int pos = s->depth, tok = depth_tok;
-            if (s->prompt_len > 0) {
-                double a = bb_now();
-                const float *l = bb_tf_forward(tf, pool, tokens + s->depth, s->prompt_len, s->depth, NULL);
-                double dt = bb_now() - a;
-                pp[rep] = s->prompt_len / dt;
-                if (s->pp_seconds) s->pp_seconds[rep] = dt;
-                pos = s->depth + s->prompt_len;
-                tok = l ? (int)(l[0] > l[1]) : 1; /* a data-dependent next token */
-            }
-            if (s->gen_len > 0 && s->gen_begin) s->gen_begin(s->hook_ctx, rep);
-            bb_tf_set_profile(tf, s->profile);
-            double mm = 0, a = bb_now();
-            for (int g = 0; g < s->gen_len; g++) {
-                const float *l = bb_tf_forward(tf, pool, &tok, 1, pos + g, &mm);
-                tok = l ? next_token(l[g % d.vocab_size], d.vocab_size) : 1;
-            }
-            double dt = bb_now() - a;
-            bb_tf_set_profile(tf, NULL);
-            if (s->gen_len > 0 && s->gen_end) s->gen_end(s->hook_ctx, rep, s->gen_len);
-            if (s->gen_len > 0) {
-                tg[rep] = s->gen_len / dt;
-                if (s->tg_seconds) s->tg_seconds[rep] = dt;
-                mm_total += mm;
-                tg_total += dt;
-                for (int p = 0; p < BB_E2E_READ_PASSES; p++)
-                    rd[rep * BB_E2E_READ_PASSES + p] = 1.0 / bb_read_buffers(pool, bufs, bytes, nbuf, &read_bytes);
-            }
+        model_attempt(&m);
+        for (int rep = 0; rep < m.reps; rep++) model_rep(&m, pool, rep);
+        model_summarize(&m);
+    } while (s->again && s->again(s->again_ctx));
+    return model_close(&m, pool, err, errlen);
+}
+
+int bb_e2e_bench_interleaved(bb_pool *pool, const bb_e2e_spec *specs, int n, bb_e2e_result *res,
+                             bool (*again)(void *ctx), void *again_ctx, char *failed, char *err, size_t errlen)
+{
+    e2e_model *m = calloc((size_t)(n > 0 ? n : 1), sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "out of memory");
+        if (failed) memset(failed, 1, (size_t)n);
+        return -1;
+    }
+    int built = 0, reps = specs[0].reps > 0 ? specs[0].reps : 1, rc = 0;
+    for (; built < n; built++)
+        if (model_open(&m[built], pool, &specs[built], &res[built], err, errlen)) break;
+    if (built < n) {
+        /* the models built so far are freed unmeasured: no point of the group is measured without
+         * its partners (a model that does not fit beside the others is the usual cause) */
+        for (int i = 0; i < built; i++) model_free(&m[i]);
+        if (failed)
+            for (int i = 0; i < n; i++) failed[i] = i == built;
+        free(m);
+        return -1;
+    }
+    do {
+        for (int i = 0; i < n; i++) model_attempt(&m[i]);
+        /* repetition rep starts at model rep mod n, so that each model runs as often first as
+         * last (bitbench's interleave: sweep_model.c) */
+        for (int rep = 0; rep < reps; rep++)
+            for (int k = 0; k < n; k++) model_rep(&m[(rep + k) % n], pool, rep);
+        for (int i = 0; i < n; i++) model_summarize(&m[i]);
+    } while (again && again(again_ctx));
+    if (failed) memset(failed, 0, (size_t)n);
+    for (int i = 0; i < n; i++) {
+        char e[1024];
+        if (model_close(&m[i], pool, e, sizeof e)) {
+            if (!rc) snprintf(err, errlen, "%s", e);
+            if (failed) failed[i] = 1;
+            rc = -1;
         }
-        r->fallback_calls = bb_kernel_fallback_calls() - fallbacks_before;
-        if (s->prompt_len > 0) {
-            bb_stats st = bb_stats_of(pp, reps);
-            r->pp_tps_median = st.median; r->pp_tps_min = st.min; r->pp_tps_max = st.max;
-        }
-        r->tg_median_rep = -1;
-        if (s->gen_len > 0) {
-            r->tg_median_rep = median_rep(tg, reps);
-            bb_stats st = bb_stats_of(tg, reps);
-            r->tg_tps_median = st.median; r->tg_tps_min = st.min; r->tg_tps_max = st.max;
-            r->tg_ms_per_token = 1000.0 / st.median;
-            r->matmul_share = tg_total > 0 ? mm_total / tg_total : 0;
-            r->tg_gbps = r->weight_bytes_per_token * st.median / 1e9;
-            bb_stats sr = bb_stats_of(rd, reps * BB_E2E_READ_PASSES);
-            r->read_tps_median = sr.median;
-            r->read_tps_max = sr.max;
-            r->read_gbps = read_bytes * sr.median / 1e9;
-            r->tg_of_read = st.median / sr.median;
-        }
-        again = s->again && s->again(s->again_ctx);
-    } while (again);
-    free(pp); free(tg); free(rd); free(tokens); free(bufs); free(bytes);
-    int rc = run_logits(tf, pool, s, err, errlen);
-    bb_tf_free(tf);
+    }
+    free(m);
     return rc;
 }

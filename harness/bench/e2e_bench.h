@@ -100,6 +100,17 @@ void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d
 /* Refuses up front (with the numbers) a model that does not fit in available memory. */
 int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *spec, bb_e2e_result *res, char *err, size_t errlen);
 
+/* Several points side by side (a model sweep's interleave): the specs' models built and held
+ * together, then each repetition runs every model's prefill, generation and read passes in turn,
+ * repetition r starting at model r mod n, so a slow spell of the host falls on every model alike
+ * and each is as often first as last.  The specs share the pool and their reps (specs[0].reps);
+ * their own `again` is not asked: after each attempt again(again_ctx) decides for the group, and
+ * every model is timed again.  res[i] is specs[i]'s result.  Returns 0, or -1 with err when one
+ * model could not be built or run its logits; then no result is to be kept, and failed[i] (n
+ * bytes; may be NULL) is 1 only for the point err is about. */
+int bb_e2e_bench_interleaved(bb_pool *pool, const bb_e2e_spec *specs, int n, bb_e2e_result *res,
+                             bool (*again)(void *ctx), void *again_ctx, char *failed, char *err, size_t errlen);
+
 /* Only the logits: build the spec's model (the same synthetic weights bb_e2e_bench uses for that
  * spec; its kernel, out_kernel, kv, seed and distinct_layers), run the spec's logit_tokens through
  * it into logits_out, free it.  Nothing is timed. */
