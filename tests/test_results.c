@@ -249,7 +249,7 @@ static void test_e2e_csv(void)
                           "logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,"
                           "tg_samples,energy_per_token_j,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token,run_id,host,"
                           "commit,load_before,load_after,other_cpu_share,busy,pp_spread,tg_spread,spread_flag,attempts,"
-                          "rounds,round,rounds_pp_tps,rounds_tg_tps,rounds_tg_of_read,cpu_model,timer_region_s,"
+                          "rounds,round,rounds_pp_tps,rounds_tg_tps,rounds_tg_of_read,interleaved,cpu_model,timer_region_s,"
                           "timer_tsc_ghz"),
           "e2e header: %s", header);
     char *buf = NULL;
@@ -268,10 +268,10 @@ static void test_e2e_csv(void)
      * empty */
     const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6666667,f16,2,0,16,3,0,0,0,"
                        "18.92221,18.3758,20.0224,52.84801,0.97471,1012680192,19.1621,27.5065,28.368,27.855,0.68789,"
-                       "1026766728,,,,,,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,0.845570097,\n"
+                       "1026766728,,,,,,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,,0.845570097,\n"
                        "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6666667,f16,2,0,16,3,0,0,0,"
                        "18.92221,18.3758,20.0224,52.84801,0.97471,1012680192,19.1621,27.5065,28.368,27.855,0.68789,"
-                       "1026766728,f32,0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,0.845570097,\n";
+                       "1026766728,f32,0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,,0.845570097,\n";
     CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
 
     char path[] = "/tmp/bb_e2e_XXXXXX";

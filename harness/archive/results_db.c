@@ -133,8 +133,8 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
  * when missing); 9 points' read beside every call (read_t_median_s, read_t_min_s, read_gbps,
  * read_ratio_paired: a kernel sweep's `read`); 10 a sweep's `rounds`: e2e_points' rounds, round,
  * rounds_pp_tps, rounds_tg_tps, rounds_tg_of_read, points' rounds, round, rounds_t_median_s,
- * rounds_read_ratio_paired.
- * A file of version 1 to 9 gains whichever it lacks, empty in the rows stored before (what ran
+ * rounds_read_ratio_paired; 11 e2e_points' interleaved (a model sweep's `interleave`).
+ * A file of version 1 to 10 gains whichever it lacks, empty in the rows stored before (what ran
  * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write
  * transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
@@ -177,6 +177,7 @@ static const struct {
                      {"e2e_points", "rounds_pp_tps", "TEXT"},
                      {"e2e_points", "rounds_tg_tps", "TEXT"},
                      {"e2e_points", "rounds_tg_of_read", "TEXT"},
+                     {"e2e_points", "interleaved", "TEXT"},
                      {"points", "rounds", "INTEGER"},
                      {"points", "round", "INTEGER"},
                      {"points", "rounds_t_median_s", "TEXT"},

@@ -145,12 +145,15 @@ static void print_plan(const bb_experiment *ex, const bb_plan *plan)
         }
         printf("%d end-to-end points\n", plan->ne2e);
     }
-    for (int s = 0; s < ex->nsweeps; s++) /* each of its points measured that many times */
-        if (ex->sweeps[s].rounds > 1) {
-            char name[256];
+    for (int s = 0; s < ex->nsweeps; s++) { /* each of its points measured that many times, or side by side */
+        char name[256];
+        if (ex->sweeps[s].rounds > 1)
             printf("sweep '%s': every point measured in %d rounds, round by round over the sweep\n",
                    bb_term_text(ex->sweeps[s].name, name, sizeof name), ex->sweeps[s].rounds);
-        }
+        if (ex->sweeps[s].interleave)
+            printf("sweep '%s': the points that differ only in their kernel measured side by side, their "
+                   "repetitions interleaved\n", bb_term_text(ex->sweeps[s].name, name, sizeof name));
+    }
 }
 
 /* After the sweeps of a run that was not interrupted: the machine profile the file asks for

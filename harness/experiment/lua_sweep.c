@@ -13,6 +13,7 @@
 #include "models/model_config.h"
 #include "models/model_load.h"
 #include "peers/peer_sweep.h"
+#include "results/results_e2e.h"
 #include "support/affinity.h"
 #include "support/input_file.h"
 #include "support/lua_fields.h"
@@ -29,7 +30,7 @@ static const char *const model_sweep_fields[] = {"name",    "models", "kernels",
                                                  "compare_logits", "compare_tokens", "perplexity",
                                                  "depth",   "kv_type_k", "kv_type_v",
                                                  "peers",   "peer_paths", "peer_timeout", "delay", "cpus",
-                                                 "spread_limit", "sd_limit", "remeasure", "rounds"};
+                                                 "spread_limit", "sd_limit", "remeasure", "rounds", "interleave"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16", "bf16", "q8_0"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -401,6 +402,28 @@ static void read_rounds(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
                   sw->rounds);
 }
 
+/* interleave (model sweeps), read after the peers and kernels: a peer point runs beside its own
+ * bitbench point, not in a group; the kernels' names must fit the row's interleaved column. */
+static void read_interleave(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    char err[1024];
+    bool on = false;
+    int rc = bb_lua_get_bool(L, t, "interleave", &on, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    sw->interleave = rc > 0 && on;
+    if (!sw->interleave) return;
+    if (sw->npeers)
+        load_fail(L, c, sw, "field 'interleave' with 'peers': a peer point is measured alone, just before its "
+                            "bitbench point, so a sweep with peers does not interleave (leave out 'interleave', or the "
+                            "peers)");
+    size_t len = 0;
+    for (int k = 0; k < sw->nkernels; k++) len += strlen(sw->kernels[k].spec) + 1;
+    if (len > BB_INTERLEAVED_MAX)
+        load_fail(L, c, sw, "field 'interleave': the %d kernels' names take %zu bytes, more than the %d the "
+                            "interleaved column holds (interleave fewer kernels per sweep)",
+                  sw->nkernels, len, BB_INTERLEAVED_MAX - 1);
+}
+
 /* kv (keys and values), kv_type_k, kv_type_v: the KV cache types (llama.cpp's -ctk, -ctv), f32 by
  * default; the two specific fields override kv. */
 static void read_kv_types(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
@@ -461,6 +484,7 @@ static void read_model_sweep(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_kv_types(L, c, t, sw);
     if (bb_peer_read_fields(L, t, sw, err, sizeof err)) load_fail(L, c, sw, "%s", err);
     read_rounds(L, c, t, sw);
+    read_interleave(L, c, t, sw);
     read_seed(L, c, t, sw);
     read_on_unsupported(L, c, t, sw);
 }

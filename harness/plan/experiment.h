@@ -77,6 +77,10 @@ typedef struct {
      * kernel alike; the row is the median round (sweep_kernel.c: by read_ratio_paired, else
      * t_median_s; sweep_model.c: by the share of the read-alone bound).  0 or 1: one round. */
     int rounds;
+    /* `interleave` (model sweeps): the points that differ only in their kernel measured side by
+     * side, their models held together and each repetition running every one in turn
+     * (bb_e2e_bench_interleaved), so that a ratio of two kernels' tokens/s is of the same seconds */
+    bool interleave;
     double delay;               /* seconds of cool-down before each point */
     bb_unsupported on_unsupported;
     uint64_t seed;

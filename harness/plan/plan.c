@@ -63,6 +63,36 @@ static void shape_label(const bb_shape *sh, char *buf, size_t len)
     else snprintf(buf, len, "M=%d K=%d", sh->m, sh->k);
 }
 
+/* interleave holds a model's every kernel at once (bb_e2e_bench_interleaved): their estimates
+ * together must fit where each alone is checked below.  Returns 0, or -1 with err (an error
+ * whatever on_unsupported says: the sweep asked for them side by side). */
+static int interleave_fits(const bb_sweep *sw, const bb_machine *mach, int max_seq, int max_prompt, const char *where,
+                           char *err, size_t errlen)
+{
+    if (!sw->interleave || !mach->mem_available) return 0;
+    for (int mi = 0; mi < sw->nmodels; mi++) {
+        size_t total = 0;
+        for (int ki = 0; ki < sw->nkernels; ki++) {
+            bb_tf_dims d;
+            bb_tf_dims_from_config(&sw->models[mi], max_seq, &d);
+            bb_tf_options o = {.kernel = sw->kernels[ki].kernel->name,
+                               .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_k = sw->kv_k,
+                               .kv_v = sw->kv_v, .max_batch = max_prompt < 512 ? max_prompt : 512};
+            size_t need = 0;
+            char why[1024] = "";
+            if (!bb_tf_estimate_bytes(&d, &o, &need, why, sizeof why)) total += need; /* else skipped or refused below */
+        }
+        if (total > mach->mem_available / 100 * 90) {
+            snprintf(err, errlen, "%ssweep '%s': field 'interleave' holds model %s through its %d kernels at once: "
+                     "they need %.2f GiB together but %.2f GiB is available (interleave fewer kernels per sweep, or "
+                     "leave 'interleave' out)", where, sw->name, sw->models[mi].name, sw->nkernels,
+                     total / 1073741824.0, mach->mem_available / 1073741824.0);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The end-to-end points of a model sweep: each (kernel, model) is checked up front, with the
  * engine's own estimate (every linear shape the kernel must take, the packed weights, embedding,
  * classifier and KV cache at the largest context of the sweep) against the memory available now,
@@ -102,6 +132,7 @@ static int plan_model_sweep(const bb_experiment *ex, const bb_machine *mach, int
             return -1;
         }
     }
+    if (interleave_fits(sw, mach, max_seq, max_prompt, where, err, errlen)) return -1;
     for (int ki = 0; ki < sw->nkernels; ki++)
         for (int mi = 0; mi < sw->nmodels; mi++) {
             const bb_model_config *cfg = &sw->models[mi];

@@ -122,6 +122,7 @@ static void hash_sweep(bb_sha256 *h, const bb_sweep *sw)
                 sw->ppl_model, sw->ppl_ctx, sw->ppl_chunks);
     for (int i = 0; i < sw->npeers; i++) hash_printf(h, "peer %s\n", sw->peers[i]);
     if (sw->rounds > 1) hash_printf(h, "rounds=%d\n", sw->rounds); /* only then: older plans' hashes stay */
+    if (sw->interleave) hash_printf(h, "interleave\n");
 }
 
 void bb_plan_sha256(const bb_experiment *ex, const bb_plan *plan, char hex[65])

@@ -162,8 +162,8 @@ static const char *const result_cols[] = {"sweep", "kernel", "variant", "variant
                                           "read_ratio_paired", "rounds_read_ratio_paired", "verify", "attempts", NULL};
 static const char *const e2e_cols[] = {"sweep", "model", "kernel", "variant", "peer", "peer_commit", "threads",
                                        "prompt", "gen", "depth", "pp_tps", "tg_tps", "ms_per_token", "tg_gbps_derived",
-                                       "tg_of_read", "rounds_tg_of_read", "pp_spread", "tg_spread", "ppl", "ppl_err",
-                                       "attempts", NULL};
+                                       "tg_of_read", "rounds_tg_of_read", "interleaved", "pp_spread", "tg_spread",
+                                       "ppl", "ppl_err", "attempts", NULL};
 
 /* A table of the folder: the chosen columns, then every column in a <details>. */
 static void table_section(FILE *f, const char *id, const char *heading, const char *file, const bb_csv_table *t,

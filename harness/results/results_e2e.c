@@ -104,6 +104,11 @@ const bb_column bb_e2e_columns[] = {
         "round or without a prefill"),
     COL("rounds_tg_tps", BB_COL_STR, rounds_tg_tps, "the same for generation tokens/s"),
     COL("rounds_tg_of_read", BB_COL_STR, rounds_tg_of_read, "the same for tg_of_read"),
+    /* added after the rounds; a file written before reads with it empty */
+    COL("interleaved", BB_COL_STR, interleaved,
+        "the kernels whose repetitions alternated with this point's (a model sweep's interleave: their models held "
+        "together, each repetition running every one in turn), its own among them, ';'-separated in the sweep's "
+        "order; empty for a point measured alone"),
     BB_CPU_MODEL_COLUMN(bb_e2e_row),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);
@@ -155,8 +160,8 @@ static void flag_note(const bb_e2e_row *r, char *buf, size_t len)
 
 void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count)
 {
-    bool flagged = false; /* a note column: a flagged row, or one of several rounds */
-    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0 || rows[i].rounds > 1;
+    bool flagged = false; /* a note column: a flagged row, one of several rounds, or interleaved */
+    for (int i = 0; i < count; i++) flagged |= rows[i].spread_flag != 0 || rows[i].rounds > 1 || rows[i].interleaved[0];
     fprintf(f, "| model | kernel | threads | test | t/s (median) | min - max |%s\n", flagged ? " note |" : "");
     fprintf(f, "|---|---|---:|---|---:|---:|%s\n", flagged ? "---|" : "");
     for (int i = 0; i < count; i++) {
@@ -170,6 +175,13 @@ void bb_e2e_markdown_table(FILE *f, const bb_e2e_row *rows, int count)
             size_t o = strlen(note);
             snprintf(note + o, sizeof note - o, "%sround %d of %d (the median %s)", o ? "; " : "", r->round, r->rounds,
                      r->gen > 0 ? "share of the read-alone bound" : "prefill");
+        }
+        if (r->interleaved[0]) { /* a count, not the names: the cell stays the table's own text */
+            int partners = 0;
+            for (const char *c = r->interleaved; *c; c++) partners += *c == ';';
+            size_t o = strlen(note);
+            snprintf(note + o, sizeof note - o, "%srepetitions interleaved with %d other kernel%s", o ? "; " : "",
+                     partners, partners == 1 ? "" : "s");
         }
         /* llama-bench's test name at a depth: "tg16 @ d4096" */
         char at[24] = "";

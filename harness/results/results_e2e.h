@@ -14,6 +14,8 @@
 #include "io/csv.h"
 #include "results/results.h"
 
+#define BB_INTERLEAVED_MAX 1024 /* the interleaved column: a model sweep's kernels, ';'-separated */
+
 typedef struct {
     char experiment[64], sweep[64];
     int point;                       /* 1-based index among the run's end-to-end points */
@@ -53,6 +55,9 @@ typedef struct {
      * read-alone bound, ';'-separated in round order ("" with one round); 0 in a file written before */
     int rounds, round;
     char rounds_pp_tps[448], rounds_tg_tps[448], rounds_tg_of_read[448];
+    /* a model sweep's `interleave`: the kernels whose repetitions alternated with this point's, its own
+     * among them, ';'-separated in the sweep's order; "" for a point measured alone */
+    char interleaved[BB_INTERLEAVED_MAX];
     int nmeter;
     double meter[BB_MAX_METER_VALUES];
 } bb_e2e_row;

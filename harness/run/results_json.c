@@ -184,6 +184,7 @@ static void write_model_sweep(bb_json *j, const bb_sweep *sw)
     bb_json_number(j, "sd_limit", sw->sd_limit);
     bb_json_int(j, "remeasure", sw->remeasure);
     bb_json_int(j, "rounds", sw->rounds > 1 ? sw->rounds : 1);
+    bb_json_bool(j, "interleave", sw->interleave);
     if (sw->ppl_file[0]) {
         bb_json_object_begin(j, "perplexity");
         bb_json_string(j, "file", sw->ppl_file);

@@ -342,95 +342,129 @@ static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p)
     return bb_peer_points_for(&sink, sw, p);
 }
 
-/* The attempts of one end-to-end point: after each, bb_e2e_bench asks e2e_again whether to time
- * its repetitions again (noise.h: a phase whose repetitions disagree beyond the sweep's bounds, up
- * to its `remeasure` more times, as kernel points; the last attempt is kept). */
+/* One point's measurement around bb_e2e_bench_interleaved: its spec, its meters, the buffers of its
+ * compared logits, its result.  Not moved once prepared: the spec points into it. */
+typedef struct {
+    const bb_e2e_point *p;
+    char label[256];
+    bb_e2e_spec spec;
+    gen_meters gm;
+    int *ctokens;
+    float *clogits;
+    bool compare;
+    bb_e2e_result r;
+} e2e_job;
+
+static void job_free(e2e_job *j)
+{
+    free(j->gm.values);
+    free(j->ctokens);
+    free(j->clogits);
+    j->gm.values = NULL;
+    j->ctokens = NULL;
+    j->clogits = NULL;
+}
+
+/* The spec of point p into j: round outputs (the first) compares logits when the sweep asks; the
+ * seconds of its repetitions go to pp_seconds and tg_seconds.  Returns 0, or -1 with err. */
+static int job_prepare(sweep_state *st, const bb_e2e_point *p, const char *label, bool outputs, double *pp_seconds,
+                       double *tg_seconds, e2e_job *j, char *err, size_t errlen)
+{
+    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
+    const bb_model_config *cfg = &sw->models[p->model];
+    *j = (e2e_job){.p = p, .gm = {.st = st, .reps = sw->min_reps > 0 ? sw->min_reps : 1}};
+    snprintf(j->label, sizeof j->label, "%s", label);
+    j->gm.values = malloc(sizeof *j->gm.values * (size_t)j->gm.reps * (size_t)(st->nmeter_cols ? st->nmeter_cols : 1));
+    /* compare_logits: the point's own logits of the compared tokens, taken after its timing */
+    j->compare = outputs && sw->compare_logits[0] != 0;
+    int ntok = j->compare ? sw->compare_tokens : 0;
+    if (j->compare) {
+        j->ctokens = malloc(sizeof *j->ctokens * (size_t)ntok);
+        j->clogits = malloc(sizeof *j->clogits * (size_t)ntok * (size_t)cfg->vocab_size);
+    }
+    if (!j->gm.values || (j->compare && (!j->ctokens || !j->clogits))) {
+        snprintf(err, errlen, "%s", j->gm.values ? "out of memory for the compared logits" : "out of memory");
+        job_free(j);
+        return -1;
+    }
+    for (size_t v = 0; v < (size_t)j->gm.reps * (size_t)st->nmeter_cols; v++) j->gm.values[v] = NAN;
+    if (j->compare) bb_logit_tokens(sw->seed, cfg->vocab_size, ntok, j->ctokens);
+    j->spec = (bb_e2e_spec){.model = cfg, .kernel = sw->kernels[p->kernel].spec,
+                            .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .prompt_len = p->prompt,
+                            .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
+                            .kv_k = sw->kv_k, .kv_v = sw->kv_v, .depth = p->depth, .seed = sw->seed,
+                            .gen_begin = gen_begin, .gen_end = gen_end, .hook_ctx = &j->gm,
+                            .logit_tokens = j->ctokens, .n_logit_tokens = ntok, .logits_out = j->clogits,
+                            .seq_len = p->depth + p->prompt + p->gen > ntok ? p->depth + p->prompt + p->gen : ntok,
+                            .pp_seconds = pp_seconds, .tg_seconds = tg_seconds};
+    return 0;
+}
+
+/* The attempts of a group of points measured side by side (one point without interleave): after
+ * each, bb_e2e_bench_interleaved asks e2e_again whether to time their repetitions again (noise.h:
+ * a point whose repetitions disagree beyond the sweep's bounds, up to its `remeasure` more times, as
+ * kernel points; every point of the group is timed again, so they stay side by side; the last
+ * attempt is kept). */
 typedef struct {
     sweep_state *st;
     const bb_sweep *sw;
-    const bb_e2e_point *p;
-    const char *label;
-    const double *pp_seconds, *tg_seconds;
-    int reps, attempts;
-    gen_meters *gm;
+    e2e_job *jobs;
+    int n, attempts;
 } e2e_attempts;
 
 static bool e2e_again(void *ctx)
 {
     e2e_attempts *a = ctx;
-    bb_e2e_row probe = {.prompt = a->p->prompt, .gen = a->p->gen};
-    if (sweep_stop || a->attempts > a->sw->remeasure ||
-        !bb_e2e_row_noise(&probe, a->pp_seconds, a->reps, a->tg_seconds, a->reps, a->sw->spread_limit, a->sw->sd_limit))
-        return false;
-    char pp[16], tg[16];
-    spread_text(probe.pp_spread, pp, sizeof pp);
-    spread_text(probe.tg_spread, tg, sizeof tg);
-    sweep_note(a->st, "bitbench run: e2e %s: spread pp %s, tg %s: measuring again (%d of %d)", a->label, pp, tg,
-               a->attempts, a->sw->remeasure);
+    if (sweep_stop || a->attempts > a->sw->remeasure) return false;
+    bool again = false;
+    for (int i = 0; i < a->n; i++) {
+        const e2e_job *j = &a->jobs[i];
+        bb_e2e_row probe = {.prompt = j->p->prompt, .gen = j->p->gen};
+        if (!bb_e2e_row_noise(&probe, j->spec.pp_seconds, j->gm.reps, j->spec.tg_seconds, j->gm.reps,
+                              a->sw->spread_limit, a->sw->sd_limit))
+            continue;
+        char pp[16], tg[16];
+        spread_text(probe.pp_spread, pp, sizeof pp);
+        spread_text(probe.tg_spread, tg, sizeof tg);
+        sweep_note(a->st, "bitbench run: e2e %s: spread pp %s, tg %s: measuring again (%d of %d)%s", j->label, pp, tg,
+                   a->attempts, a->sw->remeasure, a->n > 1 ? ", with the points interleaved with it" : "");
+        again = true;
+    }
+    if (!again) return false;
     a->attempts++;
-    for (size_t v = 0; v < (size_t)a->gm->reps * (size_t)a->st->nmeter_cols; v++) a->gm->values[v] = NAN;
+    for (int i = 0; i < a->n; i++) {
+        gen_meters *gm = &a->jobs[i].gm;
+        for (size_t v = 0; v < (size_t)gm->reps * (size_t)a->st->nmeter_cols; v++) gm->values[v] = NAN;
+    }
     return true;
 }
 
-/* Measure one end-to-end point into row: bb_e2e_bench with the meters around each repetition's
- * generation, measured again while its repetitions disagree (e2e_again), then (after the timing)
- * the logit comparison and the perplexity the sweep asks for.  Returns 0, or -1 with err. */
-static int e2e_point(sweep_state *st, bb_pool *pool, const bb_e2e_point *p, const char *label, bool outputs,
-                     bb_e2e_row *row, double *pp_seconds, double *tg_seconds, char *err, size_t errlen)
+/* After the timing: the logit comparison, the row, its noise, the conversions and the perplexity the
+ * sweep asks for (round outputs only).  Returns 0, or -1 with err. */
+static int job_finish(sweep_state *st, bb_pool *pool, e2e_job *j, bool outputs, int attempts, const char *interleaved,
+                      bb_e2e_row *row, char *err, size_t errlen)
 {
+    const bb_e2e_point *p = j->p;
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
     const bb_kernel_choice *kc = &sw->kernels[p->kernel];
     const bb_model_config *cfg = &sw->models[p->model];
-    gen_meters gm = {.st = st, .reps = sw->min_reps > 0 ? sw->min_reps : 1};
-    gm.values = malloc(sizeof *gm.values * (size_t)gm.reps * (size_t)(st->nmeter_cols ? st->nmeter_cols : 1));
-    /* compare_logits: the point's own logits of the compared tokens, taken after its timing */
-    bool compare = outputs && sw->compare_logits[0] != 0;
-    int ntok = compare ? sw->compare_tokens : 0;
-    int *ctokens = compare ? malloc(sizeof *ctokens * (size_t)ntok) : NULL;
-    float *clogits = compare ? malloc(sizeof *clogits * (size_t)ntok * (size_t)cfg->vocab_size) : NULL;
-    if (!gm.values || (compare && (!ctokens || !clogits))) {
-        free(ctokens);
-        free(clogits);
-        free(gm.values);
-        snprintf(err, errlen, "%s", gm.values ? "out of memory for the compared logits" : "out of memory");
-        return -1;
-    }
-    for (size_t v = 0; v < (size_t)gm.reps * (size_t)st->nmeter_cols; v++) gm.values[v] = NAN;
-    if (compare) bb_logit_tokens(sw->seed, cfg->vocab_size, ntok, ctokens);
-    bb_e2e_spec spec = {.model = cfg, .kernel = kc->spec, .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL,
-                        .prompt_len = p->prompt, .gen_len = p->gen, .reps = sw->min_reps, .distinct_layers = sw->distinct_layers,
-                        .kv_k = sw->kv_k, .kv_v = sw->kv_v, .depth = p->depth, .seed = sw->seed,
-                        .gen_begin = gen_begin, .gen_end = gen_end,
-                        .hook_ctx = &gm, .logit_tokens = ctokens, .n_logit_tokens = ntok, .logits_out = clogits,
-                        .seq_len = p->depth + p->prompt + p->gen > ntok ? p->depth + p->prompt + p->gen : ntok,
-                        .pp_seconds = pp_seconds, .tg_seconds = tg_seconds};
-    e2e_attempts at = {.st = st, .sw = sw, .p = p, .label = label, .pp_seconds = pp_seconds,
-                       .tg_seconds = tg_seconds, .reps = gm.reps, .attempts = 1, .gm = &gm};
-    spec.again = e2e_again;
-    spec.again_ctx = &at;
-    bb_e2e_result r;
     bb_logit_diff diff = {0};
-    const float *ref = NULL;
-    int bench_rc = bb_e2e_bench(pool, &spec, &r, err, errlen);
-    if (bench_rc == 0 && compare) {
-        ref = reference_logits(st, pool, sw, cfg, ctokens, err, errlen);
-        if (ref) bb_logits_compare(ref, clogits, ntok, cfg->vocab_size, &diff);
+    if (j->compare) {
+        const float *ref = reference_logits(st, pool, sw, cfg, j->ctokens, err, errlen);
+        if (!ref) return -1;
+        bb_logits_compare(ref, j->clogits, sw->compare_tokens, cfg->vocab_size, &diff);
     }
-    free(ctokens);
-    free(clogits);
-    if (bench_rc || (compare && !ref)) {
-        free(gm.values);
-        return -1;
-    }
+    const bb_e2e_result *r = &j->r;
     const double *mv = NULL; /* the median repetition's meter values; none without generation */
-    if (r.tg_median_rep >= 0 && r.tg_median_rep < gm.reps)
-        mv = gm.values + (size_t)r.tg_median_rep * (size_t)st->nmeter_cols;
+    if (r->tg_median_rep >= 0 && r->tg_median_rep < j->gm.reps)
+        mv = j->gm.values + (size_t)r->tg_median_rep * (size_t)st->nmeter_cols;
     double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
-    fill_e2e_row(st, p, &spec, &r, compare ? &diff : NULL, energy, mv, row);
-    bb_e2e_row_noise(row, pp_seconds, gm.reps, tg_seconds, gm.reps, sw->spread_limit, sw->sd_limit);
-    row->attempts = at.attempts;
-    free(gm.values);
-    if (sweep_note_conversions(st, cfg->name, kc->spec, r.out_kernel, r.conversions)) {
+    fill_e2e_row(st, p, &j->spec, r, j->compare ? &diff : NULL, energy, mv, row);
+    bb_e2e_row_noise(row, j->spec.pp_seconds, j->gm.reps, j->spec.tg_seconds, j->gm.reps, sw->spread_limit,
+                     sw->sd_limit);
+    row->attempts = attempts;
+    snprintf(row->interleaved, sizeof row->interleaved, "%s", interleaved);
+    if (sweep_note_conversions(st, cfg->name, kc->spec, r->out_kernel, r->conversions)) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -536,67 +570,153 @@ static int keep_median_round(sweep_state *st, FILE *f, const e2e_rounds *pr, int
     return rc ? rc : e2e_record(st, f, &row);
 }
 
-/* One round of point p (round r of the sweep's rounds) into pr; its last round writes the row.
+/* Round r of a group of points measured side by side (the sweep's interleave; a group of one
+ * without it): their models built and held together, each repetition running every point in turn
+ * (bb_e2e_bench_interleaved); each point's last round writes its row.  rounds[i] is pts[i]'s.
  * Returns 0 (a failed point is a note and a line in "failed", not an error) or -1 when the run
  * cannot go on (a row not written, out of memory). */
-static int e2e_round(sweep_state *st, FILE *f, const bb_e2e_point *p, int r, e2e_rounds *pr, int *measured)
+static int e2e_group_round(sweep_state *st, FILE *f, const bb_e2e_point *const *pts, e2e_rounds *const *rounds, int n,
+                           int r, int *measured)
 {
-    const bb_sweep *sw = &st->ex->sweeps[p->sweep];
-    int nrounds = sw->rounds > 1 ? sw->rounds : 1, reps = sw->min_reps > 0 ? sw->min_reps : 1;
-    char label[256], err[2048];
-    char depth[24] = "", round[48] = ""; /* only when not 0, and with more than one round */
-    if (p->depth) snprintf(depth, sizeof depth, " d%d", p->depth);
+    const bb_sweep *sw = &st->ex->sweeps[pts[0]->sweep];
+    int nrounds = sw->rounds > 1 ? sw->rounds : 1, reps = sw->min_reps > 0 ? sw->min_reps : 1, rc = 0;
+    char round[48] = "", interleaved[sizeof((bb_e2e_row *)0)->interleaved] = "", err[2048];
     if (nrounds > 1) snprintf(round, sizeof round, ", round %d of %d", r + 1, nrounds);
-    snprintf(label, sizeof label, "%s %s %s pp%d tg%d%s t%d", sw->name, sw->models[p->model].name,
-             sw->kernels[p->kernel].spec, p->prompt, p->gen, depth, p->threads);
-    if (!st->opt->quiet) fprintf(stderr, "bitbench run: e2e %d/%d%s: %s\n", p->index, st->plan->ne2e, round, label);
-    if (!pr->rows) {
-        pr->rows = calloc((size_t)nrounds, sizeof *pr->rows);
-        pr->seconds = calloc(2 * (size_t)nrounds * (size_t)reps, sizeof *pr->seconds);
-        if (!pr->rows || !pr->seconds) {
-            fprintf(stderr, "bitbench run: out of memory\n");
-            return -1;
+    e2e_job *jobs = calloc((size_t)n, sizeof *jobs);
+    bb_e2e_spec *specs = calloc((size_t)n, sizeof *specs);
+    bb_e2e_result *res = calloc((size_t)n, sizeof *res);
+    char *failed = calloc((size_t)n, 1);
+    if (!jobs || !specs || !res || !failed) goto oom;
+    for (int i = 0; i < n; i++) {
+        const bb_e2e_point *p = pts[i];
+        e2e_rounds *pr = rounds[i];
+        char label[256], depth[24] = ""; /* only when not 0 */
+        if (p->depth) snprintf(depth, sizeof depth, " d%d", p->depth);
+        snprintf(label, sizeof label, "%s %s %s pp%d tg%d%s t%d", sw->name, sw->models[p->model].name,
+                 sw->kernels[p->kernel].spec, p->prompt, p->gen, depth, p->threads);
+        if (!st->opt->quiet)
+            fprintf(stderr, "bitbench run: e2e %d/%d%s: %s%s\n", p->index, st->plan->ne2e, round, label,
+                    n > 1 ? ", repetitions interleaved" : "");
+        if (n > 1) {
+            size_t o = strlen(interleaved);
+            snprintf(interleaved + o, sizeof interleaved - o, "%s%s", i ? ";" : "", sw->kernels[p->kernel].spec);
         }
+        if (!pr->rows) {
+            pr->rows = calloc((size_t)nrounds, sizeof *pr->rows);
+            pr->seconds = calloc(2 * (size_t)nrounds * (size_t)reps, sizeof *pr->seconds);
+            if (!pr->rows || !pr->seconds) goto oom;
+        }
+        double *seconds = pr->seconds + 2 * (size_t)r * (size_t)reps;
+        if (nrounds > 1) snprintf(label + strlen(label), sizeof label - strlen(label), "%s", round);
+        if (job_prepare(st, p, label, r == 0, seconds, seconds + reps, &jobs[i], err, sizeof err)) goto oom;
+        specs[i] = jobs[i].spec;
     }
-    bb_pool *pool = sweep_pool_for(st, sw, p->threads, err, sizeof err);
-    double *seconds = pr->seconds + 2 * (size_t)r * (size_t)reps;
+    bb_pool *pool = sweep_pool_for(st, sw, pts[0]->threads, err, sizeof err);
     bb_load_reading load_before;
     if ((*measured)++) sweep_cool_down(st, sw->delay);
     bb_load_read(&load_before);
-    if (!pool || e2e_point(st, pool, p, label, r == 0, &pr->rows[r], seconds, seconds + reps, err, sizeof err)) {
-        if (nrounds > 1) snprintf(label + strlen(label), sizeof label - strlen(label), "%s", round);
-        e2e_fail(st, p, label, err);
-        pr->failed = true;
-        return 0;
+    e2e_attempts at = {.st = st, .sw = sw, .jobs = jobs, .n = n, .attempts = 1};
+    if (!pool || bb_e2e_bench_interleaved(pool, specs, n, res, e2e_again, &at, failed, err, sizeof err)) {
+        /* a point is not kept without the partners it was to be measured beside */
+        int culprit = 0;
+        for (int i = 0; i < n; i++)
+            if (failed[i]) culprit = i;
+        for (int i = 0; i < n; i++) {
+            char why[2400];
+            if (i == culprit || !pool) snprintf(why, sizeof why, "%s", err);
+            else snprintf(why, sizeof why, "not measured: its repetitions were to be interleaved with %s's, which "
+                          "failed: %s", sw->kernels[pts[culprit]->kernel].spec, err);
+            e2e_fail(st, pts[i], jobs[i].label, why);
+            rounds[i]->failed = true;
+        }
+        goto done;
     }
-    sweep_provenance(st, &load_before, label, &pr->rows[r].prov);
-    pr->done = r + 1;
-    return pr->done == nrounds ? keep_median_round(st, f, pr, nrounds, reps) : 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        e2e_rounds *pr = rounds[i];
+        jobs[i].r = res[i];
+        if (job_finish(st, pool, &jobs[i], r == 0, at.attempts, interleaved, &pr->rows[r], err, sizeof err)) {
+            e2e_fail(st, pts[i], jobs[i].label, err);
+            pr->failed = true;
+            continue;
+        }
+        sweep_provenance(st, &load_before, jobs[i].label, &pr->rows[r].prov);
+        pr->done = r + 1;
+        if (pr->done == nrounds) rc = keep_median_round(st, f, pr, nrounds, reps);
+    }
+    goto done;
+oom:
+    fprintf(stderr, "bitbench run: out of memory\n");
+    rc = -1;
+done:
+    for (int i = 0; jobs && i < n; i++) job_free(&jobs[i]);
+    free(jobs);
+    free(specs);
+    free(res);
+    free(failed);
+    return rc;
+}
+
+/* The points of one sweep side by side with point i (the first of them): with the sweep's
+ * interleave, the later points that differ from it only in their kernel; else none.  group[k] is
+ * the first point of k's group (indices from first). */
+static void group_points(const bb_e2e_point *points, int first, int end, bool interleave, int *group)
+{
+    for (int i = first; i < end; i++) group[i - first] = i - first;
+    if (!interleave) return;
+    for (int i = first; i < end; i++) {
+        if (group[i - first] != i - first) continue;
+        const bb_e2e_point *a = &points[i];
+        for (int j = i + 1; j < end; j++) {
+            const bb_e2e_point *b = &points[j];
+            if (group[j - first] == j - first && a->model == b->model && a->prompt == b->prompt && a->gen == b->gen &&
+                a->depth == b->depth && a->threads == b->threads)
+                group[j - first] = i - first;
+        }
+    }
 }
 
 /* The end-to-end points of one sweep, plan->e2e[first..end): round by round (a sweep's `rounds`:
- * every point's round 1, then every point's round 2, ...), each point's peers just before it (a
- * sweep with peers has one round). */
+ * every point's round 1, then every point's round 2, ...), a group side by side at a time (the
+ * sweep's interleave), each point's peers just before it (a sweep with peers has one round and no
+ * interleave). */
 static int measure_sweep_points(sweep_state *st, FILE *f, int first, int end, int *measured)
 {
     const bb_e2e_point *points = st->plan->e2e;
     const bb_sweep *sw = &st->ex->sweeps[points[first].sweep];
-    int nrounds = sw->rounds > 1 ? sw->rounds : 1, rc = 0;
-    e2e_rounds *rounds = calloc((size_t)(end - first), sizeof *rounds);
-    if (!rounds) return -1;
+    int nrounds = sw->rounds > 1 ? sw->rounds : 1, rc = 0, count = end - first;
+    e2e_rounds *rounds = calloc((size_t)count, sizeof *rounds);
+    int *group = calloc((size_t)count, sizeof *group);
+    const bb_e2e_point **pts = calloc((size_t)count, sizeof *pts);
+    e2e_rounds **prs = calloc((size_t)count, sizeof *prs);
+    if (!rounds || !group || !pts || !prs) {
+        free(rounds);
+        free(group);
+        free(pts);
+        free(prs);
+        return -1;
+    }
+    group_points(points, first, end, sw->interleave, group);
     for (int r = 0; r < nrounds && rc == 0; r++)
-        for (int i = first; i < end && !sweep_stop && rc == 0; i++) {
-            e2e_rounds *pr = &rounds[i - first];
-            if (pr->failed || e2e_done(st, &points[i])) continue;
-            if (r == 0 && peer_points(st, f, &points[i])) {
-                rc = -1;
-                break;
+        for (int g = 0; g < count && !sweep_stop && rc == 0; g++) {
+            if (group[g] != g) continue;
+            int n = 0;
+            for (int k = g; k < count && rc == 0; k++) {
+                e2e_rounds *pr = &rounds[k];
+                if (group[k] != g || pr->failed || e2e_done(st, &points[first + k])) continue;
+                if (r == 0 && peer_points(st, f, &points[first + k])) rc = -1;
+                pts[n] = &points[first + k];
+                prs[n++] = pr;
             }
-            rc = e2e_round(st, f, &points[i], r, pr, measured);
-            if (pr->done == nrounds || pr->failed) rounds_free(pr); /* written, or given up */
+            if (rc || n == 0) continue;
+            rc = e2e_group_round(st, f, pts, prs, n, r, measured);
+            for (int k = 0; k < n; k++)
+                if (prs[k]->done == nrounds || prs[k]->failed) rounds_free(prs[k]); /* written, or given up */
         }
-    for (int i = first; i < end; i++) rounds_free(&rounds[i - first]);
+    for (int i = 0; i < count; i++) rounds_free(&rounds[i]);
     free(rounds);
+    free(group);
+    free(pts);
+    free(prs);
     return rc;
 }
 
