@@ -9,12 +9,15 @@
 -- The goals are judged over rounds: every point is measured in `rounds` rounds, round by round
 -- over the sweep (docs/models.md, "A model sweep"), so that the host's slow spells fall on every
 -- kernel alike; a row is the round with the median share, the rounds_* columns hold every round.
+-- Within a round the decode sweep interleaves its three kernels: their models are held together
+-- and each repetition runs all three in turn, so tl2_0 over i2_s (item 5) is a ratio of the same
+-- seconds.
 --
 --   lua5.4 scripts/memory_limit.lua RUN_DIR/e2e.csv    the tables of items 1, 2 and 5
 --
 -- Sizes on the 2-core VM:
---   default: both shapes, 1 and 2 threads, pp8 tg32, 3 repetitions, 5 rounds; the depth sweep
---            the same at depth 4096: about 25 min.
+--   default: both shapes, 1 and 2 threads, pp8 tg32, 5 interleaved repetitions, 5 rounds; the
+--            depth sweep at depth 4096 with 3 repetitions: about 30 min.
 --   --full:  7 rounds.
 --   --smoke: bitnet-dummy-125m, 1 thread, tg4, 1 repetition, 2 rounds: seconds.
 --
@@ -24,9 +27,9 @@ local S = bitbench.size
 local kernels = bitbench.usable { "i2_s", "tq2_0_x16", "tl2_0" }
 local models, threads, prompt, gen, reps, rounds =
   { "bitnet-b1.58-large", "bitnet-b1.58-2b4t" }, bitbench.range(1, math.min(2, bitbench.machine.cores)), 8, 32, 3, 5
-local depth_model, depth = "bitnet-b1.58-large", 4096
+local decode_reps, depth_model, depth = 5, "bitnet-b1.58-large", 4096
 if S == "smoke" then
-  models, threads, prompt, gen, reps, rounds = { "bitnet-dummy-125m" }, { 1 }, 4, 4, 1, 2
+  models, threads, prompt, gen, reps, decode_reps, rounds = { "bitnet-dummy-125m" }, { 1 }, 4, 4, 1, 2, 2
   depth_model, depth = "bitnet-dummy-125m", 64
 elseif S == "full" then
   rounds = 7
@@ -45,9 +48,10 @@ bitbench.experiment {
       threads = threads,
       prompt = prompt,
       gen = gen,
-      reps = reps,
+      reps = decode_reps,
       kv = "f16",
       rounds = rounds,
+      interleave = true,
     },
     -- item 2: decode after 4096 tokens in an f16 KV cache, whose rows a token reads (about 600 MB
     -- at this depth, three times the weights) count in the read-alone bound; goal at least 85 %
