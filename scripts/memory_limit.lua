@@ -7,7 +7,9 @@
 --   item 5: tl2_0's decode tokens/s over i2_s's, the median of the ratios of the same round (the
 --           rounds alternate, so a round's two points ran within minutes of each other), beside
 --           what their bytes allow: i2_s's bytes per token over tl2_0's (weights and KV rows, as
---           the read-alone bound counts them); goal at least 1.10.
+--           the read-alone bound counts them); goal at least 1.10.  When the two points were
+--           interleaved (e2e.csv's interleaved names both), also the median of the ratios of the
+--           same repetition, from e2e_samples.csv beside e2e.csv: two generations seconds apart.
 --
 -- A row the harness flagged (report.flagged) carries report.MARK and is no finding.
 --
@@ -16,7 +18,9 @@ package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package
 local report = require("report")
 
 local SHARE_GOAL, DEPTH_SHARE_GOAL, SPEEDUP_GOAL = 0.90, 0.85, 1.10
-local rows = report.rows_of_arg("memory_limit.lua", "RUN_DIR/e2e.csv")
+local rows, path = report.rows_of_arg("memory_limit.lua", "RUN_DIR/e2e.csv")
+-- the repetitions of every round, when the run wrote them (bitbench's samples file, beside e2e.csv)
+local samples = report.read_csv((path:match("^(.*)/[^/]*$") or ".") .. "/e2e_samples.csv") or {}
 
 -- A row's per-round values of a rounds_* column, or its single value when it has one round.
 local function per_round(r, list, single)
@@ -84,13 +88,48 @@ if #deep > 0 then
   if marked then print("\n" .. report.LEGEND) end
 end
 
+-- The decode seconds of point r's repetitions, in the order they ran (every round's).
+local function decode_seconds(r)
+  local out = {}
+  for _, s in ipairs(samples) do
+    if s.point == r.point and s.sweep == r.sweep and s.phase == "tg" and (s.run_id or "") == (r.run_id or "") then
+      out[#out + 1] = { rep = tonumber(s.rep), seconds = report.num(s.seconds) }
+    end
+  end
+  table.sort(out, function(x, y) return x.rep < y.rep end)
+  return out
+end
+
+-- Whether a and b ran side by side: each row's interleaved list names both kernels.
+local function interleaved_pair(a, b)
+  local function names(r, k) return (";" .. (r.interleaved or "") .. ";"):find(";" .. k .. ";", 1, true) ~= nil end
+  return names(a, a.kernel) and names(a, b.kernel) and names(b, a.kernel) and names(b, b.kernel)
+end
+
+-- The median and range of tl2_0's over i2_s's tokens/s of the same repetition (i2_s's seconds over
+-- tl2_0's: the same tokens), or nil when they were not interleaved or their samples are missing.
+local function paired_repetitions(a, b)
+  if not interleaved_pair(a, b) then return nil end
+  local sa, sb = decode_seconds(a), decode_seconds(b)
+  if #sa == 0 or #sa ~= #sb then return nil end
+  local ratios = {}
+  for i = 1, #sa do
+    if sa[i].rep ~= sb[i].rep or not sa[i].seconds or not sb[i].seconds or sa[i].seconds <= 0 then return nil end
+    ratios[i] = sb[i].seconds / sa[i].seconds
+  end
+  return report.median(ratios), math.min(table.unpack(ratios)), math.max(table.unpack(ratios)), #ratios
+end
+
 local function bytes(r) return (report.num(r.weight_bytes_per_token) or 0) + (report.num(r.kv_bytes_per_token) or 0) end
 
 print(string.format("\n### Item 5: tl2_0 over i2_s (goal ≥ %.2f×)\n", SPEEDUP_GOAL))
 print("tok/s ratio: the median over the rounds of tl2_0's over i2_s's of the same round (the range). "
-  .. "Bytes allow: i2_s's bytes per token over tl2_0's. Of that: the ratio over what the bytes allow.\n")
-print("| model | threads | tl2_0 / i2_s tok/s | bytes allow | of that |")
-print("|---|---:|---:|---:|---:|")
+  .. "Paired repetitions: when the two were interleaved, the median over every repetition of the ratio of the "
+  .. "same repetition (the range, the count). "
+  .. "Bytes allow: i2_s's bytes per token over tl2_0's. Of that: the ratio over what the bytes allow "
+  .. "(the paired repetitions' when there are some).\n")
+print("| model | threads | tl2_0 / i2_s tok/s | paired repetitions | bytes allow | of that |")
+print("|---|---:|---:|---:|---:|---:|")
 local any_pair, marked = false, false
 for _, g in ipairs(report.groups(ours, { { "model" }, { "threads", true } })) do
   local a, b = report.find(g.rows, { kernel = "tl2_0" }), report.find(g.rows, { kernel = "i2_s" })
@@ -108,10 +147,13 @@ for _, g in ipairs(report.groups(ours, { { "model" }, { "threads", true } })) do
     local range = #ratios > 1 and string.format(" (%.2f-%.2f)", math.min(table.unpack(ratios)),
       math.max(table.unpack(ratios))) or ""
     local text = string.format("%.2f×%s%s", med, range, med >= SPEEDUP_GOAL and " ✓" or "")
+    local pmed, plo, phi, npairs = paired_repetitions(a, b)
+    local paired = pmed and report.mark(string.format("%.2f× (%.2f-%.2f, %d)%s", pmed, plo, phi, npairs,
+      pmed >= SPEEDUP_GOAL and " ✓" or ""), a, b) or "–"
     marked = marked or report.flagged(a) or report.flagged(b)
-    print(string.format("| %s | %s | %s | %s | %s |", g.values[1], g.values[2], report.mark(text, a, b),
-      cap and string.format("%.3f×", cap) or "–", cap and pct(med / cap) or "–"))
+    print(string.format("| %s | %s | %s | %s | %s | %s |", g.values[1], g.values[2], report.mark(text, a, b), paired,
+      cap and string.format("%.3f×", cap) or "–", cap and pct((pmed or med) / cap) or "–"))
   end
 end
-if not any_pair then print("| (no model and thread count with both tl2_0 and i2_s) | | | | |") end
+if not any_pair then print("| (no model and thread count with both tl2_0 and i2_s) | | | | | |") end
 if marked then print("\n" .. report.LEGEND) end
