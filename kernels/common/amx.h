@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "amx_rule.h"
+#include "row_interleave.h"
 
 #define BB_AMX_ROWS 16  /* rows of a tile */
 #define BB_AMX_STRIP 32 /* weight rows decoded together: two A tiles */
@@ -72,8 +73,12 @@ typedef struct {
     void (*min_scales)(const void *w, int m, int k, int r, int rows, float *dm);
     /* Or, for the GGUF block layouts - rows of K / seg blocks of block_bytes bytes, each holding
      * its fp16 scale at byte d_at (and BB_AMX_BLOCK_K_MINS's second scale at dm_at) - leave
-     * row_start and weight_scales NULL and set these: the driver reads them itself. */
+     * row_start, weight_scales and min_scales NULL and set these: the driver reads them itself. */
     size_t block_bytes, d_at, dm_at;
+    /* Or, for the row-interleaved layouts (row_interleave.h: q2_k_x16, tq1_0_x16, tq2_0_x16), set
+     * il with d_at (and dm_at), the bytes where each record keeps its rows' fp16 scales in 2-byte
+     * lanes, and leave block_bytes 0: rows start at their group's first record. */
+    const bb_il_layout *il;
     /* Activation row c's K int8 values: a pointer into act where they are contiguous, else
      * copied to scratch (K bytes) and scratch returned. */
     const int8_t *(*act_i8)(const void *act, int n, int k, int c, int8_t *scratch);

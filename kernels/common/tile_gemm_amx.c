@@ -216,22 +216,26 @@ static void store_outputs(const float acc[32][32], float *y, int m, int r, int r
         }
 }
 
-/* Row r's first packed byte: the kernel's row_start, or row r of a GGUF block layout. */
+/* Row r's first packed byte: the kernel's row_start, or row r of a GGUF block layout, or the first
+ * record of row r's group in a row-interleaved one (r a multiple of its rows, or M: the end). */
 static const void *row_start(const bb_amx_ops *ops, const void *w, int m, int k, int r)
 {
     if (ops->row_start) return ops->row_start(w, m, k, r);
+    if (ops->il) return bb_il_record(ops->il, w, k, r, 0);
     return (const char *)w + (size_t)r * (size_t)(k / ops->seg) * ops->block_bytes;
 }
 
-/* The fp16 scale at byte `at` of every block of rows [r, r + rows) of a GGUF block layout, as
- * float (exact, F16C): dw[b * BB_AMX_STRIP + i] for row r + i, block b. */
+/* The fp16 scale at byte `at` of every block of rows [r, r + rows) of a GGUF block layout, or at
+ * lane r + i from byte `at` of every record of a row-interleaved one, as float (exact, F16C):
+ * dw[b * BB_AMX_STRIP + i] for row r + i, block b. */
 static void block_scales(const bb_amx_ops *ops, const void *w, int m, int k, int r, int rows, size_t at, float *dw)
 {
     for (int i = 0; i < rows; i++) {
-        const char *row = row_start(ops, w, m, k, r + i);
+        const char *row = ops->il ? NULL : row_start(ops, w, m, k, r + i);
         for (int b = 0; b < k / ops->seg; b++) {
             uint16_t h;
-            memcpy(&h, row + (size_t)b * ops->block_bytes + at, sizeof h);
+            if (ops->il) h = bb_il_lane_u16(ops->il, w, k, r + i, b, at);
+            else memcpy(&h, row + (size_t)b * ops->block_bytes + at, sizeof h);
             dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(h);
         }
     }

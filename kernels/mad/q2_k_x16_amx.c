@@ -83,41 +83,14 @@ static void mins_i8(const void *w, int m, int k, int r, int rows, int8_t *dst, s
     decode_rows(w, k, r, rows, dst, stride, bb_q2_k_block_mins_i8);
 }
 
-/* dw[b * BB_AMX_STRIP + i] = the fp16 at lane r + i from byte `at` of record b, as float. */
-static void lane_scales(const void *w, int k, int r, int rows, size_t at, float *dw)
-{
-    for (int i = 0; i < rows; i++)
-        for (int b = 0; b < k / BB_QK_K; b++)
-            dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(bb_il_lane_u16(&bb_q2_k_x16_layout, w, k, r + i, b, at));
-}
-
-static void weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
-{
-    (void)m;
-    lane_scales(w, k, r, rows, BB_Q2_K_X16_D, dw);
-}
-
-static void min_scales(const void *w, int m, int k, int r, int rows, float *dm)
-{
-    (void)m;
-    lane_scales(w, k, r, rows, BB_Q2_K_X16_DMIN, dm);
-}
-
-/* The records of rows [r, r + 16) start row r's group (r a multiple of 16, or M: the end). */
-static const void *row_start(const void *w, int m, int k, int r)
-{
-    (void)m;
-    return bb_il_record(&bb_q2_k_x16_layout, w, k, r, 0);
-}
-
 static const bb_amx_ops q2_k_x16_amx = {
     .seg = BB_QK_K,
     .fold = BB_AMX_BLOCK_K_MINS,
     .weights_i8 = weights_i8,
     .mins_i8 = mins_i8,
-    .row_start = row_start,
-    .weight_scales = weight_scales,
-    .min_scales = min_scales,
+    .il = &bb_q2_k_x16_layout,
+    .d_at = BB_Q2_K_X16_D,
+    .dm_at = BB_Q2_K_X16_DMIN,
     .act_i8 = bb_gk_amx_act_i8,
     .act_scales = bb_gk_amx_act_scales,
     .small_n = bb_q2_k_x16_matmul_avx512,

@@ -26,28 +26,12 @@ static void weights_i8(const void *w, int m, int k, int r, int rows, int8_t *dst
         }
 }
 
-/* dw[b * BB_AMX_STRIP + i] = fp16 d of row r + i in record b, as float. */
-static void weight_scales(const void *w, int m, int k, int r, int rows, float *dw)
-{
-    (void)m;
-    for (int i = 0; i < rows; i++)
-        for (int b = 0; b < k / BB_QK_K; b++)
-            dw[b * BB_AMX_STRIP + i] = _cvtsh_ss(bb_il_lane_u16(&bb_tq1_0_x16_layout, w, k, r + i, b, BB_TQ1_0_X16_D));
-}
-
-/* The records of rows [r, r + 16) start row r's group (r a multiple of 16, or M: the end). */
-static const void *row_start(const void *w, int m, int k, int r)
-{
-    (void)m;
-    return bb_il_record(&bb_tq1_0_x16_layout, w, k, r, 0);
-}
-
 static const bb_amx_ops tq1_0_x16_amx = {
     .seg = BB_QK_K,
     .fold = BB_AMX_BLOCK_K,
     .weights_i8 = weights_i8,
-    .row_start = row_start,
-    .weight_scales = weight_scales,
+    .il = &bb_tq1_0_x16_layout,
+    .d_at = BB_TQ1_0_X16_D,
     .act_i8 = bb_gk_amx_act_i8,
     .act_scales = bb_gk_amx_act_scales,
     .small_n = bb_tq1_0_x16_matmul_avx512,
