@@ -3,9 +3,11 @@
 # tg tg_low tg_high pp pp_low pp_high; NaN where a phase was not measured), ttl, run, nblocks,
 # have_tg, have_pp (whether any row measured that phase: a sweep with prompt = 0, as
 # experiments/peers_depth.lua, has no prefill, and gets the generation panel alone).
-# Error bars: slowest to fastest repetition.  One key, right of the last panel, outside the data.
+# Error bars: slowest to fastest repetition, or round for a row measured in rounds (bars says
+# which).  One key, right of the last panel, outside the data.
 width = 1280
 load scriptdir."/plot_common.gp"
+if (!exists("bars")) bars = "bars: slowest to fastest repetition"
 set offsets graph 0.03, graph 0.03, 0, 0
 set multiplot title fulltitle noenhanced
 set tmargin at screen 0.86
@@ -28,7 +30,7 @@ if (have_tg) {
     set rmargin at screen right
     set ylabel "generation throughput (tokens/s)"
     if (!have_pp) {
-        set label 90 "bars: slowest to fastest repetition" at screen 0.70, screen 0.85 left font ",9" noenhanced
+        set label 90 bars at screen 0.70, screen 0.85 left font ",9" noenhanced
         set key at screen 0.70, screen 0.80 left top Left reverse font ",9" noenhanced
     }
     plot for [i=0:nblocks-1] points index i using 1:2:(bar(3, $2)):(bar(4, $2)) with yerrorlines lw 1.5 title columnheader(1)
@@ -36,7 +38,7 @@ if (have_tg) {
     right = 0.68
 }
 if (have_pp) {
-    set label 90 "bars: slowest to fastest repetition" at screen 0.70, screen 0.85 left font ",9" noenhanced
+    set label 90 bars at screen 0.70, screen 0.85 left font ",9" noenhanced
     set key at screen 0.70, screen 0.80 left top Left reverse font ",9" noenhanced
     set lmargin at screen left
     set rmargin at screen right

@@ -3,9 +3,10 @@
 # Variables: term, outfile, points (blocks: threads y1 y2 y1_low y1_high y2_low y2_high flagged),
 # ttl, run, nblocks, flagged (how many points are flagged), dram (GB/s at the most threads, 0 when
 # no profile), bars (what the error bars are: the interquartile range of a kernel point's calls,
-# or an end-to-end point's slowest to fastest repetition), bars_hidden (how many hide behind their
-# marker), optional y1 / y2 (the two axis labels), optional y2_note (set when no point has a y2:
-# the panel says it instead of plotting nothing, which gnuplot refuses).  Flagged points
+# or an end-to-end point's slowest to fastest repetition, or round when it was measured in
+# rounds), bars_hidden (how many hide behind their marker), optional y1 / y2 (the two axis
+# labels), optional y2_note (set when no point has a y2: the panel says it instead of plotting
+# nothing, which gnuplot refuses).  Flagged points
 # (spread_flag or busy) get a red ring.  The two panels have fixed margins and share one key,
 # right of the second panel, outside both data areas; y starts at 0, so that the bars' sizes
 # compare.

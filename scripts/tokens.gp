@@ -1,6 +1,6 @@
 # Tokens/s by model and kernel (bitnet.cpp Table 7 / Fig. 7 style): generation (tg) and prompt
 # (pp) tokens/s at the most threads measured, error bars from the slowest to the fastest
-# repetition.  Variables: term, outfile, tg, pp (tables: model, then per kernel its value, low and
+# repetition, or round for a row measured in rounds (bars says which).  Variables: term, outfile, tg, pp (tables: model, then per kernel its value, low and
 # high), nkernels, nmodels, has_pp (0: no prefill was measured, its panel is left out and pp_note
 # says why), bars (what the bars are), bars_hidden (how many hide behind their marker), ttl, run.
 # The key is right of the data, outside it.

@@ -41,6 +41,18 @@ cp -r "$data" "$tmp/run"
 grep -q 'i2_s@avx512' "$tmp/run/plots/threads.svg" || fail "kernel name not printed literally"
 grep -q 'bars: interquartile range of the calls' "$tmp/run/plots/threads.svg" || fail "error bars not said in the key"
 grep -q 'slowest to fastest repetition' "$tmp/plots/tokens.svg" || fail "tokens error bars not said in the key"
+# rows measured in rounds: their bars span the rounds too, and the key says so (tokens, e2e_threads,
+# e2e_depth); a rounds list that is not numbers widens nothing
+mkdir "$tmp/rounds" "$tmp/badrounds"
+printf 'model,kernel,threads,depth,kv_type_k,kv_type_v,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max,rounds,rounds_pp_tps,rounds_tg_tps\ntiny,i2_s,1,0,f16,f16,100,95,105,10,9,11,3,90;100;110,8;10;12\ntiny,i2_s,1,512,f16,f16,90,85,95,9,8,10,3,80;90;99,7;9;11\n' > "$tmp/rounds/e2e.csv"
+sed 's/8;10;12/8;x;12/; s/7;9;11/7/; s/90;100;110/nan;1/; s/80;90;99//' "$tmp/rounds/e2e.csv" > "$tmp/badrounds/e2e.csv"
+for kind in tokens e2e_threads e2e_depth; do
+    "$bin" plot "$tmp/rounds" --kind $kind >/dev/null 2>"$tmp/rounds.err" || fail "$kind with rounds: $(cat "$tmp/rounds.err")"
+    grep -q 'slowest to fastest round or repetition' "$tmp/rounds/plots/$kind.svg" || fail "$kind: the key does not say the bars span rounds"
+    "$bin" plot "$tmp/badrounds" --kind $kind >/dev/null 2>"$tmp/rounds.err" || fail "$kind with bad rounds lists: $(cat "$tmp/rounds.err")"
+    grep -q 'slowest to fastest repetition' "$tmp/badrounds/plots/$kind.svg" && ! grep -q 'round or repetition' "$tmp/badrounds/plots/$kind.svg" ||
+        fail "$kind: a rounds list that is not numbers widened a bar"
+done
 # a model sweep that measured no prefill: its cells are empty and the prefill panel is left out
 mkdir "$tmp/nopp"
 printf 'model,kernel,threads,pp_tps,pp_tps_min,pp_tps_max,tg_tps,tg_tps_min,tg_tps_max\ntiny,i2_s,1,,,,10,9,11\n' > "$tmp/nopp/e2e.csv"

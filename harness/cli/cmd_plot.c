@@ -349,6 +349,7 @@ typedef struct {
     int n;
     double ymax;
     double len[1024];
+    int rounds; /* bars that span a row's rounds (e2e_bar) */
 } bar_panel;
 
 static void bar_add(bar_panel *b, double y, double lo, double hi)
@@ -357,6 +358,48 @@ static void bar_add(bar_panel *b, double y, double lo, double hi)
     if (isfinite(hi) && hi > b->ymax) b->ymax = hi;
     if (!isfinite(lo) || !isfinite(hi) || b->n == (int)(sizeof b->len / sizeof b->len[0])) return;
     b->len[b->n++] = hi - lo;
+}
+
+/* An end-to-end row's error bar for a phase ("tg" or "pp"): its slowest and fastest repetition
+ * (<phase>_tps_min, _max), widened to its slowest and fastest round when it was measured in rounds
+ * (rounds_<phase>_tps: each round's median; the row's min and max are the median round's
+ * repetitions only).  Returns 1 when the rounds widened it, else 0.  The list is a file's text: a
+ * cell that is not numbers separated by ';' adds nothing past its first bad entry. */
+static int e2e_bar(const bb_csv_table *t, int r, const char *phase, double *lo, double *hi)
+{
+    char col[32];
+    snprintf(col, sizeof col, "%s_tps_min", phase);
+    *lo = bb_csv_cell_num(t, r, bb_csv_col(t, col));
+    snprintf(col, sizeof col, "%s_tps_max", phase);
+    *hi = bb_csv_cell_num(t, r, bb_csv_col(t, col));
+    if (!(*lo > 0) || !(*hi > 0)) *lo = *hi = NAN;
+    snprintf(col, sizeof col, "rounds_%s_tps", phase);
+    const char *p = bb_csv_cell(t, r, bb_csv_col(t, col));
+    double v[64];
+    int n = 0;
+    while (*p && n < (int)(sizeof v / sizeof *v)) {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || !isfinite(x) || x <= 0) break;
+        v[n++] = x;
+        if (*end != ';') break;
+        p = end + 1;
+    }
+    if (n < 2) return 0;
+    for (int i = 0; i < n; i++) {
+        if (!(*lo <= v[i])) *lo = v[i];
+        if (!(*hi >= v[i])) *hi = v[i];
+    }
+    return 1;
+}
+
+/* What the bars are: repetitions, and also rounds where some row was measured in rounds (a key
+ * line is short: the rows with one round span their repetitions, e2e_bar). */
+static const char *bars_text(const bar_panel *p, int npanels)
+{
+    for (int i = 0; i < npanels; i++)
+        if (p[i].rounds) return "bars: slowest to fastest round or repetition";
+    return "bars: slowest to fastest repetition";
 }
 
 /* The key's second line about the bars of npanels panels: how many hide behind their marker
@@ -513,15 +556,18 @@ typedef int (*values_fn)(const bb_csv_table *t, int r, const void *arg, double *
  * interquartile range of the calls (value * t_median / t_q3 .. value * t_median / t_q1 for a
  * rate), an end-to-end point's slowest and fastest repetition (tg_tps_min .. tg_tps_max: a few
  * repetitions have no quartiles worth the name); NaN where the file has neither (older runs). */
-static void bar_of(const bb_csv_table *t, int r, double y, double *lo, double *hi, int *flag)
+/* A kernel row's bar from its interquartile range, an end-to-end row's from e2e_bar; returns
+ * e2e_bar's "widened by rounds". */
+static int bar_of(const bb_csv_table *t, int r, double y, double *lo, double *hi, int *flag)
 {
     double med = bb_csv_cell_num(t, r, bb_csv_col(t, "t_median_s")), q1 = bb_csv_cell_num(t, r, bb_csv_col(t, "t_q1_s")),
-           q3 = bb_csv_cell_num(t, r, bb_csv_col(t, "t_q3_s")), tgmin = bb_csv_cell_num(t, r, bb_csv_col(t, "tg_tps_min")),
-           tgmax = bb_csv_cell_num(t, r, bb_csv_col(t, "tg_tps_max"));
+           q3 = bb_csv_cell_num(t, r, bb_csv_col(t, "t_q3_s"));
+    int rounds = 0;
     *lo = *hi = NAN;
     if (med > 0 && q1 > 0 && q3 > 0) *lo = y * med / q3, *hi = y * med / q1;
-    else if (tgmin > 0 && tgmax > 0) *lo = tgmin, *hi = tgmax;
+    else rounds = e2e_bar(t, r, "tg", lo, hi);
     *flag = bb_csv_cell_num(t, r, bb_csv_col(t, "spread_flag")) > 0 || bb_csv_cell_num(t, r, bb_csv_col(t, "busy")) > 0;
+    return rounds;
 }
 
 /* Blocks of "threads y1 y2 y1_low y1_high y2_low y2_high flagged", one per series; *flagged counts
@@ -557,7 +603,7 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
                 any = 1;
                 double lo, hi;
                 int flag;
-                bar_of(t, r, y1, &lo, &hi, &flag);
+                bars[0].rounds += bar_of(t, r, y1, &lo, &hi, &flag);
                 *flagged += flag;
                 /* the bandwidth shares the time's bar: bytes per call are fixed */
                 double lo2 = isfinite(y2) && y1 > 0 ? y2 * lo / y1 : NAN, hi2 = isfinite(y2) && y1 > 0 ? y2 * hi / y1 : NAN;
@@ -733,8 +779,9 @@ static int tokens_kernel(const bb_csv_table *e, int r, char *key, size_t len)
 
 /* One bar of the tokens chart: the row with the most threads of its model and kernel. */
 typedef struct {
-    double tg[3], pp[3]; /* value, slowest, fastest repetition */
+    double tg[3], pp[3]; /* value, slowest, fastest repetition (or round: e2e_bar) */
     double threads;      /* 0: no row */
+    int rounds;          /* e2e_bar widened a bar to the rounds */
 } tokens_cell;
 
 /* The two data files of the tokens chart (tg, then pp): a line per model, three columns per
@@ -746,6 +793,7 @@ static int write_tokens_data(const keys *models, const keys *kern, const tokens_
     for (int i = 0; i < models->n * kern->n; i++) {
         if (!(cell[i].threads > 0)) continue;
         has_pp |= cell[i].pp[0] > 0;
+        bars[0].rounds += cell[i].rounds;
         if (cell[i].tg[0] > 0) bar_add(&bars[0], cell[i].tg[0], cell[i].tg[1], cell[i].tg[2]);
         if (cell[i].pp[0] > 0) bar_add(&bars[1], cell[i].pp[0], cell[i].pp[1], cell[i].pp[2]);
     }
@@ -779,9 +827,6 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
 {
     int cmod = bb_csv_col(e, "model"), ck = bb_csv_col(e, "kernel"), ct = bb_csv_col(e, "threads"), ctg = bb_csv_col(e, "tg_tps"),
         cpp = bb_csv_col(e, "pp_tps");
-    /* the error bars: slowest and fastest repetition (NaN in files without those columns) */
-    int cbar[4] = {bb_csv_col(e, "tg_tps_min"), bb_csv_col(e, "tg_tps_max"), bb_csv_col(e, "pp_tps_min"),
-                   bb_csv_col(e, "pp_tps_max")};
     if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
     keys models = {0}, kern = {0};
     tokens_cell *cell = NULL;
@@ -803,10 +848,10 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
         double th = bb_csv_cell_num(e, r, ct);
         if (th < t->threads) continue;
         t->threads = th;
-        double v[6] = {bb_csv_cell_num(e, r, ctg), bb_csv_cell_num(e, r, cbar[0]), bb_csv_cell_num(e, r, cbar[1]),
-                       bb_csv_cell_num(e, r, cpp), bb_csv_cell_num(e, r, cbar[2]), bb_csv_cell_num(e, r, cbar[3])};
-        memcpy(t->tg, v, sizeof t->tg);
-        memcpy(t->pp, v + 3, sizeof t->pp);
+        /* the error bars: e2e_bar (NaN in files without those columns) */
+        t->tg[0] = bb_csv_cell_num(e, r, ctg);
+        t->pp[0] = bb_csv_cell_num(e, r, cpp);
+        t->rounds = e2e_bar(e, r, "tg", &t->tg[1], &t->tg[2]) | e2e_bar(e, r, "pp", &t->pp[1], &t->pp[2]);
     }
     /* a prefill that was not measured is an empty cell (older files: 0): no panel for it, and the
      * figure says why (bitnet.cpp Table 7 is generation only: its sweeps run with prompt = 0) */
@@ -834,7 +879,7 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
     bb_gp_set_int(&vars, "has_pp", has_pp);
     char note[160];
     bar_note(bars, 2, note, sizeof note);
-    bb_gp_set_text(&vars, "bars", "bars: slowest to fastest repetition");
+    bb_gp_set_text(&vars, "bars", bars_text(bars, 2));
     bb_gp_set_text(&vars, "bars_hidden", note);
     if (!has_pp)
         bb_gp_set_text(&vars, "pp_note", cpp < 0 ? "the CSV has no pp_tps column"
@@ -893,7 +938,7 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
                                                       : "no row has a derived bandwidth (tg_gbps_derived)");
     char note[160];
     bar_note(bars, 2, note, sizeof note);
-    bb_gp_set_text(&vars, "bars", "bars: slowest to fastest repetition");
+    bb_gp_set_text(&vars, "bars", bars_text(bars, 2));
     bb_gp_set_text(&vars, "bars_hidden", note);
     return gnuplot(c, "e2e_threads", "threads.gp", &vars);
 }
@@ -920,8 +965,6 @@ static int depth_key(const bb_csv_table *e, int r, char *key, size_t len)
 static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
 {
     int cd = bb_csv_col(e, "depth"), ctg = bb_csv_col(e, "tg_tps"), cpp = bb_csv_col(e, "pp_tps");
-    int bars[4] = {bb_csv_col(e, "tg_tps_min"), bb_csv_col(e, "tg_tps_max"), bb_csv_col(e, "pp_tps_min"),
-                   bb_csv_col(e, "pp_tps_max")};
     if (cd < 0 || ctg < 0 || cpp < 0) return 1;
     int deep = 0;
     for (int r = 0; r < e->nrows; r++) deep |= bb_csv_cell_num(e, r, cd) > 0;
@@ -940,6 +983,7 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
         return data_file_failed(path);
     }
     int blocks = 0, left = 0, have_tg = 0, have_pp = 0; /* a phase no row measured gets no panel (gen or prompt 0) */
+    bar_panel rounds = {0}; /* only its count: whether a bar spans rounds */
     for (int i = 0; i < ks.n; i++) {
         if (blocks == PL_MAX_SERIES) { /* every key has a row: the rest are left out */
             left = ks.n - i;
@@ -963,8 +1007,8 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
             }
             any = 1;
             fprintf(f, "%.0f", last);
-            double v[6] = {bb_csv_cell_num(e, best, ctg), bb_csv_cell_num(e, best, bars[0]), bb_csv_cell_num(e, best, bars[1]),
-                           bb_csv_cell_num(e, best, cpp), bb_csv_cell_num(e, best, bars[2]), bb_csv_cell_num(e, best, bars[3])};
+            double v[6] = {bb_csv_cell_num(e, best, ctg), NAN, NAN, bb_csv_cell_num(e, best, cpp), NAN, NAN};
+            rounds.rounds += e2e_bar(e, best, "tg", &v[1], &v[2]) + e2e_bar(e, best, "pp", &v[4], &v[5]);
             for (int j = 0; j < 6; j++) fprintf(f, " %.6g", isfinite(v[j]) && v[j] > 0 ? v[j] : NAN);
             fputc('\n', f);
             have_tg |= isfinite(v[0]) && v[0] > 0;
@@ -982,6 +1026,7 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     bb_gp_set_int(&vars, "nblocks", blocks);
     bb_gp_set_int(&vars, "have_tg", have_tg);
     bb_gp_set_int(&vars, "have_pp", have_pp);
+    bb_gp_set_text(&vars, "bars", bars_text(&rounds, 1));
     return gnuplot(c, "e2e_depth", "depth.gp", &vars);
 }
 
