@@ -5,10 +5,8 @@
 # round by round over those groups; each row names the kernels it alternated with.  A sweep with
 # peers, or a value that is not a boolean, is refused before anything runs.  $1 is the bitbench binary.
 BB="$1"
-pass=0; fail=0
-T=$(mktemp -d /tmp/bb_interleave_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
+. "${BITBENCH_SOURCE_DIR:-$(dirname "$0")/..}/tests/lib/check.sh"
+check_scratch interleave
 col() { # file, column: the values, one per line
     awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR > 1 { print $c }' "$1"
 }
@@ -85,5 +83,4 @@ refused() { # file, fields, what the message says
 refused text.lua 'interleave = "yes"' "field 'interleave'"
 refused peers.lua 'interleave = true, kv = "f16", peers = {"llama.cpp:f16"}' "field 'interleave' with 'peers'"
 
-echo "interleave: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary interleave
