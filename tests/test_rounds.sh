@@ -68,6 +68,17 @@ check '[ "$rc" -eq 0 ] && [ "$(col "$R/e2e.csv" rounds | tr "\n" " ")" = "1 1 " 
     "one round: rc=$rc $(head -2 "$R/e2e.csv" 2>&1 | cut -c1-200) $(cat "$T/one.err")"
 check '[ "$(awk -F, "NR > 1" "$R/e2e_samples.csv" | wc -l)" -eq 8 ]' "one round's samples: $(wc -l < "$R/e2e_samples.csv") lines"
 
+# a point that fails in round 1 (here its perplexity: a text shorter than one chunk) is given up:
+# not measured in the later rounds, no row, the run incomplete
+printf 'ab' > "$T/short.txt"
+exp failing.lua "rounds = 3, perplexity = { file = \"$T/short.txt\", ctx = 64 }"
+"$BB" run "$T/failing.lua" >/dev/null 2>"$T/failing.err"; rc=$?
+R=$(ls -d "$T"/res_failing/er-* 2>/dev/null)
+check '[ "$rc" -ne 0 ] && [ "$(grep -c "failed: perplexity" "$T/failing.err")" -eq 2 ] && ! grep -q "round [23] of 3" "$T/failing.err"' \
+    "a point failed in round 1 is not measured again: rc=$rc $(cat "$T/failing.err")"
+check '[ "$(awk -F, "NR > 1" "$R/e2e.csv" | wc -l)" -eq 0 ] && grep -q "\"status\": \"incomplete\"" "$R/run.json"' \
+    "no row for a failed point: $(cat "$R/e2e.csv" 2>&1 | head -3) $(grep '"status"' "$R/run.json")"
+
 # refused before anything runs, naming the field and what is valid
 refused() { # file, fields, what the message says
     exp "$1" "$2"

@@ -280,11 +280,13 @@ typedef struct {
     bool failed;
 } point_rounds;
 
+/* The rounds' memory; done and failed stay, so that a point given up is not measured again in a
+ * later round. */
 static void point_rounds_free(point_rounds *pr)
 {
     for (int r = 0; pr->rounds && r < pr->done; r++) free(pr->rounds[r].r.samples);
     free(pr->rounds);
-    *pr = (point_rounds){0};
+    pr->rounds = NULL;
 }
 
 /* What picks a point's median round: its time over a read of its bytes when the sweep reads beside

@@ -493,11 +493,14 @@ typedef struct {
     bool failed;
 } e2e_rounds;
 
+/* The rounds' memory; done and failed stay, so that a point given up is not measured again in a
+ * later round. */
 static void rounds_free(e2e_rounds *pr)
 {
     free(pr->rows);
     free(pr->seconds);
-    *pr = (e2e_rounds){0};
+    pr->rows = NULL;
+    pr->seconds = NULL;
 }
 
 /* What picks a point's median round: its decode's share of the read-alone bound (what issue 32's
