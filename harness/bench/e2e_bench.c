@@ -337,9 +337,11 @@ int bb_e2e_bench_interleaved(bb_pool *pool, const bb_e2e_spec *specs, int n, bb_
         if (failed) memset(failed, 1, (size_t)n);
         return -1;
     }
-    int built = 0, reps = specs[0].reps > 0 ? specs[0].reps : 1, rc = 0;
-    for (; built < n; built++)
+    int built = 0, reps = 0, rc = 0;
+    for (; built < n; built++) {
         if (model_open(&m[built], pool, &specs[built], &res[built], err, errlen)) break;
+        if (m[built].reps > reps) reps = m[built].reps;
+    }
     if (built < n) {
         /* the models built so far are freed unmeasured: no point of the group is measured without
          * its partners (a model that does not fit beside the others is the usual cause) */
@@ -351,10 +353,12 @@ int bb_e2e_bench_interleaved(bb_pool *pool, const bb_e2e_spec *specs, int n, bb_
     }
     do {
         for (int i = 0; i < n; i++) model_attempt(&m[i]);
-        /* repetition rep starts at model rep mod n, so that each model runs as often first as
-         * last (bitbench's interleave: sweep_model.c) */
+        /* repetition rep starts at model rep mod n: each model takes its turn first, none always
+         * runs right after the same partner's read passes (a model given fewer reps than another,
+         * which the sweeps never do, sits out the rest) */
         for (int rep = 0; rep < reps; rep++)
-            for (int k = 0; k < n; k++) model_rep(&m[(rep + k) % n], pool, rep);
+            for (int k = 0; k < n; k++)
+                if (rep < m[(rep + k) % n].reps) model_rep(&m[(rep + k) % n], pool, rep);
         for (int i = 0; i < n; i++) model_summarize(&m[i]);
     } while (again && again(again_ctx));
     if (failed) memset(failed, 0, (size_t)n);

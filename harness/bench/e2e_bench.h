@@ -103,7 +103,7 @@ int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *spec, bb_e2e_result *res, cha
 /* Several points side by side (a model sweep's interleave): the specs' models built and held
  * together, then each repetition runs every model's prefill, generation and read passes in turn,
  * repetition r starting at model r mod n, so a slow spell of the host falls on every model alike
- * and each is as often first as last.  The specs share the pool and their reps (specs[0].reps);
+ * and each takes its turn first.  The specs share the pool and, in the sweeps, their reps;
  * their own `again` is not asked: after each attempt again(again_ctx) decides for the group, and
  * every model is timed again.  res[i] is specs[i]'s result.  Returns 0, or -1 with err when one
  * model could not be built or run its logits; then no result is to be kept, and failed[i] (n
