@@ -31,6 +31,16 @@ check '[ "$(col tg_samples 1)" = "8301.71;8812.29;10110.8" ] && [ "$(col tg_tps 
     "peer samples and median: $(col tg_samples 1) $(col tg_tps 1) $(col pp_tps_max 1)"
 check '[ "$(col kernel 2)" = f32 ] && [ -z "$(col peer 2)" ]' "the bitbench row"
 check '[ -s "$(dirname "$csv")/peers/tiny-f32.gguf" ]' "the exported model"
+# rounds: the peer point runs in every round, just before its bitbench point's, and its row is its
+# median round with every round's figures (the fake prints the same figures each time); one peer
+# point counted, with its one row (else the run would exit 3, "k of N peer points ran")
+sed 's/peer_timeout = 1/peer_timeout = 1, rounds = 3/; s/"ok"/"rounds"/; s/res_ok/res_rounds/' "$T/ok.lua" > "$T/rounds.lua"
+PATH=/usr/bin:/bin "$BB" run "$T/rounds.lua" --peer "llama.cpp=$D/fake_llama_bench.sh" > "$T/out" 2> "$T/err"; rc=$?
+rcsv=$(ls "$T"/res_rounds/*/e2e.csv 2>/dev/null)
+order=$(sed -n 's/^bitbench run: peer: .*/P/p; s/^bitbench run: e2e 1\/1, round \([0-9]\) of 3: .*/\1/p' "$T/err" | tr -d "\n")
+check '[ $rc -eq 0 ] && [ "$order" = "P1P2P3" ]' "rounds with a peer: rc $rc, order '$order': $(cat "$T/err")"
+check '[ "$(wc -l < "$rcsv")" -eq 3 ] && [ "$(csv_col "$rcsv" kernel 2)" = "llama.cpp:f32" ] && [ "$(csv_col "$rcsv" rounds 2)" = 3 ] && [ "$(csv_col "$rcsv" rounds_tg_tps 2)" = "8812.29;8812.29;8812.29" ] && [ "$(csv_col "$rcsv" rounds 1)" = 3 ]' \
+    "the peer row of three rounds: $(cat "$rcsv")"
 # without --peer, environment or PATH: not available, a skipped peer point, the bitbench row
 PATH=/usr/bin:/bin "$BB" run "$T/ok.lua" > "$T/out" 2> "$T/err"; rc=$?
 check '[ $rc -eq 3 ] && grep -q "^available	false	false" "$T/out" && grep -q "peer point (ok tiny llama.cpp:f32 pp4 tg2 t1) skipped: llama.cpp: llama-bench is not on PATH, BITBENCH_LLAMA_BENCH is not set and no --peer llama.cpp=PATH was given" "$T/err"' \

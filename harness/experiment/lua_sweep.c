@@ -386,8 +386,9 @@ static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     read_delay(L, c, t, sw);
 }
 
-/* rounds (kernel and model sweeps), read after the peers: a peer point is measured once, beside
- * its bitbench point, so rounds would compare R of bitbench's measurements with one of the peer's. */
+/* rounds (kernel and model sweeps), read after the peers: a model sweep's peer points run in every
+ * round (sweep_model.c), a kernel sweep's once, beside its bitbench point, so there rounds would
+ * compare R of bitbench's measurements with one of the peer's. */
 static void read_rounds(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
     char err[1024];
@@ -396,9 +397,9 @@ static void read_rounds(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     int rc = bb_lua_get_int(L, t, "rounds", 1, BB_SWEEP_MAX_ROUNDS, &v, err, sizeof err);
     if (rc < 0) load_fail(L, c, sw, "%s", err);
     if (rc > 0) sw->rounds = (int)v;
-    if (sw->rounds > 1 && sw->npeers)
+    if (sw->rounds > 1 && sw->npeers && !sw->is_model)
         load_fail(L, c, sw, "field 'rounds' = %d with 'peers': a peer point is measured once, beside its bitbench "
-                            "point, so a sweep with peers has one round (leave 'rounds' out, or the peers)",
+                            "point, so a kernel sweep with peers has one round (leave 'rounds' out, or the peers)",
                   sw->rounds);
 }
 

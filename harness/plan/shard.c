@@ -89,7 +89,7 @@ double bb_e2e_estimate_s(const bb_experiment *ex, const bb_e2e_point *p)
     if (sw->compare_logits[0]) t += 2 * sw->compare_tokens * decode_token;
     if (sw->ppl_file[0]) t += sw->ppl_ctx * (sw->ppl_chunks > 0 ? sw->ppl_chunks : 4) * prefill_token;
     if (sw->rounds > 1) t += (sw->rounds - 1) * ((sw->min_reps + 1) * rep + build);
-    t += sw->npeers * ((sw->min_reps + 1) * rep + build);
+    t += sw->npeers * (sw->rounds > 1 ? sw->rounds : 1) * ((sw->min_reps + 1) * rep + build); /* every round */
     return t;
 }
 

@@ -273,31 +273,141 @@ void sweep_resume_conversions(sweep_state *st, const bb_jv *list)
     }
 }
 
+/* The rounds of one point measured so far (a sweep's `rounds`): each round's row and the seconds
+ * of its repetitions (prefill, then generation, reps each). */
+typedef struct {
+    bb_e2e_row *rows;
+    double *seconds;
+    int done;
+    bool failed;
+    /* the peer rows of its rounds so far (peer_emit), each with its round, written when the point
+     * is done (peer_rounds_write) */
+    bb_e2e_row *peers;
+    int *peer_round, npeers;
+} e2e_rounds;
+
+/* The rounds' memory; done and failed stay, so that a point given up is not measured again in a
+ * later round. */
+static void rounds_free(e2e_rounds *pr)
+{
+    free(pr->rows);
+    free(pr->seconds);
+    free(pr->peers);
+    free(pr->peer_round);
+    pr->rows = pr->peers = NULL;
+    pr->seconds = NULL;
+    pr->peer_round = NULL;
+    pr->npeers = 0;
+}
+
+/* What picks a point's median round: its decode's share of the read-alone bound (what issue 32's
+ * goals judge), else (a peer's row has none) its decode tokens/s, else its prefill's. */
+static double round_key(const bb_e2e_row *r)
+{
+    if (r->gen > 0 && isfinite(r->tg_of_read) && r->tg_of_read > 0) return r->tg_of_read;
+    return r->gen > 0 ? r->tg_tps : r->pp_tps;
+}
+
+/* ';'-separated, rows[0..n) in round order; "" when the phase was not measured. */
+static void round_list(const bb_e2e_row *rows, int n, double (*get)(const bb_e2e_row *), char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int r = 0; r < n && o < len; r++) {
+        double v = get(&rows[r]);
+        if (!isfinite(v) || v <= 0) {
+            buf[0] = 0;
+            return;
+        }
+        o += (size_t)snprintf(buf + o, len - o, "%s%.6g", r ? ";" : "", v);
+    }
+}
+
+static double get_pp(const bb_e2e_row *r) { return r->pp_tps; }
+static double get_tg(const bb_e2e_row *r) { return r->tg_tps; }
+static double get_share(const bb_e2e_row *r) { return r->tg_of_read; }
+
 /* Peer rows (harness/peers/peer_sweep.h) go into e2e.csv as bitbench's own do; a peer point that
  * gives no row is a note and a line in run.json's "failed", not a failed point: bitbench's own
- * measurements stand without it. */
+ * measurements stand without it.  With rounds a peer point runs in every round, just before its
+ * bitbench point's, and its row is its median round, written when that point is done. */
 typedef struct {
     sweep_state *st;
     FILE *f;
     const bb_e2e_point *p;
+    e2e_rounds *pr;
+    int round, nrounds;
 } peer_ctx;
+
+static int peer_write(sweep_state *st, FILE *f, const bb_e2e_row *row)
+{
+    if (bb_e2e_write_row(f, row)) {
+        fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", st->e2e_path, strerror(errno));
+        return -1;
+    }
+    st->peer_rows++;
+    if (e2e_add(st, row)) return -1;
+    if (row->spread_flag) e2e_note_flagged(st, row);
+    return sweep_write_json(st);
+}
 
 static int peer_emit(void *ctx, const bb_e2e_row *peer_row)
 {
     peer_ctx *pc = ctx;
-    bb_e2e_row r = *peer_row, *row = &r;
-    r.rounds = r.round = 1; /* a sweep with peers has one round */
+    bb_e2e_row r = *peer_row;
+    r.rounds = r.round = 1;
     char label[256];
     snprintf(label, sizeof label, "peer %s %s pp%d tg%d t%d", r.model, r.kernel, r.prompt, r.gen, r.threads);
     sweep_provenance_keep_load(pc->st, label, &r.prov);
-    if (bb_e2e_write_row(pc->f, row)) {
-        fprintf(stderr, "bitbench run: cannot write %s: %s; " BB_CSV_APPEND_REMEDY "\n", pc->st->e2e_path, strerror(errno));
+    if (pc->nrounds <= 1) return peer_write(pc->st, pc->f, &r);
+    e2e_rounds *pr = pc->pr;
+    bb_e2e_row *v = realloc(pr->peers, sizeof *v * (size_t)(pr->npeers + 1));
+    if (v) pr->peers = v;
+    int *w = v ? realloc(pr->peer_round, sizeof *w * (size_t)(pr->npeers + 1)) : NULL;
+    if (!w) {
+        fprintf(stderr, "bitbench run: out of memory\n");
         return -1;
     }
-    pc->st->peer_rows++;
-    if (e2e_add(pc->st, row)) return -1;
-    if (row->spread_flag) e2e_note_flagged(pc->st, row);
-    return sweep_write_json(pc->st);
+    pr->peer_round = w;
+    v[pr->npeers] = r;
+    w[pr->npeers++] = pc->round;
+    return 0;
+}
+
+/* A point is done or given up: each of its peers' row is the round whose tokens/s (round_key) is the
+ * median of the rounds that gave the peer a row (the slower middle one of an even count), with those
+ * rounds' figures in the rounds_* columns.  Returns 0 or -1 (a row not written). */
+static int peer_rounds_write(sweep_state *st, FILE *f, e2e_rounds *pr)
+{
+    bool *done = calloc((size_t)(pr->npeers ? pr->npeers : 1), sizeof *done);
+    bb_e2e_row *rows = malloc(sizeof *rows * (size_t)(pr->npeers ? pr->npeers : 1));
+    int rc = done && rows ? 0 : -1;
+    for (int i = 0; i < pr->npeers && rc == 0; i++) {
+        if (done[i]) continue;
+        int n = 0, at[BB_SWEEP_MAX_ROUNDS];
+        double keys[BB_SWEEP_MAX_ROUNDS];
+        for (int j = i; j < pr->npeers && n < BB_SWEEP_MAX_ROUNDS; j++) /* in round order: emitted so */
+            if (!done[j] && !strcmp(pr->peers[j].kernel, pr->peers[i].kernel)) {
+                done[j] = true;
+                rows[n] = pr->peers[j];
+                keys[n] = round_key(&rows[n]);
+                at[n++] = pr->peer_round[j];
+            }
+        int m = sweep_median_round(keys, n, false);
+        bb_e2e_row row = rows[m];
+        row.rounds = n;
+        row.round = at[m] + 1;
+        if (n > 1) {
+            round_list(rows, n, get_pp, row.rounds_pp_tps, sizeof row.rounds_pp_tps);
+            round_list(rows, n, get_tg, row.rounds_tg_tps, sizeof row.rounds_tg_tps);
+            round_list(rows, n, get_share, row.rounds_tg_of_read, sizeof row.rounds_tg_of_read);
+        }
+        rc = peer_write(st, f, &row);
+    }
+    if (!done || !rows) fprintf(stderr, "bitbench run: out of memory\n");
+    free(done);
+    free(rows);
+    return rc;
 }
 
 static void peer_tried(void *ctx)
@@ -331,14 +441,15 @@ static void earlier_peers(sweep_state *st, const bb_e2e_point *p)
     }
 }
 
-static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p)
+/* Point p's peer points in round r (pr: p's rounds): counted among the run's peer points in round 1. */
+static int peer_points(sweep_state *st, FILE *f, const bb_e2e_point *p, e2e_rounds *pr, int r)
 {
     const bb_sweep *sw = &st->ex->sweeps[p->sweep];
     if (!sw->npeers) return 0;
-    peer_ctx pc = {.st = st, .f = f, .p = p};
+    peer_ctx pc = {.st = st, .f = f, .p = p, .pr = pr, .round = r, .nrounds = sw->rounds > 1 ? sw->rounds : 1};
     bb_peer_sink sink = {.run_dir = st->dir, .experiment = st->ex->name, .nmeter = st->nmeter_cols,
-                         .quiet = st->opt->quiet, .emit = peer_emit, .fail = peer_fail, .tried = peer_tried,
-                         .ctx = &pc};
+                         .quiet = st->opt->quiet, .emit = peer_emit, .fail = peer_fail,
+                         .tried = r == 0 ? peer_tried : NULL, .ctx = &pc};
     return bb_peer_points_for(&sink, sw, p);
 }
 
@@ -484,52 +595,6 @@ static int e2e_record(sweep_state *st, FILE *f, const bb_e2e_row *row)
     return sweep_write_json(st);
 }
 
-/* The rounds of one point measured so far (a sweep's `rounds`): each round's row and the seconds
- * of its repetitions (prefill, then generation, reps each). */
-typedef struct {
-    bb_e2e_row *rows;
-    double *seconds;
-    int done;
-    bool failed;
-} e2e_rounds;
-
-/* The rounds' memory; done and failed stay, so that a point given up is not measured again in a
- * later round. */
-static void rounds_free(e2e_rounds *pr)
-{
-    free(pr->rows);
-    free(pr->seconds);
-    pr->rows = NULL;
-    pr->seconds = NULL;
-}
-
-/* What picks a point's median round: its decode's share of the read-alone bound (what issue 32's
- * goals judge), else its decode tokens/s, else its prefill's. */
-static double round_key(const bb_e2e_row *r)
-{
-    if (r->gen > 0 && isfinite(r->tg_of_read) && r->tg_of_read > 0) return r->tg_of_read;
-    return r->gen > 0 ? r->tg_tps : r->pp_tps;
-}
-
-/* ';'-separated, in round order; "" when the phase was not measured. */
-static void round_list(const e2e_rounds *pr, int nrounds, double (*get)(const bb_e2e_row *), char *buf, size_t len)
-{
-    size_t o = 0;
-    buf[0] = 0;
-    for (int r = 0; r < nrounds && o < len; r++) {
-        double v = get(&pr->rows[r]);
-        if (!isfinite(v) || v <= 0) {
-            buf[0] = 0;
-            return;
-        }
-        o += (size_t)snprintf(buf + o, len - o, "%s%.6g", r ? ";" : "", v);
-    }
-}
-
-static double get_pp(const bb_e2e_row *r) { return r->pp_tps; }
-static double get_tg(const bb_e2e_row *r) { return r->tg_tps; }
-static double get_share(const bb_e2e_row *r) { return r->tg_of_read; }
-
 /* A point's last round is done: its row is the round whose key (round_key) is the median (the
  * slower of the two middle ones of an even count), with every round's figures in the rounds_*
  * columns, the logit comparison and perplexity of round 1 (the only one that computes them: they do
@@ -555,9 +620,9 @@ static int keep_median_round(sweep_state *st, FILE *f, const e2e_rounds *pr, int
     row.rounds = nrounds;
     row.round = m + 1;
     if (nrounds > 1) {
-        round_list(pr, nrounds, get_pp, row.rounds_pp_tps, sizeof row.rounds_pp_tps);
-        round_list(pr, nrounds, get_tg, row.rounds_tg_tps, sizeof row.rounds_tg_tps);
-        round_list(pr, nrounds, get_share, row.rounds_tg_of_read, sizeof row.rounds_tg_of_read);
+        round_list(pr->rows, nrounds, get_pp, row.rounds_pp_tps, sizeof row.rounds_pp_tps);
+        round_list(pr->rows, nrounds, get_tg, row.rounds_tg_tps, sizeof row.rounds_tg_tps);
+        round_list(pr->rows, nrounds, get_share, row.rounds_tg_of_read, sizeof row.rounds_tg_of_read);
     }
     /* the samples of every round, prefills then generations, each in the order they ran */
     size_t n = (size_t)nrounds * (size_t)reps;
@@ -680,7 +745,7 @@ static void group_points(const bb_e2e_point *points, int first, int end, bool in
 
 /* The end-to-end points of one sweep, plan->e2e[first..end): round by round (a sweep's `rounds`:
  * every point's round 1, then every point's round 2, ...), a group side by side at a time (the
- * sweep's interleave), each point's peers just before it (a sweep with peers has one round and no
+ * sweep's interleave), each point's peers just before it in every round (a sweep with peers has no
  * interleave). */
 static int measure_sweep_points(sweep_state *st, FILE *f, int first, int end, int *measured)
 {
@@ -706,14 +771,17 @@ static int measure_sweep_points(sweep_state *st, FILE *f, int first, int end, in
             for (int k = g; k < count && rc == 0; k++) {
                 e2e_rounds *pr = &rounds[k];
                 if (group[k] != g || pr->failed || e2e_done(st, &points[first + k])) continue;
-                if (r == 0 && peer_points(st, f, &points[first + k])) rc = -1;
+                if (peer_points(st, f, &points[first + k], pr, r)) rc = -1;
                 pts[n] = &points[first + k];
                 prs[n++] = pr;
             }
             if (rc || n == 0) continue;
             rc = e2e_group_round(st, f, pts, prs, n, r, measured);
             for (int k = 0; k < n; k++)
-                if (prs[k]->done == nrounds || prs[k]->failed) rounds_free(prs[k]); /* written, or given up */
+                if (prs[k]->done == nrounds || prs[k]->failed) { /* written, or given up: its peers' rows too */
+                    if (rc == 0 && prs[k]->npeers) rc = peer_rounds_write(st, f, prs[k]);
+                    rounds_free(prs[k]);
+                }
         }
     for (int i = 0; i < count; i++) rounds_free(&rounds[i]);
     free(rounds);
