@@ -19,7 +19,14 @@ BITBENCH_MODELS="$T/models"; export BITBENCH_MODELS
 for k in i2_s tl2_0; do
     for th in 1 2; do
         out="$T/$k.$th"
-        "$BB" e2e --model small --kernel $k --threads $th --prompt 4 --gen 8 --reps 2 --breakdown >"$out" 2>"$out.err"; rc=$?
+        # what no stage covers is a small part of a step, unless the machine took a thread away in
+        # the middle of one (ctest runs two tests at once on two cores): up to three runs, so that
+        # only a share that stays high (a stage left out of the profile) fails
+        for attempt in 1 2 3; do
+            "$BB" e2e --model small --kernel $k --threads $th --prompt 4 --gen 8 --reps 2 --breakdown >"$out" 2>"$out.err"; rc=$?
+            other=$(awk '/^    other / { print $4 + 0 }' "$out")
+            awk -v o="${other:-100}" 'BEGIN { exit !(o <= 10) }' && break
+        done
         check '[ "$rc" -eq 0 ]' "$k t$th: rc=$rc $(cat "$out.err")"
         # 8 tokens x 2 reps; 4 groups per layer x 2 layers + the classifier per token
         check 'grep -q "^  breakdown per decode token, 16 tokens, 144 matmul jobs, $th threads: [0-9.]* ms measured$" "$out"' \
