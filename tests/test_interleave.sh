@@ -56,15 +56,16 @@ check '[ "$rc" -eq 0 ] && [ -z "$(col "$R/e2e.csv" interleaved | tr -d "\n")" ] 
     "alone: rc=$rc '$(col "$R/e2e.csv" interleaved | tr "\n" " ")' $(cat "$T/alone.err")"
 check 'grep -q "\"interleave\": false" "$R/run.json"' "run.json alone: $(grep -c interleave "$R/run.json")"
 
-# the models of a group must fit together: two f32 models of half the available memory each are
-# refused when planned (each alone fits)
+# the models of a group must fit together: an f32 model of two thirds of the available memory and
+# its f16 twin (one third) are refused when planned, though each alone fits (f32 and f16, not two
+# f32 variants: where only the scalar one runs, two variants are one kernel)
 avail=$(awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo)
-layers=$(awk -v a="$avail" 'BEGIN { l = int(a / 2 / (4 * 7 * 4096 * 4096)) + 1; print (l < 1 ? 1 : l) }')
+layers=$(awk -v a="$avail" 'BEGIN { l = int(a * 2 / 3 / (4 * 7 * 4096 * 4096)) + 1; print (l < 1 ? 1 : l) }')
 cat > "$T/models/half.lua" <<LUA
 return { name = "half", style = "llama", dim = 4096, ffn_dim = 4096, n_layers = $layers, n_heads = 32,
          n_kv_heads = 32, vocab_size = 320, source = "test" }
 LUA
-printf 'bitbench.experiment { name = "eh", out = "%s", sweeps = { bitbench.sweep { models = {"half"}, kernels = {"f32", "f32@scalar"}, threads = {1}, prompt = 0, gen = 1, interleave = true } } }\n' "$T/res_half" > "$T/half.lua"
+printf 'bitbench.experiment { name = "eh", out = "%s", sweeps = { bitbench.sweep { models = {"half"}, kernels = {"f32", "f16"}, threads = {1}, prompt = 0, gen = 1, interleave = true } } }\n' "$T/res_half" > "$T/half.lua"
 "$BB" run --dry-run "$T/half.lua" >/dev/null 2>"$T/half.err"; rc=$?
 check '[ "$rc" -eq 2 ] && grep -q "field .interleave. holds model half through its 2 kernels at once: they need .* GiB together but .* GiB is available" "$T/half.err" && [ ! -d "$T/res_half" ]' \
     "a group that does not fit: rc=$rc $(cat "$T/half.err")"
