@@ -554,10 +554,9 @@ typedef int (*values_fn)(const bb_csv_table *t, int r, const void *arg, double *
 
 /* A point's error bar and whether it was flagged (spread_flag or busy): a kernel point's
  * interquartile range of the calls (value * t_median / t_q3 .. value * t_median / t_q1 for a
- * rate), an end-to-end point's slowest and fastest repetition (tg_tps_min .. tg_tps_max: a few
- * repetitions have no quartiles worth the name); NaN where the file has neither (older runs). */
-/* A kernel row's bar from its interquartile range, an end-to-end row's from e2e_bar; returns
- * e2e_bar's "widened by rounds". */
+ * rate), an end-to-end point's slowest and fastest repetition, or round (e2e_bar: a few
+ * repetitions have no quartiles worth the name); NaN where the file has neither (older runs).
+ * Returns e2e_bar's "widened by rounds". */
 static int bar_of(const bb_csv_table *t, int r, double y, double *lo, double *hi, int *flag)
 {
     double med = bb_csv_cell_num(t, r, bb_csv_col(t, "t_median_s")), q1 = bb_csv_cell_num(t, r, bb_csv_col(t, "t_q1_s")),
