@@ -317,15 +317,8 @@ static int model_close(e2e_model *m, bb_pool *pool, char *err, size_t errlen)
 
 int bb_e2e_bench(bb_pool *pool, const bb_e2e_spec *s, bb_e2e_result *r, char *err, size_t errlen)
 {
-    e2e_model m;
-    if (model_open(&m, pool, s, r, err, errlen)) return -1;
-    /* one attempt per pass; s->again asks for another (the point measured again, the last kept) */
-    do {
-        model_attempt(&m);
-        for (int rep = 0; rep < m.reps; rep++) model_rep(&m, pool, rep);
-        model_summarize(&m);
-    } while (s->again && s->again(s->again_ctx));
-    return model_close(&m, pool, err, errlen);
+    /* one model side by side with none; s->again asks for another attempt (the last kept) */
+    return bb_e2e_bench_interleaved(pool, s, 1, r, s->again, s->again_ctx, NULL, err, errlen);
 }
 
 int bb_e2e_bench_interleaved(bb_pool *pool, const bb_e2e_spec *specs, int n, bb_e2e_result *res,

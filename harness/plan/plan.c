@@ -72,9 +72,9 @@ static int interleave_fits(const bb_sweep *sw, const bb_machine *mach, int max_s
     if (!sw->interleave || !mach->mem_available) return 0;
     for (int mi = 0; mi < sw->nmodels; mi++) {
         size_t total = 0;
+        bb_tf_dims d;
+        bb_tf_dims_from_config(&sw->models[mi], max_seq, &d);
         for (int ki = 0; ki < sw->nkernels; ki++) {
-            bb_tf_dims d;
-            bb_tf_dims_from_config(&sw->models[mi], max_seq, &d);
             bb_tf_options o = {.kernel = sw->kernels[ki].kernel->name,
                                .out_kernel = sw->out_kernel[0] ? sw->out_kernel : NULL, .kv_k = sw->kv_k,
                                .kv_v = sw->kv_v, .max_batch = max_prompt < 512 ? max_prompt : 512};

@@ -327,6 +327,25 @@ static double get_pp(const bb_e2e_row *r) { return r->pp_tps; }
 static double get_tg(const bb_e2e_row *r) { return r->tg_tps; }
 static double get_share(const bb_e2e_row *r) { return r->tg_of_read; }
 
+/* rows[0..n): one point's rounds in round order.  *out is the round whose key (round_key) is the
+ * median (the slower of the two middle ones of an even count), with rounds = n and, of several,
+ * every round's figures in the rounds_* columns; returns its index. */
+static int median_round_row(const bb_e2e_row *rows, int n, bb_e2e_row *out)
+{
+    double keys[BB_SWEEP_MAX_ROUNDS];
+    for (int r = 0; r < n; r++) keys[r] = round_key(&rows[r]);
+    int m = sweep_median_round(keys, n, false);
+    *out = rows[m];
+    out->rounds = n;
+    out->round = m + 1;
+    if (n > 1) {
+        round_list(rows, n, get_pp, out->rounds_pp_tps, sizeof out->rounds_pp_tps);
+        round_list(rows, n, get_tg, out->rounds_tg_tps, sizeof out->rounds_tg_tps);
+        round_list(rows, n, get_share, out->rounds_tg_of_read, sizeof out->rounds_tg_of_read);
+    }
+    return m;
+}
+
 /* Peer rows (harness/peers/peer_sweep.h) go into e2e.csv as bitbench's own do; a peer point that
  * gives no row is a note and a line in run.json's "failed", not a failed point: bitbench's own
  * measurements stand without it.  With rounds a peer point runs in every round, just before its
@@ -385,23 +404,15 @@ static int peer_rounds_write(sweep_state *st, FILE *f, e2e_rounds *pr)
     for (int i = 0; i < pr->npeers && rc == 0; i++) {
         if (done[i]) continue;
         int n = 0, at[BB_SWEEP_MAX_ROUNDS];
-        double keys[BB_SWEEP_MAX_ROUNDS];
         for (int j = i; j < pr->npeers && n < BB_SWEEP_MAX_ROUNDS; j++) /* in round order: emitted so */
             if (!done[j] && !strcmp(pr->peers[j].kernel, pr->peers[i].kernel)) {
                 done[j] = true;
                 rows[n] = pr->peers[j];
-                keys[n] = round_key(&rows[n]);
                 at[n++] = pr->peer_round[j];
             }
-        int m = sweep_median_round(keys, n, false);
-        bb_e2e_row row = rows[m];
-        row.rounds = n;
-        row.round = at[m] + 1;
-        if (n > 1) {
-            round_list(rows, n, get_pp, row.rounds_pp_tps, sizeof row.rounds_pp_tps);
-            round_list(rows, n, get_tg, row.rounds_tg_tps, sizeof row.rounds_tg_tps);
-            round_list(rows, n, get_share, row.rounds_tg_of_read, sizeof row.rounds_tg_of_read);
-        }
+        bb_e2e_row row;
+        int m = median_round_row(rows, n, &row);
+        row.round = at[m] + 1; /* the sweep's round, not the m-th that gave the peer a row */
         rc = peer_write(st, f, &row);
     }
     if (!done || !rows) fprintf(stderr, "bitbench run: out of memory\n");
@@ -595,17 +606,13 @@ static int e2e_record(sweep_state *st, FILE *f, const bb_e2e_row *row)
     return sweep_write_json(st);
 }
 
-/* A point's last round is done: its row is the round whose key (round_key) is the median (the
- * slower of the two middle ones of an even count), with every round's figures in the rounds_*
- * columns, the logit comparison and perplexity of round 1 (the only one that computes them: they do
- * not depend on the timing), and every round's repetitions in e2e_samples.csv, in the order they
- * ran. */
+/* A point's last round is done: its row is the median round (median_round_row) with the logit
+ * comparison and perplexity of round 1 (the only one that computes them: they do not depend on
+ * the timing), and every round's repetitions go to e2e_samples.csv, in the order they ran. */
 static int keep_median_round(sweep_state *st, FILE *f, const e2e_rounds *pr, int nrounds, int reps)
 {
-    double keys[BB_SWEEP_MAX_ROUNDS];
-    for (int r = 0; r < nrounds; r++) keys[r] = round_key(&pr->rows[r]);
-    int m = sweep_median_round(keys, nrounds, false);
-    bb_e2e_row row = pr->rows[m];
+    bb_e2e_row row;
+    median_round_row(pr->rows, nrounds, &row);
     const bb_e2e_row *first = &pr->rows[0];
     snprintf(row.ref_kernel, sizeof row.ref_kernel, "%s", first->ref_kernel);
     row.logit_max_abs_err = first->logit_max_abs_err;
@@ -617,13 +624,6 @@ static int keep_median_round(sweep_state *st, FILE *f, const e2e_rounds *pr, int
     row.ppl_err = first->ppl_err;
     row.ppl_tokens = first->ppl_tokens;
     row.ppl_tps = first->ppl_tps;
-    row.rounds = nrounds;
-    row.round = m + 1;
-    if (nrounds > 1) {
-        round_list(pr->rows, nrounds, get_pp, row.rounds_pp_tps, sizeof row.rounds_pp_tps);
-        round_list(pr->rows, nrounds, get_tg, row.rounds_tg_tps, sizeof row.rounds_tg_tps);
-        round_list(pr->rows, nrounds, get_share, row.rounds_tg_of_read, sizeof row.rounds_tg_of_read);
-    }
     /* the samples of every round, prefills then generations, each in the order they ran */
     size_t n = (size_t)nrounds * (size_t)reps;
     double *all = malloc(2 * n * sizeof *all);
