@@ -11,6 +11,7 @@
 
 /* --- multiply-add (kernels/mad) --- */
 extern const bb_kernel bb_kernel_q8_0;
+extern const bb_kernel bb_kernel_q8_0_x16;
 extern const bb_kernel bb_kernel_q4_0;
 extern const bb_kernel bb_kernel_q4_0x8;
 extern const bb_kernel bb_kernel_q4_0_4_4;
@@ -48,6 +49,7 @@ extern const bb_kernel bb_kernel_up_i1;
 static const bb_kernel *const registry[] = {
     /* mad */
     &bb_kernel_q8_0,
+    &bb_kernel_q8_0_x16,
     &bb_kernel_q4_0,
     &bb_kernel_q4_0x8,
     &bb_kernel_q4_0_4_4,

@@ -7,8 +7,8 @@
  *     gguf_type: F32 -> f32, F16 -> f16, Q8_0 -> q8_0, Q4_0 -> q4_0, TQ2_0 -> tq2_0, ...; the
  *     kernel named as the type when several store it, f32 rather than f32_blas).  A type that no
  *     kernel stores (Q6_K) is dequantized to f32, exactly, and the note says so.
- *     Where a kernel's layout rearranges the type's blocks (kernel.h gguf_repack_type: Q4_0 ->
- *     q4_0x8, IQ4_NL -> iq4_nl_x8, Q2_K -> q2_k_x16, TQ1_0 -> tq1_0_x16, TQ2_0 -> tq2_0_x16, the
+ *     Where a kernel's layout rearranges the type's blocks (kernel.h gguf_repack_type: Q8_0 ->
+ *     q8_0_x16, Q4_0 -> q4_0x8, IQ4_NL -> iq4_nl_x8, Q2_K -> q2_k_x16, TQ1_0 -> tq1_0_x16, TQ2_0 -> tq2_0_x16, the
  *     Arm paper's §4.1.1 SIMD-aware packing), that layout's best variant on this CPU is not its
  *     scalar reference, and the tensor's rows fill its row groups without padding (M a multiple of
  *     8 or 16, as llama.cpp's CPU_REPACK buffers require), the tensor goes through that kernel

@@ -172,9 +172,9 @@ done:
 
 int main(void)
 {
-    static const char *const names[] = {"i2_s",   "tq2_0",     "up_i2", "q8_0",     "q4_0",  "q4_0x8",
-                                        "iq4_nl", "iq4_nl_x8", "q2_k",  "q2_k_x16", "tq1_0", "tq1_0_x16",
-                                        "tq2_0_x16"};
+    static const char *const names[] = {"i2_s",   "tq2_0",     "up_i2", "q8_0",     "q8_0_x16", "q4_0",
+                                        "q4_0x8", "iq4_nl",    "q2_k",  "q2_k_x16", "tq1_0",    "tq1_0_x16",
+                                        "tq2_0_x16", "iq4_nl_x8"};
     const char *why = bb_cpu_amx_refusal();
     CHECK((bb_cpu_features() & BB_CPU_AMX_INT8) ? why == NULL : why != NULL && why[0],
           "AMX-INT8 feature bit and refusal reason disagree");

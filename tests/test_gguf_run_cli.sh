@@ -66,6 +66,15 @@ else
     wq_json='"wq":"Q4_0blocksrearranged(notrequantized)forq4_0x8"'
     wq_text="weights  wq: Q4_0 blocks rearranged (not requantized) for q4_0x8"; rearranges=1
 fi
+# Likewise the Q8_0 classifier into q8_0_x16.
+if [ "$("$BB" list kernels | awk '$1 == "q8_0_x16" { print $5 }')" = scalar ]; then
+    cls_kernel=q8_0; cls_json='"classifier":"Q8_0usedasstoredbyq8_0"'; cls_text="weights  classifier: Q8_0 used as stored by q8_0"
+    cls_note="the classifier (output) stays Q8_0 (--out-kernel to change it)"
+else
+    cls_kernel=q8_0_x16; cls_json='"classifier":"Q8_0blocksrearranged(notrequantized)forq8_0_x16"'
+    cls_text="weights  classifier: Q8_0 blocks rearranged (not requantized) for q8_0_x16"
+    cls_note="the classifier (output) stays Q8_0, its blocks rearranged for q8_0_x16 (--out-kernel to change it)"
+fi
 llama_at() { tr ',' '\n' <"$1" | sed -n "s/^\[$2\]//p" | head -1; } # running value [i] of a log
 final() { sed -n 's/^Final estimate: PPL = \([0-9.]*\).*/\1/p' "$1"; }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a / b - 1; if (d < 0) d = -d; exit !(b > 0 && d < t) }'; }
@@ -74,10 +83,10 @@ if [ -r "$GPL3" ]; then
         --csv "$tmp/q4.csv" >"$tmp/out" 2>"$tmp/err"; rc=$?
     got=$(final "$tmp/out"); want=$(llama_at "$G/stories260K/perplexity_gpl3_c128_q4_0_kvf32.txt" 24)
     conv=$(tr -d '\n ' <"$tmp/q4.json" 2>/dev/null)
-    if [ "$rc" -eq 0 ] && near "$got" "$want" 0.01 && printf '%s' "$conv" | grep -q '"kernel":"as-stored","out_kernel":"q8_0"' &&
+    if [ "$rc" -eq 0 ] && near "$got" "$want" 0.01 && printf '%s' "$conv" | grep -q "\"kernel\":\"as-stored\",\"out_kernel\":\"$cls_kernel\"" &&
        printf '%s' "$conv" | grep -qF "$wq_json" &&
        printf '%s' "$conv" | grep -q '"w1":"Q4_0usedasstoredbyq4_0"' && printf '%s' "$conv" | grep -q '"w2":"F32usedasstoredbyf32"' &&
-       printf '%s' "$conv" | grep -q '"classifier":"Q8_0usedasstoredbyq8_0"' && ! grep -q requantizes "$tmp/err"; then ok
+       printf '%s' "$conv" | grep -qF "$cls_json" && ! grep -q requantizes "$tmp/err"; then ok
     else bad "perplexity q4_0 default -> rc=$rc PPL[24] $got, llama.cpp $want: $(cat "$tmp/err") $conv"; fi
 
     "$BB" perplexity --model "$G/stories260K/stories260K-q4_0.gguf" --file "$GPL3" --ctx 128 --chunks 1 --no-repack \
@@ -96,7 +105,7 @@ if [ -r "$GPL3" ]; then
 
     "$BB" perplexity --model "$G/stories260K/stories260K-q8_0.gguf" --file "$GPL3" --ctx 128 --chunks 1 --kernel q4_0 \
         >"$tmp/out" 2>"$tmp/err"; rc=$?
-    if [ "$rc" -eq 0 ] && grep -qx "bitbench: --kernel q4_0 requantizes 35 tensors: 30 Q8_0 (attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up), 5 F32 (ffn_down); the classifier (output) stays Q8_0 (--out-kernel to change it)" "$tmp/err"
+    if [ "$rc" -eq 0 ] && grep -qxF "bitbench: --kernel q4_0 requantizes 35 tensors: 30 Q8_0 (attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up), 5 F32 (ffn_down); $cls_note" "$tmp/err"
     then ok; else bad "perplexity q8_0 --kernel q4_0 -> rc=$rc: $(cat "$tmp/err")"; fi
 else
     echo "skipped: no $GPL3 (Debian's base-files) for the perplexity checks"
@@ -109,7 +118,7 @@ out=$("$BB" e2e --model "$G/stories260K/stories260K-q4_0.gguf" --prompt 4 --gen 
 if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "kernel as-stored" &&
    printf '%s\n' "$out" | grep -qF "$wq_text" &&
    printf '%s\n' "$out" | grep -q "weights  w1: Q4_0 used as stored by q4_0" &&
-   printf '%s\n' "$out" | grep -q "weights  classifier: Q8_0 used as stored by q8_0" &&
+   printf '%s\n' "$out" | grep -qF "$cls_text" &&
    [ "$(grep -c rearranges "$tmp/err")" -eq "$rearranges" ] &&
    { [ "$rearranges" -eq 0 ] || grep -q "^bitbench: rearranges 20 tensors at load into a faster layout, bits unchanged: 20 Q4_0 (attn_q, attn_k, attn_v, attn_output) for q4_0x8 (--no-repack keeps the stored layout)" "$tmp/err"; }
 then ok
@@ -132,7 +141,7 @@ EOF
 "$BB" run --quiet "$tmp/asstored.lua" >"$tmp/out" 2>&1; rc=$?
 run=$(ls -d "$tmp"/res2/asstored-* 2>/dev/null | head -1)
 if [ "$rc" -eq 0 ] && tr -d '\n ' <"$run/run.json" |
-   grep -q '"kernel":"q4_0","out_kernel":"q8_0","weights":{[^}]*"w2":"F32dequantizedtof32,packedintoq4_0(64x172paddedto64x192)","classifier":"Q8_0usedasstoredbyq8_0"}'
+   grep -q "\"kernel\":\"q4_0\",\"out_kernel\":\"$cls_kernel\",\"weights\":{[^}]*\"w2\":\"F32dequantizedtof32,packedintoq4_0(64x172paddedto64x192)\",$cls_json}"
 then ok; else bad "sweep of a GGUF model without out_kernel -> rc=$rc: $(cat "$tmp/out" "$run/run.json")"; fi
 
 # a long file name widens the name column of every row, header included

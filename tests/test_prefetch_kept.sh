@@ -22,9 +22,10 @@ fi
 case "$fmt" in
 elf64-x86-64) insn=prefetch
     kernels="bb_i2_s_matmul_avx512 bb_q2_k_x16_matmul_avx512 bb_tq1_0_x16_matmul_avx512 bb_q8_0_matmul_avx2
+             bb_q8_0_x16_matmul_avx512 bb_q8_0_x16_matmul_avx2
              bb_tmac_w2_avx512 bb_q4_0x8_matmul_avx512" ;;
 elf64-littleaarch64) insn=prfm
-    kernels="bb_q2_k_x16_matmul_dotprod bb_q8_0_matmul_dotprod" ;;
+    kernels="bb_q2_k_x16_matmul_dotprod bb_q8_0_matmul_dotprod bb_q8_0_x16_matmul_dotprod" ;;
 *) echo "SKIP: objdump reads '$elf' as '$fmt'"; exit 77 ;;
 esac
 count() { $od -d --no-show-raw-insn --disassemble="$1" "$elf" | grep -c "$insn"; }

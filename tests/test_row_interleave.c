@@ -1,6 +1,6 @@
 /* The 16-row interleaved kernels hold their plain kernels' numbers (common/row_interleave.h):
- * q2_k_x16 q2_k's (q2_k_x16.h), tq1_0_x16 tq1_0's (tq1_0_x16.h), tq2_0_x16 tq2_0's
- * (tq2_0_x16.h).  From the same weights the interleaved bytes are the plain kernel's blocks
+ * q8_0_x16 q8_0's (q8_0_x16.h), q2_k_x16 q2_k's (q2_k_x16.h), tq1_0_x16 tq1_0's (tq1_0_x16.h),
+ * tq2_0_x16 tq2_0's (tq2_0_x16.h).  From the same weights the interleaved bytes are the plain kernel's blocks
  * rearranged exactly as the header states, they dequantize to identical floats, repacking the
  * plain kernel's bytes (the engine's path for a GGUF tensor, kernel.h gguf_repack_type) gives
  * the same bytes as packing, and every variant gives the plain scalar reference's result bit for
@@ -16,6 +16,12 @@
 #include "support/rng.h"
 
 /* Where byte j of row i's block lives in its record, as the headers state. */
+static size_t q8_0_x16_at(int i, int j)
+{
+    if (j < 2) return 2 * i + j;                           /* d */
+    return 32 + 64 * ((j - 2) / 4) + 4 * i + (j - 2) % 4; /* q */
+}
+
 static size_t q2_k_x16_at(int i, int j)
 {
     if (j < 16) return 32 * (j / 2) + 2 * i + j % 2;                    /* scales */
@@ -37,12 +43,14 @@ static size_t tq2_0_x16_at(int i, int j)
 
 typedef struct {
     const char *plain, *x16;
-    int block_bytes;
+    int block_values, block_bytes;
     size_t (*at)(int i, int j);
 } interleaved;
 
-static const interleaved kinds[] = {{"q2_k", "q2_k_x16", 84, q2_k_x16_at}, {"tq1_0", "tq1_0_x16", 54, tq1_0_x16_at},
-                                    {"tq2_0", "tq2_0_x16", 66, tq2_0_x16_at}};
+static const interleaved kinds[] = {{"q8_0", "q8_0_x16", 32, 34, q8_0_x16_at},
+                                    {"q2_k", "q2_k_x16", 256, 84, q2_k_x16_at},
+                                    {"tq1_0", "tq1_0_x16", 256, 54, tq1_0_x16_at},
+                                    {"tq2_0", "tq2_0_x16", 256, 66, tq2_0_x16_at}};
 
 static void run_case(const interleaved *il, int m, int k, int n, uint64_t seed)
 {
@@ -64,7 +72,7 @@ static void run_case(const interleaved *il, int m, int k, int n, uint64_t seed)
     CHECK(bb_kernel_pack(q2, &bw, p2, err, sizeof err) == 0, "%s pack: %s", il->plain, err);
     CHECK(bb_kernel_pack(qx, &bw, px, err, sizeof err) == 0, "%s pack: %s", il->x16, err);
 
-    int nb = k / 256, bad = 0, B = il->block_bytes;
+    int nb = k / il->block_values, bad = 0, B = il->block_bytes;
     for (int row = 0; row < m && !bad; row++)
         for (int b = 0; b < nb && !bad; b++) {
             const uint8_t *blk = p2 + ((size_t)row * nb + b) * B;
@@ -124,6 +132,7 @@ int main(void)
         run_case(il, 32, 1024, 5, 4); /* groups of 4 activation rows and 1 */
         run_case(il, 16, 512, 16, 5);
         run_case(il, 32, 256, 7, 6);
+        if (il->block_values == 32) run_case(il, 32, 96, 17, 7); /* q8_0: an odd count of blocks (amx pairs them) */
     }
     return check_summary("row_interleave");
 }

@@ -27,8 +27,8 @@ static void usage(FILE *f)
                "  of the model's context and --steps) may exceed the model's training context, with a warning.\n"
                "  Each tensor goes through the kernel that stores its type (as llama.cpp computes it); --kernel K\n"
                "  puts the linear layers through K (stderr lists what it requantizes), --out-kernel the classifier.\n"
-               "  Q4_0, IQ4_NL, Q2_K, TQ1_0 and TQ2_0 blocks are rearranged at load into the faster interleaved layout\n"
-               "  (bits unchanged; stderr says so); --no-repack keeps every tensor's stored layout.\n");
+               "  Q8_0, Q4_0, IQ4_NL, Q2_K, TQ1_0 and TQ2_0 blocks are rearranged at load into the faster interleaved\n"
+               "  layout (bits unchanged; stderr says so); --no-repack keeps every tensor's stored layout.\n");
 }
 
 /* The command line of `bitbench generate`. */
