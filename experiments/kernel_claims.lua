@@ -28,7 +28,7 @@ bitbench.experiment {
   sweeps = {
     bitbench.sweep {
       name = "mad",
-      kernels = bitbench.usable { "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0", "up_i2", "tl2_0", "tmac_w2",
+      kernels = bitbench.usable { "i2_s", "tq2_0", "tq1_0", "q4_0", "q4_0x8", "q8_0", "q8_0_x16", "up_i2", "tl2_0", "tmac_w2",
                                   "tq1_0_x16", "tq2_0_x16", "q2_k", "q2_k_x16", "iq4_nl", "iq4_nl_x8", "f16", "bf16" },
       shapes = shapes({ { m = 6912, k = 2560 } }),
       threads = threads,
