@@ -160,7 +160,7 @@ awk '/<g transform="translate\([0-9.]+,[0-9.]+\) rotate\(-90\)"/ && /font-size="
            for (i = 2; i <= n; i++) if (x[i] - x[i - 1] < 12) { printf "labels %d and %d %.1f px apart\n", i - 1, i, x[i] - x[i - 1]; exit 1 } }' "$e" ||
     fail "ebw: the 37 kernel labels are not vertical and apart"
 # more series than a line plot draws (12): the rest are said on stderr and in the title, not
-# dropped silently (e2e_threads: 14 kernels at 1 and 2 threads; e2e_depth: 14 at depths 0, 512)
+# dropped silently (14 kernels at 1 and 2 threads, at 2 threads also at depth 512)
 mkdir "$tmp/wide"
 {
     echo 'model,kernel,threads,depth,kv_type_k,kv_type_v,pp_tps,tg_tps,tg_gbps_derived'
@@ -169,8 +169,9 @@ mkdir "$tmp/wide"
         echo "tiny,kern_$i,2,512,f16,f16,40,1$i,$i"
     done
 } > "$tmp/wide/e2e.csv"
-# (a depth series is a kernel at one thread count: 28 of them, kern_01..06 at 1 and 2 threads drawn)
-for case in "e2e_threads 14 kern_12 kern_13" "e2e_depth 28 kern_06 kern_07"; do
+# (a threads series is a kernel at one depth: 28, kern_01..06 drawn; a depth series a kernel at
+# one thread count, and only those at 2 threads reach past depth 0: 14, kern_01..12 drawn)
+for case in "e2e_threads 28 kern_06 kern_07" "e2e_depth 14 kern_12 kern_13"; do
     set -- $case
     "$bin" plot "$tmp/wide" --kind $1 >/dev/null 2>"$tmp/wide.err" || fail "$1 of $2 series: $(cat "$tmp/wide.err")"
     grep -q "$1: 12 of $2 series drawn, $(($2 - 12)) left out" "$tmp/wide.err" ||
@@ -178,6 +179,25 @@ for case in "e2e_threads 14 kern_12 kern_13" "e2e_depth 28 kern_06 kern_07"; do
     grep -q "(the first 12 of $2 series)" "$tmp/wide/plots/$1.svg" || fail "$1: the title does not say 12 of $2"
     grep -q "$3" "$tmp/wide/plots/$1.svg" && ! grep -q "$4" "$tmp/wide/plots/$1.svg" || fail "$1: not the first 12 drawn"
 done
+# rows that agree in kernel, model (or shape) and x but were measured differently - two sweeps, a
+# second depth, another cache - are series of their own, named by the columns that tell them
+# apart, where one series would have drawn one of them and hidden the other
+mkdir "$tmp/split"
+printf 'sweep,model,kernel,threads,depth,kv_type_k,kv_type_v,pp_tps,tg_tps\ndecode,tiny,i2_s,1,0,f16,f16,50,11\ndepth,tiny,i2_s,1,0,f16,f16,40,7\ndepth,tiny,i2_s,1,512,f16,f16,30,5\n' > "$tmp/split/e2e.csv"
+printf 'sweep,kernel,variant,m,k,n,threads,cache,gops,gbps\nmad,i2_s,avx2,4096,4096,1,1,dram,10,5\nmad,i2_s,avx2,4096,4096,1,1,resident,30,15\n' > "$tmp/split/results.csv"
+cp "$data/machine-profile.json" "$tmp/split/"
+for case in "tokens sweep=decode sweep=depth depth=512" "e2e_threads sweep=decode sweep=depth depth=512" \
+            "e2e_depth sweep=depth sweep=depth sweep=depth" "threads cache=dram cache=resident cache=dram"; do
+    set -- $case
+    "$bin" plot "$tmp/split" --kind $1 >/dev/null 2>"$tmp/split.err" || fail "$1 of rows to split: $(cat "$tmp/split.err")"
+    for label in "$2" "$3" "$4"; do
+        grep -q "$label" "$tmp/split/plots/$1.svg" || fail "$1: no series named by $label: rows of two kinds drawn as one"
+    done
+done
+# the decode sweep's series reaches no depth but 0: e2e_depth leaves it out, not joins it to the other
+grep -q 'sweep=decode' "$tmp/split/plots/e2e_depth.svg" && fail "e2e_depth: a series of depth 0 only drawn"
+grep -q 'depth=512' "$tmp/wide/plots/e2e_threads.svg" && ! grep -q 'kv_type_k=' "$tmp/wide/plots/e2e_threads.svg" ||
+    fail "e2e_threads: the wide series not named by depth alone"
 # past 64 distinct labels (a sweep of every kernel and variant has more): every series counted,
 # every kernel in the bar charts
 mkdir "$tmp/wider"

@@ -298,6 +298,68 @@ static void label_of(const bb_csv_table *t, int r, char *buf, size_t len)
     snprintf(buf, len, "%s%s%s", bb_csv_cell(t, r, ck), *v ? "@" : "", v);
 }
 
+/* ---- points that differ beyond a kind's own series ---- */
+
+/* A kind names its series by a few columns (kernel, model, shape) and draws its points against x
+ * (threads, depth).  A results folder can hold rows that agree in those columns and still were
+ * measured differently: two sweeps of one experiment, decode at two depths or KV-cache types, a
+ * kernel from cache and from DRAM.  Drawn as one series, such rows would hide each other at one x,
+ * or join into one line across x what no one sweep measured.  So a kind's series name also carries
+ * each column of a short list in which two rows of the same name differ ("i2_s 700M sweep=depth"),
+ * and only those: a folder of one sweep and one configuration keeps its short names. */
+#define PL_SPLIT_MAX 8
+
+typedef struct {
+    int n, col[PL_SPLIT_MAX];
+} split;
+
+/* base: the kind's own series name of row r (arg: its columns) */
+typedef void (*base_fn)(const bb_csv_table *t, int r, const void *arg, char *name, size_t len);
+
+/* name += " column=value" for each column of s */
+static void split_append(const bb_csv_table *t, int r, const split *s, char *name, size_t len)
+{
+    for (int i = 0; i < s->n; i++) {
+        size_t o = strlen(name);
+        if (o + 1 < len)
+            snprintf(name + o, len - o, " %s=%s", t->head[s->col[i]], bb_csv_cell(t, r, s->col[i]));
+    }
+}
+
+/* The columns of `names` (in that order; absent ones and x skipped) that split some series: a
+ * column is taken when two rows with equal names so far (base plus the columns taken before it)
+ * differ in it.  O(rows^2) per column, for results folders of a few thousand rows at most.
+ * -1: out of memory. */
+static int split_find(const bb_csv_table *t, base_fn base, const void *arg, int xcol, const char *const *names,
+                      split *s)
+{
+    *s = (split){0};
+    char(*nm)[240] = t->nrows ? malloc((size_t)t->nrows * sizeof *nm) : NULL;
+    if (t->nrows && !nm) {
+        fprintf(stderr, "bitbench plot: out of memory\n");
+        return -1;
+    }
+    for (int r = 0; r < t->nrows; r++) base(t, r, arg, nm[r], sizeof nm[r]);
+    for (int i = 0; names[i] && s->n < PL_SPLIT_MAX; i++) {
+        int c = bb_csv_col(t, names[i]), differs = 0;
+        if (c < 0 || c == xcol) continue;
+        for (int a = 0; a < t->nrows && !differs; a++)
+            for (int b = a + 1; b < t->nrows && !differs; b++)
+                differs = !strcmp(nm[a], nm[b]) && strcmp(bb_csv_cell(t, a, c), bb_csv_cell(t, b, c));
+        if (!differs) continue;
+        s->col[s->n++] = c;
+        split one = {1, {c}};
+        for (int r = 0; r < t->nrows; r++) split_append(t, r, &one, nm[r], sizeof nm[r]);
+    }
+    free(nm);
+    return 0;
+}
+
+/* What tells an end-to-end point from another of the same kernel and model, and a kernel point from
+ * another of the same kernel and shape. */
+static const char *const e2e_split_cols[] = {"sweep", "variant", "depth", "kv_type_k", "kv_type_v", "prompt", "gen", NULL};
+static const char *const gemm_split_cols[] = {"sweep", "cache", NULL};
+
 /* ---- kinds ---- */
 
 /* A bar chart's canvas width in pixels: wide enough that each group of nbars bars (and its gap)
@@ -623,14 +685,21 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
 /* Kernel sweeps: a series per kernel and shape, GOP/s and weight GB/s. */
 typedef struct {
     int m, k, n, gops, gbps;
+    split sp;
 } gemm_cols;
 
-static void gemm_series(const bb_csv_table *g, int r, const void *arg, char *name, size_t len)
+static void gemm_base(const bb_csv_table *g, int r, const void *arg, char *name, size_t len)
 {
     const gemm_cols *c = arg;
     char l[96];
     label_of(g, r, l, sizeof l);
     snprintf(name, len, "%s %sx%sx%s", l, bb_csv_cell(g, r, c->m), bb_csv_cell(g, r, c->k), bb_csv_cell(g, r, c->n));
+}
+
+static void gemm_series(const bb_csv_table *g, int r, const void *arg, char *name, size_t len)
+{
+    gemm_base(g, r, arg, name, len);
+    split_append(g, r, &((const gemm_cols *)arg)->sp, name, len);
 }
 
 static int gemm_values(const bb_csv_table *g, int r, const void *arg, double *y1, double *y2)
@@ -647,7 +716,11 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     tmp_file(c, "threads.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
     if (!f) return data_file_failed(path);
-    gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps")};
+    gemm_cols gc = {bb_csv_col(g, "m"), bb_csv_col(g, "k"), bb_csv_col(g, "n"), bb_csv_col(g, "gops"), bb_csv_col(g, "gbps"), {0}};
+    if (split_find(g, gemm_base, &gc, bb_csv_col(g, "threads"), gemm_split_cols, &gc.sp)) {
+        fclose(f);
+        return -1;
+    }
     static bar_panel bars[2];
     memset(bars, 0, sizeof bars);
     int flagged = 0, left = 0;
@@ -674,27 +747,29 @@ static int plot_threads(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 
 /* Every distinct key of rows [0, nrows) as key() names them (0: the row has none, it is not
  * drawn): one table's shapes, kernels or models, for the bar charts' grids. */
-typedef int (*key_fn)(const bb_csv_table *t, int r, char *key, size_t len);
-static int collect_keys(const bb_csv_table *t, key_fn key, keys *ks)
+typedef int (*key_fn)(const bb_csv_table *t, int r, const void *arg, char *key, size_t len);
+static int collect_keys(const bb_csv_table *t, key_fn key, const void *arg, keys *ks)
 {
     char k[240];
     for (int r = 0; r < t->nrows; r++)
-        if (key(t, r, k, sizeof k)) key_index(ks, k, 1);
+        if (key(t, r, arg, k, sizeof k)) key_index(ks, k, 1);
     if (ks->failed) fprintf(stderr, "bitbench plot: out of memory\n");
     return ks->failed ? -1 : 0;
 }
 
 /* GEMV points only (N = 1) */
-static int gemv_shape(const bb_csv_table *g, int r, char *key, size_t len)
+static int gemv_shape(const bb_csv_table *g, int r, const void *arg, char *key, size_t len)
 {
+    (void)arg;
     if ((int)bb_csv_cell_num(g, r, bb_csv_col(g, "n")) != 1) return 0;
     snprintf(key, len, "%sx%s %s", bb_csv_cell(g, r, bb_csv_col(g, "m")), bb_csv_cell(g, r, bb_csv_col(g, "k")),
              bb_csv_cell(g, r, bb_csv_col(g, "cache")));
     return 1;
 }
 
-static int gemv_kernel(const bb_csv_table *g, int r, char *key, size_t len)
+static int gemv_kernel(const bb_csv_table *g, int r, const void *arg, char *key, size_t len)
 {
+    (void)arg;
     if ((int)bb_csv_cell_num(g, r, bb_csv_col(g, "n")) != 1) return 0;
     label_of(g, r, key, len);
     return 1;
@@ -704,7 +779,7 @@ static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
 {
     int ct = bb_csv_col(g, "threads"), cb = bb_csv_col(g, "gbps");
     keys shapes = {0}, kern = {0};
-    int rc = collect_keys(g, gemv_shape, &shapes) || collect_keys(g, gemv_kernel, &kern) ? -1 : 0;
+    int rc = collect_keys(g, gemv_shape, NULL, &shapes) || collect_keys(g, gemv_kernel, NULL, &kern) ? -1 : 0;
     /* per shape and kernel: the point with the most threads (the best of those) */
     double *best = NULL, *bestt = NULL;
     if (!rc && shapes.n) {
@@ -721,7 +796,7 @@ static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     }
     for (int r = 0; r < g->nrows; r++) {
         char l[240], sh[240];
-        if (!gemv_shape(g, r, sh, sizeof sh) || !gemv_kernel(g, r, l, sizeof l)) continue;
+        if (!gemv_shape(g, r, NULL, sh, sizeof sh) || !gemv_kernel(g, r, NULL, l, sizeof l)) continue;
         int si = key_index(&shapes, sh, 0), ki = key_index(&kern, l, 0);
         if (si < 0 || ki < 0) continue; /* cannot be: the same keys were collected */
         size_t i = (size_t)si * kern.n + ki;
@@ -764,16 +839,26 @@ static int plot_gemv_bw(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     return gnuplot(c, "gemv_bw", "gemv_bw.gp", &vars);
 }
 
-static int tokens_model(const bb_csv_table *e, int r, char *key, size_t len)
+static int tokens_model(const bb_csv_table *e, int r, const void *arg, char *key, size_t len)
 {
+    (void)arg;
     snprintf(key, len, "%s", bb_csv_cell(e, r, bb_csv_col(e, "model")));
     return 1;
 }
 
-static int tokens_kernel(const bb_csv_table *e, int r, char *key, size_t len)
+/* A bar's kernel, with what else tells it apart from another bar of its model (arg: the split) */
+static int tokens_kernel(const bb_csv_table *e, int r, const void *arg, char *key, size_t len)
 {
     snprintf(key, len, "%s", bb_csv_cell(e, r, bb_csv_col(e, "kernel")));
+    split_append(e, r, arg, key, len);
     return 1;
+}
+
+/* model and kernel: the rows that compete for one bar */
+static void tokens_pair(const bb_csv_table *e, int r, const void *arg, char *name, size_t len)
+{
+    (void)arg;
+    snprintf(name, len, "%s\037%s", bb_csv_cell(e, r, bb_csv_col(e, "model")), bb_csv_cell(e, r, bb_csv_col(e, "kernel")));
 }
 
 /* One bar of the tokens chart: the row with the most threads of its model and kernel. */
@@ -829,7 +914,9 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
     if (cmod < 0 || ck < 0 || ct < 0 || ctg < 0) return 1;
     keys models = {0}, kern = {0};
     tokens_cell *cell = NULL;
-    int rc = collect_keys(e, tokens_model, &models) || collect_keys(e, tokens_kernel, &kern) ? -1 : 0;
+    split sp;
+    if (split_find(e, tokens_pair, NULL, ct, e2e_split_cols, &sp)) return -1;
+    int rc = collect_keys(e, tokens_model, NULL, &models) || collect_keys(e, tokens_kernel, &sp, &kern) ? -1 : 0;
     if (!rc && models.n && !(cell = calloc((size_t)models.n * kern.n, sizeof *cell)))
         rc = -1, fprintf(stderr, "bitbench plot: tokens: out of memory\n");
     if (rc || !models.n) {
@@ -839,8 +926,8 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
     }
     for (int r = 0; r < e->nrows; r++) {
         char mk[240], kk[240];
-        tokens_model(e, r, mk, sizeof mk);
-        tokens_kernel(e, r, kk, sizeof kk);
+        tokens_model(e, r, NULL, mk, sizeof mk);
+        tokens_kernel(e, r, &sp, kk, sizeof kk);
         int mi = key_index(&models, mk, 0), ki = key_index(&kern, kk, 0);
         if (mi < 0 || ki < 0) continue; /* cannot be: the same keys were collected */
         tokens_cell *t = &cell[(size_t)mi * kern.n + ki];
@@ -890,13 +977,20 @@ static int plot_tokens(plot_ctx *c, const bb_csv_table *e)
  * weight bandwidth (weight bytes per token x tokens/s) per kernel and model. */
 typedef struct {
     int model, tg, gbps;
+    split sp;
 } e2e_cols;
 
-static void e2e_series(const bb_csv_table *e, int r, const void *arg, char *name, size_t len)
+static void e2e_base(const bb_csv_table *e, int r, const void *arg, char *name, size_t len)
 {
     char l[96];
     label_of(e, r, l, sizeof l);
     snprintf(name, len, "%s %s", l, bb_csv_cell(e, r, ((const e2e_cols *)arg)->model));
+}
+
+static void e2e_series(const bb_csv_table *e, int r, const void *arg, char *name, size_t len)
+{
+    e2e_base(e, r, arg, name, len);
+    split_append(e, r, &((const e2e_cols *)arg)->sp, name, len);
 }
 
 /* tokens/s and the derived GB/s; rows without generation are left out */
@@ -910,9 +1004,10 @@ static int e2e_values(const bb_csv_table *e, int r, const void *arg, double *y1,
 
 static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *pr)
 {
-    e2e_cols ec = {bb_csv_col(e, "model"), bb_csv_col(e, "tg_tps"), bb_csv_col(e, "tg_gbps_derived")};
+    e2e_cols ec = {bb_csv_col(e, "model"), bb_csv_col(e, "tg_tps"), bb_csv_col(e, "tg_gbps_derived"), {0}};
     int ct = bb_csv_col(e, "threads");
     if (ec.model < 0 || ct < 0 || ec.tg < 0) return 1;
+    if (split_find(e, e2e_base, &ec, ct, e2e_split_cols, &ec.sp)) return -1;
     char path[128];
     tmp_file(c, "e2e_threads.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
@@ -943,11 +1038,13 @@ static int plot_e2e_threads(plot_ctx *c, const bb_csv_table *e, const profile *p
 }
 
 /* Model sweeps against context depth (e2e.csv's depth column): generation and prefill tokens/s,
- * one line per kernel, model, threads and KV cache type; blocks of "depth tg tg_low tg_high pp
- * pp_low pp_high", depths in increasing order.  Files without a depth column, or with depth 0
- * only, have nothing to draw. */
-static void depth_series(const bb_csv_table *e, int r, char *name, size_t len)
+ * one line per kernel, model, threads and KV cache type (and what else tells rows apart: split);
+ * blocks of "depth tg tg_low tg_high pp pp_low pp_high", depths in increasing order.  Files
+ * without a depth column, or with depth 0 only, have nothing to draw, and neither has a series of
+ * depth 0 only (a decode sweep beside a depth sweep). */
+static void depth_base(const bb_csv_table *e, int r, const void *arg, char *name, size_t len)
 {
+    (void)arg;
     char l[96];
     label_of(e, r, l, sizeof l);
     const char *k = bb_csv_cell(e, r, bb_csv_col(e, "kv_type_k")), *v = bb_csv_cell(e, r, bb_csv_col(e, "kv_type_v"));
@@ -955,9 +1052,16 @@ static void depth_series(const bb_csv_table *e, int r, char *name, size_t len)
              bb_csv_cell_num(e, r, bb_csv_col(e, "threads")), *k ? k : "?", *v ? v : "?");
 }
 
-static int depth_key(const bb_csv_table *e, int r, char *key, size_t len)
+/* arg: the split */
+static void depth_series(const bb_csv_table *e, int r, const split *sp, char *name, size_t len)
 {
-    depth_series(e, r, key, len);
+    depth_base(e, r, NULL, name, len);
+    split_append(e, r, sp, name, len);
+}
+
+static int depth_key(const bb_csv_table *e, int r, const void *arg, char *key, size_t len)
+{
+    depth_series(e, r, arg, key, len);
     return 1;
 }
 
@@ -970,7 +1074,9 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     if (!deep) return 1;
     keys ks = {0};
     char name[240];
-    if (collect_keys(e, depth_key, &ks)) {
+    split sp;
+    if (split_find(e, depth_base, NULL, cd, e2e_split_cols, &sp)) return -1;
+    if (collect_keys(e, depth_key, &sp, &ks)) {
         keys_free(&ks);
         return -1;
     }
@@ -984,16 +1090,22 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     int blocks = 0, left = 0, have_tg = 0, have_pp = 0; /* a phase no row measured gets no panel (gen or prompt 0) */
     bar_panel rounds = {0}; /* only its count: whether a bar spans rounds */
     for (int i = 0; i < ks.n; i++) {
-        if (blocks == PL_MAX_SERIES) { /* every key has a row: the rest are left out */
-            left = ks.n - i;
-            break;
+        int deep_series = 0; /* a series measured at depth 0 only says nothing of depth: not drawn */
+        for (int r = 0; r < e->nrows && !deep_series; r++) {
+            depth_series(e, r, &sp, name, sizeof name);
+            deep_series = !strcmp(name, ks.k[i]) && bb_csv_cell_num(e, r, cd) > 0;
+        }
+        if (!deep_series) continue;
+        if (blocks == PL_MAX_SERIES) { /* past the limit: counted, not drawn */
+            left++;
+            continue;
         }
         int any = 0;
         double last = -1;
         for (;;) { /* the next larger depth of this series */
             int best = -1;
             for (int r = 0; r < e->nrows; r++) {
-                depth_series(e, r, name, sizeof name);
+                depth_series(e, r, &sp, name, sizeof name);
                 double d = bb_csv_cell_num(e, r, cd);
                 if (!strcmp(name, ks.k[i]) && d > last && (best < 0 || d < bb_csv_cell_num(e, best, cd))) best = r;
             }
