@@ -4,7 +4,10 @@
 -- (weights far beyond this guest's last-level cache), at 1 and 2 threads.  Each point's
 -- e2e.csv row says its share of its own read-alone bound (tg_of_read: the same weights and KV
 -- rows read once per token by the same threads, right after each repetition).  A second sweep
--- decodes the 700M shape through i2_s after 4096 tokens in an f16 KV cache (item 2).
+-- decodes the 700M shape through i2_s after 4096 tokens in an f16 KV cache (item 2).  A third
+-- decodes the 2B4T shape through tl2_0 and i2_s at the most threads with the classifier in
+-- q8_0_x16 instead of f16 (item 5 where the bytes allow 1.1x: with 2B4T's f16 classifier, the
+-- same for every layout, they allow 1.078x).
 --
 -- The goals are judged over rounds: every point is measured in `rounds` rounds, round by round
 -- over the sweep (docs/models.md, "A model sweep"), so that the host's slow spells fall on every
@@ -17,7 +20,7 @@
 --
 -- Sizes on the 2-core VM:
 --   default: both shapes, 1 and 2 threads, pp8 tg32, 5 interleaved repetitions, 5 rounds; the
---            depth sweep at depth 4096 with 3 repetitions: about 30 min.
+--            depth sweep at depth 4096 with 3 repetitions; the classifier sweep: about 50 min.
 --   --full:  7 rounds.
 --   --smoke: bitnet-dummy-125m, 1 thread, tg4, 1 repetition, 2 rounds: seconds.
 --
@@ -27,10 +30,10 @@ local S = bitbench.size
 local kernels = bitbench.usable { "i2_s", "tq2_0_x16", "tl2_0" }
 local models, threads, prompt, gen, reps, rounds =
   { "bitnet-b1.58-large", "bitnet-b1.58-2b4t" }, bitbench.range(1, math.min(2, bitbench.machine.cores)), 8, 32, 3, 5
-local decode_reps, depth_model, depth = 5, "bitnet-b1.58-large", 4096
+local decode_reps, depth_model, depth, cls_model = 5, "bitnet-b1.58-large", 4096, "bitnet-b1.58-2b4t"
 if S == "smoke" then
   models, threads, prompt, gen, reps, decode_reps, rounds = { "bitnet-dummy-125m" }, { 1 }, 4, 4, 1, 2, 2
-  depth_model, depth = "bitnet-dummy-125m", 64
+  depth_model, depth, cls_model = "bitnet-dummy-125m", 64, "bitnet-dummy-125m"
 elseif S == "full" then
   rounds = 7
 end
@@ -67,6 +70,22 @@ bitbench.experiment {
       reps = reps,
       kv = "f16",
       rounds = rounds,
+    },
+    -- item 5 with the classifier in q8_0_x16 (8.5 bits; the layout a GGUF Q8_0 classifier is
+    -- rearranged into): 2B4T's 656.7 MB of f16 classifier become 349 MB, and i2_s's bytes per
+    -- token over tl2_0's about 1.11 (docs/performance.md, "Decode against its read-alone bound")
+    bitbench.sweep {
+      name = "classifier",
+      models = { cls_model },
+      kernels = bitbench.usable { "i2_s", "tl2_0" },
+      out_kernel = "q8_0_x16",
+      threads = { threads[#threads] },
+      prompt = prompt,
+      gen = gen,
+      reps = decode_reps,
+      kv = "f16",
+      rounds = rounds,
+      interleave = true,
     },
   },
 }

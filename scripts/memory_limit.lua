@@ -44,6 +44,15 @@ if #ours == 0 and #deep == 0 then
   os.exit(1)
 end
 local kernels = report.distinct(ours, "kernel")
+-- A run whose decode sweeps differ in their classifier (memory_limit's "classifier" sweep): the
+-- tables keep them apart, the model cell naming the classifier.
+local by_classifier = #report.distinct(ours, "out_kernel") > 1
+local decode_groups = by_classifier and { { "model" }, { "out_kernel" }, { "threads", true } }
+  or { { "model" }, { "threads", true } }
+local function model_cell(g)
+  return by_classifier and string.format("%s (classifier %s)", g.values[1], g.values[2]) or g.values[1]
+end
+local function threads_cell(g) return g.values[#g.values] end
 
 -- "91 % (88-93) ✓": the row's share, the range over its rounds, ✓ at the goal; marked when flagged
 local function share_cell(r, goal)
@@ -63,8 +72,8 @@ for _, k in ipairs(kernels) do header[#header + 1] = k end
 print("| " .. table.concat(header, " | ") .. " |")
 print("|---|---:|" .. string.rep("---:|", #kernels))
 local any_marked = false
-for _, g in ipairs(report.groups(ours, { { "model" }, { "threads", true } })) do
-  local cells = { g.values[1], g.values[2] }
+for _, g in ipairs(report.groups(ours, decode_groups)) do
+  local cells = { model_cell(g), threads_cell(g) }
   for _, k in ipairs(kernels) do
     local r = report.find(g.rows, { kernel = k })
     any_marked = any_marked or (r ~= nil and report.flagged(r) ~= nil)
@@ -131,7 +140,7 @@ print("tok/s ratio: the median over the rounds of tl2_0's over i2_s's of the sam
 print("| model | threads | tl2_0 / i2_s tok/s | paired repetitions | bytes allow | of that |")
 print("|---|---:|---:|---:|---:|---:|")
 local any_pair, marked = false, false
-for _, g in ipairs(report.groups(ours, { { "model" }, { "threads", true } })) do
+for _, g in ipairs(report.groups(ours, decode_groups)) do
   local a, b = report.find(g.rows, { kernel = "tl2_0" }), report.find(g.rows, { kernel = "i2_s" })
   if a and b and report.num(a.tg_tps) and report.num(b.tg_tps) then
     any_pair = true
@@ -151,7 +160,7 @@ for _, g in ipairs(report.groups(ours, { { "model" }, { "threads", true } })) do
     local paired = pmed and report.mark(string.format("%.2f× (%.2f-%.2f, %d)%s", pmed, plo, phi, npairs,
       pmed >= SPEEDUP_GOAL and " ✓" or ""), a, b) or "–"
     marked = marked or report.flagged(a) or report.flagged(b)
-    print(string.format("| %s | %s | %s | %s | %s | %s |", g.values[1], g.values[2], report.mark(text, a, b), paired,
+    print(string.format("| %s | %s | %s | %s | %s | %s |", model_cell(g), threads_cell(g), report.mark(text, a, b), paired,
       cap and string.format("%.3f×", cap) or "–", cap and pct((pmed or med) / cap) or "–"))
   end
 end

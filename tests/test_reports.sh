@@ -188,4 +188,22 @@ lua5.4 "$src/scripts/memory_limit.lua" "$ml2/e2e.csv" >"$tmp/ml2.md" 2>"$tmp/err
 grep -q '^| m | 2 | 1.10× ✓ | 1.25× (1.00-1.25, 3) ✓ | 1.200× | 104 % |$' "$tmp/ml2.md" ||
     fail "memory_limit.lua: item 5, paired repetitions: $(grep '×' "$tmp/ml2.md")"
 
+# two decode sweeps that differ in their classifier (memory_limit's "classifier" sweep): kept apart,
+# each model cell naming its classifier, each with its own bytes allowance
+ml3="$tmp/ml3"
+mkdir -p "$ml3"
+cat >"$ml3/e2e.csv" <<'CSV'
+sweep,model,kernel,out_kernel,threads,gen,peer,tg_tps,tg_of_read,weight_bytes_per_token,kv_bytes_per_token,spread_flag,attempts,busy,depth
+decode,m,i2_s,f16,2,32,,100,0.91,120,0,0,1,0,0
+decode,m,tl2_0,f16,2,32,,105,0.89,100,0,0,1,0,0
+classifier,m,i2_s,q8_0_x16,2,32,,120,0.90,90,0,0,1,0,0
+classifier,m,tl2_0,q8_0_x16,2,32,,132,0.90,70,0,0,1,0,0
+CSV
+lua5.4 "$src/scripts/memory_limit.lua" "$ml3/e2e.csv" >"$tmp/ml3.md" 2>"$tmp/err" || fail "memory_limit.lua: $(cat "$tmp/err")"
+grep -q '^| m (classifier f16) | 2 | 91 % ✓ | 89 % |$' "$tmp/ml3.md" && grep -q '^| m (classifier q8_0_x16) | 2 | 90 % ✓ | 90 % ✓ |$' "$tmp/ml3.md" ||
+    fail "memory_limit.lua: item 1 by classifier: $(grep '^| m' "$tmp/ml3.md")"
+grep -q '^| m (classifier f16) | 2 | 1.05× | – | 1.200× | 88 % |$' "$tmp/ml3.md" &&
+    grep -q '^| m (classifier q8_0_x16) | 2 | 1.10× ✓ | – | 1.286× | 86 % |$' "$tmp/ml3.md" ||
+    fail "memory_limit.lua: item 5 by classifier: $(grep '×' "$tmp/ml3.md")"
+
 echo "reports: flagged points marked with the legend; the machine sentence is the run's"
