@@ -63,9 +63,29 @@ if [ -x "$HOOKS" ]; then
     check 'grep -q "bitbench run: e2e .*small test_noisy pp32 tg8 t1: spread pp [0-9.]*%, tg [0-9.]*%: measuring again (1 of 2)" "$T/hook.err"' \
         "disturbed once: the note: $(cat "$T/hook.err")"
     check '! grep -q "end-to-end row" "$T/hook.err"' "disturbed once: nothing flagged at the end"
+    # spread_phases = "tg": the same disturbed prefill judges nothing; the row still has its pp spread
+    exp tgonly.lua test_noisy 'spread_limit = 1, sd_limit = 1000, remeasure = 2, spread_phases = "tg"'
+    BITBENCH_TEST_NOISY=4 "$HOOKS" run "$T/tgonly.lua" >/dev/null 2>"$T/tgonly.err"; rc=$?
+    R=$(ls -d "$T"/res_tgonly/en-* 2>/dev/null)
+    check '[ "$rc" -eq 0 ] && [ "$(col "$R/e2e.csv" attempts)" = 1 ] && [ "$(col "$R/e2e.csv" spread_flag)" = 0 ] &&
+           awk "BEGIN { exit !($(col "$R/e2e.csv" pp_spread) > 1) }" && ! grep -q "measuring again" "$T/tgonly.err"' \
+        "spread_phases tg: rc=$rc attempts '$(col "$R/e2e.csv" attempts)' pp_spread '$(col "$R/e2e.csv" pp_spread)': $(cat "$T/tgonly.err")"
+    check 'grep -q "\"spread_phases\": \"tg\"" "$R/run.json"' "spread_phases tg: run.json: $(grep -n spread "$R/run.json")"
+    # and "pp" judges it as both do
+    exp pponly.lua test_noisy 'spread_limit = 1, sd_limit = 1000, remeasure = 2, spread_phases = "pp"'
+    BITBENCH_TEST_NOISY=4 "$HOOKS" run --quiet "$T/pponly.lua" >/dev/null 2>"$T/pponly.err"; rc=$?
+    R=$(ls -d "$T"/res_pponly/en-* 2>/dev/null)
+    check '[ "$rc" -eq 0 ] && [ "$(col "$R/e2e.csv" attempts)" = 2 ]' \
+        "spread_phases pp: rc=$rc attempts '$(col "$R/e2e.csv" attempts)': $(cat "$T/pponly.err")"
 else
     echo "FAIL: no bitbench_hooks at $HOOKS"; fail=$((fail + 1))
 fi
+
+# a value that is not a phase: one error naming the field and what is valid
+exp badphase.lua f32 'spread_phases = "decode"'
+"$BB" run "$T/badphase.lua" >/dev/null 2>"$T/badphase.err"; rc=$?
+check '[ "$rc" -eq 2 ] && grep -q "spread_phases" "$T/badphase.err" && grep -q "pp+tg" "$T/badphase.err"' \
+    "spread_phases = decode: rc=$rc $(cat "$T/badphase.err")"
 
 # a file from before the columns (the last four cut off): compare reads it, and judges its rows by
 # the slowest-to-fastest range (here 50 % of the median: noisy)

@@ -148,7 +148,7 @@ static void e2e_row(const bb_single_run *run, const bb_e2e_spec *spec, const bb_
     row->point = 1;
     bb_e2e_row_noise(row, spec->prompt_len ? spec->pp_seconds : NULL, spec->prompt_len ? spec->reps : 0,
                      spec->gen_len ? spec->tg_seconds : NULL, spec->gen_len ? spec->reps : 0, BB_DEFAULT_SPREAD_LIMIT,
-                     BB_DEFAULT_SD_LIMIT);
+                     BB_DEFAULT_SD_LIMIT, BB_PHASES_BOTH);
     bb_single_run_provenance(run, &row->prov);
 }
 

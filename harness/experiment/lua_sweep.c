@@ -30,7 +30,8 @@ static const char *const model_sweep_fields[] = {"name",    "models", "kernels",
                                                  "compare_logits", "compare_tokens", "perplexity",
                                                  "depth",   "kv_type_k", "kv_type_v",
                                                  "peers",   "peer_paths", "peer_timeout", "delay", "cpus",
-                                                 "spread_limit", "sd_limit", "remeasure", "rounds", "interleave"};
+                                                 "spread_limit", "sd_limit", "remeasure", "spread_phases", "rounds",
+                                                 "interleave"};
 static const char *const perplexity_fields[] = {"file", "ctx", "chunks", "model"};
 static const char *const kv_names[] = {"f32", "f16", "bf16", "q8_0"};
 static const char *const unsupported_names[] = {"skip", "error"};
@@ -363,6 +364,23 @@ static void read_noise_limits(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
     if (rc > 0) sw->remeasure = (int)v;
 }
 
+/* spread_phases (model sweeps): "pp+tg" (default), "tg" or "pp": whose repetitions' spread makes a
+ * point be measured again and flagged.  A decode experiment's prefill of a few tokens takes
+ * milliseconds and is the noisiest phase; "tg" judges it by its decode alone (the row still
+ * records both spreads). */
+static void read_spread_phases(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
+{
+    static const char *const names[] = {"pp+tg", "tg", "pp"};
+    static const unsigned masks[] = {BB_PHASES_BOTH, BB_PHASE_TG, BB_PHASE_PP};
+    char err[1024], s[16];
+    sw->spread_phases = BB_PHASES_BOTH;
+    int rc = bb_lua_get_string(L, t, "spread_phases", names, 3, s, sizeof s, err, sizeof err);
+    if (rc < 0) load_fail(L, c, sw, "%s", err);
+    if (rc > 0)
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(s, names[i])) sw->spread_phases = masks[i];
+}
+
 /* reps (fixed: end-to-end points repeat a set number of times), distinct_layers, compare_tokens. */
 static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
 {
@@ -383,6 +401,7 @@ static void read_model_counts(lua_State *L, load_ctx *c, int t, bb_sweep *sw)
                             "logits the points are compared with, e.g. compare_logits = \"f32\")");
     if (rc > 0) sw->compare_tokens = (int)v;
     read_noise_limits(L, c, t, sw);
+    read_spread_phases(L, c, t, sw);
     read_delay(L, c, t, sw);
 }
 

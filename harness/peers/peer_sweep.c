@@ -379,7 +379,7 @@ static int run_entry(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
         }
         double pp[BB_PEER_MAX_SAMPLES], tg[BB_PEER_MAX_SAMPLES];
         bool noisy = bb_e2e_row_noise(&row, rep_times(&r.pp, pp), r.pp.nsamples, rep_times(&r.tg, tg),
-                                      r.tg.nsamples, sw->spread_limit, sw->sd_limit);
+                                      r.tg.nsamples, sw->spread_limit, sw->sd_limit, bb_sweep_spread_phases(sw));
         row.attempts = attempt;
         if (!noisy || attempt > sw->remeasure) break;
         if (!s->quiet)

@@ -15,7 +15,8 @@
 #include "kernels/kernel.h"
 #include "models/kv_type.h"
 #include "models/model_config.h"
-#include "results/noise.h" /* BB_DEFAULT_SPREAD_LIMIT, BB_DEFAULT_SD_LIMIT */
+#include "results/noise.h"      /* BB_DEFAULT_SPREAD_LIMIT, BB_DEFAULT_SD_LIMIT */
+#include "results/result_row.h" /* BB_PHASE_* */
 #include "support/machine.h"
 
 #define BB_NAME_MAX 64
@@ -72,6 +73,9 @@ typedef struct {
     double spread_limit;        /* flag points whose interquartile range / median exceeds this ... */
     double sd_limit;            /* ... or whose standard deviation / median exceeds this */
     int remeasure;              /* measure a point so flagged again, up to this many more times */
+    /* `spread_phases` (model sweeps): the phases whose spread decides the two above, BB_PHASE_*
+     * (result_row.h); 0 or BB_PHASES_BOTH: both.  A decode experiment judges its points by "tg". */
+    unsigned spread_phases;
     /* `rounds`: each point measured this many times, round by round over the sweep's points
      * (round 1 of every point, then round 2, ...), so that a slow spell of the host falls on every
      * kernel alike; the row is the median round (sweep_kernel.c: by read_ratio_paired, else
@@ -123,6 +127,12 @@ typedef struct {
     int npeers;
     double peer_timeout;
 } bb_sweep;
+
+/* The phases whose spread judges the sweep's end-to-end points (0, unset: both). */
+static inline unsigned bb_sweep_spread_phases(const bb_sweep *sw)
+{
+    return sw->spread_phases ? sw->spread_phases : BB_PHASES_BOTH;
+}
 
 typedef struct {
     char name[BB_NAME_MAX];

@@ -123,6 +123,7 @@ static void hash_sweep(bb_sha256 *h, const bb_sweep *sw)
     for (int i = 0; i < sw->npeers; i++) hash_printf(h, "peer %s\n", sw->peers[i]);
     if (sw->rounds > 1) hash_printf(h, "rounds=%d\n", sw->rounds); /* only then: older plans' hashes stay */
     if (sw->interleave) hash_printf(h, "interleave\n");
+    if (bb_sweep_spread_phases(sw) != BB_PHASES_BOTH) hash_printf(h, "spread_phases=%u\n", sw->spread_phases);
 }
 
 void bb_plan_sha256(const bb_experiment *ex, const bb_plan *plan, char hex[65])

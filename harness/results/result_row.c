@@ -112,13 +112,15 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
 }
 
 bool bb_e2e_row_noise(bb_e2e_row *row, const double *pp, int npp, const double *tg, int ntg, double spread_limit,
-                      double sd_limit)
+                      double sd_limit, unsigned judged)
 {
     double sd_pp = 0, sd_tg = 0;
     bool noisy = false;
     row->pp_spread = row->tg_spread = NAN;
-    if (row->prompt > 0 && pp) noisy |= bb_reps_too_noisy(pp, npp, spread_limit, sd_limit, &row->pp_spread, &sd_pp);
-    if (row->gen > 0 && tg) noisy |= bb_reps_too_noisy(tg, ntg, spread_limit, sd_limit, &row->tg_spread, &sd_tg);
+    if (row->prompt > 0 && pp && bb_reps_too_noisy(pp, npp, spread_limit, sd_limit, &row->pp_spread, &sd_pp))
+        noisy |= (judged & BB_PHASE_PP) != 0;
+    if (row->gen > 0 && tg && bb_reps_too_noisy(tg, ntg, spread_limit, sd_limit, &row->tg_spread, &sd_tg))
+        noisy |= (judged & BB_PHASE_TG) != 0;
     row->spread_flag = noisy;
     return noisy;
 }

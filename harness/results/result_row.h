@@ -19,10 +19,14 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
  * ""), attempts 1; identity, energy, meters and provenance are the caller's. */
 void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, const bb_e2e_result *r);
 
+/* The phases whose spread judges an end-to-end point (a model sweep's spread_phases). */
+enum { BB_PHASE_PP = 1, BB_PHASE_TG = 2, BB_PHASES_BOTH = BB_PHASE_PP | BB_PHASE_TG };
+
 /* The noise of an e2e.csv row (harness/results/noise.h) from its repetitions' times of each phase (npp and
  * ntg of them; pp or tg may be NULL, and a phase the row does not measure is not judged):
- * pp_spread, tg_spread and spread_flag.  Returns the flag. */
+ * pp_spread and tg_spread of every phase measured, spread_flag from the phases in `judged`
+ * (BB_PHASE_*).  Returns the flag. */
 bool bb_e2e_row_noise(bb_e2e_row *row, const double *pp, int npp, const double *tg, int ntg, double spread_limit,
-                      double sd_limit);
+                      double sd_limit, unsigned judged);
 
 #endif

@@ -183,6 +183,8 @@ static void write_model_sweep(bb_json *j, const bb_sweep *sw)
     bb_json_number(j, "spread_limit", sw->spread_limit);
     bb_json_number(j, "sd_limit", sw->sd_limit);
     bb_json_int(j, "remeasure", sw->remeasure);
+    unsigned phases = bb_sweep_spread_phases(sw);
+    bb_json_string(j, "spread_phases", phases == BB_PHASES_BOTH ? "pp+tg" : phases == BB_PHASE_TG ? "tg" : "pp");
     bb_json_int(j, "rounds", sw->rounds > 1 ? sw->rounds : 1);
     bb_json_bool(j, "interleave", sw->interleave);
     if (sw->ppl_file[0]) {

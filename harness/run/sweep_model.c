@@ -543,7 +543,7 @@ static bool e2e_again(void *ctx)
         const e2e_job *j = &a->jobs[i];
         bb_e2e_row probe = {.prompt = j->p->prompt, .gen = j->p->gen};
         if (!bb_e2e_row_noise(&probe, j->spec.pp_seconds, j->gm.reps, j->spec.tg_seconds, j->gm.reps,
-                              a->sw->spread_limit, a->sw->sd_limit))
+                              a->sw->spread_limit, a->sw->sd_limit, bb_sweep_spread_phases(a->sw)))
             continue;
         char pp[16], tg[16];
         spread_text(probe.pp_spread, pp, sizeof pp);
@@ -583,7 +583,7 @@ static int job_finish(sweep_state *st, bb_pool *pool, e2e_job *j, bool outputs, 
     double energy = mv ? bb_energy_per_unit(st->meters, st->nmeters, mv, p->gen) : NAN;
     fill_e2e_row(st, p, &j->spec, r, j->compare ? &diff : NULL, energy, mv, row);
     bb_e2e_row_noise(row, j->spec.pp_seconds, j->gm.reps, j->spec.tg_seconds, j->gm.reps, sw->spread_limit,
-                     sw->sd_limit);
+                     sw->sd_limit, bb_sweep_spread_phases(sw));
     row->attempts = attempts;
     snprintf(row->interleaved, sizeof row->interleaved, "%s", interleaved);
     if (sweep_note_conversions(st, cfg->name, kc->spec, r->out_kernel, r->conversions)) {
