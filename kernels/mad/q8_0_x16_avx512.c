@@ -2,8 +2,8 @@
  *
  * vpdpbusd multiplies unsigned by signed bytes.  A weight w XOR 0x80, read unsigned, is w + 128
  * for every byte, so one vpdpbusd per run of 64 weights against the run's 4 activations
- * (an embedded-broadcast operand, common/dpbusd_bcast.h) sums (w + 128) a, and the block's
- * 128 sum(a) - sixteen times the activation's aux o = -8 sum(a) (common/q8_0_act.h) - leaves
+ * (an embedded-broadcast operand, common/dpbusd_bcast.h) sums (w + 128) a; adding sixteen times
+ * the activation block's aux o (-8 sum(a), common/q8_0_act.h), that is -128 sum(a), leaves
  * isum_b exactly.  Per 64 weights: one vpxord and one vpdpbusd (q8_0@avx512: vpsignb twice and
  * a vpdpbusd per 32, then a float step per block and row).  q8_0's float steps follow lane-wise,
  * y = y + ((float)isum * d_w) * d_a with separate multiplies: the reference's bits. */
