@@ -194,6 +194,14 @@ for case in "tokens sweep=decode sweep=depth depth=512" "e2e_threads sweep=decod
         grep -q "$label" "$tmp/split/plots/$1.svg" || fail "$1: no series named by $label: rows of two kinds drawn as one"
     done
 done
+# a column of near-unique cells (here 1100 sweeps of one row each) is no setting: not split by,
+# and said so, rather than 1100 series
+mkdir "$tmp/unique"
+awk 'BEGIN { print "sweep,model,kernel,threads,depth,kv_type_k,kv_type_v,pp_tps,tg_tps"
+             for (i = 0; i < 1100; i++) print "s" i ",tiny,i2_s," (i % 2 + 1) ",0,f16,f16,50," (10 + i % 7) }' > "$tmp/unique/e2e.csv"
+"$bin" plot "$tmp/unique" --kind e2e_threads >/dev/null 2>"$tmp/unique.err" || fail "1100 sweeps: $(cat "$tmp/unique.err")"
+grep -q "rows differ in column 'sweep' in 1100 values, more than a setting's 64: not told apart by it" "$tmp/unique.err" &&
+    ! grep -q 'sweep=' "$tmp/unique/plots/e2e_threads.svg" || fail "1100 sweeps: split by them: $(cat "$tmp/unique.err")"
 # the decode sweep's series reaches no depth but 0: e2e_depth leaves it out, not joins it to the other
 grep -q 'sweep=decode' "$tmp/split/plots/e2e_depth.svg" && fail "e2e_depth: a series of depth 0 only drawn"
 grep -q 'depth=512' "$tmp/wide/plots/e2e_threads.svg" && ! grep -q 'kv_type_k=' "$tmp/wide/plots/e2e_threads.svg" ||

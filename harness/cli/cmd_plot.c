@@ -308,6 +308,9 @@ static void label_of(const bb_csv_table *t, int r, char *buf, size_t len)
  * each column of a short list in which two rows of the same name differ ("i2_s 700M sweep=depth"),
  * and only those: a folder of one sweep and one configuration keeps its short names. */
 #define PL_SPLIT_MAX 8
+/* A column of more distinct values than this is not a setting (depths, KV types, sweeps of one
+ * experiment take a few): split_find does not split by it. */
+#define PL_SPLIT_MAX_VALUES 64
 
 typedef struct {
     int n, col[PL_SPLIT_MAX];
@@ -326,33 +329,73 @@ static void split_append(const bb_csv_table *t, int r, const split *s, char *nam
     }
 }
 
+/* A row's series name so far and its cell in the column being weighed. */
+typedef struct {
+    const char *name, *cell;
+} name_cell;
+
+static int by_name_cell(const void *a, const void *b)
+{
+    const name_cell *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->cell, y->cell);
+}
+
 /* The columns of `names` (in that order; absent ones and x skipped) that split some series: a
  * column is taken when two rows with equal names so far (base plus the columns taken before it)
- * differ in it.  O(rows^2) per column, for results folders of a few thousand rows at most.
- * -1: out of memory. */
+ * differ in it, unless it holds more than PL_SPLIT_MAX_VALUES values.  Sorted by name and
+ * cell, two such rows stand side by side: O(rows log rows) per column, so a hostile file of
+ * millions of rows costs seconds, not hours.  -1: out of memory. */
 static int split_find(const bb_csv_table *t, base_fn base, const void *arg, int xcol, const char *const *names,
                       split *s)
 {
     *s = (split){0};
-    char(*nm)[240] = t->nrows ? malloc((size_t)t->nrows * sizeof *nm) : NULL;
-    if (t->nrows && !nm) {
-        fprintf(stderr, "bitbench plot: out of memory\n");
-        return -1;
+    int n = t->nrows, rc = 0;
+    char **nm = n ? calloc((size_t)n, sizeof *nm) : NULL;
+    name_cell *nc = n ? malloc((size_t)n * sizeof *nc) : NULL;
+    char buf[240];
+    if (n && (!nm || !nc)) rc = -1;
+    for (int r = 0; r < n && !rc; r++) {
+        base(t, r, arg, buf, sizeof buf);
+        if (!(nm[r] = strdup(buf))) rc = -1;
     }
-    for (int r = 0; r < t->nrows; r++) base(t, r, arg, nm[r], sizeof nm[r]);
-    for (int i = 0; names[i] && s->n < PL_SPLIT_MAX; i++) {
+    for (int i = 0; !rc && names[i] && s->n < PL_SPLIT_MAX; i++) {
         int c = bb_csv_col(t, names[i]), differs = 0;
         if (c < 0 || c == xcol) continue;
-        for (int a = 0; a < t->nrows && !differs; a++)
-            for (int b = a + 1; b < t->nrows && !differs; b++)
-                differs = !strcmp(nm[a], nm[b]) && strcmp(bb_csv_cell(t, a, c), bb_csv_cell(t, b, c));
+        for (int r = 0; r < n; r++) nc[r] = (name_cell){nm[r], bb_csv_cell(t, r, c)};
+        qsort(nc, (size_t)n, sizeof *nc, by_name_cell);
+        for (int r = 0; r + 1 < n && !differs; r++)
+            differs = !strcmp(nc[r].name, nc[r + 1].name) && strcmp(nc[r].cell, nc[r + 1].cell);
         if (!differs) continue;
+        /* a setting takes a few values; a column of near-unique cells (a hostile file's) is not
+         * one, and splitting by it would only multiply series past what a plot draws */
+        for (int r = 0; r < n; r++) nc[r].name = nc[r].cell;
+        qsort(nc, (size_t)n, sizeof *nc, by_name_cell);
+        int values = 0;
+        for (int r = 0; r < n; r++) values += r == 0 || strcmp(nc[r - 1].cell, nc[r].cell) != 0;
+        if (values > PL_SPLIT_MAX_VALUES) {
+            fprintf(stderr, "bitbench plot: rows differ in column '%s' in %d values, more than a setting's %d: not told "
+                            "apart by it\n", names[i], values, PL_SPLIT_MAX_VALUES);
+            continue;
+        }
         s->col[s->n++] = c;
         split one = {1, {c}};
-        for (int r = 0; r < t->nrows; r++) split_append(t, r, &one, nm[r], sizeof nm[r]);
+        for (int r = 0; r < n && !rc; r++) {
+            snprintf(buf, sizeof buf, "%s", nm[r]);
+            split_append(t, r, &one, buf, sizeof buf);
+            char *grown = strdup(buf);
+            if (!grown) rc = -1;
+            else free(nm[r]), nm[r] = grown;
+        }
     }
+    for (int r = 0; nm && r < n; r++) free(nm[r]);
     free(nm);
-    return 0;
+    free(nc);
+    if (rc) {
+        *s = (split){0};
+        fprintf(stderr, "bitbench plot: out of memory\n");
+    }
+    return rc;
 }
 
 /* What tells an end-to-end point from another of the same kernel and model, and a kernel point from
