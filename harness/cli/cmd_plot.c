@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -258,19 +259,53 @@ static int gnuplot(plot_ctx *c, const char *kind, const char *script, bb_gp_scri
     return 0;
 }
 
-/* Distinct string keys, in order of first appearance.  Grown as needed: a sweep of every kernel
- * and variant has more labels than any fixed table would hold, and a plot that draws fewer must
- * count the rest to say so.  -1: not there (add 0), or out of memory (then failed is set). */
+/* Distinct string keys (at most 239 bytes each), in order of first appearance.  Grown as needed: a
+ * sweep of every kernel and variant has more labels than any fixed table would hold, and a plot
+ * that draws fewer must count the rest to say so.  Found through a hash table, so that a file of
+ * many distinct names (someone else's, of any size the CSV reader takes) costs a lookup a row, not
+ * a pass over every name.  key_index: -1 when not there (add 0), or out of memory (then failed). */
 typedef struct {
     int n, cap, failed;
     char (*k)[240];
+    int *slot; /* open addressing: key index + 1, 0 empty; nslot a power of two, at least 2 n */
+    int nslot;
 } keys;
 
-static int key_index(keys *ks, const char *k, int add)
+static uint32_t key_hash(const char *k)
 {
-    for (int i = 0; i < ks->n; i++)
-        if (!strcmp(ks->k[i], k)) return i;
-    if (!add) return -1;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *k; k++) h = (h ^ (uint8_t)*k) * 16777619u;
+    return h;
+}
+
+static int *key_slot(const keys *ks, const char *k)
+{
+    uint32_t mask = (uint32_t)ks->nslot - 1;
+    for (uint32_t h = key_hash(k) & mask;; h = (h + 1) & mask)
+        if (!ks->slot[h] || !strcmp(ks->k[ks->slot[h] - 1], k)) return &ks->slot[h];
+}
+
+static int key_index(keys *ks, const char *key, int add)
+{
+    char k[240];
+    snprintf(k, sizeof k, "%s", key); /* as stored */
+    if (ks->nslot && *key_slot(ks, k)) return *key_slot(ks, k) - 1;
+    if (!add || ks->failed) return -1;
+    if (2 * (ks->n + 1) > ks->nslot) { /* rehash into twice the slots */
+        if (ks->nslot > (1 << 28)) {
+            ks->failed = 1;
+            return -1;
+        }
+        int nslot = ks->nslot ? 2 * ks->nslot : 64, *old = ks->slot;
+        if (!(ks->slot = calloc((size_t)nslot, sizeof *ks->slot))) {
+            ks->slot = old;
+            ks->failed = 1;
+            return -1;
+        }
+        ks->nslot = nslot;
+        for (int i = 0; i < ks->n; i++) *key_slot(ks, ks->k[i]) = i + 1;
+        free(old);
+    }
     if (ks->n == ks->cap) {
         int cap = ks->cap ? 2 * ks->cap : 16;
         char(*grown)[240] = realloc(ks->k, (size_t)cap * sizeof *grown);
@@ -282,13 +317,32 @@ static int key_index(keys *ks, const char *k, int add)
         ks->cap = cap;
     }
     snprintf(ks->k[ks->n], sizeof ks->k[0], "%s", k);
+    *key_slot(ks, k) = ks->n + 1;
     return ks->n++;
 }
 
 static void keys_free(keys *ks)
 {
     free(ks->k);
+    free(ks->slot);
     *ks = (keys){0};
+}
+
+/* A row placed for drawing: its series (key index), its x (thread count, depth) and its place in
+ * the file.  Sorted by series, x, then file order, each series' rows stand together in x order,
+ * the first of the file first at each x: what the line plots draw, in one pass. */
+typedef struct {
+    int key;
+    double x;
+    int row;
+} placed_row;
+
+static int by_key_x_row(const void *a, const void *b)
+{
+    const placed_row *p = a, *q = b;
+    if (p->key != q->key) return p->key < q->key ? -1 : 1;
+    if (p->x != q->x) return p->x < q->x ? -1 : 1;
+    return (p->row > q->row) - (p->row < q->row);
 }
 
 static void label_of(const bb_csv_table *t, int r, char *buf, size_t len)
@@ -594,33 +648,48 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
         fclose(f);
         return -1;
     }
+    /* the points, by thread count (its place in thr), kernel and file order: a block per thread
+     * count and kernel, thread counts outermost */
+    placed_row *pts = g->nrows ? malloc((size_t)g->nrows * sizeof *pts) : NULL;
+    int npts = 0;
+    if (g->nrows && !pts) {
+        fprintf(stderr, "bitbench plot: roofline: out of memory\n");
+        keys_free(&ks);
+        bb_gp_script_free(&vars);
+        fclose(f);
+        return -1;
+    }
+    for (int r = 0; r < g->nrows; r++) {
+        char l[96];
+        label_of(g, r, l, sizeof l);
+        double t = bb_csv_cell_num(g, r, ct), ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
+        if (!(t >= 1 && t <= 256) || !(ops > 0) || !(bw > 0)) continue;
+        int j = 0;
+        while (j < nthr && thr[j] != (int)t) j++;
+        pts[npts++] = (placed_row){.key = j, .x = key_index(&ks, l, 0), .row = r};
+    }
+    qsort(pts, (size_t)npts, sizeof *pts, by_key_x_row);
     int blocks = 0;
-    for (int j = 0; j < nthr; j++)
-        for (int i = 0; i < ks.n; i++) {
-            int any = 0;
-            for (int r = 0; r < g->nrows; r++) {
-                char l[96];
-                label_of(g, r, l, sizeof l);
-                double ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
-                if (strcmp(l, ks.k[i]) || (int)bb_csv_cell_num(g, r, ct) != thr[j] || !(ops > 0) || !(bw > 0)) continue;
-                if (!any) {
-                    char title[160], name[40];
-                    bool roof = thr[j] <= pr->maxthreads && pr->bw[thr[j]][3] > 0;
-                    snprintf(title, sizeof title, "%s, %d thread%s%s", ks.k[i], thr[j], thr[j] == 1 ? "" : "s",
-                             roof ? "" : " (no ceiling: the profile has no such thread count)");
-                    fputs(blocks ? "\n\n" : "", f);
-                    bb_gp_write_data_label(f, title);
-                    fputs(" 0 0\n", f);
-                    snprintf(name, sizeof name, "bthr_%d", blocks);
-                    bb_gp_set_int(&vars, name, j + 1);
-                    snprintf(name, sizeof name, "bker_%d", blocks);
-                    bb_gp_set_int(&vars, name, i + 1);
-                }
-                any = 1;
-                fprintf(f, "x %.6g %.6g\n", ops / bw, ops);
-            }
-            blocks += any;
+    for (int p = 0; p < npts; p++) {
+        int j = pts[p].key, i = (int)pts[p].x, r = pts[p].row;
+        if (p == 0 || pts[p - 1].key != j || pts[p - 1].x != pts[p].x) {
+            char title[160], name[40];
+            bool roof = thr[j] <= pr->maxthreads && pr->bw[thr[j]][3] > 0;
+            snprintf(title, sizeof title, "%s, %d thread%s%s", ks.k[i], thr[j], thr[j] == 1 ? "" : "s",
+                     roof ? "" : " (no ceiling: the profile has no such thread count)");
+            fputs(blocks ? "\n\n" : "", f);
+            bb_gp_write_data_label(f, title);
+            fputs(" 0 0\n", f);
+            snprintf(name, sizeof name, "bthr_%d", blocks);
+            bb_gp_set_int(&vars, name, j + 1);
+            snprintf(name, sizeof name, "bker_%d", blocks);
+            bb_gp_set_int(&vars, name, i + 1);
+            blocks++;
         }
+        double ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
+        fprintf(f, "x %.6g %.6g\n", ops / bw, ops);
+    }
+    free(pts);
     keys_free(&ks);
     if (data_file_close(f, path)) {
         bb_gp_script_free(&vars);
@@ -681,45 +750,48 @@ static int write_thread_series(FILE *f, const bb_csv_table *t, int ct, series_fn
 {
     keys ks = {0};
     char name[240];
-    for (int r = 0; r < t->nrows; r++) {
+    placed_row *pts = t->nrows ? malloc((size_t)t->nrows * sizeof *pts) : NULL;
+    int npts = 0;
+    if (t->nrows && !pts) ks.failed = 1;
+    /* the rows with a thread count 1..256 and values, by series, thread count and file order */
+    for (int r = 0; r < t->nrows && !ks.failed; r++) {
+        double y1, y2, th = bb_csv_cell_num(t, r, ct);
         series(t, r, arg, name, sizeof name);
-        key_index(&ks, name, 1);
+        int i = key_index(&ks, name, 1);
+        if (i >= 0 && th >= 1 && th < 257 && values(t, r, arg, &y1, &y2))
+            pts[npts++] = (placed_row){.key = i, .x = (int)th, .row = r};
     }
+    if (!ks.failed) qsort(pts, (size_t)npts, sizeof *pts, by_key_x_row);
     int blocks = 0;
     *left = 0;
-    for (int i = 0; i < ks.n; i++) {
-        int any = 0;
-        for (int th = 1; th <= 256; th++)
-            for (int r = 0; r < t->nrows; r++) {
-                double y1, y2;
-                series(t, r, arg, name, sizeof name);
-                if (strcmp(name, ks.k[i]) || (int)bb_csv_cell_num(t, r, ct) != th || !values(t, r, arg, &y1, &y2)) continue;
-                if (blocks == PL_MAX_SERIES) { /* past the limit: only whether it has data */
-                    any = 1;
-                    th = 257;
-                    break;
-                }
-                if (!any) {
-                    fputs(blocks ? "\n\n" : "", f);
-                    bb_gp_write_data_label(f, ks.k[i]);
-                    fputs(" 0 0 0 0 0 0 0\n", f);
-                }
-                any = 1;
-                double lo, hi;
-                int flag;
-                bars[0].rounds += bar_of(t, r, y1, &lo, &hi, &flag);
-                *flagged += flag;
-                /* the bandwidth shares the time's bar: bytes per call are fixed */
-                double lo2 = isfinite(y2) && y1 > 0 ? y2 * lo / y1 : NAN, hi2 = isfinite(y2) && y1 > 0 ? y2 * hi / y1 : NAN;
-                fprintf(f, "%d %.6g %.6g %.6g %.6g %.6g %.6g %d\n", th, y1, isfinite(y2) ? y2 : NAN, lo, hi, lo2, hi2, flag);
-                bar_add(&bars[0], y1, lo, hi);
-                bar_add(&bars[1], y2, lo2, hi2);
-                break;
-            }
-        if (blocks == PL_MAX_SERIES) *left += any;
-        else blocks += any;
+    for (int p = 0, end; p < npts && !ks.failed; p = end) { /* series by series */
+        int i = pts[p].key;
+        for (end = p; end < npts && pts[end].key == i;) end++;
+        if (blocks == PL_MAX_SERIES) { /* past the limit: counted, not drawn */
+            ++*left;
+            continue;
+        }
+        fputs(blocks ? "\n\n" : "", f);
+        bb_gp_write_data_label(f, ks.k[i]);
+        fputs(" 0 0 0 0 0 0 0\n", f);
+        for (int q = p; q < end; q++) {
+            if (q > p && pts[q - 1].x == pts[q].x) continue; /* one point per thread count: the file's first */
+            int r = pts[q].row, th = (int)pts[q].x;
+            double y1, y2, lo, hi;
+            int flag;
+            values(t, r, arg, &y1, &y2);
+            bars[0].rounds += bar_of(t, r, y1, &lo, &hi, &flag);
+            *flagged += flag;
+            /* the bandwidth shares the time's bar: bytes per call are fixed */
+            double lo2 = isfinite(y2) && y1 > 0 ? y2 * lo / y1 : NAN, hi2 = isfinite(y2) && y1 > 0 ? y2 * hi / y1 : NAN;
+            fprintf(f, "%d %.6g %.6g %.6g %.6g %.6g %.6g %d\n", th, y1, isfinite(y2) ? y2 : NAN, lo, hi, lo2, hi2, flag);
+            bar_add(&bars[0], y1, lo, hi);
+            bar_add(&bars[1], y2, lo2, hi2);
+        }
+        blocks++;
     }
     int failed = ks.failed;
+    free(pts);
     keys_free(&ks);
     if (failed) fprintf(stderr, "bitbench plot: out of memory\n");
     return failed ? -1 : blocks;
@@ -1132,35 +1204,37 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     }
     int blocks = 0, left = 0, have_tg = 0, have_pp = 0; /* a phase no row measured gets no panel (gen or prompt 0) */
     bar_panel rounds = {0}; /* only its count: whether a bar spans rounds */
-    for (int i = 0; i < ks.n; i++) {
-        int deep_series = 0; /* a series measured at depth 0 only says nothing of depth: not drawn */
-        for (int r = 0; r < e->nrows && !deep_series; r++) {
-            depth_series(e, r, &sp, name, sizeof name);
-            deep_series = !strcmp(name, ks.k[i]) && bb_csv_cell_num(e, r, cd) > 0;
-        }
-        if (!deep_series) continue;
+    /* the rows by series, depth and file order (a depth below 0 or not a number is no point) */
+    placed_row *pts = e->nrows ? malloc((size_t)e->nrows * sizeof *pts) : NULL;
+    int npts = 0;
+    if (e->nrows && !pts) {
+        fprintf(stderr, "bitbench plot: e2e_depth: out of memory\n");
+        keys_free(&ks);
+        fclose(f);
+        return -1;
+    }
+    for (int r = 0; r < e->nrows; r++) {
+        double d = bb_csv_cell_num(e, r, cd);
+        depth_series(e, r, &sp, name, sizeof name);
+        int i = key_index(&ks, name, 0);
+        if (i >= 0 && d > -1) pts[npts++] = (placed_row){.key = i, .x = d, .row = r};
+    }
+    qsort(pts, (size_t)npts, sizeof *pts, by_key_x_row);
+    for (int p = 0, end; p < npts; p = end) { /* series by series */
+        int i = pts[p].key;
+        for (end = p; end < npts && pts[end].key == i;) end++;
+        if (!(pts[end - 1].x > 0)) continue; /* a series measured at depth 0 only says nothing of depth: not drawn */
         if (blocks == PL_MAX_SERIES) { /* past the limit: counted, not drawn */
             left++;
             continue;
         }
-        int any = 0;
-        double last = -1;
-        for (;;) { /* the next larger depth of this series */
-            int best = -1;
-            for (int r = 0; r < e->nrows; r++) {
-                depth_series(e, r, &sp, name, sizeof name);
-                double d = bb_csv_cell_num(e, r, cd);
-                if (!strcmp(name, ks.k[i]) && d > last && (best < 0 || d < bb_csv_cell_num(e, best, cd))) best = r;
-            }
-            if (best < 0) break;
-            last = bb_csv_cell_num(e, best, cd);
-            if (!any) {
-                fputs(blocks ? "\n\n" : "", f);
-                bb_gp_write_data_label(f, ks.k[i]);
-                fputs(" 0 0 0 0 0 0\n", f);
-            }
-            any = 1;
-            fprintf(f, "%.0f", last);
+        fputs(blocks ? "\n\n" : "", f);
+        bb_gp_write_data_label(f, ks.k[i]);
+        fputs(" 0 0 0 0 0 0\n", f);
+        for (int q = p; q < end; q++) {
+            if (q > p && pts[q - 1].x == pts[q].x) continue; /* one point per depth: the file's first */
+            int best = pts[q].row;
+            fprintf(f, "%.0f", pts[q].x);
             double v[6] = {bb_csv_cell_num(e, best, ctg), NAN, NAN, bb_csv_cell_num(e, best, cpp), NAN, NAN};
             rounds.rounds += e2e_bar(e, best, "tg", &v[1], &v[2]) + e2e_bar(e, best, "pp", &v[4], &v[5]);
             for (int j = 0; j < 6; j++) fprintf(f, " %.6g", isfinite(v[j]) && v[j] > 0 ? v[j] : NAN);
@@ -1168,8 +1242,9 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
             have_tg |= isfinite(v[0]) && v[0] > 0;
             have_pp |= isfinite(v[3]) && v[3] > 0;
         }
-        blocks += any;
+        blocks++;
     }
+    free(pts);
     keys_free(&ks);
     if (data_file_close(f, path)) return -1;
     if (!blocks || (!have_tg && !have_pp)) return 1;
