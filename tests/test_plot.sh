@@ -227,6 +227,19 @@ for kind in tokens gemv_bw; do
     grep -q 'kern_170' "$tmp/wider/plots/$kind.svg" || fail "$kind: the 70th kernel not drawn"
 done
 grep -q 'kern_170@avx2' "$tmp/wider/plots/roofline.svg" || fail "roofline: the 70th kernel not drawn"
+# a file of 20000 distinct series (someone else's; 13333 of them reach past depth 0): found by
+# hash and drawn from one sort, in seconds (the loops over every series and thread count took
+# minutes)
+mkdir "$tmp/many_series"
+awk 'BEGIN { print "sweep,model,kernel,threads,depth,kv_type_k,kv_type_v,pp_tps,tg_tps"
+             for (i = 0; i < 20000; i++) print "s,m,k" i "," (i % 4 + 1) "," (i % 3) * 512 ",f16,f16,5,6" }' \
+    > "$tmp/many_series/e2e.csv"
+for kind in e2e_threads e2e_depth; do
+    timeout 60 "$bin" plot "$tmp/many_series" --kind $kind >/dev/null 2>"$tmp/many_series.err" ||
+        fail "$kind of 20000 series: not drawn within 60 s: $(cat "$tmp/many_series.err")"
+done
+grep -q "e2e_depth: 12 of 13333 series drawn" "$tmp/many_series.err" ||
+    fail "e2e_depth of 20000 series: the count: $(cat "$tmp/many_series.err")"
 # names past a key's 239 bytes and empty ones: every row still finds its bar (ASan sees an index)
 mkdir "$tmp/oddnames"
 long=$(printf 'm%.0s' $(seq 300))
