@@ -1167,17 +1167,11 @@ static void depth_base(const bb_csv_table *e, int r, const void *arg, char *name
              bb_csv_cell_num(e, r, bb_csv_col(e, "threads")), *k ? k : "?", *v ? v : "?");
 }
 
-/* arg: the split */
+/* the series name: depth_base and the columns of the split */
 static void depth_series(const bb_csv_table *e, int r, const split *sp, char *name, size_t len)
 {
     depth_base(e, r, NULL, name, len);
     split_append(e, r, sp, name, len);
-}
-
-static int depth_key(const bb_csv_table *e, int r, const void *arg, char *key, size_t len)
-{
-    depth_series(e, r, arg, key, len);
-    return 1;
 }
 
 static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
@@ -1191,10 +1185,6 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     char name[240];
     split sp;
     if (split_find(e, depth_base, NULL, cd, e2e_split_cols, &sp)) return -1;
-    if (collect_keys(e, depth_key, &sp, &ks)) {
-        keys_free(&ks);
-        return -1;
-    }
     char path[128];
     tmp_file(c, "e2e_depth.dat", path, sizeof path);
     FILE *f = fopen(path, "w");
@@ -1216,8 +1206,15 @@ static int plot_e2e_depth(plot_ctx *c, const bb_csv_table *e)
     for (int r = 0; r < e->nrows; r++) {
         double d = bb_csv_cell_num(e, r, cd);
         depth_series(e, r, &sp, name, sizeof name);
-        int i = key_index(&ks, name, 0);
+        int i = key_index(&ks, name, 1); /* series in order of first appearance */
         if (i >= 0 && d > -1) pts[npts++] = (placed_row){.key = i, .x = d, .row = r};
+    }
+    if (ks.failed) {
+        fprintf(stderr, "bitbench plot: e2e_depth: out of memory\n");
+        free(pts);
+        keys_free(&ks);
+        fclose(f);
+        return -1;
     }
     qsort(pts, (size_t)npts, sizeof *pts, by_key_x_row);
     for (int p = 0, end; p < npts; p = end) { /* series by series */
