@@ -28,7 +28,7 @@ void *bb_alloc_stream(size_t bytes)
 typedef struct {
     const void *const *bufs;
     const size_t *bytes;
-    int n;
+    int n, streams;
     bool zmm;
 } buffers_job;
 
@@ -51,14 +51,14 @@ static void buffers_worker(void *ctx, int tid, int nthreads)
         bb_split_rows((int)units, 1, tid, nthreads, &u0, &u1);
         size_t len = (size_t)(u1 - u0) * 256;
         if (len == 0) continue;
-        if (j->zmm) bb_read512(a + (size_t)u0 * 256, len);
-        else bb_read256(a + (size_t)u0 * 256, len);
+        if (j->zmm) bb_read512(a + (size_t)u0 * 256, len, j->streams);
+        else bb_read256(a + (size_t)u0 * 256, len, j->streams);
     }
 }
 
-double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *bytes, int n, size_t *read)
+double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *bytes, int n, int streams, size_t *read)
 {
-    buffers_job j = {bufs, bytes, n, bb_read512_usable()};
+    buffers_job j = {bufs, bytes, n, streams, bb_read512_usable()};
     size_t total = 0;
     for (int i = 0; i < n; i++) {
         size_t units;

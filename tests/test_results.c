@@ -140,7 +140,7 @@ static void test_csv(void)
                                                                                "min_seconds,seed,delay_s,roofline_fraction,"
                                                                                "roofline_ceiling,read_t_median_s,read_t_min_s,read_gbps,"
                                                                                "read_ratio_paired,rounds,round,rounds_t_median_s,"
-                                                                               "rounds_read_ratio_paired,run_id,host,commit,load_before,load_after,"
+                                                                               "rounds_read_ratio_paired,read_streams,run_id,host,commit,load_before,load_after,"
                                                                                "other_cpu_share,busy,cpu_model,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");
@@ -222,7 +222,7 @@ static void test_e2e_csv(void)
                     .pp_tps = 0, .pp_tps_min = 0, .pp_tps_max = 0, .tg_tps = 18.92221, .tg_tps_min = 18.3758,
                     .tg_tps_max = 20.0224, .ms_per_token = 52.84801, .matmul_share = 0.97471,
                     .weight_bytes_per_token = 1012680192, .tg_gbps_derived = 19.1621, .read_tps = 27.5065,
-                    .read_tps_max = 28.368, .read_gbps = 27.855, .tg_of_read = 0.68789, .footprint_bytes = 1026766728,
+                    .read_tps_max = 28.368, .read_gbps = 27.855, .read_streams = 8, .tg_of_read = 0.68789, .footprint_bytes = 1026766728,
                     .logit_max_abs_err = NAN, .logit_rel_rms_err = NAN, .top1_agreement = NAN,
                     .logits_identical = NAN, .ppl = NAN, .ppl_err = NAN, .ppl_tokens = NAN, .ppl_tps = NAN,
                     .energy_per_token_j = NAN, .nmeter = 2, .meter = {0.845570097, NAN},
@@ -249,7 +249,8 @@ static void test_e2e_csv(void)
                           "logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,"
                           "tg_samples,energy_per_token_j,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token,run_id,host,"
                           "commit,load_before,load_after,other_cpu_share,busy,pp_spread,tg_spread,spread_flag,attempts,"
-                          "rounds,round,rounds_pp_tps,rounds_tg_tps,rounds_tg_of_read,interleaved,cpu_model,timer_region_s,"
+                          "rounds,round,rounds_pp_tps,rounds_tg_tps,rounds_tg_of_read,interleaved,read_streams,cpu_model,"
+                          "timer_region_s,"
                           "timer_tsc_ghz"),
           "e2e header: %s", header);
     char *buf = NULL;
@@ -268,10 +269,10 @@ static void test_e2e_csv(void)
      * empty */
     const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6666667,f16,2,0,16,3,0,0,0,"
                        "18.92221,18.3758,20.0224,52.84801,0.97471,1012680192,19.1621,27.5065,28.368,27.855,0.68789,"
-                       "1026766728,,,,,,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,,0.845570097,\n"
+                       "1026766728,,,,,,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,8,,0.845570097,\n"
                        "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6666667,f16,2,0,16,3,0,0,0,"
                        "18.92221,18.3758,20.0224,52.84801,0.97471,1012680192,19.1621,27.5065,28.368,27.855,0.68789,"
-                       "1026766728,f32,0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,,0.845570097,\n";
+                       "1026766728,f32,0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,8,,0.845570097,\n";
     CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
 
     char path[] = "/tmp/bb_e2e_XXXXXX";

@@ -61,7 +61,7 @@ static int find_run_dir(const char *res, char *out, size_t len)
 /* ---- an RFC 4180 reader of the whole file ---- */
 typedef struct {
     int nrows, ncols;       /* rows without the header */
-    char *cells[512][64];   /* [row][col]; row 0 is the header */
+    char *cells[512][96];   /* [row][col]; row 0 is the header */
     bool ragged;            /* a row with another field count than the header */
 } csv_table;
 
@@ -100,8 +100,8 @@ static void csv_load(const char *path, csv_table *t)
         size_t len = strlen(line);
         CHECK(len && line[len - 1] == '\n', "%s: row %d not terminated", path, row);
         line[strcspn(line, "\n")] = 0;
-        char *copy = strdup(line), *fields[64];
-        int n = split(copy, fields, 64);
+        char *copy = strdup(line), *fields[96];
+        int n = split(copy, fields, 96);
         if (row == 0) t->ncols = n;
         else if (n != t->ncols) t->ragged = true;
         for (int i = 0; i < n; i++) t->cells[row][i] = strdup(fields[i]);
@@ -165,7 +165,7 @@ static const char *fixed_cols[] = {"experiment", "sweep", "point", "kernel", "va
                                    "rotated_bytes", "cache_source", "min_reps", "min_seconds", "seed", "delay_s",
                                    "roofline_fraction", "roofline_ceiling", "read_t_median_s", "read_t_min_s", "read_gbps",
                                    "read_ratio_paired", "rounds", "round", "rounds_t_median_s",
-                                   "rounds_read_ratio_paired", "run_id", "host", "commit",
+                                   "rounds_read_ratio_paired", "read_streams", "run_id", "host", "commit",
                                    "load_before", "load_after", "other_cpu_share", "busy", "cpu_model", "timer_region_s",
                                    "timer_tsc_ticks_per_call", "timer_tsc_ghz"};
 

@@ -42,9 +42,11 @@ static void weight_buffers_in_decode_order(bb_transformer *t, const bb_tf_memory
     bb_pool *pool = bb_pool_create(2, err, sizeof err);
     CHECK(pool != NULL, "%s", err);
     if (!pool) return;
-    size_t read = 0;
-    double secs = bb_read_buffers(pool, bufs, bytes, n, &read);
-    CHECK(secs > 0 && read == readable, "read %zu of %zu bytes in %g s", read, readable, secs);
+    for (int streams = 1; streams <= BB_READ_STREAMS; streams += BB_READ_STREAMS - 1) {
+        size_t read = 0;
+        double secs = bb_read_buffers(pool, bufs, bytes, n, streams, &read);
+        CHECK(secs > 0 && read == readable, "%d streams: read %zu of %zu bytes in %g s", streams, read, readable, secs);
+    }
     bb_pool_destroy(pool);
 }
 

@@ -133,8 +133,9 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
  * when missing); 9 points' read beside every call (read_t_median_s, read_t_min_s, read_gbps,
  * read_ratio_paired: a kernel sweep's `read`); 10 a sweep's `rounds`: e2e_points' rounds, round,
  * rounds_pp_tps, rounds_tg_tps, rounds_tg_of_read, points' rounds, round, rounds_t_median_s,
- * rounds_read_ratio_paired; 11 e2e_points' interleaved (a model sweep's `interleave`).
- * A file of version 1 to 10 gains whichever it lacks, empty in the rows stored before (what ran
+ * rounds_read_ratio_paired; 11 e2e_points' interleaved (a model sweep's `interleave`); 12 points'
+ * and e2e_points' read_streams (the read-alone bound's two reads, support/memory.h).
+ * A file of version 1 to 11 gains whichever it lacks, empty in the rows stored before (what ran
  * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write
  * transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
@@ -181,7 +182,9 @@ static const struct {
                      {"points", "rounds", "INTEGER"},
                      {"points", "round", "INTEGER"},
                      {"points", "rounds_t_median_s", "TEXT"},
-                     {"points", "rounds_read_ratio_paired", "TEXT"}};
+                     {"points", "rounds_read_ratio_paired", "TEXT"},
+                     {"points", "read_streams", "REAL"},
+                     {"e2e_points", "read_streams", "REAL"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {

@@ -74,9 +74,12 @@ typedef struct {
      * KV cache rows a generated token attends over (kv_bytes_per_token) read once per "token" by the
      * same pool with plain loads and no arithmetic (bb_read_buffers),
      * BB_E2E_READ_PASSES times after each repetition's generation, so that it sees the machine as
-     * the generation did.  Tokens/s = 1 / seconds per pass; read_gbps = bytes / median seconds.
+     * the generation did: half the passes with one stream per thread, half with BB_READ_STREAMS
+     * (support/memory.h), alternating, and the faster by median is the bound (read_streams says
+     * which).  Tokens/s = 1 / seconds per pass; read_gbps = bytes / median seconds.
      * tg_of_read = tg_tps_median / read_tps_median.  All 0 when gen_len is 0. */
     double read_tps_median, read_tps_max, read_gbps, tg_of_read;
+    int read_streams;
     size_t footprint;         /* model bytes in memory */
     double build_seconds;
     int tg_median_rep;        /* the repetition whose generation speed is tg_tps_median (the lower of the two
@@ -92,7 +95,8 @@ typedef struct {
     char placement[1024];     /* bb_pool_placement of that pool */
 } bb_e2e_result;
 
-#define BB_E2E_READ_PASSES 3
+/* even: as many passes of each read */
+#define BB_E2E_READ_PASSES 4
 
 /* Convert a model config to engine dimensions for a given context length. */
 void bb_tf_dims_from_config(const bb_model_config *c, int seq_len, bb_tf_dims *d);

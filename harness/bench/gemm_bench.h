@@ -61,13 +61,16 @@ typedef struct {
     double err_rel_rms;        /* ||y - y_ref|| / ||y_ref||: the error the kernel's arithmetic adds */
     double err_master_rel_rms; /* ||y - y_master|| / ||y_master||: the total error, weight format included */
     double weight_rel_rms;     /* ||W_deq - W|| / ||W||: the weight format's reconstruction error */
-    /* read_alone (bb_measure_spec.read_alone): after every timed call, the next copy of the same
-     * packed bytes read by the same pool with plain 64-byte loads and no arithmetic: what the
-     * memory system gives these bytes at that moment, beside which gbps is the kernel's share */
-    bool read_alone;                  /* the reads were taken (else the four below are 0) */
+    /* read_alone (bb_measure_spec.read_alone): after every timed call, the next copies of the
+     * same packed bytes read by the same pool with plain 64-byte loads and no arithmetic, once
+     * with one stream per thread and once with BB_READ_STREAMS (support/memory.h): what the
+     * memory system gives these bytes at that moment, beside which gbps is the kernel's share.
+     * The figures below are of the read whose median was faster. */
+    bool read_alone;                  /* the reads were taken (else the five below are 0) */
+    int read_streams;                 /* streams per thread of that read: 1 or BB_READ_STREAMS */
     double read_t_median, read_t_min; /* seconds per copy read */
     double read_gbps;                 /* packed bytes / read_t_median / 1e9 */
-    double read_ratio_paired;         /* median over the calls of call time / the read right after it */
+    double read_ratio_paired;         /* median over the calls of call time / that read right after it */
 } bb_gemm_result;
 
 /* A packed weight matrix, repeated `copies` times (see the cache modes). */

@@ -24,7 +24,7 @@ typedef struct {
     uint8_t *buf[BB_ROOF_MAX_THREADS];
     size_t bytes;      /* each thread's buffer */
     size_t chunk, off; /* what one run reads of it */
-    int passes;
+    int passes, streams;
     bool zmm;
 } read_job;
 
@@ -33,8 +33,8 @@ static void read_worker(void *ctx, int tid, int n)
     read_job *j = ctx;
     (void)n;
     for (int p = 0; p < j->passes; p++) {
-        if (j->zmm) bb_read512(j->buf[tid] + j->off, j->chunk);
-        else bb_read256(j->buf[tid] + j->off, j->chunk);
+        if (j->zmm) bb_read512(j->buf[tid] + j->off, j->chunk, j->streams);
+        else bb_read256(j->buf[tid] + j->off, j->chunk, j->streams);
     }
 }
 
@@ -42,7 +42,7 @@ static void read_worker(void *ctx, int tid, int n)
  * of enough passes to last about `seconds` each (fastest = least disturbed by other processes). */
 static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds, int runs)
 {
-    read_job j = {.bytes = bytes, .chunk = bytes, .passes = 1, .zmm = bb_read512_usable()};
+    read_job j = {.bytes = bytes, .chunk = bytes, .passes = 1, .streams = 1, .zmm = bb_read512_usable()};
     for (int t = 0; t < nthreads; t++) {
         j.buf[t] = bb_alloc(bytes);
         if (!j.buf[t]) {
@@ -70,10 +70,12 @@ static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds,
 /* DRAM: each thread's buffer (together twice the last-level cache) is read in 4 MiB chunks,
  * each chunk a timed run, cycling through the buffers so that a chunk was last touched a whole
  * last-level cache ago; the fastest chunk counts.  Short runs, because on a shared machine a
- * pass over the whole buffer (hundreds of ms) is always preempted somewhere. */
+ * pass over the whole buffer (hundreds of ms) is always preempted somewhere.  The runs
+ * alternate one stream per thread and BB_READ_STREAMS (the read-alone bound's two reads,
+ * support/memory.h), so that the ceiling is the faster. */
 static double dram_bw(bb_pool *pool, int nthreads, size_t bytes, int runs)
 {
-    read_job j = {.bytes = bytes, .chunk = (size_t)4 << 20, .passes = 1, .zmm = bb_read512_usable()};
+    read_job j = {.bytes = bytes, .chunk = (size_t)4 << 20, .passes = 1, .streams = 1, .zmm = bb_read512_usable()};
     if (j.chunk > bytes) j.chunk = bytes;
     for (int t = 0; t < nthreads; t++) {
         j.buf[t] = bb_alloc(bytes);
@@ -87,6 +89,7 @@ static double dram_bw(bb_pool *pool, int nthreads, size_t bytes, int runs)
     double best = INFINITY;
     for (int r = 0; r < runs; r++) {
         j.off = (size_t)r % nchunks * j.chunk;
+        j.streams = r % 2 ? BB_READ_STREAMS : 1;
         double t0 = bb_now();
         bb_pool_run(pool, read_worker, &j);
         double t = bb_now() - t0;

@@ -3,8 +3,9 @@
  *   - read bandwidth (GB/s, 1e9 bytes/s) from L1, L2, L3 and DRAM for 1..T threads: each thread
  *     reads its own buffer sized for the level (L1: half the L1d; L2: half the L2; L3: 4 x L2,
  *     within half the L3 shared by all threads; DRAM: twice the last-level cache in total, read
- *     in 4 MiB chunks timed one by one), with 512-bit loads (256-bit without AVX-512), the
- *     fastest of many short runs (1 ms; other processes share the cores);
+ *     in 4 MiB chunks timed one by one, alternately front to back and as BB_READ_STREAMS parts
+ *     in lockstep), with 512-bit loads (256-bit without AVX-512), the fastest of many short
+ *     runs (1 ms; other processes share the cores);
  *   - peak throughput of vpdpbusd, vpmaddubsw, vpshufb, vpermb (512-bit), fp32 FMA (512-bit)
  *     and the bf16 dot vdpbf16ps on x86-64, of FMLA (f32, f16), SDOT, SMMLA, TBL and BFDOT
  *     (128-bit) on aarch64, in instructions/s and operations/s, for 1 and T threads;

@@ -176,11 +176,12 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
     if (spec->gen_len)
         printf("  tg%-5d %8.2f tok/s  (min %.2f, max %.2f)  %.2f ms/token, %.1f%% in linear layers\n"
                "          %.1f MB of weights per token (%.3f MB of it padding) -> %.2f GB/s (derived), %.1f MB of KV cache\n"
-               "  read     %8.2f tok/s  (max %.2f)  the same weights and KV rows read alone by the same threads, %.2f GB/s;\n"
-               "           tg is %.0f%% of it (median over median; best over best %.0f%%)\n",
+               "  read     %8.2f tok/s  (max %.2f)  the same weights and KV rows read alone by the same threads, %.2f GB/s\n"
+               "           (%d stream%s per thread); tg is %.0f%% of it (median over median; best over best %.0f%%)\n",
                spec->gen_len, r->tg_tps_median, r->tg_tps_min, r->tg_tps_max, r->tg_ms_per_token,
                100 * r->matmul_share, r->weight_bytes_per_token / 1e6, r->weight_pad_bytes_per_token / 1e6,
-               r->tg_gbps, r->kv_bytes_per_token / 1e6, r->read_tps_median, r->read_tps_max, r->read_gbps, 100 * r->tg_of_read,
+               r->tg_gbps, r->kv_bytes_per_token / 1e6, r->read_tps_median, r->read_tps_max, r->read_gbps,
+               r->read_streams, r->read_streams == 1 ? "" : "s", 100 * r->tg_of_read,
                100 * r->tg_tps_max / r->read_tps_max);
     /* A token's bytes within twice the last-level cache (gemm --cache dram's rule for "from
      * memory") may partly stay in it from one token to the next, for the decode and for the read

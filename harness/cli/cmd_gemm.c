@@ -169,10 +169,12 @@ static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int th
            r->t_max * 1e6, r->t_sd * 1e6, r->reps);
     printf("  speed  %.2f GOP/s   weights %.2f GB/s\n", r->gops, r->gbps);
     if (spec->read_alone)
-        printf("  read   the same bytes read alone after each call: median %.3f us (min %.3f), %.2f GB/s;\n"
+        printf("  read   the same bytes read alone after each call: median %.3f us (min %.3f), %.2f GB/s, %d "
+               "stream%s per thread;\n"
                "         the kernel takes %.2fx its time (median over median; call by call %.2fx; "
                "fastest over fastest %.2fx)\n",
-               r->read_t_median * 1e6, r->read_t_min * 1e6, r->read_gbps, r->t_median / r->read_t_median,
+               r->read_t_median * 1e6, r->read_t_min * 1e6, r->read_gbps, r->read_streams,
+               r->read_streams == 1 ? "" : "s", r->t_median / r->read_t_median,
                r->read_ratio_paired, r->t_min / r->read_t_min);
     if (spec->verify) {
         printf("  verify max|err| %.3g  rel %.3g  err/bound %.3g  %s\n", r->max_abs_err, r->rel_err, r->bound_ratio,

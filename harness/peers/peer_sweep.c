@@ -251,7 +251,7 @@ static void fill_row(const bb_peer_sink *s, const bb_sweep *sw, const bb_e2e_poi
     join_samples(&r->pp, row->pp_samples, sizeof row->pp_samples);
     join_samples(&r->tg, row->tg_samples, sizeof row->tg_samples);
     double *nums[] = {&row->matmul_share, &row->weight_bytes_per_token, &row->tg_gbps_derived, &row->read_tps,
-                      &row->read_tps_max, &row->read_gbps, &row->tg_of_read, &row->footprint_bytes,
+                      &row->read_tps_max, &row->read_gbps, &row->read_streams, &row->tg_of_read, &row->footprint_bytes,
                       &row->logit_max_abs_err, &row->logit_rel_rms_err, &row->top1_agreement,
                       &row->logits_identical, &row->ppl, &row->ppl_err, &row->ppl_tokens, &row->ppl_tps,
                       &row->energy_per_token_j, &row->fallback_calls, &row->kv_bytes_per_token};

@@ -51,6 +51,7 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
     row->read_t_min_s = r->read_alone ? r->read_t_min : NAN;
     row->read_gbps = r->read_alone ? r->read_gbps : NAN;
     row->read_ratio_paired = r->read_alone ? r->read_ratio_paired : NAN;
+    row->read_streams = r->read_alone ? r->read_streams : NAN;
     row->attempts = 1;
 }
 
@@ -98,12 +99,14 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     row->read_tps = r->read_tps_median;
     row->read_tps_max = r->read_tps_max;
     row->read_gbps = r->read_gbps;
+    row->read_streams = r->read_streams;
     row->tg_of_read = r->tg_of_read;
     row->footprint_bytes = (double)r->footprint;
     if (spec->prompt_len == 0) row->pp_tps = row->pp_tps_min = row->pp_tps_max = NAN; /* not measured: empty cells */
     if (spec->gen_len == 0)
         row->tg_tps = row->tg_tps_min = row->tg_tps_max = row->ms_per_token = row->matmul_share =
-            row->tg_gbps_derived = row->read_tps = row->read_tps_max = row->read_gbps = row->tg_of_read = NAN;
+            row->tg_gbps_derived = row->read_tps = row->read_tps_max = row->read_gbps = row->read_streams =
+                row->tg_of_read = NAN;
     row->logit_max_abs_err = row->logit_rel_rms_err = row->top1_agreement = row->logits_identical = NAN;
     row->ppl = row->ppl_err = row->ppl_tokens = row->ppl_tps = NAN;
     row->energy_per_token_j = NAN;

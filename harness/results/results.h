@@ -54,6 +54,7 @@ typedef struct {
     /* a sweep's `read` (gemm --read): a plain read of the next copy after every timed call; NAN
      * (empty) when not asked */
     double read_t_median_s, read_t_min_s, read_gbps, read_ratio_paired;
+    double read_streams; /* streams per thread of that read (bb_gemm_result's); NAN when not asked */
     /* a sweep's `rounds` (sweep_kernel.c): how many rounds measured the point, which of them
      * (1-based) the row is, and each round's t_median_s and read_ratio_paired, ';'-separated in
      * round order ("" with one round); 0 in a file written before */

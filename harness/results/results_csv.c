@@ -99,6 +99,10 @@ const bb_column bb_result_columns[] = {
         "t_median_s of each round, ';'-separated in round order; empty with one round"),
     COL("rounds_read_ratio_paired", BB_COL_STR, rounds_read_ratio_paired,
         "the same for read_ratio_paired; empty with one round or without a read"),
+    /* added after the rounds; a file written before reads with it empty */
+    COL("read_streams", BB_COL_NUM, read_streams,
+        "read: the streams per thread of the read the read_ columns are of (1 or 8): after each call the bytes "
+        "are read both ways, one after the other, and the faster by median counts; empty without a read"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
     BB_CPU_MODEL_COLUMN(bb_result_row),
 };

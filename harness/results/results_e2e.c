@@ -109,6 +109,10 @@ const bb_column bb_e2e_columns[] = {
         "the kernels whose repetitions alternated with this point's (a model sweep's interleave: their models held "
         "together, each repetition running every one in turn), its own among them, ';'-separated in the sweep's "
         "order; empty for a point measured alone"),
+    /* added after interleaved; a file written before reads with it empty */
+    COLF("read_streams", read_streams, "%.0f",
+         "the streams per thread of the read_ columns' reads (1 or 8): the bytes are read both ways, alternating, "
+         "and the faster by median is the bound; empty without a decode or for a peer"),
     BB_CPU_MODEL_COLUMN(bb_e2e_row),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);
