@@ -161,6 +161,14 @@ print("Goal: kernel time over a plain read of its own bytes from DRAM, for the l
   .. "(≤ 1.10× for the ternary and 2-bit ones, ≤ 1.25× for tq1_0's best layout, ≤ 1.05× for the 4- and 8-bit "
   .. "ones); the plain read is the same bytes read after every call (the sweep's read = true, the median "
   .. "of the call-by-call ratios). With rounds, the median round's, and the range over the rounds in brackets.")
+do
+  local mad = {}
+  for _, r in ipairs(rows) do
+    if r.sweep == "mad" then mad[#mad + 1] = r.src end
+  end
+  local note = report.streams_note(mad)
+  if note ~= "" then print() print(note) end
+end
 if profile_reads then
   print()
   print("‡ no read beside the calls in this row: its plain read is the machine profile's DRAM read ceiling at "

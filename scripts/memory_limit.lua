@@ -166,3 +166,8 @@ for _, g in ipairs(report.groups(ours, decode_groups)) do
 end
 if not any_pair then print("| (no model and thread count with both tl2_0 and i2_s) | | | | | |") end
 if marked then print("\n" .. report.LEGEND) end
+local streams = {}
+for _, r in ipairs(ours) do streams[#streams + 1] = r end
+for _, r in ipairs(deep) do streams[#streams + 1] = r end
+local note = report.streams_note(streams)
+if note ~= "" then print("\n" .. note) end

@@ -193,11 +193,11 @@ grep -q '^| m | 2 | 1.10× ✓ | 1.25× (1.00-1.25, 3) ✓ | 1.200× | 104 % |$'
 ml3="$tmp/ml3"
 mkdir -p "$ml3"
 cat >"$ml3/e2e.csv" <<'CSV'
-sweep,model,kernel,out_kernel,threads,gen,peer,tg_tps,tg_of_read,weight_bytes_per_token,kv_bytes_per_token,spread_flag,attempts,busy,depth
-decode,m,i2_s,f16,2,32,,100,0.91,120,0,0,1,0,0
-decode,m,tl2_0,f16,2,32,,105,0.89,100,0,0,1,0,0
-classifier,m,i2_s,q8_0_x16,2,32,,120,0.90,90,0,0,1,0,0
-classifier,m,tl2_0,q8_0_x16,2,32,,132,0.90,70,0,0,1,0,0
+sweep,model,kernel,out_kernel,threads,gen,peer,tg_tps,tg_of_read,weight_bytes_per_token,kv_bytes_per_token,spread_flag,attempts,busy,depth,read_streams
+decode,m,i2_s,f16,2,32,,100,0.91,120,0,0,1,0,0,8
+decode,m,tl2_0,f16,2,32,,105,0.89,100,0,0,1,0,0,8
+classifier,m,i2_s,q8_0_x16,2,32,,120,0.90,90,0,0,1,0,0,1
+classifier,m,tl2_0,q8_0_x16,2,32,,132,0.90,70,0,0,1,0,0,8
 CSV
 lua5.4 "$src/scripts/memory_limit.lua" "$ml3/e2e.csv" >"$tmp/ml3.md" 2>"$tmp/err" || fail "memory_limit.lua: $(cat "$tmp/err")"
 grep -q '^| m (classifier f16) | 2 | 91 % ✓ | 89 % |$' "$tmp/ml3.md" && grep -q '^| m (classifier q8_0_x16) | 2 | 90 % ✓ | 90 % ✓ |$' "$tmp/ml3.md" ||
@@ -205,5 +205,10 @@ grep -q '^| m (classifier f16) | 2 | 91 % ✓ | 89 % |$' "$tmp/ml3.md" && grep -
 grep -q '^| m (classifier f16) | 2 | 1.05× | – | 1.200× | 88 % |$' "$tmp/ml3.md" &&
     grep -q '^| m (classifier q8_0_x16) | 2 | 1.10× ✓ | – | 1.286× | 86 % |$' "$tmp/ml3.md" ||
     fail "memory_limit.lua: item 5 by classifier: $(grep '×' "$tmp/ml3.md")"
+# which of the bound's two reads counted (read_streams), said once under the tables; nothing for a
+# file without the column
+grep -q '^The plain read that set the bound (.*): 1 stream per thread in 1, 8 streams per thread in 3 of 4 rows\.$' "$tmp/ml3.md" ||
+    fail "memory_limit.lua: the read streams: $(tail -2 "$tmp/ml3.md")"
+grep -q 'plain read that set the bound' "$tmp/ml.md" && fail "memory_limit.lua: a streams sentence without read_streams"
 
 echo "reports: flagged points marked with the legend; the machine sentence is the run's"

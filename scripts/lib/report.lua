@@ -546,4 +546,28 @@ function M.llc_note(run, rows)
     .. "from cache rather than DRAM: %s.", M.fmt(llc.size / 1e6, 3), llc.level, table.concat(fit, ", "))
 end
 
+-- Which of the read-alone bound's two reads counted (the read_streams column: one stream per
+-- thread, or several in lockstep, the faster by median), as a sentence over the rows that have
+-- it; "" when none has (a run from before the column, or without a read).
+function M.streams_note(rows)
+  local count, n = {}, 0
+  for _, r in ipairs(rows) do
+    local s = M.num(r.read_streams)
+    if s then
+      count[s] = (count[s] or 0) + 1
+      n = n + 1
+    end
+  end
+  if n == 0 then return "" end
+  local parts = {}
+  for s, c in pairs(count) do parts[#parts + 1] = { s, c } end
+  table.sort(parts, function(a, b) return a[1] < b[1] end)
+  local text = {}
+  for _, p in ipairs(parts) do
+    text[#text + 1] = string.format("%d stream%s per thread in %d", p[1], p[1] == 1 and "" or "s", p[2])
+  end
+  return string.format("The plain read that set the bound (the faster of one stream per thread and several in "
+    .. "lockstep, read side by side): %s of %d rows.", table.concat(text, ", "), n)
+end
+
 return M
