@@ -30,8 +30,8 @@ double bb_read_buffers(bb_pool *pool, const void *const *bufs, const size_t *byt
  * stream per thread, and this many.  One stream is not always the machine's read rate: a GEMV
  * that reads several rows at once (f16's 8, baselines/f16_avx512.c) keeps more lines in flight
  * and was measured faster than a one-stream read of its own bytes (Xeon guest with AMX,
- * docs/measurements/2026-11-30-q8_0_x16.md); the count is what docs/measurements/
- * 2026-11-30-read-streams.md measured fastest. */
+ * docs/measurements/2026-11-30-q8_0_x16.md).  8 and 16 streams read alike there, 4 as fast or
+ * slower, 2 and 1 slower (docs/measurements/2026-11-30-read-streams.md). */
 #define BB_READ_STREAMS 8
 
 /* The read loops (read_simd.c): `bytes` (a multiple of 256) from p (64-byte aligned), loaded
