@@ -21,6 +21,7 @@ bool bb_read512_usable(void) { return __builtin_cpu_supports("avx512f") && __bui
 __attribute__((target("avx512f"))) uint64_t bb_read512(const void *p, size_t bytes, int streams)
 {
     const uint8_t *b = p;
+    /* per: units in each part, 0 unless streams > 1 (then the tail loop reads everything) */
     size_t units = bytes / 256, per = streams > 1 ? units / (size_t)streams : 0;
     __m512i x0 = _mm512_setzero_si512(), x1 = x0, x2 = x0, x3 = x0;
     for (size_t u = 0; u < per; u++)
@@ -32,7 +33,7 @@ __attribute__((target("avx512f"))) uint64_t bb_read512(const void *p, size_t byt
             x3 = _mm512_xor_si512(x3, _mm512_load_si512(v + 3));
         }
     const __m512i *v = (const __m512i *)b;
-    for (size_t i = per * (size_t)(streams > 1 ? streams : 0) * 4; i < units * 4; i += 4) {
+    for (size_t i = per * (size_t)streams * 4; i < units * 4; i += 4) {
         x0 = _mm512_xor_si512(x0, _mm512_load_si512(v + i));
         x1 = _mm512_xor_si512(x1, _mm512_load_si512(v + i + 1));
         x2 = _mm512_xor_si512(x2, _mm512_load_si512(v + i + 2));
@@ -64,7 +65,7 @@ __attribute__((target("avx2"))) uint64_t bb_read256(const void *p, size_t bytes,
             }
         }
     const __m256i *v = (const __m256i *)b;
-    for (size_t i = per * (size_t)(streams > 1 ? streams : 0) * 8; i < units * 8; i += 4) {
+    for (size_t i = per * (size_t)streams * 8; i < units * 8; i += 4) {
         x0 = _mm256_xor_si256(x0, _mm256_load_si256(v + i));
         x1 = _mm256_xor_si256(x1, _mm256_load_si256(v + i + 1));
         x2 = _mm256_xor_si256(x2, _mm256_load_si256(v + i + 2));
@@ -105,7 +106,7 @@ uint64_t bb_read256(const void *p, size_t bytes, int streams)
             read128(v, x);
             read128(v + 128, x);
         }
-    for (size_t i = per * (size_t)(streams > 1 ? streams : 0) * 256; i < units * 256; i += 128) read128(b + i, x);
+    for (size_t i = per * (size_t)streams * 256; i < units * 256; i += 128) read128(b + i, x);
     for (int a = 1; a < 8; a++) x[0] = veorq_u8(x[0], x[a]);
     uint64x2_t w = vreinterpretq_u64_u8(x[0]);
     uint64_t r = vgetq_lane_u64(w, 0) ^ vgetq_lane_u64(w, 1);

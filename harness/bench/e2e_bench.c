@@ -308,8 +308,9 @@ static void model_summarize(e2e_model *m)
         /* the bound: the faster of the two reads by median */
         const int npass = m->reps * (BB_E2E_READ_PASSES / 2);
         bb_stats s1 = bb_stats_of(m->rd, npass), sn = bb_stats_of(m->rd + npass, npass);
-        bb_stats sr = sn.median > s1.median ? sn : s1;
-        r->read_streams = sn.median > s1.median ? BB_READ_STREAMS : 1;
+        bool many = sn.median > s1.median;
+        bb_stats sr = many ? sn : s1;
+        r->read_streams = many ? BB_READ_STREAMS : 1;
         r->read_tps_median = sr.median;
         r->read_tps_max = sr.max;
         r->read_gbps = m->read_bytes * sr.median / 1e9;

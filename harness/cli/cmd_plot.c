@@ -289,7 +289,10 @@ static int key_index(keys *ks, const char *key, int add)
 {
     char k[240];
     snprintf(k, sizeof k, "%s", key); /* as stored */
-    if (ks->nslot && *key_slot(ks, k)) return *key_slot(ks, k) - 1;
+    if (ks->nslot) {
+        int found = *key_slot(ks, k);
+        if (found) return found - 1;
+    }
     if (!add || ks->failed) return -1;
     if (2 * (ks->n + 1) > ks->nslot) { /* rehash into twice the slots */
         if (ks->nslot > (1 << 28)) {
@@ -622,12 +625,18 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     keys ks = {0};
     int cg = bb_csv_col(g, "gops"), cb = bb_csv_col(g, "gbps"), ct = bb_csv_col(g, "threads"), cc = bb_csv_col(g, "cache");
     int thr[256], nthr = 0, resident = 0; /* the distinct thread counts, 1 .. 256 */
-    for (int r = 0; r < g->nrows; r++) {
+    /* the points, by thread count, kernel and file order: a block per thread count and kernel,
+     * thread counts outermost */
+    placed_row *pts = g->nrows ? malloc((size_t)g->nrows * sizeof *pts) : NULL;
+    int npts = 0;
+    if (g->nrows && !pts) ks.failed = 1;
+    for (int r = 0; r < g->nrows && !ks.failed; r++) {
         char l[96];
         label_of(g, r, l, sizeof l);
-        key_index(&ks, l, 1);
-        double t = bb_csv_cell_num(g, r, ct);
+        int i = key_index(&ks, l, 1);
+        double t = bb_csv_cell_num(g, r, ct), ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
         if (!(t >= 1 && t <= 256)) continue;
+        if (i >= 0 && ops > 0 && bw > 0) pts[npts++] = (placed_row){.key = (int)t, .x = i, .row = r};
         int seen = 0;
         for (int j = 0; j < nthr; j++) seen |= thr[j] == (int)t;
         if (!seen) thr[nthr++] = (int)t;
@@ -644,35 +653,17 @@ static int plot_roofline(plot_ctx *c, const bb_csv_table *g, const profile *pr)
     bb_gp_script vars;
     if (ks.failed || kind_vars(c, &vars, path, "Roofline: each point under the ceilings of its thread count")) {
         if (ks.failed) fprintf(stderr, "bitbench plot: roofline: out of memory\n");
+        free(pts);
         keys_free(&ks);
         fclose(f);
         return -1;
-    }
-    /* the points, by thread count (its place in thr), kernel and file order: a block per thread
-     * count and kernel, thread counts outermost */
-    placed_row *pts = g->nrows ? malloc((size_t)g->nrows * sizeof *pts) : NULL;
-    int npts = 0;
-    if (g->nrows && !pts) {
-        fprintf(stderr, "bitbench plot: roofline: out of memory\n");
-        keys_free(&ks);
-        bb_gp_script_free(&vars);
-        fclose(f);
-        return -1;
-    }
-    for (int r = 0; r < g->nrows; r++) {
-        char l[96];
-        label_of(g, r, l, sizeof l);
-        double t = bb_csv_cell_num(g, r, ct), ops = bb_csv_cell_num(g, r, cg), bw = bb_csv_cell_num(g, r, cb);
-        if (!(t >= 1 && t <= 256) || !(ops > 0) || !(bw > 0)) continue;
-        int j = 0;
-        while (j < nthr && thr[j] != (int)t) j++;
-        pts[npts++] = (placed_row){.key = j, .x = key_index(&ks, l, 0), .row = r};
     }
     qsort(pts, (size_t)npts, sizeof *pts, by_key_x_row);
     int blocks = 0;
-    for (int p = 0; p < npts; p++) {
-        int j = pts[p].key, i = (int)pts[p].x, r = pts[p].row;
-        if (p == 0 || pts[p - 1].key != j || pts[p - 1].x != pts[p].x) {
+    for (int p = 0, j = 0; p < npts; p++) {
+        int i = (int)pts[p].x, r = pts[p].row;
+        while (thr[j] != pts[p].key) j++; /* its place in thr: both in increasing order */
+        if (p == 0 || pts[p - 1].key != pts[p].key || pts[p - 1].x != pts[p].x) {
             char title[160], name[40];
             bool roof = thr[j] <= pr->maxthreads && pr->bw[thr[j]][3] > 0;
             snprintf(title, sizeof title, "%s, %d thread%s%s", ks.k[i], thr[j], thr[j] == 1 ? "" : "s",
