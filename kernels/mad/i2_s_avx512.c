@@ -5,13 +5,18 @@
  * k = 128b .. 128b+63, planes 2 and 3 with 128b+64 .. 128b+127: two plain 64-byte loads, so the
  * activation bytes need neither rearranging nor 256-bit inserts.  vpdpbusd (unsigned code x
  * signed activation) accumulates each pair of planes into one int32 register: 2 accumulators per
- * block, two blocks in flight (4 chains) per row.  Every lane of an accumulator only ever sees
- * one plane, so it is an exact multiple of that plane's weight 64/16/4/1 and is divided out
+ * block; with N > 1 two blocks in flight (4 chains) per row.  Every lane of an accumulator only
+ * ever sees one plane, so it is an exact multiple of that plane's weight 64/16/4/1 and is divided out
  * lane-wise by an arithmetic shift; four rows are then summed by one transposed reduction and
  * dequantized together (a vector division is the same IEEE division per lane as bb_i8_dequant's).
- * Rows are read one after the other, so a thread's weights are one forward stream: from DRAM
- * that streams better than interleaving the four rows, though in cache it is slower (figures in
- * docs/measurements/2026-11-22.md, "The engine's decode against its bandwidth bound").
+ * Decode (N = 1) reads a call's rows as four streams in lockstep, line by line: row j of each
+ * quarter of [m0, m1), eight dpbusd chains.  From DRAM one forward stream per thread took
+ * 1.2-1.3x the time of an 8-stream read of the same bytes on the Xeon with AMX, four quarters
+ * 1.1x; four adjacent rows interleaved are one stream to the prefetchers and were slower
+ * (docs/measurements/2026-11-22.md; 2026-11-30-read-streams.md, "Four streams in lockstep").
+ * Each quarter's far prefetch goes to its place in the next call of the same size: the chunk
+ * its thread takes next (bb_pool_run_chunks).  With N > 1 a pass of four rows, read one after
+ * the other, stays in L1 across the activation rows.
  * Exactness: each lane gains at most 4*128*127 per block, |acc| <= 65024*K/128 < 2^31 for
  * K <= 2^18 (shape_error enforces it). */
 #include <immintrin.h>
@@ -84,6 +89,56 @@ static __m128i dot_4rows(const uint8_t *const w[ROWS], const int8_t *q, int k, c
     return reduce4(dot_row(w[0], q, k, mk), dot_row(w[1], q, k, mk), dot_row(w[2], q, k, mk), dot_row(w[3], q, k, mk));
 }
 
+/* Decode: four rows from four streams, line by line in lockstep (the header says why).  Each row
+ * keeps one accumulator pair; with four rows that is eight independent dpbusd chains. */
+static __m128i dot_4streams(const uint8_t *const w[ROWS], const int8_t *q, int k, const i2s_masks *mk, size_t ahead)
+{
+    __m512i a01[ROWS], a23[ROWS];
+    for (int i = 0; i < ROWS; i++) a01[i] = a23[i] = _mm512_setzero_si512();
+    int nblk = k / BB_I2S_BLOCK, b = 0;
+    for (; b + 2 <= nblk; b += 2)
+        for (int i = 0; i < ROWS; i++) {
+            bb_prefetch_interleaved(w[i] + 32 * b, ahead);
+            block_madd(w[i] + 32 * b, q + b * BB_I2S_BLOCK, mk, &a01[i], &a23[i]);
+            block_madd(w[i] + 32 * b + 32, q + (b + 1) * BB_I2S_BLOCK, mk, &a01[i], &a23[i]);
+        }
+    if (b < nblk)
+        for (int i = 0; i < ROWS; i++) block_madd(w[i] + 32 * b, q + b * BB_I2S_BLOCK, mk, &a01[i], &a23[i]);
+    return reduce4(planes_sum(a01[0], a23[0]), planes_sum(a01[1], a23[1]), planes_sum(a01[2], a23[2]),
+                   planes_sum(a01[3], a23[3]));
+}
+
+/* bb_i8_dequant lane-wise: (float)isum / act_scale * w_scale, 0 for an all-zero row */
+static inline __m128 dequant4(__m128i isum, const bb_i8_row_head *h, float ws)
+{
+    isum = _mm_sub_epi32(isum, _mm_set1_epi32(h->qsum));
+    if (h->scale == 0.0f) return _mm_setzero_ps();
+    return _mm_mul_ps(_mm_div_ps(_mm_cvtepi32_ps(isum), _mm_set1_ps(h->scale)), _mm_set1_ps(ws));
+}
+
+/* Rows [m0, m1) against one activation row: pass j takes row m0 + i*quarter + j of stream i; a
+ * stream past m1 repeats a live row and its lane is not stored. */
+static void decode_streams(const void *w, const void *act, float *y, int k, int m0, int m1, float ws,
+                           const i2s_masks *mk)
+{
+    const size_t row_bytes = (size_t)k / 4, ahead = (size_t)(m1 - m0) * row_bytes;
+    const bb_i8_row_head *h = bb_i8_row(act, k, 0);
+    const int8_t *q = bb_i8_row_q(act, k, 0);
+    const int quarter = (m1 - m0 + ROWS - 1) / ROWS;
+    for (int j = 0; j < quarter; j++) {
+        const uint8_t *wr[ROWS];
+        int row[ROWS];
+        for (int i = 0; i < ROWS; i++) {
+            row[i] = m0 + i * quarter + j;
+            wr[i] = (const uint8_t *)w + (size_t)(row[i] < m1 ? row[i] : m0 + j) * row_bytes;
+        }
+        float out[ROWS];
+        _mm_storeu_ps(out, dequant4(dot_4streams(wr, q, k, mk, ahead), h, ws));
+        for (int i = 0; i < ROWS; i++)
+            if (row[i] < m1) y[row[i]] = out[i];
+    }
+}
+
 void bb_i2_s_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
     const float ws = bb_i2_s_scale(w, m, k);
@@ -91,6 +146,10 @@ void bb_i2_s_matmul_avx512(const void *w, const void *act, float *y, int m, int 
     i2s_masks mk;
     mk.m01 = _mm512_inserti64x4(_mm512_set1_epi8((char)0xC0), _mm256_set1_epi8(0x30), 1);
     mk.m23 = _mm512_inserti64x4(_mm512_set1_epi8(0x0C), _mm256_set1_epi8(0x03), 1);
+    if (n == 1) {
+        decode_streams(w, act, y, k, m0, m1, ws, &mk);
+        return;
+    }
     for (int r = m0; r < m1; r += ROWS) {
         int live = m1 - r < ROWS ? m1 - r : ROWS;
         const uint8_t *wr[ROWS];
@@ -99,11 +158,7 @@ void bb_i2_s_matmul_avx512(const void *w, const void *act, float *y, int m, int 
         /* The rows' weights (4*K/4 bytes) stay in L1 across the activation rows of a GEMM. */
         for (int c = 0; c < n; c++) {
             const bb_i8_row_head *h = bb_i8_row(act, k, c);
-            __m128i isum = _mm_sub_epi32(dot_4rows(wr, bb_i8_row_q(act, k, c), k, &mk), _mm_set1_epi32(h->qsum));
-            /* bb_i8_dequant lane-wise: (float)isum / act_scale * w_scale, 0 for an all-zero row */
-            __m128 out = h->scale == 0.0f ? _mm_setzero_ps()
-                                          : _mm_mul_ps(_mm_div_ps(_mm_cvtepi32_ps(isum), _mm_set1_ps(h->scale)),
-                                                       _mm_set1_ps(ws));
+            __m128 out = dequant4(dot_4rows(wr, bb_i8_row_q(act, k, c), k, &mk), h, ws);
             _mm_mask_storeu_ps(y + (size_t)c * m + r, store, out);
         }
     }
