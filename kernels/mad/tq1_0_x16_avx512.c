@@ -32,7 +32,7 @@ static inline int run_value(int c, int n)
  * c < nb.  lo[c] gathers q_n . a, hi[c] q_{n+1} . a, in `chains` accumulators each (3 for one
  * row, 2 for two, 1 for more: 6 to 8 in flight). */
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_K *const *a,
-                                                               int b, const int nb, __m512 *sumf)
+                                                               int b, const int nb, __m512 *sumf, size_t ahead)
 {
     const int chains = nb == 1 ? 3 : (nb == 2 ? 2 : 1);
     __m512i lo[X16_NB_MAX][CHAINS_MAX], hi[X16_NB_MAX][CHAINS_MAX];
@@ -42,8 +42,8 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
 #pragma GCC unroll 13
     for (int r = 0; r < BB_TQ1_0_X16_RUNS; r++) {
         /* the record's 14 lines prefetched one per run, as in tq1_0_x16_avx2.c */
-        bb_prefetch_stream(rec + 64 * r);
-        if (r == 0) bb_prefetch_stream(rec + BB_TQ1_0_X16_D);
+        bb_prefetch_interleaved(rec + 64 * r, ahead);
+        if (r == 0) bb_prefetch_interleaved(rec + BB_TQ1_0_X16_D, ahead);
         __m512i q = _mm512_loadu_si512(rec + 64 * r);
         const int trits = r == BB_TQ1_0_X16_RUNS - 1 ? 4 : 5; /* qh bytes hold 4 trits */
 #pragma GCC unroll 5
@@ -77,5 +77,5 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
 
 void bb_tq1_0_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    x16_matmul(w, BB_TQ1_0_X16_RECORD, act, y, m, k, n, m0, m1);
+    x16_matmul(w, BB_TQ1_0_X16_RECORD, act, y, m, k, n, m0, m1, false);
 }

@@ -22,7 +22,7 @@
 /* sumf[c] += the 16 rows' block terms of one record against block b of activation rows a[c],
  * c < nb.  acc[c][l][j]: plane l, chain j (2 for one row: 8 sums in flight; 1 for more). */
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_K *const *a,
-                                                               int b, const int nb, __m512 *sumf)
+                                                               int b, const int nb, __m512 *sumf, size_t ahead)
 {
     const int chains = nb == 1 ? CHAINS_MAX : 1;
     __m512i acc[X16_NB_MAX][4][CHAINS_MAX];
@@ -33,8 +33,8 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
     for (int r = 0; r < BB_TQ2_0_X16_RUNS; r++) {
         /* the record's 17 lines prefetched one per run (and the scales' with the first), as in
          * tq1_0_x16_avx512.c */
-        bb_prefetch_stream(rec + 64 * r);
-        if (r == 0) bb_prefetch_stream(rec + BB_TQ2_0_X16_D);
+        bb_prefetch_interleaved(rec + 64 * r, ahead);
+        if (r == 0) bb_prefetch_interleaved(rec + BB_TQ2_0_X16_D, ahead);
         __m512i v = _mm512_loadu_si512(rec + 64 * r);
         const int j = r % chains;
 #pragma GCC unroll 4
@@ -64,5 +64,5 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
 
 void bb_tq2_0_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    x16_matmul(w, BB_TQ2_0_X16_RECORD, act, y, m, k, n, m0, m1);
+    x16_matmul(w, BB_TQ2_0_X16_RECORD, act, y, m, k, n, m0, m1, true);
 }

@@ -3,23 +3,34 @@
  * against the activation rows X16_NB_MAX at a time, so that the group's records (16 * K * bits
  * / 8 bytes) stay in L1/L2 while every activation row passes over them.  The including file
  * defines, after the include,
- *     record_terms(rec, a, b, nb, sumf)   sumf[c] += the 16 rows' block terms of the record at
- *                                         rec against block b of activation rows a[c], c < nb
- * and calls x16_matmul with its record size.  nb is a constant in each call of record_terms
- * (the switch below), so its accumulators are unrolled into registers. */
+ *     record_terms(rec, a, b, nb, sumf, ahead)
+ *         sumf[c] += the 16 rows' block terms of the record at rec against block b of
+ *         activation rows a[c], c < nb; the record's lines are prefetched with
+ *         bb_prefetch_interleaved(line, ahead)
+ * and calls x16_matmul with its record size and whether decode reads in lockstep (below).  nb is a constant in each call of record_terms
+ * (the switch below), so its accumulators are unrolled into registers.
+ *
+ * Decode (N = 1) reads the groups of a call as up to four streams in lockstep, record by record:
+ * group j of each quarter of the call's groups (a 32 KiB chunk at K = 2560 is three groups).  One
+ * forward stream per thread does not draw this host's DRAM rate (the read of
+ * support/read_simd.c, and i2_s_avx512.c); each stream's far prefetch goes to its place in the
+ * next call of the same size, the chunk its thread takes next (bb_pool_run_chunks).  A kernel that
+ * computes below the DRAM rate (tq1_0_x16) gains nothing by it and walks its groups in order. */
 #ifndef BB_X16_ROWS_AVX512_H
 #define BB_X16_ROWS_AVX512_H
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../common/act_quant.h"
+#include "../common/prefetch.h"
 
 #define X16_NB_MAX 4 /* activation rows sharing each loaded run of weights (N > 1) */
 
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_K *const *a,
-                                                               int b, const int nb, __m512 *sumf);
+                                                               int b, const int nb, __m512 *sumf, size_t ahead);
 
 /* One group of 16 rows (records of record_bytes) against activation rows c0 .. c0+nb-1. */
 static inline __attribute__((always_inline)) void x16_group_rows(const uint8_t *grp, size_t record_bytes,
@@ -32,13 +43,37 @@ static inline __attribute__((always_inline)) void x16_group_rows(const uint8_t *
         a[c] = (const bb_block_q8_K *)act + (size_t)(c0 + c) * nblk;
         sumf[c] = _mm512_setzero_ps();
     }
-    for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * record_bytes, a, b, nb, sumf);
+    for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * record_bytes, a, b, nb, sumf, BB_PREFETCH_BYTES);
     for (int c = 0; c < nb; c++) _mm512_storeu_ps(y + (size_t)(c0 + c) * m + r, sumf[c]);
 }
 
-static inline __attribute__((always_inline)) void x16_matmul(const void *w, size_t record_bytes, const void *act,
-                                                             float *y, int m, int k, int n, int m0, int m1)
+/* Decode: groups j, quarter + j, 2 quarter + j, 3 quarter + j of the call in lockstep. */
+static inline __attribute__((always_inline)) void x16_decode_streams(const void *w, size_t record_bytes,
+                                                                     const void *act, float *y, int k, int m0, int m1)
 {
+    const int nblk = k / BB_QK_K, groups = (m1 - m0) / 16, quarter = (groups + 3) / 4;
+    const size_t group_bytes = (size_t)nblk * record_bytes, ahead = (size_t)groups * group_bytes;
+    const bb_block_q8_K *a[1] = {(const bb_block_q8_K *)act};
+    for (int j = 0; j < quarter; j++) {
+        const uint8_t *grp[4];
+        int live = 0;
+        for (int g = j; g < groups && live < 4; g += quarter)
+            grp[live++] = (const uint8_t *)w + (size_t)(m0 / 16 + g) * group_bytes;
+        __m512 sumf[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (int b = 0; b < nblk; b++)
+            for (int i = 0; i < live; i++) record_terms(grp[i] + (size_t)b * record_bytes, a, b, 1, &sumf[i], ahead);
+        for (int i = 0; i < live; i++) _mm512_storeu_ps(y + m0 + 16 * (j + i * quarter), sumf[i]);
+    }
+}
+
+static inline __attribute__((always_inline)) void x16_matmul(const void *w, size_t record_bytes, const void *act,
+                                                             float *y, int m, int k, int n, int m0, int m1,
+                                                             bool lockstep)
+{
+    if (n == 1 && lockstep) {
+        x16_decode_streams(w, record_bytes, act, y, k, m0, m1);
+        return;
+    }
     int nblk = k / BB_QK_K;
     for (int r = m0; r < m1; r += 16) { /* m0, m1: multiples of 16, the kernels' m_multiple */
         const uint8_t *grp = (const uint8_t *)w + (size_t)(r / 16) * nblk * record_bytes;
