@@ -67,16 +67,63 @@ BB_QX_INLINE __m512i bb_x8_correction(bb_x8_kind kind, const int32_t *o)
     return kind == BB_X8_Q4_0 ? c : _mm512_slli_epi32(c, 4);
 }
 
+/* iq4_nl's kvalues + 128 (iq4_nl.h), unsigned bytes 1..241, in every 128-bit lane */
+BB_QX_INLINE __m512i bb_x8_table(void)
+{
+    return _mm512_add_epi8(_mm512_broadcast_i32x4(_mm_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38,
+                                                                53, 69, 89, 113)),
+                           _mm512_set1_epi8((char)0x80));
+}
+
+/* acc[c] += the float terms of blocks b and b + 1 (the records at rec) against activation rows
+ * a[c], c < nb, block b first.  Each line is prefetched with bb_prefetch_interleaved(line, ahead). */
+BB_QX_INLINE void bb_x8_pair(bb_x8_kind kind, const uint8_t *rec, __m512i table, const bb_block_q8_0 *const *a,
+                             const bb_qx_aux *aux, int b, int nb, __m256 *acc, size_t ahead)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    for (int l = 0; l < 2 * BB_NIBBLE_X8_BYTES; l += 64) bb_prefetch_interleaved(rec + l, ahead);
+    __m256i d16 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)rec)),
+                                          _mm_loadu_si128((const __m128i *)(rec + BB_NIBBLE_X8_BYTES)), 1);
+    __m512 dw = _mm512_cvtph_ps(d16);
+    __m512i lo0[2], hi0[2], lo1[2], hi1[2];
+    bb_x8_decode(kind, rec, table, lo0, hi0);
+    bb_x8_decode(kind, rec + BB_NIBBLE_X8_BYTES, table, lo1, hi1);
+    for (int c = 0; c < nb; c++) {
+        __m512i p0 = bb_x8_block_dot(lo0, hi0, a[c][b].qs, bb_x8_correction(kind, aux[c].o + 2 * b));
+        __m512i p1 = bb_x8_block_dot(lo1, hi1, a[c][b + 1].qs, bb_x8_correction(kind, aux[c].o + 2 * b + 2));
+        __m512 s = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_permutex2var_epi32(p0, even, p1),
+                                                       _mm512_permutex2var_epi32(p0, odd, p1)));
+        __m512 da = _mm512_insertf32x8(_mm512_set1_ps(aux[c].d[b]), _mm256_set1_ps(aux[c].d[b + 1]), 1);
+        __m512 f = kind == BB_X8_Q4_0 ? _mm512_mul_ps(_mm512_mul_ps(s, dw), da) : _mm512_mul_ps(_mm512_mul_ps(dw, da), s);
+        __m256 f1 = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1));
+        acc[c] = _mm256_add_ps(_mm256_add_ps(acc[c], _mm512_castps512_ps256(f)), f1);
+    }
+}
+
+/* acc[c] += the float terms of block b alone (an odd block count's last), in lanes 0-7. */
+BB_QX_INLINE void bb_x8_last(bb_x8_kind kind, const uint8_t *rec, __m512i table, const bb_block_q8_0 *const *a,
+                             const bb_qx_aux *aux, int b, int nb, __m256 *acc)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)rec));
+    __m512i lo0[2], hi0[2];
+    bb_x8_decode(kind, rec, table, lo0, hi0);
+    for (int c = 0; c < nb; c++) {
+        __m512i p0 = bb_x8_block_dot(lo0, hi0, a[c][b].qs, bb_x8_correction(kind, aux[c].o + 2 * b));
+        __m512i isum = _mm512_add_epi32(_mm512_permutexvar_epi32(even, p0), _mm512_permutexvar_epi32(odd, p0));
+        __m256 s = _mm256_cvtepi32_ps(_mm512_castsi512_si256(isum)), da = _mm256_set1_ps(aux[c].d[b]);
+        __m256 f = kind == BB_X8_Q4_0 ? _mm256_mul_ps(_mm256_mul_ps(s, dw), da) : _mm256_mul_ps(_mm256_mul_ps(dw, da), s);
+        acc[c] = _mm256_add_ps(acc[c], f);
+    }
+}
+
 /* The 8 rows of group g against activation rows c0 .. c0 + nb - 1 (nb <= BB_X8_NB_MAX). */
 BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *act, float *y, int m, int k, int n,
                                    int g, int c0, int nb)
 {
-    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    /* iq4_nl's kvalues + 128 (iq4_nl.h), unsigned bytes 1..241, in every 128-bit lane */
-    const __m512i table = _mm512_add_epi8(_mm512_broadcast_i32x4(_mm_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10,
-                                                                                 1, 13, 25, 38, 53, 69, 89, 113)),
-                                          _mm512_set1_epi8((char)0x80));
+    const __m512i table = bb_x8_table();
     const bb_block_q8_0 *a[BB_X8_NB_MAX];
     bb_qx_aux aux[BB_X8_NB_MAX];
     __m256 acc[BB_X8_NB_MAX];
@@ -86,40 +133,36 @@ BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *a
         acc[c] = _mm256_setzero_ps();
     }
     int nblk = k / BB_QK, b = 0;
-    for (; b + 2 <= nblk; b += 2) {
-        const uint8_t *rec = bb_nibble_x8_record(w, k, g, b);
-        for (int l = 0; l < 2 * BB_NIBBLE_X8_BYTES; l += 64) bb_prefetch_stream(rec + l);
-        __m256i d16 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)rec)),
-                                              _mm_loadu_si128((const __m128i *)(rec + BB_NIBBLE_X8_BYTES)), 1);
-        __m512 dw = _mm512_cvtph_ps(d16);
-        __m512i lo0[2], hi0[2], lo1[2], hi1[2];
-        bb_x8_decode(kind, rec, table, lo0, hi0);
-        bb_x8_decode(kind, rec + BB_NIBBLE_X8_BYTES, table, lo1, hi1);
-        for (int c = 0; c < nb; c++) {
-            __m512i p0 = bb_x8_block_dot(lo0, hi0, a[c][b].qs, bb_x8_correction(kind, aux[c].o + 2 * b));
-            __m512i p1 = bb_x8_block_dot(lo1, hi1, a[c][b + 1].qs, bb_x8_correction(kind, aux[c].o + 2 * b + 2));
-            __m512 s = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_permutex2var_epi32(p0, even, p1),
-                                                           _mm512_permutex2var_epi32(p0, odd, p1)));
-            __m512 da = _mm512_insertf32x8(_mm512_set1_ps(aux[c].d[b]), _mm256_set1_ps(aux[c].d[b + 1]), 1);
-            __m512 f = kind == BB_X8_Q4_0 ? _mm512_mul_ps(_mm512_mul_ps(s, dw), da) : _mm512_mul_ps(_mm512_mul_ps(dw, da), s);
-            __m256 f1 = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1));
-            acc[c] = _mm256_add_ps(_mm256_add_ps(acc[c], _mm512_castps512_ps256(f)), f1);
-        }
-    }
-    if (b < nblk) { /* odd block count: the last block alone, in lanes 0-7 */
-        const uint8_t *rec = bb_nibble_x8_record(w, k, g, b);
-        __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)rec));
-        __m512i lo0[2], hi0[2];
-        bb_x8_decode(kind, rec, table, lo0, hi0);
-        for (int c = 0; c < nb; c++) {
-            __m512i p0 = bb_x8_block_dot(lo0, hi0, a[c][b].qs, bb_x8_correction(kind, aux[c].o + 2 * b));
-            __m512i isum = _mm512_add_epi32(_mm512_permutexvar_epi32(even, p0), _mm512_permutexvar_epi32(odd, p0));
-            __m256 s = _mm256_cvtepi32_ps(_mm512_castsi512_si256(isum)), da = _mm256_set1_ps(aux[c].d[b]);
-            __m256 f = kind == BB_X8_Q4_0 ? _mm256_mul_ps(_mm256_mul_ps(s, dw), da) : _mm256_mul_ps(_mm256_mul_ps(dw, da), s);
-            acc[c] = _mm256_add_ps(acc[c], f);
-        }
-    }
+    for (; b + 2 <= nblk; b += 2) bb_x8_pair(kind, bb_nibble_x8_record(w, k, g, b), table, a, aux, b, nb, acc, BB_PREFETCH_BYTES);
+    if (b < nblk) bb_x8_last(kind, bb_nibble_x8_record(w, k, g, b), table, a, aux, b, nb, acc);
     for (int c = 0; c < nb; c++) _mm256_storeu_ps(y + (size_t)(c0 + c) * m + (size_t)g * BB_NIBBLE_X8_ROWS, acc[c]);
+}
+
+/* Decode (N = 1): the call's groups as up to four streams in lockstep, record pair by record
+ * pair: group j of each quarter of them.  One forward stream per thread does not draw this
+ * host's DRAM rate (kernels/mad/x16_rows_avx512.h); each stream's far prefetch goes to its place
+ * in the next call of the same size, the chunk its thread takes next (bb_pool_run_chunks). */
+BB_QX_INLINE void bb_x8_decode_streams(bb_x8_kind kind, const void *w, const void *act, float *y, int k, int m0,
+                                       int m1)
+{
+    const __m512i table = bb_x8_table();
+    const int g0 = m0 / BB_NIBBLE_X8_ROWS, groups = m1 / BB_NIBBLE_X8_ROWS - g0, quarter = (groups + 3) / 4;
+    const int nblk = k / BB_QK;
+    const size_t ahead = (size_t)groups * nblk * BB_NIBBLE_X8_BYTES;
+    const bb_block_q8_0 *a[1] = {bb_qx_act_row(act, k, 0)};
+    const bb_qx_aux aux[1] = {bb_qx_aux_row(act, 1, k, 0)};
+    for (int j = 0; j < quarter; j++) {
+        int g[4], live = 0;
+        for (int i = j; i < groups && live < 4; i += quarter) g[live++] = g0 + i;
+        __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+        int b = 0;
+        for (; b + 2 <= nblk; b += 2)
+            for (int i = 0; i < live; i++)
+                bb_x8_pair(kind, bb_nibble_x8_record(w, k, g[i], b), table, a, aux, b, 1, &acc[i], ahead);
+        if (b < nblk)
+            for (int i = 0; i < live; i++) bb_x8_last(kind, bb_nibble_x8_record(w, k, g[i], b), table, a, aux, b, 1, &acc[i]);
+        for (int i = 0; i < live; i++) _mm256_storeu_ps(y + (size_t)g[i] * BB_NIBBLE_X8_ROWS, acc[i]);
+    }
 }
 
 /* One record's 8 rows as the signed int8 weights the reference multiplies (the @amx variants'
@@ -149,6 +192,10 @@ BB_QX_INLINE void bb_x8_record_i8(bb_x8_kind kind, const uint8_t *rec, int8_t *d
 BB_QX_INLINE void bb_x8_matmul(bb_x8_kind kind, const void *w, const void *act, float *y, int m, int k, int n, int m0,
                                int m1)
 {
+    if (n == 1) {
+        bb_x8_decode_streams(kind, w, act, y, k, m0, m1);
+        return;
+    }
     for (int g = m0 / BB_NIBBLE_X8_ROWS; g < m1 / BB_NIBBLE_X8_ROWS; g++)
         for (int c0 = 0; c0 < n; c0 += BB_X8_NB_MAX) {
             switch (n - c0 < BB_X8_NB_MAX ? n - c0 : BB_X8_NB_MAX) {
