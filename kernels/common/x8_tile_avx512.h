@@ -18,6 +18,7 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "lockstep.h"
 #include "nibble_records.h"
 #include "prefetch.h"
 
@@ -138,30 +139,27 @@ BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *a
     for (int c = 0; c < nb; c++) _mm256_storeu_ps(y + (size_t)(c0 + c) * m + (size_t)g * BB_NIBBLE_X8_ROWS, acc[c]);
 }
 
-/* Decode (N = 1): the call's groups as up to four streams in lockstep, record pair by record
- * pair: group j of each quarter of them.  One forward stream per thread does not draw this
- * host's DRAM rate (kernels/mad/x16_rows_avx512.h); each stream's far prefetch goes to its place
- * in the next call of the same size, the chunk its thread takes next (bb_pool_run_chunks). */
+/* Decode (N = 1): the call's groups as up to four streams in lockstep, a record pair of each in
+ * turn (lockstep.h). */
 BB_QX_INLINE void bb_x8_decode_streams(bb_x8_kind kind, const void *w, const void *act, float *y, int k, int m0,
                                        int m1)
 {
     const __m512i table = bb_x8_table();
-    const int g0 = m0 / BB_NIBBLE_X8_ROWS, groups = m1 / BB_NIBBLE_X8_ROWS - g0, quarter = (groups + 3) / 4;
-    const int nblk = k / BB_QK;
+    const int g0 = m0 / BB_NIBBLE_X8_ROWS, groups = m1 / BB_NIBBLE_X8_ROWS - g0, nblk = k / BB_QK;
     const size_t ahead = (size_t)groups * nblk * BB_NIBBLE_X8_BYTES;
     const bb_block_q8_0 *a[1] = {bb_qx_act_row(act, k, 0)};
     const bb_qx_aux aux[1] = {bb_qx_aux_row(act, 1, k, 0)};
-    for (int j = 0; j < quarter; j++) {
-        int g[4], live = 0;
-        for (int i = j; i < groups && live < 4; i += quarter) g[live++] = g0 + i;
-        __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-        int b = 0;
+    for (int j = 0; j < bb_lockstep_passes(groups); j++) {
+        int g[BB_LOCKSTEP_STREAMS];
+        int live = bb_lockstep_units(groups, j, g), b = 0;
+        __m256 acc[BB_LOCKSTEP_STREAMS];
+        for (int i = 0; i < live; i++) acc[i] = _mm256_setzero_ps();
         for (; b + 2 <= nblk; b += 2)
             for (int i = 0; i < live; i++)
-                bb_x8_pair(kind, bb_nibble_x8_record(w, k, g[i], b), table, a, aux, b, 1, &acc[i], ahead);
+                bb_x8_pair(kind, bb_nibble_x8_record(w, k, g0 + g[i], b), table, a, aux, b, 1, &acc[i], ahead);
         if (b < nblk)
-            for (int i = 0; i < live; i++) bb_x8_last(kind, bb_nibble_x8_record(w, k, g[i], b), table, a, aux, b, 1, &acc[i]);
-        for (int i = 0; i < live; i++) _mm256_storeu_ps(y + (size_t)g[i] * BB_NIBBLE_X8_ROWS, acc[i]);
+            for (int i = 0; i < live; i++) bb_x8_last(kind, bb_nibble_x8_record(w, k, g0 + g[i], b), table, a, aux, b, 1, &acc[i]);
+        for (int i = 0; i < live; i++) _mm256_storeu_ps(y + (size_t)(g0 + g[i]) * BB_NIBBLE_X8_ROWS, acc[i]);
     }
 }
 

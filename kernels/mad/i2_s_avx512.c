@@ -9,19 +9,16 @@
  * ever sees one plane, so it is an exact multiple of that plane's weight 64/16/4/1 and is divided out
  * lane-wise by an arithmetic shift; four rows are then summed by one transposed reduction and
  * dequantized together (a vector division is the same IEEE division per lane as bb_i8_dequant's).
- * Decode (N = 1) reads a call's rows as four streams in lockstep, line by line: row j of each
- * quarter of [m0, m1), eight dpbusd chains.  From DRAM one forward stream per thread took
- * 1.2-1.3x the time of an 8-stream read of the same bytes on the Xeon with AMX, four quarters
- * 1.1x; four adjacent rows interleaved are one stream to the prefetchers and were slower
- * (docs/measurements/2026-11-22.md; 2026-11-30-read-streams.md, "Four streams in lockstep").
- * Each quarter's far prefetch goes to its place in the next call of the same size: the chunk
- * its thread takes next (bb_pool_run_chunks).  With N > 1 a pass of four rows, read one after
- * the other, stays in L1 across the activation rows.
+ * Decode (N = 1) reads a call's rows as four streams in lockstep, line by line, eight dpbusd
+ * chains (common/lockstep.h says why; four adjacent rows interleaved are one stream to the
+ * prefetchers and were slower from DRAM, docs/measurements/2026-11-22.md).  With N > 1 a pass of
+ * four rows, read one after the other, stays in L1 across the activation rows.
  * Exactness: each lane gains at most 4*128*127 per block, |acc| <= 65024*K/128 < 2^31 for
  * K <= 2^18 (shape_error enforces it). */
 #include <immintrin.h>
 
 #include "../common/act_quant.h"
+#include "../common/lockstep.h"
 #include "../common/prefetch.h"
 #include "i2_s.h"
 
@@ -89,8 +86,7 @@ static __m128i dot_4rows(const uint8_t *const w[ROWS], const int8_t *q, int k, c
     return reduce4(dot_row(w[0], q, k, mk), dot_row(w[1], q, k, mk), dot_row(w[2], q, k, mk), dot_row(w[3], q, k, mk));
 }
 
-/* Decode: four rows from four streams, line by line in lockstep (the header says why).  Each row
- * keeps one accumulator pair; with four rows that is eight independent dpbusd chains. */
+/* Decode: four rows from four streams, line by line; each row keeps one accumulator pair. */
 static __m128i dot_4streams(const uint8_t *const w[ROWS], const int8_t *q, int k, const i2s_masks *mk, size_t ahead)
 {
     __m512i a01[ROWS], a23[ROWS];
@@ -116,26 +112,23 @@ static inline __m128 dequant4(__m128i isum, const bb_i8_row_head *h, float ws)
     return _mm_mul_ps(_mm_div_ps(_mm_cvtepi32_ps(isum), _mm_set1_ps(h->scale)), _mm_set1_ps(ws));
 }
 
-/* Rows [m0, m1) against one activation row: pass j takes row m0 + i*quarter + j of stream i; a
- * stream past m1 repeats a live row and its lane is not stored. */
+/* Rows [m0, m1) against one activation row, four streams in lockstep (common/lockstep.h); a pass
+ * with fewer live rows repeats one and does not store its lanes. */
 static void decode_streams(const void *w, const void *act, float *y, int k, int m0, int m1, float ws,
                            const i2s_masks *mk)
 {
+    _Static_assert(ROWS == BB_LOCKSTEP_STREAMS, "one row of each stream per pass");
     const size_t row_bytes = (size_t)k / 4, ahead = (size_t)(m1 - m0) * row_bytes;
     const bb_i8_row_head *h = bb_i8_row(act, k, 0);
     const int8_t *q = bb_i8_row_q(act, k, 0);
-    const int quarter = (m1 - m0 + ROWS - 1) / ROWS;
-    for (int j = 0; j < quarter; j++) {
+    for (int j = 0; j < bb_lockstep_passes(m1 - m0); j++) {
+        int row[ROWS] = {0};
+        int live = bb_lockstep_units(m1 - m0, j, row);
         const uint8_t *wr[ROWS];
-        int row[ROWS];
-        for (int i = 0; i < ROWS; i++) {
-            row[i] = m0 + i * quarter + j;
-            wr[i] = (const uint8_t *)w + (size_t)(row[i] < m1 ? row[i] : m0 + j) * row_bytes;
-        }
+        for (int i = 0; i < ROWS; i++) wr[i] = (const uint8_t *)w + (size_t)(m0 + row[i < live ? i : 0]) * row_bytes;
         float out[ROWS];
         _mm_storeu_ps(out, dequant4(dot_4streams(wr, q, k, mk, ahead), h, ws));
-        for (int i = 0; i < ROWS; i++)
-            if (row[i] < m1) y[row[i]] = out[i];
+        for (int i = 0; i < live; i++) y[m0 + row[i]] = out[i];
     }
 }
 

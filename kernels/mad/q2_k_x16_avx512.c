@@ -11,17 +11,19 @@
  * 4 * sc_j) and an arithmetic shift by 2 gives isum.  The min term is one vpdpwssd per pair of
  * sub-blocks: the two rows' 4-bit mins as words against the two bsums broadcast.  Then q2_k's
  * float steps (bb_q2_k_block_term) lane-wise, the 16 rows' d and dmin converted from the record
- * at once: the reference's bits.  8 sub-block accumulators are in flight at a time. */
+ * at once: the reference's bits.  8 sub-block accumulators are in flight at a time.  Decode
+ * (N = 1) reads a call's groups as streams in lockstep (common/lockstep.h). */
 #include <immintrin.h>
 #include <string.h>
 
 #include "../common/dpbusd_bcast.h"
+#include "../common/lockstep.h"
 #include "../common/prefetch.h"
 #include "q2_k_x16.h"
 
 
 /* The 16 rows' block terms of one record against one q8_K block. */
-static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *rec, const bb_block_q8_K *ab)
+static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *rec, const bb_block_q8_K *ab, size_t ahead)
 {
     const __m512i m03 = _mm512_set1_epi8(0x03), m0c = _mm512_set1_epi8(0x0c);
     const __m512i lo4 = _mm512_set1_epi32(0x0f), x4 = _mm512_set1_epi32(0x3c);
@@ -36,8 +38,9 @@ static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *
                 /* the record's 21 lines prefetched one or two per load, as in q2_k_x16_avx2.c: a run
                  * of 42 prefetches at the record's start held every L1 miss buffer, the loads behind
                  * it waited (docs/measurements/2026-11-29-xeon.md) */
-                bb_prefetch_stream(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q));
-                if (h == 0 && q < 5) bb_prefetch_stream(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D));
+                bb_prefetch_interleaved(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q), ahead);
+                if (h == 0 && q < 5)
+                    bb_prefetch_interleaved(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D), ahead);
                 __m512i v = _mm512_loadu_si512(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q)), v4 = _mm512_srli_epi16(v, 4);
                 const int8_t *qa = ab->qs + 128 * h + 4 * q;
                 acc[0][s] = bb_dpbusd_bcast4(acc[0][s], _mm512_and_si512(v, m03), qa);
@@ -72,8 +75,31 @@ static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *
     return _mm512_sub_ps(p, q);
 }
 
+/* Decode: the call's groups as streams in lockstep, a record of each in turn (common/lockstep.h). */
+static void decode_streams(const void *w, const bb_block_q8_K *a, float *y, int k, int m0, int m1)
+{
+    const int nblk = k / BB_QK_K, groups = (m1 - m0) / BB_Q2_K_X16_ROWS;
+    const size_t group_bytes = (size_t)nblk * BB_Q2_K_X16_RECORD, ahead = (size_t)groups * group_bytes;
+    const uint8_t *first = (const uint8_t *)w + (size_t)(m0 / BB_Q2_K_X16_ROWS) * group_bytes;
+    for (int j = 0; j < bb_lockstep_passes(groups); j++) {
+        int g[BB_LOCKSTEP_STREAMS];
+        int live = bb_lockstep_units(groups, j, g);
+        __m512 sumf[BB_LOCKSTEP_STREAMS];
+        for (int i = 0; i < live; i++) sumf[i] = _mm512_setzero_ps();
+        for (int b = 0; b < nblk; b++)
+            for (int i = 0; i < live; i++)
+                sumf[i] = _mm512_add_ps(sumf[i], record_terms(first + (size_t)g[i] * group_bytes + (size_t)b * BB_Q2_K_X16_RECORD,
+                                                              &a[b], ahead));
+        for (int i = 0; i < live; i++) _mm512_storeu_ps(y + m0 + BB_Q2_K_X16_ROWS * g[i], sumf[i]);
+    }
+}
+
 void bb_q2_k_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
+    if (n == 1) {
+        decode_streams(w, act, y, k, m0, m1);
+        return;
+    }
     int nblk = k / BB_QK_K;
     for (int r = m0; r < m1; r += BB_Q2_K_X16_ROWS) {
         const uint8_t *grp = (const uint8_t *)w + (size_t)(r / BB_Q2_K_X16_ROWS) * nblk * BB_Q2_K_X16_RECORD;
@@ -81,7 +107,8 @@ void bb_q2_k_x16_matmul_avx512(const void *w, const void *act, float *y, int m, 
         for (int c = 0; c < n; c++) {
             const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * nblk;
             __m512 sumf = _mm512_setzero_ps();
-            for (int b = 0; b < nblk; b++) sumf = _mm512_add_ps(sumf, record_terms(grp + (size_t)b * BB_Q2_K_X16_RECORD, &a[b]));
+            for (int b = 0; b < nblk; b++)
+                sumf = _mm512_add_ps(sumf, record_terms(grp + (size_t)b * BB_Q2_K_X16_RECORD, &a[b], BB_PREFETCH_BYTES));
             _mm512_storeu_ps(y + (size_t)c * m + r, sumf);
         }
     }

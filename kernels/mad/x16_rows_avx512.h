@@ -10,12 +10,9 @@
  * and calls x16_matmul with its record size and whether decode reads in lockstep (below).  nb is a constant in each call of record_terms
  * (the switch below), so its accumulators are unrolled into registers.
  *
- * Decode (N = 1) reads the groups of a call as up to four streams in lockstep, record by record:
- * group j of each quarter of the call's groups (a 32 KiB chunk at K = 2560 is three groups).  One
- * forward stream per thread does not draw this host's DRAM rate (the read of
- * support/read_simd.c, and i2_s_avx512.c); each stream's far prefetch goes to its place in the
- * next call of the same size, the chunk its thread takes next (bb_pool_run_chunks).  A kernel that
- * computes below the DRAM rate (tq1_0_x16) gains nothing by it and walks its groups in order. */
+ * Decode (N = 1) reads the groups of a call as up to four streams in lockstep, record by record
+ * (common/lockstep.h; a 32 KiB chunk at K = 2560 is three groups).  A kernel that computes below
+ * the DRAM rate (tq1_0_x16) gains nothing by it and walks its groups in order. */
 #ifndef BB_X16_ROWS_AVX512_H
 #define BB_X16_ROWS_AVX512_H
 
@@ -25,6 +22,7 @@
 #include <stdint.h>
 
 #include "../common/act_quant.h"
+#include "../common/lockstep.h"
 #include "../common/prefetch.h"
 
 #define X16_NB_MAX 4 /* activation rows sharing each loaded run of weights (N > 1) */
@@ -47,22 +45,23 @@ static inline __attribute__((always_inline)) void x16_group_rows(const uint8_t *
     for (int c = 0; c < nb; c++) _mm512_storeu_ps(y + (size_t)(c0 + c) * m + r, sumf[c]);
 }
 
-/* Decode: groups j, quarter + j, 2 quarter + j, 3 quarter + j of the call in lockstep. */
+/* Decode: the call's groups as streams in lockstep, a record of each in turn. */
 static inline __attribute__((always_inline)) void x16_decode_streams(const void *w, size_t record_bytes,
                                                                      const void *act, float *y, int k, int m0, int m1)
 {
-    const int nblk = k / BB_QK_K, groups = (m1 - m0) / 16, quarter = (groups + 3) / 4;
+    const int nblk = k / BB_QK_K, groups = (m1 - m0) / 16;
     const size_t group_bytes = (size_t)nblk * record_bytes, ahead = (size_t)groups * group_bytes;
     const bb_block_q8_K *a[1] = {(const bb_block_q8_K *)act};
-    for (int j = 0; j < quarter; j++) {
-        const uint8_t *grp[4];
-        int live = 0;
-        for (int g = j; g < groups && live < 4; g += quarter)
-            grp[live++] = (const uint8_t *)w + (size_t)(m0 / 16 + g) * group_bytes;
-        __m512 sumf[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (int j = 0; j < bb_lockstep_passes(groups); j++) {
+        int g[BB_LOCKSTEP_STREAMS];
+        int live = bb_lockstep_units(groups, j, g);
+        __m512 sumf[BB_LOCKSTEP_STREAMS];
+        for (int i = 0; i < live; i++) sumf[i] = _mm512_setzero_ps();
         for (int b = 0; b < nblk; b++)
-            for (int i = 0; i < live; i++) record_terms(grp[i] + (size_t)b * record_bytes, a, b, 1, &sumf[i], ahead);
-        for (int i = 0; i < live; i++) _mm512_storeu_ps(y + m0 + 16 * (j + i * quarter), sumf[i]);
+            for (int i = 0; i < live; i++)
+                record_terms((const uint8_t *)w + (size_t)(m0 / 16 + g[i]) * group_bytes + (size_t)b * record_bytes, a,
+                             b, 1, &sumf[i], ahead);
+        for (int i = 0; i < live; i++) _mm512_storeu_ps(y + m0 + 16 * g[i], sumf[i]);
     }
 }
 
