@@ -6,9 +6,10 @@
  * activation bytes need neither rearranging nor 256-bit inserts.  vpdpbusd (unsigned code x
  * signed activation) accumulates each pair of planes into one int32 register: 2 accumulators per
  * block; with N > 1 two blocks in flight (4 chains) per row.  Every lane of an accumulator only
- * ever sees one plane, so it is an exact multiple of that plane's weight 64/16/4/1 and is divided out
- * lane-wise by an arithmetic shift; four rows are then summed by one transposed reduction and
- * dequantized together (a vector division is the same IEEE division per lane as bb_i8_dequant's).
+ * ever sees one plane, so it is an exact multiple of that plane's weight 64/16/4/1 and is
+ * divided out lane-wise by an arithmetic shift; four rows are then summed by one transposed
+ * reduction and dequantized together (a vector division is the same IEEE division per lane as
+ * bb_i8_dequant's).
  * Decode (N = 1) reads a call's rows as four streams in lockstep, line by line, eight dpbusd
  * chains (common/lockstep.h says why; four adjacent rows interleaved are one stream to the
  * prefetchers and were slower from DRAM, docs/measurements/2026-11-22.md).  With N > 1 a pass of
