@@ -134,7 +134,8 @@ BB_QX_INLINE void bb_x8_group_tile(bb_x8_kind kind, const void *w, const void *a
         acc[c] = _mm256_setzero_ps();
     }
     int nblk = k / BB_QK, b = 0;
-    for (; b + 2 <= nblk; b += 2) bb_x8_pair(kind, bb_nibble_x8_record(w, k, g, b), table, a, aux, b, nb, acc, BB_PREFETCH_BYTES);
+    for (; b + 2 <= nblk; b += 2)
+        bb_x8_pair(kind, bb_nibble_x8_record(w, k, g, b), table, a, aux, b, nb, acc, BB_PREFETCH_BYTES);
     if (b < nblk) bb_x8_last(kind, bb_nibble_x8_record(w, k, g, b), table, a, aux, b, nb, acc);
     for (int c = 0; c < nb; c++) _mm256_storeu_ps(y + (size_t)(c0 + c) * m + (size_t)g * BB_NIBBLE_X8_ROWS, acc[c]);
 }
@@ -158,7 +159,8 @@ BB_QX_INLINE void bb_x8_decode_streams(bb_x8_kind kind, const void *w, const voi
             for (int i = 0; i < live; i++)
                 bb_x8_pair(kind, bb_nibble_x8_record(w, k, g0 + g[i], b), table, a, aux, b, 1, &acc[i], ahead);
         if (b < nblk)
-            for (int i = 0; i < live; i++) bb_x8_last(kind, bb_nibble_x8_record(w, k, g0 + g[i], b), table, a, aux, b, 1, &acc[i]);
+            for (int i = 0; i < live; i++)
+                bb_x8_last(kind, bb_nibble_x8_record(w, k, g0 + g[i], b), table, a, aux, b, 1, &acc[i]);
         for (int i = 0; i < live; i++) _mm256_storeu_ps(y + (size_t)(g0 + g[i]) * BB_NIBBLE_X8_ROWS, acc[i]);
     }
 }

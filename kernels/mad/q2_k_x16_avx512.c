@@ -23,7 +23,8 @@
 
 
 /* The 16 rows' block terms of one record against one q8_K block. */
-static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *rec, const bb_block_q8_K *ab, size_t ahead)
+static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *rec, const bb_block_q8_K *ab,
+                                                                 size_t ahead)
 {
     const __m512i m03 = _mm512_set1_epi8(0x03), m0c = _mm512_set1_epi8(0x0c);
     const __m512i lo4 = _mm512_set1_epi32(0x0f), x4 = _mm512_set1_epi32(0x3c);
@@ -87,9 +88,10 @@ static void decode_streams(const void *w, const bb_block_q8_K *a, float *y, int 
         __m512 sumf[BB_LOCKSTEP_STREAMS];
         for (int i = 0; i < live; i++) sumf[i] = _mm512_setzero_ps();
         for (int b = 0; b < nblk; b++)
-            for (int i = 0; i < live; i++)
-                sumf[i] = _mm512_add_ps(sumf[i], record_terms(first + (size_t)g[i] * group_bytes + (size_t)b * BB_Q2_K_X16_RECORD,
-                                                              &a[b], ahead));
+            for (int i = 0; i < live; i++) {
+                const uint8_t *rec = first + (size_t)g[i] * group_bytes + (size_t)b * BB_Q2_K_X16_RECORD;
+                sumf[i] = _mm512_add_ps(sumf[i], record_terms(rec, &a[b], ahead));
+            }
         for (int i = 0; i < live; i++) _mm512_storeu_ps(y + m0 + BB_Q2_K_X16_ROWS * g[i], sumf[i]);
     }
 }
@@ -107,8 +109,10 @@ void bb_q2_k_x16_matmul_avx512(const void *w, const void *act, float *y, int m, 
         for (int c = 0; c < n; c++) {
             const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * nblk;
             __m512 sumf = _mm512_setzero_ps();
-            for (int b = 0; b < nblk; b++)
-                sumf = _mm512_add_ps(sumf, record_terms(grp + (size_t)b * BB_Q2_K_X16_RECORD, &a[b], BB_PREFETCH_BYTES));
+            for (int b = 0; b < nblk; b++) {
+                const uint8_t *rec = grp + (size_t)b * BB_Q2_K_X16_RECORD;
+                sumf = _mm512_add_ps(sumf, record_terms(rec, &a[b], BB_PREFETCH_BYTES));
+            }
             _mm512_storeu_ps(y + (size_t)c * m + r, sumf);
         }
     }

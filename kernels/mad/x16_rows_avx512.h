@@ -7,8 +7,9 @@
  *         sumf[c] += the 16 rows' block terms of the record at rec against block b of
  *         activation rows a[c], c < nb; the record's lines are prefetched with
  *         bb_prefetch_interleaved(line, ahead)
- * and calls x16_matmul with its record size and whether decode reads in lockstep (below).  nb is a constant in each call of record_terms
- * (the switch below), so its accumulators are unrolled into registers.
+ * and calls x16_matmul with its record size and whether decode reads in lockstep (below).  nb is
+ * a constant in each call of record_terms (the switch below), so its accumulators are unrolled
+ * into registers.
  *
  * Decode (N = 1) reads the groups of a call as up to four streams in lockstep, record by record
  * (common/lockstep.h; a 32 KiB chunk at K = 2560 is three groups).  A kernel that computes below
