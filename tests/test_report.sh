@@ -14,7 +14,7 @@ check_scratch report
 cat > "$T/k.lua" <<LUA
 bitbench.experiment { name = "rpt", out = "$T/res", plots = { "gemv_bw" }, sweeps = {
   bitbench.sweep { name = "g", kernels = { "i2_s", "q8_0" }, shapes = { { m = 128, k = 256 } }, n = { 1 },
-                   threads = { 1 }, warmup = 1, reps = 5, min_seconds = 0, max_reps = 5 } } }
+                   threads = { 1 }, warmup = 1, reps = 5, min_seconds = 0, max_reps = 5, read = true } } }
 LUA
 "$BB" run --quiet "$T/k.lua" >/dev/null 2>"$T/err"; rc=$?
 dir=$(ls -d "$T"/res/rpt-* | head -1)
@@ -27,6 +27,10 @@ if [ "$have_gnuplot" -eq 1 ]; then
 else
     echo "note: gnuplot is not installed; the plot checks are left out"
 fi
+
+# the chosen columns include which read set the bound (the sweep reads beside its calls)
+check 'grep -q "<th>read_ratio_paired</th><th>read_streams</th>" "$dir/report.html"' \
+    "the results table does not show read_streams beside read_ratio_paired"
 
 # bitbench report on the run folder: the default place, and -o
 "$BB" report "$dir" >"$T/out" 2>"$T/err"; rc=$?
