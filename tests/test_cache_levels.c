@@ -193,6 +193,7 @@ static void roofline_contract(void)
           "another CPU's profile refused: %s", err);
     snprintf(other.cpu_model, sizeof other.cpu_model, "Test CPU");
     CHECK(bb_roof_ceilings_load(path, &other, &c, err, sizeof err) == 0 && c.maxthreads == 2, "load: %s", err);
+    CHECK(c.dram_read_streams == 1, "a profile without dram_read_streams read one stream: %d", c.dram_read_streams);
     /* the same model string on a machine of other cores or caches: not this machine's ceilings
      * (a profile that records them; the one above records only the model) */
     char path2[] = "/tmp/bb_profile_XXXXXX";
@@ -201,7 +202,7 @@ static void roofline_contract(void)
     if (f2) {
         fputs("{\"kind\": \"bitbench machine profile\", \"machine\": {\"cpu_model\": \"Test CPU\", \"cores\": 8,\n"
               " \"pus\": 16, \"l3_bytes\": 33554432}, \"read_bandwidth\": [{\"level\": \"L1\", \"threads\": 1,\n"
-              " \"gbps\": 200}], \"peaks\": []}\n", f2);
+              " \"gbps\": 200}], \"peaks\": [], \"dram_read_streams\": 8}\n", f2);
         fclose(f2);
         other.cores = 2;
         other.pus = 16;
@@ -214,7 +215,8 @@ static void roofline_contract(void)
         CHECK(bb_roof_ceilings_load(path2, &other, &c, err, sizeof err) == -1 && strstr(err, "l3_bytes 33554432"),
               "other L3 refused: %s", err);
         other.l3 = 33554432;
-        CHECK(bb_roof_ceilings_load(path2, &other, &c, err, sizeof err) == 0, "the same machine: %s", err);
+        CHECK(bb_roof_ceilings_load(path2, &other, &c, err, sizeof err) == 0 && c.dram_read_streams == 8,
+              "the same machine: %s, dram_read_streams %d", err, c.dram_read_streams);
         other.cores = other.pus = 0;
         other.l3 = 0;
         unlink(path2);

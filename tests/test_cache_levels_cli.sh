@@ -73,6 +73,9 @@ check '[ "$(col "$csv" roofline_ceiling | sort -u | grep -c "L2 read 1 thread")"
 check 'col "$csv" roofline_ceiling | grep -q "no L2 read bandwidth at 2 threads"' \
     "2 threads: no L2 bandwidth measured, said: $(col "$csv" roofline_ceiling | tr '\n' '/')"
 check 'grep -q "roofline_fraction: attained over the ceilings of the machine profile" "$d/results.md"' "results.md names the profile"
+# the profile has no dram_read_streams: its DRAM ceilings are a one-stream read, and results.md says so
+check 'grep -q "Its DRAM ceilings were read with one stream per thread" "$d/results.md"' \
+    "results.md does not say the profile's DRAM ceilings are a one-stream read"
 
 # gemm --cache l1: a matrix too big for half the L1d is refused before any work, in one line
 "$BB" gemm --kernel i2_s --m 1024 --k 1024 --cache l1 >"$T/o" 2>"$T/e"; rc=$?

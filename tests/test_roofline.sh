@@ -12,6 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 p="$tmp/sub/p.json"
 [ -s "$p" ] || fail "no profile written"
 grep -q '"clock_ghz": [0-9]' "$p" || fail "clock"
+grep -q '"dram_read_streams": 8' "$p" || fail "the DRAM ceilings' read (dram_read_streams) not said"
 for l in L1 L2 L3 DRAM; do grep -q "\"level\": \"$l\"" "$p" || fail "level $l"; done
 [ "$(grep -c '"gbps": [0-9]' "$p")" -eq 4 ] || fail "4 bandwidth figures for 1 thread"
 # the binary's architecture, not the host's (an aarch64 build may run under qemu): its CPU levels

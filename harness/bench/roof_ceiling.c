@@ -44,6 +44,8 @@ int bb_roof_ceilings_load(const char *path, const bb_machine *mach, bb_roof_ceil
             goto done;
         }
     }
+    double streams = bb_jv_num(root, "dram_read_streams");
+    c->dram_read_streams = isfinite(streams) && streams >= 1 && streams <= 1024 ? (int)streams : 1;
     const bb_jv *bw = bb_jv_get(root, "read_bandwidth"), *peaks = bb_jv_get(root, "peaks");
     for (int i = 0; bw && bw->type == BB_JV_ARR && i < bw->n; i++) {
         const char *level = bb_jv_str(&bw->items[i], "level");

@@ -25,6 +25,9 @@ typedef struct {
     /* GOP/s (2 per multiply-add): the fastest int8 multiply-add (vpdpbusd, sdot, smmla) and the
      * fp32 FMA, on 1 thread and on maxthreads; 0 = not measured */
     double i8_1t, i8_all, f32_1t, f32_all;
+    /* the DRAM ceilings are the faster of 1 and this many streams per thread: the profile's
+     * dram_read_streams, 1 for a profile written before it (one stream only) */
+    int dram_read_streams;
 } bb_roof_ceilings;
 
 /* Read a machine profile.  Returns 0, or -1 with err (unreadable, not a profile, or a profile of

@@ -495,6 +495,9 @@ int bb_roofline_write_json(const bb_roofline *r, const bb_machine *m, const char
     json_machine(&j, m);
     bb_json_number(&j, "clock_ghz", r->ghz);
     bb_json_string(&j, "clock_method", "dependent 64-bit add chain, one add per cycle, best of 5");
+    /* how the DRAM ceilings were read: the faster of one stream per thread and this many
+     * (dram_bw); profiles written before 2026-11-30 lack it and read one stream only */
+    bb_json_int(&j, "dram_read_streams", BB_READ_STREAMS);
     json_read_bandwidth(&j, r);
     json_peaks(&j, r);
     json_gammas(&j, r);

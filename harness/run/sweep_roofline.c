@@ -24,10 +24,16 @@ void sweep_load_ceilings(sweep_state *st)
     for (int i = 0; i < 3; i++) {
         if (access(paths[i], F_OK) != 0) continue; /* absent: the next place (not opened: a FIFO would block) */
         if (bb_roof_ceilings_load(paths[i], st->mach, st->ceilings, err, sizeof err) == 0) {
-            snprintf(st->ceilings_note, sizeof st->ceilings_note,
-                     "roofline_fraction: attained over the ceilings of the machine profile %.2048s (%.127s; bandwidths at 1..%d "
-                     "threads, compute peaks at 1 and %d).", paths[i], st->ceilings->cpu_model,
-                     st->ceilings->maxthreads, st->ceilings->maxthreads);
+            int n = snprintf(st->ceilings_note, sizeof st->ceilings_note,
+                             "roofline_fraction: attained over the ceilings of the machine profile %.2048s (%.127s; "
+                             "bandwidths at 1..%d threads, compute peaks at 1 and %d).", paths[i],
+                             st->ceilings->cpu_model, st->ceilings->maxthreads, st->ceilings->maxthreads);
+            if (st->ceilings->dram_read_streams < 2 && n > 0 && (size_t)n < sizeof st->ceilings_note)
+                snprintf(st->ceilings_note + n, sizeof st->ceilings_note - (size_t)n,
+                         " Its DRAM ceilings were read with one stream per thread (a profile without dram_read_streams, "
+                         "written before 2026-11-30): where several streams read faster, as on some hosts by 20-40 %%, "
+                         "a DRAM point's fraction reads higher than against a profile measured now; run `bitbench "
+                         "roofline` again to have the faster read.");
             return;
         }
         size_t used = strlen(why);
