@@ -12,19 +12,19 @@
  * sub-blocks: the two rows' 4-bit mins as words against the two bsums broadcast.  Then q2_k's
  * float steps (bb_q2_k_block_term) lane-wise, the 16 rows' d and dmin converted from the record
  * at once: the reference's bits.  8 sub-block accumulators are in flight at a time.  Decode
- * (N = 1) reads a call's groups as streams in lockstep (common/lockstep.h). */
+ * reads a call's groups in lockstep through x16_rows_avx512.h. */
 #include <immintrin.h>
 #include <string.h>
 
 #include "../common/dpbusd_bcast.h"
-#include "../common/lockstep.h"
 #include "../common/prefetch.h"
 #include "q2_k_x16.h"
+#include "x16_rows_avx512.h"
 
 
 /* The 16 rows' block terms of one record against one q8_K block. */
-static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *rec, const bb_block_q8_K *ab,
-                                                                 size_t ahead)
+static inline __attribute__((always_inline)) __m512 block_terms(const uint8_t *rec, const bb_block_q8_K *ab,
+                                                                size_t ahead)
 {
     const __m512i m03 = _mm512_set1_epi8(0x03), m0c = _mm512_set1_epi8(0x0c);
     const __m512i lo4 = _mm512_set1_epi32(0x0f), x4 = _mm512_set1_epi32(0x3c);
@@ -76,42 +76,30 @@ static inline __attribute__((always_inline)) __m512 record_terms(const uint8_t *
     return _mm512_sub_ps(p, q);
 }
 
-/* Decode: the call's groups as streams in lockstep, a record of each in turn (common/lockstep.h). */
-static void decode_streams(const void *w, const bb_block_q8_K *a, float *y, int k, int m0, int m1)
+/* x16_rows_avx512.h's record_terms, used by its decode (nb = 1). */
+static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_K *const *a,
+                                                               int b, const int nb, __m512 *sumf, size_t ahead)
 {
-    const int nblk = k / BB_QK_K, groups = (m1 - m0) / BB_Q2_K_X16_ROWS;
-    const size_t group_bytes = (size_t)nblk * BB_Q2_K_X16_RECORD, ahead = (size_t)groups * group_bytes;
-    const uint8_t *first = (const uint8_t *)w + (size_t)(m0 / BB_Q2_K_X16_ROWS) * group_bytes;
-    for (int j = 0; j < bb_lockstep_passes(groups); j++) {
-        int g[BB_LOCKSTEP_STREAMS];
-        int live = bb_lockstep_units(groups, j, g);
-        __m512 sumf[BB_LOCKSTEP_STREAMS];
-        for (int i = 0; i < live; i++) sumf[i] = _mm512_setzero_ps();
-        for (int b = 0; b < nblk; b++)
-            for (int i = 0; i < live; i++) {
-                const uint8_t *rec = first + (size_t)g[i] * group_bytes + (size_t)b * BB_Q2_K_X16_RECORD;
-                sumf[i] = _mm512_add_ps(sumf[i], record_terms(rec, &a[b], ahead));
-            }
-        for (int i = 0; i < live; i++) _mm512_storeu_ps(y + m0 + BB_Q2_K_X16_ROWS * g[i], sumf[i]);
-    }
+    for (int c = 0; c < nb; c++) sumf[c] = _mm512_add_ps(sumf[c], block_terms(rec, &a[c][b], ahead));
 }
 
 void bb_q2_k_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
     if (n == 1) {
-        decode_streams(w, act, y, k, m0, m1);
+        x16_decode_streams(w, BB_Q2_K_X16_RECORD, act, y, k, m0, m1);
         return;
     }
+    /* Each activation row walks the group's records (16 * K * 2.625 / 8 bytes, in L1/L2) in turn:
+     * x16_matmul's four rows per record were no faster in a quick check (N = 8, 2026-11-30). */
     int nblk = k / BB_QK_K;
     for (int r = m0; r < m1; r += BB_Q2_K_X16_ROWS) {
         const uint8_t *grp = (const uint8_t *)w + (size_t)(r / BB_Q2_K_X16_ROWS) * nblk * BB_Q2_K_X16_RECORD;
-        /* The group's records (16 * K * 2.625 / 8 bytes) stay in L1/L2 across the activation rows. */
         for (int c = 0; c < n; c++) {
             const bb_block_q8_K *a = (const bb_block_q8_K *)act + (size_t)c * nblk;
             __m512 sumf = _mm512_setzero_ps();
             for (int b = 0; b < nblk; b++) {
                 const uint8_t *rec = grp + (size_t)b * BB_Q2_K_X16_RECORD;
-                sumf = _mm512_add_ps(sumf, record_terms(rec, &a[b], BB_PREFETCH_BYTES));
+                sumf = _mm512_add_ps(sumf, block_terms(rec, &a[b], BB_PREFETCH_BYTES));
             }
             _mm512_storeu_ps(y + (size_t)c * m + r, sumf);
         }
