@@ -77,7 +77,8 @@ BB_QX_INLINE __m512i bb_x8_table(void)
 }
 
 /* acc[c] += the float terms of blocks b and b + 1 (the records at rec) against activation rows
- * a[c], c < nb, block b first.  Each line is prefetched with bb_prefetch_interleaved(line, ahead). */
+ * a[c], c < nb, block b first.  Each line is prefetched with bb_prefetch_interleaved(line,
+ * ahead). */
 BB_QX_INLINE void bb_x8_pair(bb_x8_kind kind, const uint8_t *rec, __m512i table, const bb_block_q8_0 *const *a,
                              const bb_qx_aux *aux, int b, int nb, __m256 *acc, size_t ahead)
 {

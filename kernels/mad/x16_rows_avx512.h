@@ -1,7 +1,8 @@
 /* The outer loop of the AVX-512 variants of the 16-row interleaved kernels on q8_K activations
- * (tq1_0_x16_avx512.c, tq2_0_x16_avx512.c; q2_k_x16_avx512.c takes its decode): weight rows [m0, m1) in groups of 16, each group
- * against the activation rows X16_NB_MAX at a time, so that the group's records (16 * K * bits
- * / 8 bytes) stay in L1/L2 while every activation row passes over them.  The including file
+ * (tq1_0_x16_avx512.c, tq2_0_x16_avx512.c; q2_k_x16_avx512.c takes its decode): weight rows
+ * [m0, m1) in groups of 16, each group against the activation rows X16_NB_MAX at a time, so that
+ * the group's records (16 * K * bits / 8 bytes) stay in L1/L2 while every activation row passes
+ * over them.  The including file
  * defines, after the include,
  *     record_terms(rec, a, b, nb, sumf, ahead)
  *         sumf[c] += the 16 rows' block terms of the record at rec against block b of
