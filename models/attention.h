@@ -14,9 +14,10 @@
  * by l after the sum instead of before.
  *
  * Memory: while a chunk's scores stream its keys, the next chunk's keys are prefetched into L2,
- * and while its weighted sum streams its values, the next chunk's values: each pass reads from L2
- * what the previous chunk asked for, and DRAM stays busy.  What each choice measured is in
- * docs/measurements/2026-11-28-decode.md, "Attention at depth", and 2026-11-29-xeon.md. */
+ * and while its weighted sum streams its values, the next chunk's values, as eight parts in
+ * lockstep: each pass reads from L2 what the previous chunk asked for, and DRAM stays busy.  What
+ * each choice measured is in docs/measurements/2026-11-28-decode.md, "Attention at depth",
+ * 2026-11-29-xeon.md and 2026-11-30-attention-streams.md. */
 #ifndef BB_ATTENTION_H
 #define BB_ATTENTION_H
 
