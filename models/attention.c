@@ -39,8 +39,9 @@ enum { PREFETCH_ROWS = 16 };
  * over rows [r0, r1) of this chunk asks for rows [r0, r1) / PREFETCH_PARTS of each part.  The
  * same lines, in an order the memory serves faster: on the Emerald Rapids guest with AMX a read
  * of 8 streams per thread is 20-40 % faster than one (support/memory.h, BB_READ_STREAMS), and
- * the attention over a 4096-deep f16 cache went from 1.39x to 1.29x a read of it at 1 thread
- * (docs/measurements/2026-11-30-attention-streams.md). */
+ * so was this attention over a 4096-deep f16 cache; 4 and 16 parts were slower than 8, and
+ * reading the chunk itself in lockstep slower still (docs/measurements/
+ * 2026-11-30-attention-streams.md). */
 enum { PREFETCH_PARTS = 8, PART_ROWS = BB_ATTN_CHUNK / PREFETCH_PARTS };
 
 /* Always inlined, as kernels/common/prefetch.h says: GCC deletes a call it does not inline to a
