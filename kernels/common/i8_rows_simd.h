@@ -2,8 +2,9 @@
  * padding) for every input, so a kernel variant may use them as its prepare and still match the
  * scalar reference bit for bit.  Why they are identical: the absmax is an exact max; s = 127/amax
  * is the same scalar float division; x*s is one float multiplication per element as in the
- * scalar code; vroundps/vrndscaleps with "nearest, no exceptions" and Arm's FCVTNS are nearbyintf
- * in the default rounding mode (ties to even); the clamp and the integer sum are exact.
+ * scalar code; vroundps with "nearest, no exceptions", AVX-512's conversion with that rounding
+ * embedded and Arm's FCVTNS are nearbyintf in the default rounding mode (ties to even); the clamp
+ * and the integer sum are exact.
  * (The scalar code calls libm's nearbyintf per element, ~6 ns each: 10 us at K = 1600, a
  * sizeable part of a DRAM GEMV of that size.) */
 #ifndef BB_I8_ROWS_SIMD_H

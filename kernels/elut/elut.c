@@ -160,8 +160,8 @@ void elut_tables_ref(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab,
     for (int j = 0; j < ng; j++) {
         group_sums(group_q(q, g, j), j < g->ng3, sum);
         for (int i = 0; i < ELUT_ENTRIES; i++) {
-            /* round half to even by the 1.5*2^23 trick (what vrndscaleps / vroundps do in the
-             * SIMD builders); |sum| <= amax, so |v| <= 127 */
+            /* round half to even by the 1.5*2^23 trick (what vroundps and AVX-512's conversion
+             * with embedded rounding do in the SIMD builders); |sum| <= amax, so |v| <= 127 */
             float v = ((float)sum[i] * inv + 0x1.8p23f) - 0x1.8p23f;
             t8[j * ELUT_ENTRIES + i] = (int8_t)(int32_t)v;
         }

@@ -152,33 +152,59 @@ static int table_amax(const int8_t *q, const elut_geom *g)
     return _mm512_reduce_max_epi32(mx);
 }
 
-/* The tables of one activation row (elut_tables_ref's bytes): entry i of a group is
- * sum_e d[i][e] q[e], one vpdpbusd per group — the digits as the signed operand, q + 128 as the
- * unsigned one, 128 * sum_e d[i][e] taken off by the accumulator's start value. */
+/* Group j's 16 int32 sums: entry i is sum_e d[i][e] q[e], one vpdpbusd — the digits as the
+ * signed operand, q + 128 as the unsigned one, 128 * sum_e d[i][e] taken off by the
+ * accumulator's start value. */
+static inline __attribute__((always_inline)) __m512i group_sums(const int8_t *qp, int j, int n, int len,
+                                                                __m512i start, __m512i dig)
+{
+    const __m512i bias = _mm512_set1_epi8((char)0x80);
+    __m512i a = _mm512_xor_si512(_mm512_set1_epi32(elut_group_bytes(qp + len * j, j + 1 == n, len)), bias);
+    return _mm512_dpbusd_epi32(start, a, dig);
+}
+
+/* _0's entries of the sums t: round(t * inv), half to even (the rounding is the instruction's
+ * own, embedded: the reference's bits whatever MXCSR holds); |t| <= A, so within +-127. */
+static inline __attribute__((always_inline)) __m512i q8_entries(__m512i t, __m512 vinv)
+{
+    return _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_cvtepi32_ps(t), vinv),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+/* The tables of one activation row (elut_tables_ref's bytes).  _0 takes four groups a step and
+ * packs their 64 entries into one store: two saturating packs (a no-op within +-127) leave lane
+ * i holding entries 4i..4i+3 of each group, and one vpermd puts each group's 16 together. */
 void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d)
 {
     size_t ng = (size_t)(g->ng3 + g->ng1);
     const __m512i bias = _mm512_set1_epi8((char)0x80), zero = _mm512_setzero_si512();
+    const __m512i by_group = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     float inv = 0;
     if (q8) *d = elut_table_step(table_amax(q, g), &inv);
     const __m512 vinv = _mm512_set1_ps(inv);
     for (int tl2 = 1; tl2 >= 0; tl2--) {
-        int n = tl2 ? g->ng3 : g->ng1, len = tl2 ? 3 : 2;
+        int n = tl2 ? g->ng3 : g->ng1, len = tl2 ? 3 : 2, j = 0;
         const int8_t *qp = tl2 ? q : q + g->k3;
         uint8_t *out = tab + (tl2 ? 0 : (size_t)g->ng3 * ELUT_ENTRIES);
         const __m512i dig = _mm512_loadu_si512(elut_digits[tl2]);
         const __m512i start = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, bias, dig));
-        for (int j = 0; j < n; j++) {
-            __m512i a = _mm512_xor_si512(_mm512_set1_epi32(elut_group_bytes(qp + len * j, j + 1 == n, len)), bias);
-            __m512i t = _mm512_dpbusd_epi32(start, a, dig);
+        if (q8)
+            for (; j + 4 <= n; j += 4) {
+                __m512i e0 = q8_entries(group_sums(qp, j, n, len, start, dig), vinv);
+                __m512i e1 = q8_entries(group_sums(qp, j + 1, n, len, start, dig), vinv);
+                __m512i e2 = q8_entries(group_sums(qp, j + 2, n, len, start, dig), vinv);
+                __m512i e3 = q8_entries(group_sums(qp, j + 3, n, len, start, dig), vinv);
+                __m512i b = _mm512_packs_epi16(_mm512_packs_epi32(e0, e1), _mm512_packs_epi32(e2, e3));
+                _mm512_storeu_si512(out + (size_t)j * ELUT_ENTRIES, _mm512_permutexvar_epi32(by_group, b));
+            }
+        for (; j < n; j++) {
+            __m512i t = group_sums(qp, j, n, len, start, dig);
             uint8_t *o = out + (size_t)j * ELUT_ENTRIES;
             if (!q8) {
                 _mm_storeu_si128((__m128i *)o, _mm512_cvtepi32_epi8(t));
                 _mm_storeu_si128((__m128i *)(o + ng * ELUT_ENTRIES), _mm512_cvtepi32_epi8(_mm512_srai_epi32(t, 8)));
             } else {
-                __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(t), vinv);
-                f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-                _mm_storeu_si128((__m128i *)o, _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(f)));
+                _mm_storeu_si128((__m128i *)o, _mm512_cvtepi32_epi8(q8_entries(t, vinv)));
             }
         }
     }
