@@ -4,6 +4,7 @@
 
 #include "act_quant.h"
 #include "i8_rows_simd.h"
+#include "pack_i8_avx512.h"
 
 /* One code vector: x * s clamped to +-127 (a NaN to -127, as max takes its second operand) and
  * rounded half to even by the conversion's embedded rounding, whatever MXCSR holds.  Clamping
@@ -15,13 +16,11 @@ static inline __m512i codes(__m512 x, __m512 vs)
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-/* 64 codes a step: two saturating packs (a no-op within +-127) leave lane i holding codes
- * 4i..4i+3 of each of the four vectors, one vpermd puts them in order, one store; their sum is
- * one vpdpbusd with ones.  The last K % 64, 16 at a time. */
+/* 64 codes a step, packed in order (pack_i8_avx512.h) for one store; their sum is one vpdpbusd
+ * with ones.  The last K % 64, 16 at a time. */
 void bb_quant_i8_rows_avx512(const float *x, int n, int k, void *dst)
 {
     const __m512 absmask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
-    const __m512i in_order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     const __m512i ones = _mm512_set1_epi8(1);
     for (int r = 0; r < n; r++) {
         const float *xr = x + (size_t)r * k;
@@ -40,8 +39,7 @@ void bb_quant_i8_rows_avx512(const float *x, int n, int k, void *dst)
         for (; i + 64 <= k; i += 64) {
             __m512i c0 = codes(_mm512_loadu_ps(xr + i), vs), c1 = codes(_mm512_loadu_ps(xr + i + 16), vs);
             __m512i c2 = codes(_mm512_loadu_ps(xr + i + 32), vs), c3 = codes(_mm512_loadu_ps(xr + i + 48), vs);
-            __m512i b = _mm512_permutexvar_epi32(in_order, _mm512_packs_epi16(_mm512_packs_epi32(c0, c1),
-                                                                              _mm512_packs_epi32(c2, c3)));
+            __m512i b = bb_pack_i8x64(c0, c1, c2, c3);
             sum = _mm512_dpbusd_epi32(sum, ones, b);
             _mm512_storeu_si512(q + i, b);
         }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../common/act_quant.h"
+#include "../common/pack_i8_avx512.h"
 #include "../common/prefetch.h"
 #include "elut.h"
 
@@ -172,13 +173,11 @@ static inline __attribute__((always_inline)) __m512i q8_entries(__m512i t, __m51
 }
 
 /* The tables of one activation row (elut_tables_ref's bytes).  _0 takes four groups a step and
- * packs their 64 entries into one store: two saturating packs (a no-op within +-127) leave lane
- * i holding entries 4i..4i+3 of each group, and one vpermd puts each group's 16 together. */
+ * packs their 64 entries in order into one store (pack_i8_avx512.h). */
 void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *tab, float *d)
 {
     size_t ng = (size_t)(g->ng3 + g->ng1);
     const __m512i bias = _mm512_set1_epi8((char)0x80), zero = _mm512_setzero_si512();
-    const __m512i by_group = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     float inv = 0;
     if (q8) *d = elut_table_step(table_amax(q, g), &inv);
     const __m512 vinv = _mm512_set1_ps(inv);
@@ -194,8 +193,7 @@ void elut_tables_avx512(const int8_t *q, const elut_geom *g, bool q8, uint8_t *t
                 __m512i e1 = q8_entries(group_sums(qp, j + 1, n, len, start, dig), vinv);
                 __m512i e2 = q8_entries(group_sums(qp, j + 2, n, len, start, dig), vinv);
                 __m512i e3 = q8_entries(group_sums(qp, j + 3, n, len, start, dig), vinv);
-                __m512i b = _mm512_packs_epi16(_mm512_packs_epi32(e0, e1), _mm512_packs_epi32(e2, e3));
-                _mm512_storeu_si512(out + (size_t)j * ELUT_ENTRIES, _mm512_permutexvar_epi32(by_group, b));
+                _mm512_storeu_si512(out + (size_t)j * ELUT_ENTRIES, bb_pack_i8x64(e0, e1, e2, e3));
             }
         for (; j < n; j++) {
             __m512i t = group_sums(qp, j, n, len, start, dig);
