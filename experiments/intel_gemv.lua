@@ -2,7 +2,7 @@
 -- int8 weights (q8_0: loads and int8 dot products only, the paper's baseline), 2-bit up-convert
 -- (up_i2, Sec. III-B/C) and 1-bit up-convert (up_i1, Sec. III-D), on the projection shapes of
 -- Falcon3-1B, MobileLLM-1.5B and Llama-3-8B (Sec. IV-B), one token (N = 1), weights streamed
--- from DRAM (cache = "dram": the packed copies rotate through more than twice the last-level
+-- from DRAM (cache = "dram": the packed copies rotate through more than 4x the last-level
 -- cache), on 1..cores threads.  Attained bandwidth = packed weight bytes / time per call
 -- (activation quantization included, as in the paper's kernels).  The paper draws no BF16 bars
 -- in these figures, so none are measured here (BF16 is the baseline of Figs. 12-14: intel_e2e).

@@ -6,8 +6,8 @@
  *   l1 l2 l3  as many copies as fit in half the level's capacity for the point's threads (half: the
  *             activations, outputs, stack and code share the level; the roofline's buffers use half
  *             too, bench/roofline.h), and more than the level below holds for those threads;
- *   dram      enough copies to span twice the last-level cache (capped at half the available
- *             memory), so every call streams its weights from memory.
+ *   dram      enough copies to span BB_DRAM_LLC_SPAN times the last-level cache (capped at half
+ *             the available memory), so every call streams its weights from memory.
  *
  * A level's capacity for T threads: L1 and L2 are per core, L3 per socket (or CCX); the threads
  * are assumed packed densely for "fits" (ceil(T / PUs sharing one instance) instances, at most
@@ -23,6 +23,13 @@
 #include <stddef.h>
 
 #include "support/machine.h"
+
+/* "From DRAM" means a working set of this many times the last-level cache (gemm's --cache dram,
+ * the roofline's DRAM buffer).  Twice was not enough on an AMD EPYC Zen 4 guest (32 MiB L3, a
+ * victim cache): over copies spanning 2.1x it, a read of 8 streams in lockstep drew 42-44 GB/s on
+ * one core where over 4.1x it drew 33 (one stream: the same either way), and i2_s's GEMV went
+ * from 1.36-1.42x that read to 1.07-1.08x (docs/measurements/2026-12-01-zen4.md). */
+enum { BB_DRAM_LLC_SPAN = 4 };
 
 typedef enum { BB_CACHE_RESIDENT = 0, BB_CACHE_DRAM, BB_CACHE_L1, BB_CACHE_L2, BB_CACHE_L3 } bb_cache_mode;
 #define BB_CACHE_NMODES 5

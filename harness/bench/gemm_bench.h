@@ -5,7 +5,7 @@
  *
  * Cache modes (bench/cache_sizing.h): resident repeats one packed matrix (it stays in cache if it
  * fits); l1, l2, l3 rotate among as many copies as fit in that level for the point's threads;
- * dram rotates among enough copies that their total exceeds twice the last-level cache, so every
+ * dram rotates among enough copies that their total exceeds 4x the last-level cache, so every
  * call streams its weights from memory. */
 #ifndef BB_GEMM_BENCH_H
 #define BB_GEMM_BENCH_H

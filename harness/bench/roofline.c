@@ -67,7 +67,7 @@ static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds,
     return (double)bytes * nthreads * j.passes / best / 1e9;
 }
 
-/* DRAM: each thread's buffer (together twice the last-level cache) is read in 4 MiB chunks,
+/* DRAM: each thread's buffer (together BB_DRAM_LLC_SPAN times the last-level cache) is read in 4 MiB chunks,
  * each chunk a timed run, cycling through the buffers so that a chunk was last touched a whole
  * last-level cache ago; the fastest chunk counts.  Short runs, because on a shared machine a
  * pass over the whole buffer (hundreds of ms) is always preempted somewhere.  The runs
@@ -254,7 +254,8 @@ static bool kernel_selected(const char *only, const char *name)
 }
 
 /* Read bandwidth per level and thread count: a buffer of half L1, half L2, 4 x L2 (within half
- * of L3 for all threads) and twice the LLC (DRAM: within a quarter of the available memory). */
+ * of L3 for all threads) and BB_DRAM_LLC_SPAN times the LLC (DRAM: within a quarter of the
+ * available memory). */
 static int measure_read(bb_roofline *r, const bb_machine *mach, int maxthreads, bool quick, FILE *log, char *err,
                         size_t errlen)
 {
@@ -271,7 +272,7 @@ static int measure_read(bb_roofline *r, const bb_machine *mach, int maxthreads, 
         sizes[1] = l2 / 2;
         sizes[2] = 4 * l2;
         if (mach->l3 && sizes[2] * t > mach->l3 / 2) sizes[2] = mach->l3 / 2 / t;
-        size_t dram_total = 2 * llc; /* 4 x measured the same here: no LLC hits left */
+        size_t dram_total = BB_DRAM_LLC_SPAN * llc; /* cache_sizing.h: no LLC hits left */
         if (mach->mem_available && dram_total > mach->mem_available / 4) dram_total = mach->mem_available / 4;
         sizes[3] = dram_total / t;
         for (int l = 0; l < BB_ROOF_LEVELS; l++) {

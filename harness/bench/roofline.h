@@ -2,7 +2,7 @@
  * plots and reports.
  *   - read bandwidth (GB/s, 1e9 bytes/s) from L1, L2, L3 and DRAM for 1..T threads: each thread
  *     reads its own buffer sized for the level (L1: half the L1d; L2: half the L2; L3: 4 x L2,
- *     within half the L3 shared by all threads; DRAM: twice the last-level cache in total, read
+ *     within half the L3 shared by all threads; DRAM: 4x the last-level cache in total, read
  *     in 4 MiB chunks timed one by one, alternately front to back and as BB_READ_STREAMS parts
  *     in lockstep), with 512-bit loads (256-bit without AVX-512), the fastest of many short
  *     runs (1 ms; other processes share the cores);
@@ -67,7 +67,7 @@ typedef struct {
 extern const char *const bb_roof_level_names[BB_ROOF_LEVELS];
 
 /* Measure everything; quick: about a tenth of the time per figure and a smaller DRAM buffer
- * (still twice the last-level cache when that fits in a quarter of the available memory).
+ * (still 4x the last-level cache when that fits in a quarter of the available memory).
  * only_kernels: NULL for all, else a comma list.  Progress lines go to log (may be NULL). */
 int bb_roofline_measure(bb_roofline *r, const bb_machine *m, int maxthreads, bool quick, const char *only_kernels,
                         FILE *log, char *err, size_t errlen);

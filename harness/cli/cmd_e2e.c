@@ -183,9 +183,8 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
                r->tg_gbps, r->kv_bytes_per_token / 1e6, r->read_tps_median, r->read_tps_max, r->read_gbps,
                r->read_streams, r->read_streams == 1 ? "" : "s", 100 * r->tg_of_read,
                100 * r->tg_tps_max / r->read_tps_max);
-    /* A token's bytes within twice the last-level cache (gemm --cache dram's rule for "from
-     * memory") may partly stay in it from one token to the next, for the decode and for the read
-     * alike: the bound is then not a DRAM bound.  Measured on a 260 MiB L3: 245 MB read again
+    /* A token's bytes within twice the last-level cache may partly stay in it from one token to
+     * the next, for the decode and for the read alike: the bound is then not a DRAM bound.  Measured on a 260 MiB L3: 245 MB read again
      * came at 32 GB/s, the same bytes rotated past twice the cache at 28 GB/s
      * (docs/measurements/2026-11-29-gemm-split.md). */
     double token_bytes = r->weight_bytes_per_token + (double)r->kv_bytes_per_token;

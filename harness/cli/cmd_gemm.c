@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "  --cpus LIST   thread t on the t-th CPU of LIST (e.g. 0,2-3); default: one per core first\n"
             "  --cache MODE  the weights' working set: resident (one copy, default); l1, l2, l3 (copies rotated\n"
             "                to fill half that level for T threads, sized from hwloc or sysfs; a matrix too\n"
-            "                big for it is refused); dram (copies spanning twice the last-level cache)\n"
+            "                big for it is refused); dram (copies spanning 4x the last-level cache)\n"
             "  --csv         the result as results.csv's header and row (its columns, provenance included,\n"
             "                numbers at full precision), then --read's and --verify's extra columns\n"
             "  --json        the same row as one JSON object on one line (JSONL); with --csv or --json\n"

@@ -31,7 +31,7 @@ const bb_column bb_result_columns[] = {
     COL("cpus", BB_COL_STR, cpus, "OS index of the processing unit of each thread, ';'-separated"),
     COL("cache", BB_COL_STR, cache,
         "the weights' working set asked for: resident (one packed copy), l1, l2 or l3 (copies rotated to fill half "
-        "that level for the point's threads, more than the level below holds), dram (rotating copies > 2x LLC); "
+        "that level for the point's threads, more than the level below holds), dram (rotating copies > 4x LLC); "
         "docs/measurement.md"),
     COL("warmup", BB_COL_INT, warmup, "untimed calls before timing"),
     COL("reps", BB_COL_INT, reps, "timed calls"),
