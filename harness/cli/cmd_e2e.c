@@ -184,9 +184,9 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
                r->read_streams, r->read_streams == 1 ? "" : "s", 100 * r->tg_of_read,
                100 * r->tg_tps_max / r->read_tps_max);
     /* A token's bytes within twice the last-level cache may partly stay in it from one token to
-     * the next, for the decode and for the read alike: the bound is then not a DRAM bound.  Measured on a 260 MiB L3: 245 MB read again
-     * came at 32 GB/s, the same bytes rotated past twice the cache at 28 GB/s
-     * (docs/measurements/2026-11-29-gemm-split.md). */
+     * the next, for the decode and for the read alike: the bound is then not a DRAM bound.
+     * Measured on a 260 MiB L3: 245 MB read again came at 32 GB/s, the same bytes rotated past
+     * twice the cache at 28 GB/s (docs/measurements/2026-11-29-gemm-split.md). */
     double token_bytes = r->weight_bytes_per_token + (double)r->kv_bytes_per_token;
     double llc = (double)bb_machine_llc(mach);
     if (spec->gen_len && token_bytes < 2 * llc)
