@@ -95,7 +95,7 @@ static int level_copies(int level, size_t psize, int threads, const bb_machine *
 }
 
 /* Cache mode dram rotates copies over BB_DRAM_LLC_SPAN times the last-level cache so that no copy
- * is still cached when its turn comes. Hosts report LLCs of any size (a cloud VM may report its
+ * is still cached when its turn comes.  Hosts report LLCs of any size (a cloud VM may report its
  * host's whole 480 MiB L3), so the rotation is capped at half the available memory: a capped
  * rotation still spans more than the LLC (said by bb_cache_describe), one that cannot is refused. */
 static int dram_copies(size_t psize, const bb_machine *mach, int *copies, char *err, size_t errlen)

@@ -69,10 +69,10 @@ static double read_bw(bb_pool *pool, int nthreads, size_t bytes, double seconds,
 
 /* DRAM: each thread's buffer (together BB_DRAM_LLC_SPAN times the last-level cache) is read in
  * 4 MiB chunks, each chunk a timed run, cycling through the buffers so that a chunk was last
- * touched at least a whole last-level cache ago; the fastest chunk counts. Short runs, because on a shared machine
- * a pass over the whole buffer (hundreds of ms) is always preempted somewhere. The runs alternate
- * one stream per thread and BB_READ_STREAMS (the read-alone bound's two reads, support/memory.h),
- * so that the ceiling is the faster. */
+ * touched at least a whole last-level cache ago; the fastest chunk counts.  Short runs, because on
+ * a shared machine a pass over the whole buffer (hundreds of ms) is always preempted somewhere.
+ * The runs alternate one stream per thread and BB_READ_STREAMS (the read-alone bound's two reads,
+ * support/memory.h), so that the ceiling is the faster. */
 static double dram_bw(bb_pool *pool, int nthreads, size_t bytes, int runs)
 {
     read_job j = {.bytes = bytes, .chunk = (size_t)4 << 20, .passes = 1, .streams = 1, .zmm = bb_read512_usable()};
