@@ -66,8 +66,8 @@ typedef struct {
 
 extern const char *const bb_roof_level_names[BB_ROOF_LEVELS];
 
-/* Measure everything; quick: about a tenth of the time per figure and a smaller DRAM buffer
- * (still 4x the last-level cache when that fits in a quarter of the available memory).
+/* Measure everything; quick: about a tenth of the time per figure (fewer runs; the DRAM buffer
+ * is the same, 4x the last-level cache within a quarter of the available memory).
  * only_kernels: NULL for all, else a comma list.  Progress lines go to log (may be NULL). */
 int bb_roofline_measure(bb_roofline *r, const bb_machine *m, int maxthreads, bool quick, const char *only_kernels,
                         FILE *log, char *err, size_t errlen);
