@@ -26,23 +26,21 @@ static void wsum(const bb_vec_ops *v, float *out, const float *a, const bb_attn_
     }
 }
 
-/* Positions per prefetch step: each step of the scores first asks for lines of the next chunk's
- * keys, and each step of the weighted sum for those of the next chunk's values, so that each pass
- * finds its rows in L2 while DRAM streams the next chunk's.  Asking for the values as the keys
- * stream made the whole attention slower (docs/measurements/2026-11-28-decode.md, "Attention at
- * depth"); leaving the values to the hardware streamer left a core's attention at 1.5x a read of
- * the cache on an Emerald Rapids guest, one chunk ahead 1.35x (docs/measurements/
- * 2026-11-29-xeon.md). */
-enum { PREFETCH_ROWS = 16 };
-
-/* The next chunk is asked for as PREFETCH_PARTS parts in lockstep, not front to back: the step
- * over rows [r0, r1) of this chunk asks for rows [r0, r1) / PREFETCH_PARTS of each part.  The
- * same lines, in an order the memory serves faster: on the Emerald Rapids guest with AMX a read
- * of 8 streams per thread is 20-40 % faster than one (support/memory.h, BB_READ_STREAMS), and
- * so was this attention over a 4096-deep f16 cache; 4 and 16 parts were slower than 8, and
- * reading the chunk itself in lockstep slower still (docs/measurements/
- * 2026-11-30-attention-streams.md). */
-enum { PREFETCH_PARTS = 8, PART_ROWS = BB_ATTN_CHUNK / PREFETCH_PARTS };
+/* BB_ATTN_PREFETCH_ROWS (attention.h): each step of the scores first asks for lines of the next
+ * chunk's keys, and each step of the weighted sum for those of the next chunk's values, so that
+ * each pass finds its rows in L2 while DRAM streams the next chunk's.  Asking for the values as
+ * the keys stream made the whole attention slower (docs/measurements/2026-11-28-decode.md,
+ * "Attention at depth"); leaving the values to the hardware streamer left a core's attention at
+ * 1.5x a read of the cache on an Emerald Rapids guest, one chunk ahead 1.35x (docs/measurements/
+ * 2026-11-29-xeon.md).
+ *
+ * BB_ATTN_PREFETCH_PARTS (attention.h): the next chunk is asked for as that many parts in
+ * lockstep, not front to back: the step over rows [r0, r1) of this chunk asks for rows [r0, r1) /
+ * BB_ATTN_PREFETCH_PARTS of each part.  The same lines, in an order the memory serves faster: on
+ * the Emerald Rapids guest with AMX a read of 8 streams per thread is 20-40 % faster than one
+ * (support/memory.h, BB_READ_STREAMS), and so was this attention over a 4096-deep f16 cache; 4
+ * and 16 parts were slower than 8, and reading the chunk itself in lockstep slower still
+ * (docs/measurements/2026-11-30-attention-streams.md). */
 
 /* Always inlined, as kernels/common/prefetch.h says: GCC deletes a call it does not inline to a
  * function that only prefetches (this one's was, and the attention ran as if it had none). */
@@ -53,8 +51,8 @@ static inline __attribute__((always_inline)) void prefetch_rows(const void *base
 }
 
 /* Rows [t0, t1) of the keys (values: 1) of this head and, past its n rows, of kv->next's, as if
- * the two heads' rows were one stream: a short last chunk (depth 4096 leaves one row in it) does
- * not leave the next head's first chunk cold. */
+ * the two heads' rows were one stream: the windows of a head's last chunks run on into the next
+ * head's first (bb_attn_ahead). */
 static inline __attribute__((always_inline)) void prefetch_stream(const bb_attn_kv *kv, int values, int t0, int t1)
 {
     size_t row = values ? kv->v_row : kv->k_row;
@@ -66,18 +64,13 @@ static inline __attribute__((always_inline)) void prefetch_stream(const bb_attn_
     }
 }
 
-/* The share of the next chunk (rows [s0 + BB_ATTN_CHUNK, s0 + 2 BB_ATTN_CHUNK) of the stream)
- * that goes with rows [s0 + r0, s0 + r1) of this one: rows [r0, r1) / PREFETCH_PARTS of each
- * part.  A short last chunk asks for what its rows cover; the next head's first chunk was
- * asked for by the full chunk before it. */
-static inline __attribute__((always_inline)) void prefetch_ahead(const bb_attn_kv *kv, int values, int s0, int r0,
-                                                                 int r1)
+/* Each step's share of the window ahead (bb_attn_ahead, attention.h), part by part. */
+static inline __attribute__((always_inline)) void prefetch_ahead(const bb_attn_kv *kv, int values, int s0, int s1,
+                                                                 int r0, int r1)
 {
-    int a = r0 / PREFETCH_PARTS, b = r1 / PREFETCH_PARTS;
-    if (a >= b) return;
-    for (int p = 0; p < PREFETCH_PARTS; p++) {
-        int t = s0 + BB_ATTN_CHUNK + p * PART_ROWS;
-        prefetch_stream(kv, values, t + a, t + b);
+    for (int p = 0; p < BB_ATTN_PREFETCH_PARTS; p++) {
+        int t0, t1;
+        if (bb_attn_ahead(kv, s0, s1, r0, r1, p, &t0, &t1)) prefetch_stream(kv, values, t0, t1);
     }
 }
 
@@ -85,16 +78,16 @@ void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, in
                    float *sc, float *acc, bb_attn_ml *ml)
 {
     int n = s1 - s0;
-    for (int s = s0; s < s1; s += PREFETCH_ROWS) {
-        int e = s + PREFETCH_ROWS < s1 ? s + PREFETCH_ROWS : s1;
-        prefetch_ahead(kv, 0, s0, s - s0, e - s0);
+    for (int s = s0; s < s1; s += BB_ATTN_PREFETCH_ROWS) {
+        int e = s + BB_ATTN_PREFETCH_ROWS < s1 ? s + BB_ATTN_PREFETCH_ROWS : s1;
+        prefetch_ahead(kv, 0, s0, s1, s - s0, e - s0);
         scores(v, q, kv, s, e - s, scale, sc + (s - s0));
     }
     ml->l = v->exp_max(sc, n, &ml->m);
     memset(acc, 0, sizeof(float) * (size_t)kv->hd);
-    for (int s = s0; s < s1; s += PREFETCH_ROWS) {
-        int e = s + PREFETCH_ROWS < s1 ? s + PREFETCH_ROWS : s1;
-        prefetch_ahead(kv, 1, s0, s - s0, e - s0);
+    for (int s = s0; s < s1; s += BB_ATTN_PREFETCH_ROWS) {
+        int e = s + BB_ATTN_PREFETCH_ROWS < s1 ? s + BB_ATTN_PREFETCH_ROWS : s1;
+        prefetch_ahead(kv, 1, s0, s1, s - s0, e - s0);
         wsum(v, acc, sc + (s - s0), kv, s, e - s);
     }
 }

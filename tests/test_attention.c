@@ -171,6 +171,51 @@ static void engine_over_chunks(void)
     free(tok);
 }
 
+/* The rows a reader of head a (n_a rows) then head b (n_b rows, the next head of the same thread)
+ * asks for ahead, step by step as bb_attn_chunk reads (bb_attn_ahead, clipped at each head's
+ * end as the prefetch clips), counted per row: asked[0][s] for a's row s, asked[1][s] for b's.
+ * Every row of a's chunk c > 0 must be asked for exactly once, while chunk c - 1 is read, and
+ * every row of b's first chunk exactly once while a is read; nothing else of either head. */
+static void prefetch_window(int n_a, int n_b)
+{
+    bb_attn_kv b = {.n = n_b}, a = {.n = n_a, .next = &b};
+    int *asked[2] = {calloc((size_t)n_a, sizeof(int)), calloc((size_t)n_b, sizeof(int))};
+    int outside = 0;
+    for (int s0 = 0; s0 < n_a; s0 += BB_ATTN_CHUNK) {
+        int s1 = n_a - s0 < BB_ATTN_CHUNK ? n_a : s0 + BB_ATTN_CHUNK;
+        for (int s = s0; s < s1; s += BB_ATTN_PREFETCH_ROWS) {
+            int e = s + BB_ATTN_PREFETCH_ROWS < s1 ? s + BB_ATTN_PREFETCH_ROWS : s1;
+            for (int p = 0; p < BB_ATTN_PREFETCH_PARTS; p++) {
+                int t0, t1;
+                if (!bb_attn_ahead(&a, s0, s1, s - s0, e - s0, p, &t0, &t1)) continue;
+                for (int t = t0; t < t1; t++) {
+                    if (t < n_a) asked[0][t]++;
+                    else if (t - n_a < n_b) asked[1][t - n_a]++;
+                    else outside++;
+                }
+            }
+        }
+    }
+    int bad_a = 0, bad_b = 0, first_b = n_b < BB_ATTN_CHUNK ? n_b : BB_ATTN_CHUNK;
+    for (int s = 0; s < n_a; s++) bad_a += asked[0][s] != (s >= BB_ATTN_CHUNK);
+    for (int s = 0; s < n_b; s++) bad_b += asked[1][s] != (s < first_b);
+    CHECK(bad_a == 0, "heads of %d and %d rows: %d rows of the first head not asked for exactly once, by the chunk "
+          "before theirs", n_a, n_b, bad_a);
+    CHECK(bad_b == 0, "heads of %d and %d rows: %d rows of the next head not asked for exactly once if in its first "
+          "chunk, else never", n_a, n_b, bad_b);
+    /* heads of one depth (decode): nothing past the next head either; a longer head's full window
+     * may run past a shorter next head, which the caller clips */
+    CHECK(n_a != n_b || outside == 0, "heads of %d rows: %d rows asked for past the next head", n_a, outside);
+    /* a head of one chunk with no next head asks for nothing */
+    a.next = NULL;
+    int t0, t1, any = 0;
+    if (n_a <= BB_ATTN_CHUNK)
+        for (int p = 0; p < BB_ATTN_PREFETCH_PARTS; p++) any += bb_attn_ahead(&a, 0, n_a, 0, n_a, p, &t0, &t1);
+    CHECK(any == 0, "a head of %d rows with no next head asks for %d windows", n_a, any);
+    free(asked[0]);
+    free(asked[1]);
+}
+
 int main(void)
 {
     bb_rng r;
@@ -180,5 +225,9 @@ int main(void)
     for (int i = 0; i < nt; i++) against_reference(tables[i], &r);
     q8_0_format();
     engine_over_chunks();
+    static const int depths[] = {1, 2, 7, 16, 20, 100, 255, 256, 257, 300, 511, 512, 513, 4097, 4100};
+    for (int i = 0; i < (int)(sizeof depths / sizeof depths[0]); i++) prefetch_window(depths[i], depths[i]);
+    prefetch_window(20, 300);
+    prefetch_window(300, 20);
     return check_summary("attention");
 }
