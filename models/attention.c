@@ -35,8 +35,8 @@ static void wsum(const bb_vec_ops *v, float *out, const float *a, const bb_attn_
  * 2026-11-29-xeon.md).
  *
  * BB_ATTN_PREFETCH_PARTS (attention.h): the next chunk is asked for as that many parts in
- * lockstep, not front to back: the step over rows [r0, r1) of this chunk asks for rows [r0, r1) /
- * BB_ATTN_PREFETCH_PARTS of each part.  The same lines, in an order the memory serves faster: on
+ * lockstep, not front to back: the step over rows [r0, r1) of a full chunk asks for rows [r0, r1)
+ * / BB_ATTN_PREFETCH_PARTS of each part.  The same lines, in an order the memory serves faster: on
  * the Emerald Rapids guest with AMX a read of 8 streams per thread is 20-40 % faster than one
  * (support/memory.h, BB_READ_STREAMS), and so was this attention over a 4096-deep f16 cache; 4
  * and 16 parts were slower than 8, and reading the chunk itself in lockstep slower still

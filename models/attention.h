@@ -59,7 +59,7 @@ void bb_attn_chunk(const bb_vec_ops *v, const float *q, const bb_attn_kv *kv, in
  * are none.  The window of chunk [s0, s1) is the stream's rows [s0 + BB_ATTN_CHUNK,
  * s1 + BB_ATTN_CHUNK), as many as the chunk has, so that with the window before it it ends
  * exactly at the end of the next head's first chunk.  A head of one chunk (s0 == 0, s1 == n:
- * every head under BB_ATTN_CHUNK positions deep) has no chunk before it to have asked for
+ * every head of at most BB_ATTN_CHUNK positions) has no chunk before it to have asked for
  * that: its window is kv->next's first chunk, spread over its own rows (none without a next
  * head).  Each part of the window goes with the chunk's rows in proportion, step by step. */
 static inline int bb_attn_ahead(const bb_attn_kv *kv, int s0, int s1, int r0, int r1, int part, int *t0, int *t1)
