@@ -96,6 +96,13 @@
 #define TMAC_TB 4
 #define TMAC_TB_AVX512_WIDE 2
 
+/* A tile's blocks are tb code streams read in lockstep, a chunk of each in turn, and a decode call
+ * is one tile (m_pass), so the SIMD variants prefetch each code line with
+ * bb_prefetch_interleaved(line, tile bytes, BB_PREFETCH_L1_BYTES / tb) (common/prefetch.h):
+ * further ahead in its own block a prefetch lands in the next block of the same tile, already
+ * read.  With the plain stream prefetch tmac_w2@avx512 took 1.53-1.68x a read from DRAM at one
+ * thread on the Zen 4 host, 1.20-1.28x so (docs/measurements/2026-12-01-near-prefetch.md). */
+
 typedef enum { TMAC_LUT8 = 0, TMAC_FA, TMAC_EXACT } tmac_mode;
 
 /* Which K-group (0..3 within the chunk) and bit plane byte t of a dword of vector u holds.

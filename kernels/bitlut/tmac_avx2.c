@@ -86,7 +86,7 @@ AI int flush_every(const int b, const tmac_mode mode) { return b == 4 ? (mode ==
 /* One 8-row half (dwords 8hh .. 8hh+7) of one block for group g: exact int32 isum of rows
  * 8hh + d (low nibbles) and 16 + 8hh + d (high nibbles). */
 AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *th, const int b,
-                   const tmac_mode mode, const __m256i *cu, __m256i isum[2])
+                   const tmac_mode mode, const __m256i *cu, size_t tile_bytes, __m256i isum[2])
 {
     const __m256i m0f = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1);
     const size_t cstride = (size_t)64 * b;
@@ -100,7 +100,7 @@ AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *
                 __m256i l[4][2];
                 for (int cc = 0; cc < 4; cc++) {
                     const uint8_t *p = wg + (size_t)(4 * qd + cc) * cstride + 64 * u + 32 * hh;
-                    bb_prefetch_stream(p);
+                    bb_prefetch_interleaved(p, tile_bytes, BB_PREFETCH_L1_BYTES / TB);
                     __m256i v = _mm256_loadu_si256((const __m256i *)p);
                     const __m256i *t4 = tl + 4 * (4 * qd + cc);
                     l[cc][0] = lookup(b, u, _mm256_and_si256(v, m0f), t4);
@@ -116,7 +116,7 @@ AI void half_group(const uint8_t *wg, int hh, const __m256i *tl, const __m256i *
         for (int ch = 0; ch < TMAC_QG / TMAC_CHUNK; ch++) {
             for (int u = 0; u < b; u++) {
                 const uint8_t *p = wg + (size_t)ch * cstride + 64 * u + 32 * hh;
-                bb_prefetch_stream(p);
+                bb_prefetch_interleaved(p, tile_bytes, BB_PREFETCH_L1_BYTES / TB);
                 __m256i v = _mm256_loadu_si256((const __m256i *)p);
                 __m256i ix[2] = {_mm256_and_si256(v, m0f), _mm256_and_si256(_mm256_srli_epi16(v, 4), m0f)};
                 for (int s = 0; s < 2; s++) {
@@ -182,7 +182,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
             __builtin_prefetch(ob + next, 0, 2);
             for (int hh = 0; hh < 2; hh++) {
                 __m256i isum[2];
-                half_group(wg, hh, tl, th, b, mode, cu, isum);
+                half_group(wg, hh, tl, th, b, mode, cu, (size_t)tb * tmac_block_wbytes(k, b), isum);
                 for (int s = 0; s < 2; s++) {
                     int r0 = 16 * s + 8 * hh;
                     __m256i o = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(ob + r0)));

@@ -96,6 +96,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
 {
     const int G = k / TMAC_QG, L = (1 << b) - 1;
     const size_t cstride = (size_t)64 * b; /* bytes per (block, chunk) */
+    const size_t tile_bytes = (size_t)tb * tmac_block_wbytes(k, b);
     const tmac_ghead *head = tmac_col_head(act, n, k, mode, col);
     const uint8_t *tabs = tmac_col_tables(act, n, k, mode, col);
     const uint8_t *wb[TB_MAX];
@@ -120,7 +121,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
                     for (int u = 0; u < b; u++) {
                         __m512i l[4][2];
                         for (int cc = 0; cc < 4; cc++) {
-                            bb_prefetch_stream(p + cc * cstride + 64 * u);
+                            bb_prefetch_interleaved(p + cc * cstride + 64 * u, tile_bytes, BB_PREFETCH_L1_BYTES / tb);
                             indices(p + cc * cstride + 64 * u, cs->sel[u], &l[cc][0], &l[cc][1]);
                         }
                         for (int hh = 0; hh < 2; hh++) {
@@ -143,7 +144,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
                     const uint8_t *p = wb[i] + chunk * cstride;
                     for (int u = 0; u < b; u++) {
                         __m512i lo, hi;
-                        bb_prefetch_stream(p + 64 * u);
+                        bb_prefetch_interleaved(p + 64 * u, tile_bytes, BB_PREFETCH_L1_BYTES / tb);
                         indices(p + 64 * u, cs->sel[u], &lo, &hi);
                         if (mode == TMAC_EXACT) {
                             acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], _mm512_permutexvar_epi8(lo, t), cs->c[u]);
@@ -159,8 +160,7 @@ AI void tile(const void *w, const void *act, float *y, int m, int k, int n, int 
             }
         }
         /* The scales and offsets are streams of their own beside the codes (tmac.h): the next
-         * tile's, for this group, into L2 (one tile's time ahead; the codes' prefetch runs
-         * BB_PREFETCH_BYTES ahead in each block). */
+         * tile's, for this group, into L2, one tile's time ahead like the codes' far prefetch. */
         const size_t next = (size_t)tb * G * TMAC_RB + (size_t)g * TMAC_RB;
         for (int i = 0; i < tb; i++) {
             __builtin_prefetch(hb[i] + next, 0, 2);

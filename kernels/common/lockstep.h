@@ -9,8 +9,9 @@
  *
  * Prefetching ahead within a part does not work: a part of a 32 KiB chunk (BB_CHUNK_BYTES) is
  * 8-11 KiB, so a far prefetch lands in the next part's lines, already read.  The far prefetch
- * goes instead to the same place one call ahead (bb_prefetch_interleaved(line, call bytes)): the
- * chunk the thread takes next, since an owner takes its chunks in order (bb_pool_run_chunks). */
+ * goes instead to the same place one call ahead (bb_prefetch_interleaved(line, call bytes,
+ * near)): the chunk the thread takes next, since an owner takes its chunks in order
+ * (bb_pool_run_chunks). */
 #ifndef BB_LOCKSTEP_H
 #define BB_LOCKSTEP_H
 

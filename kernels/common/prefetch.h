@@ -33,10 +33,17 @@ static inline __attribute__((always_inline)) void bb_prefetch_stream(const void 
 /* bb_prefetch_stream for a reader of several streams in lockstep, each `pass` bytes before the
  * next pass's matching stream (the row tiles of a pass, rows one after the other): BB_PREFETCH_BYTES
  * ahead in its own stream would land in a line another stream of the pass has already read, so
- * the far prefetch goes to the same place one pass ahead; the near one stays in the stream. */
-static inline __attribute__((always_inline)) void bb_prefetch_interleaved(const void *p, size_t pass)
+ * the far prefetch goes to the same place one pass ahead.  The near one stays in the stream,
+ * `near` bytes ahead: BB_PREFETCH_L1_BYTES, or that shared among the pass's streams so that the
+ * pass as a whole looks BB_PREFETCH_L1_BYTES ahead, as baselines/float_common.h's GEMV tile does.
+ * Which is measured per kernel, from DRAM at one thread on the Zen 4 host (docs/measurements/
+ * 2026-12-01-near-prefetch.md): shared, tl2_0@avx512 went from 1.19-1.22x a read to 1.10-1.14x,
+ * tmac_w2 (its far prefetch a tile ahead) from 1.40x to 1.20-1.28x, i2_s no worse (1.04-1.12x
+ * against 1.04-1.08x); the x16 and x8 records read better with the full distance in each stream
+ * (tq2_0_x16 1.05-1.13x against 1.08-1.16x, q4_0x8 0.98-1.00x against 1.01-1.07x). */
+static inline __attribute__((always_inline)) void bb_prefetch_interleaved(const void *p, size_t pass, size_t near)
 {
-    __builtin_prefetch((const char *)p + BB_PREFETCH_L1_BYTES, 0, 3);
+    __builtin_prefetch((const char *)p + near, 0, 3);
     __builtin_prefetch((const char *)p + pass, 0, 2);
 }
 

@@ -78,13 +78,13 @@ BB_QX_INLINE __m512i bb_x8_table(void)
 
 /* acc[c] += the float terms of blocks b and b + 1 (the records at rec) against activation rows
  * a[c], c < nb, block b first.  Each line is prefetched with bb_prefetch_interleaved(line,
- * ahead). */
+ * ahead, BB_PREFETCH_L1_BYTES). */
 BB_QX_INLINE void bb_x8_pair(bb_x8_kind kind, const uint8_t *rec, __m512i table, const bb_block_q8_0 *const *a,
                              const bb_qx_aux *aux, int b, int nb, __m256 *acc, size_t ahead)
 {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    for (int l = 0; l < 2 * BB_NIBBLE_X8_BYTES; l += 64) bb_prefetch_interleaved(rec + l, ahead);
+    for (int l = 0; l < 2 * BB_NIBBLE_X8_BYTES; l += 64) bb_prefetch_interleaved(rec + l, ahead, BB_PREFETCH_L1_BYTES);
     __m256i d16 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)rec)),
                                           _mm_loadu_si128((const __m128i *)(rec + BB_NIBBLE_X8_BYTES)), 1);
     __m512 dw = _mm512_cvtph_ps(d16);

@@ -58,6 +58,7 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
                                             0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
     const __m256i bits[2] = {_mm256_set_m128i(_mm_set1_epi16(0x2002), _mm_set1_epi16(0x1001)),
                              _mm256_set_m128i(_mm_set1_epi16(0x8008), _mm_set1_epi16(0x4004))};
+    const size_t pass = (size_t)tp * tstride, near = BB_PREFETCH_L1_BYTES / tp; /* prefetch.h */
     for (int b0 = 0; b0 < nb; b0 += WIDEN) {
         int b1 = nb - b0 < WIDEN ? nb : b0 + WIDEN;
         __m256i s16a[TP], s16b[TP], neg[TP]; /* neg: _1's count of negative entries, bytes */
@@ -75,9 +76,9 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
                 }
                 for (int t = 0; t < tp; t++) {
                     const uint8_t *tile = tile0 + (size_t)t * tstride;
-                    if (hh == 0) bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, (size_t)tp * tstride);
+                    if (hh == 0) bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, pass, near);
                     if (sign && hh == 0 && (b & 3) == 0)
-                        bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
+                        bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, pass, near);
                     __m256i v = _mm256_loadu_si256(
                         (const __m256i *)(tile + idx_off + (size_t)b * ELUT_BLOCK + 32 * (size_t)hh));
                     __m256i i0 = _mm256_and_si256(v, nib), i1 = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);

@@ -43,6 +43,7 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
     const __m512i one = _mm512_set1_epi8(1), minus_one = _mm512_set1_epi8(-1);
     const __m512i sel = _mm512_set1_epi32(0x30201000); /* table g of the register for byte 4r + g */
     const __m512i tr = _mm512_loadu_si512(TRANSPOSE);
+    const size_t pass = (size_t)tp * tstride, near = BB_PREFETCH_L1_BYTES / tp; /* prefetch.h */
     for (int b = 0; b < nb; b++) {
         const __m512i L0 = _mm512_loadu_si512(lo + (size_t)b * 128);
         const __m512i L1 = _mm512_loadu_si512(lo + (size_t)b * 128 + 64);
@@ -53,9 +54,9 @@ static inline __attribute__((always_inline)) void blocks(const uint8_t *tile0, s
         }
         for (int t = 0; t < tp; t++) {
             const uint8_t *tile = tile0 + (size_t)t * tstride;
-            bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, (size_t)tp * tstride);
+            bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, pass, near);
             if (sign && (b & 3) == 0)
-                bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
+                bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, pass, near);
             __m512i p = _mm512_permutexvar_epi8(tr, _mm512_loadu_si512(tile + idx_off + (size_t)b * ELUT_BLOCK));
             /* (p & 0x0f) | sel: groups 0-3 from the low nibbles, 4-7 from the high ones */
             __m512i x0 = _mm512_ternarylogic_epi32(p, nib, sel, 0xea);

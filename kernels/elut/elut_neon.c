@@ -105,6 +105,8 @@ AI void blocks(const uint8_t *tile0, size_t tstride, size_t idx_off, size_t sign
                                               {8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15}};
     const uint8x16_t nib = vdupq_n_u8(0x0f);
     const int we = widen_every(q8);
+    /* the full near distance in each tile: the shared one (elut_avx512.c) is not measured on Arm */
+    const size_t pass = (size_t)tp * tstride, near = BB_PREFETCH_L1_BYTES;
     for (int b0 = 0; b0 < nb; b0 += we) {
         int b1 = nb - b0 < we ? nb : b0 + we;
         period_acc pa[TP];
@@ -113,10 +115,10 @@ AI void blocks(const uint8_t *tile0, size_t tstride, size_t idx_off, size_t sign
             uint8x16_t sp[TP][2]; /* byte r: byte r/2 of mask 0 / mask 1 */
             for (int t = 0; t < tp; t++) {
                 const uint8_t *tile = tile0 + (size_t)t * tstride;
-                bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, (size_t)tp * tstride);
+                bb_prefetch_interleaved(tile + idx_off + (size_t)b * ELUT_BLOCK, pass, near);
                 if (sign) {
                     if ((b & 3) == 0)
-                        bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, (size_t)tp * tstride);
+                        bb_prefetch_interleaved(tile + sign_off + (size_t)b * ELUT_SIGNS, pass, near);
                     uint8x16_t sb = vld1q_u8(tile + sign_off + (size_t)b * ELUT_SIGNS);
                     sp[t][0] = vqtbl1q_u8(sb, vld1q_u8(spread_idx[0]));
                     sp[t][1] = vqtbl1q_u8(sb, vld1q_u8(spread_idx[1]));

@@ -95,7 +95,7 @@ static __m128i dot_4streams(const uint8_t *const w[ROWS], const int8_t *q, int k
     int nblk = k / BB_I2S_BLOCK, b = 0;
     for (; b + 2 <= nblk; b += 2)
         for (int i = 0; i < ROWS; i++) {
-            bb_prefetch_interleaved(w[i] + 32 * b, ahead);
+            bb_prefetch_interleaved(w[i] + 32 * b, ahead, BB_PREFETCH_L1_BYTES / ROWS);
             block_madd(w[i] + 32 * b, q + b * BB_I2S_BLOCK, mk, &a01[i], &a23[i]);
             block_madd(w[i] + 32 * b + 32, q + (b + 1) * BB_I2S_BLOCK, mk, &a01[i], &a23[i]);
         }

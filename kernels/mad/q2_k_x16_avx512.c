@@ -39,9 +39,10 @@ static inline __attribute__((always_inline)) __m512 block_terms(const uint8_t *r
                 /* the record's 21 lines prefetched one or two per load, as in q2_k_x16_avx2.c: a run
                  * of 42 prefetches at the record's start held every L1 miss buffer, the loads behind
                  * it waited (docs/measurements/2026-11-29-xeon.md) */
-                bb_prefetch_interleaved(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q), ahead);
+                bb_prefetch_interleaved(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q), ahead, BB_PREFETCH_L1_BYTES);
                 if (h == 0 && q < 5)
-                    bb_prefetch_interleaved(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D), ahead);
+                    bb_prefetch_interleaved(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D), ahead,
+                                            BB_PREFETCH_L1_BYTES);
                 __m512i v = _mm512_loadu_si512(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q)), v4 = _mm512_srli_epi16(v, 4);
                 const int8_t *qa = ab->qs + 128 * h + 4 * q;
                 acc[0][s] = bb_dpbusd_bcast4(acc[0][s], _mm512_and_si512(v, m03), qa);

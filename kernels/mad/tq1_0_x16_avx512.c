@@ -42,8 +42,8 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
 #pragma GCC unroll 13
     for (int r = 0; r < BB_TQ1_0_X16_RUNS; r++) {
         /* the record's 14 lines prefetched one per run, as in tq1_0_x16_avx2.c */
-        bb_prefetch_interleaved(rec + 64 * r, ahead);
-        if (r == 0) bb_prefetch_interleaved(rec + BB_TQ1_0_X16_D, ahead);
+        bb_prefetch_interleaved(rec + 64 * r, ahead, BB_PREFETCH_L1_BYTES);
+        if (r == 0) bb_prefetch_interleaved(rec + BB_TQ1_0_X16_D, ahead, BB_PREFETCH_L1_BYTES);
         __m512i q = _mm512_loadu_si512(rec + 64 * r);
         const int trits = r == BB_TQ1_0_X16_RUNS - 1 ? 4 : 5; /* qh bytes hold 4 trits */
 #pragma GCC unroll 5

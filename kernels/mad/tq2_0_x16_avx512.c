@@ -33,8 +33,8 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
     for (int r = 0; r < BB_TQ2_0_X16_RUNS; r++) {
         /* the record's 17 lines prefetched one per run (and the scales' with the first), as in
          * tq1_0_x16_avx512.c */
-        bb_prefetch_interleaved(rec + 64 * r, ahead);
-        if (r == 0) bb_prefetch_interleaved(rec + BB_TQ2_0_X16_D, ahead);
+        bb_prefetch_interleaved(rec + 64 * r, ahead, BB_PREFETCH_L1_BYTES);
+        if (r == 0) bb_prefetch_interleaved(rec + BB_TQ2_0_X16_D, ahead, BB_PREFETCH_L1_BYTES);
         __m512i v = _mm512_loadu_si512(rec + 64 * r);
         const int j = r % chains;
 #pragma GCC unroll 4

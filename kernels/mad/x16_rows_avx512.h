@@ -7,7 +7,7 @@
  *     record_terms(rec, a, b, nb, sumf, ahead)
  *         sumf[c] += the 16 rows' block terms of the record at rec against block b of
  *         activation rows a[c], c < nb; the record's lines are prefetched with
- *         bb_prefetch_interleaved(line, ahead)
+ *         bb_prefetch_interleaved(line, ahead, BB_PREFETCH_L1_BYTES)
  * and calls x16_matmul with its record size and whether decode reads in lockstep (below).  nb is
  * a constant in each call of record_terms (the switch below), so its accumulators are unrolled
  * into registers.
