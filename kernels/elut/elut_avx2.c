@@ -30,7 +30,8 @@ _Static_assert(TP <= ELUT_TP_MAX, "elut_matmul_tiled's isum holds ELUT_TP_MAX ti
  * tile a few KiB, so bb_prefetch_stream's fixed distance ran off the end of one tile into the
  * next tile of the same pass, already read, and the next pass started cold: from DRAM the kernel
  * took about twice its time from L3 (tl2_0 at K = 2560 on Zen 3).  bb_prefetch_interleaved sends
- * the far prefetch to the same position in the next pass's tile. */
+ * the far prefetch to the same position in the next pass's tile, and the near one 2 KiB / TP
+ * ahead in each tile, 2 KiB for the pass (as in elut_avx512.c). */
 
 static inline __m256i load_bcast64(const uint8_t *p)
 {

@@ -15,7 +15,9 @@
  * multiply free, where eq. (5) on the recombined int16 needs the int16 lanes this layout avoids.
  * LUT-centric tiling (T-MAC, kept by §3.1.2): TP row tiles (ELUT_TP_AVX512, elut.h: 4, 64
  * rows) share every table register load; each tile's index and sign streams are prefetched
- * ahead, the far prefetch one pass ahead (bb_prefetch_interleaved, common/prefetch.h). */
+ * ahead, the far prefetch one pass ahead and the near one 2 KiB / TP ahead in each tile
+ * (bb_prefetch_interleaved, common/prefetch.h: 1.20-1.21x a read from DRAM on Zen 4 at one thread
+ * with 2 KiB in each tile, 1.10-1.14x so). */
 #include <immintrin.h>
 #include <string.h>
 
