@@ -204,6 +204,43 @@ int bb_cpu_mask_parse(const char *text, uint64_t *clear)
     return 0;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+/* AMD family 19h with AVX-512: Zen 4 (Zen 3, the same family, has none). */
+static int is_zen4(uint64_t detected)
+{
+    unsigned a, b, c, d;
+    char vendor[13];
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+    memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4), vendor[12] = 0;
+    if (strcmp(vendor, "AuthenticAMD") || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    unsigned family = (a >> 8) & 0xF;
+    if (family == 0xF) family += (a >> 20) & 0xFF;
+    return family == 0x19 && (detected & BB_CPU_AVX512F);
+}
+#else
+static int is_zen4(uint64_t detected) { return (void)detected, 0; }
+#endif
+
+static int stream_prefetch = 1;
+static const char *stream_prefetch_why = "default";
+
+/* BITBENCH_STREAM_PREFETCH, or the rule of cpu.h. */
+static void decide_stream_prefetch(uint64_t detected)
+{
+    const char *v = getenv("BITBENCH_STREAM_PREFETCH");
+    if (v && *v) {
+        if (strcmp(v, "on") && strcmp(v, "off")) {
+            fprintf(stderr, "BITBENCH_STREAM_PREFETCH='%s': not on or off (unset: the rule for this CPU)\n", v);
+            exit(2);
+        }
+        stream_prefetch = !strcmp(v, "on");
+        stream_prefetch_why = stream_prefetch ? "BITBENCH_STREAM_PREFETCH=on" : "BITBENCH_STREAM_PREFETCH=off";
+    } else if (is_zen4(detected)) {
+        stream_prefetch = 0;
+        stream_prefetch_why = "AMD family 19h with AVX-512 (Zen 4)";
+    }
+}
+
 static uint64_t detected_features;
 
 uint64_t bb_cpu_features(void)
@@ -212,6 +249,7 @@ uint64_t bb_cpu_features(void)
     static int done;
     if (!done) {
         uint64_t f = detected_features = detect();
+        decide_stream_prefetch(f);
         const char *mask = getenv("BITBENCH_CPU_MASK");
         uint64_t clear = 0;
         if (mask && *mask && bb_cpu_mask_parse(mask, &clear)) {
@@ -242,6 +280,18 @@ const char *bb_cpu_amx_refusal(void)
     snprintf(masked, sizeof masked, "AMX masked off by BITBENCH_CPU_MASK=%s",
              getenv("BITBENCH_CPU_MASK") ? getenv("BITBENCH_CPU_MASK") : "");
     return masked;
+}
+
+int bb_cpu_stream_prefetch(void)
+{
+    bb_cpu_features();
+    return stream_prefetch;
+}
+
+const char *bb_cpu_stream_prefetch_why(void)
+{
+    bb_cpu_features();
+    return stream_prefetch_why;
 }
 
 void bb_cpu_feature_string(uint64_t f, char *buf, unsigned len)

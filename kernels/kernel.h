@@ -96,6 +96,10 @@ typedef struct {
      * tables for fewer rows and prefetch less far (the elut tiles).  A hint for callers that cut
      * M into slices: the engine's decode chunks are multiples of it.  A multiple of m_multiple. */
     int m_pass;
+    /* true: the variant reads the weights as one forward stream and issues its software
+     * prefetches only where bb_cpu_stream_prefetch() says (cpu.h); results record that setting
+     * (bb_variant_follows_stream_prefetch). */
+    bool stream_prefetch;
 } bb_variant;
 
 #define BB_MAX_VARIANTS 6
@@ -219,6 +223,9 @@ int bb_kernel_resolve(const char *spec, const bb_kernel **kernel, const bb_varia
 /* The isa of the code a matmul call of v with n activation rows runs by v's documented dispatch
  * rule: v->small_n_isa when n < v->min_n, else v->isa (kernels/dispatch.c). */
 const char *bb_variant_ran(const bb_variant *v, int n);
+/* Whether the code that runs variant v of kern at N = n (bb_variant_ran) follows
+ * bb_cpu_stream_prefetch(): that variant's stream_prefetch. */
+bool bb_variant_follows_stream_prefetch(const bb_kernel *kern, const bb_variant *v, int n);
 
 /* Count one matmul call that ran other code than its variant's for a reason not in the variant's
  * dispatch rule (see bb_variant).  Thread-safe; the count is process-wide and only grows, so a

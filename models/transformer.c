@@ -244,6 +244,17 @@ int bb_tf_weight_buffers(const bb_transformer *t, const void **bufs, size_t *byt
     return n;
 }
 
+int bb_tf_stream_prefetch_readers(const bb_transformer *t)
+{
+    int n = 0;
+    for (int g = 0; g < t->ngroups; g++)
+        for (int i = 0; i < t->groups[g].count; i++) {
+            const bb_linear *L = t->groups[g].lin[i];
+            n += bb_variant_follows_stream_prefetch(L->kern, L->var, 1);
+        }
+    return n;
+}
+
 size_t bb_tf_weight_pad_bytes_per_token(const bb_transformer *t)
 {
     size_t s = 0;

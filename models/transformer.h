@@ -163,6 +163,9 @@ size_t bb_tf_weight_bytes_per_token(const bb_transformer *t);
  * w2, then the classifier): pointers and sizes into bufs/bytes when they are not NULL; returns
  * their count, 7 * n_layers + 1.  Their sizes add up to bb_tf_weight_bytes_per_token. */
 int bb_tf_weight_buffers(const bb_transformer *t, const void **bufs, size_t *bytes);
+/* How many of those buffers a decode step reads with code that follows the CPU's software-prefetch
+ * rule for one stream (bb_variant_follows_stream_prefetch at N = 1; kernels/cpu.h). */
+int bb_tf_stream_prefetch_readers(const bb_transformer *t);
 size_t bb_tf_footprint(const bb_transformer *t);
 /* What bb_tf_create will allocate for a model, from its dimensions alone (the KV cache and the
  * attention buffers at d->seq_len: size it to the run's context).  build_scratch is held only

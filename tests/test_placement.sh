@@ -115,21 +115,21 @@ if command -v sqlite3 >/dev/null 2>&1 && [ -f "$T/r.sqlite" ]; then
     cp "$T/r.sqlite" "$T/v1.sqlite"
     if sqlite3 "$T/v1.sqlite" "ALTER TABLE e2e_points DROP COLUMN cpus; UPDATE schema_version SET version = 1;" 2>/dev/null; then
         "$BB" db import --db "$T/v1.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT version FROM schema_version")" = 12 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT count(*) FROM e2e_points WHERE cpus IS NULL")" = 1 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT version FROM schema_version")" = 13 ] && [ "$(sqlite3 "$T/v1.sqlite" "SELECT count(*) FROM e2e_points WHERE cpus IS NULL")" = 1 ]' \
             "schema 1 migrated: rc=$rc $(cat "$T/e")"
     fi
     # one of schema 3 (before the code that ran: variant_ran, fallback_calls) likewise, its cells empty
     cp "$T/r.sqlite" "$T/v3.sqlite"
     if sqlite3 "$T/v3.sqlite" "ALTER TABLE points DROP COLUMN variant_ran; ALTER TABLE points DROP COLUMN fallback_calls; ALTER TABLE e2e_points DROP COLUMN variant_ran_pp; ALTER TABLE e2e_points DROP COLUMN variant_ran_tg; ALTER TABLE e2e_points DROP COLUMN fallback_calls; UPDATE schema_version SET version = 3;" 2>/dev/null; then
         "$BB" db import --db "$T/v3.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT version FROM schema_version")" = 12 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM points WHERE variant_ran IS NULL AND fallback_calls IS NULL")" = 2 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM e2e_points WHERE variant_ran_tg IS NULL")" = 1 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT version FROM schema_version")" = 13 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM points WHERE variant_ran IS NULL AND fallback_calls IS NULL")" = 2 ] && [ "$(sqlite3 "$T/v3.sqlite" "SELECT count(*) FROM e2e_points WHERE variant_ran_tg IS NULL")" = 1 ]' \
             "schema 3 migrated: rc=$rc $(cat "$T/e")"
     fi
     # one of schema 6 (before the working set, the list settings and the roofline fraction)
     cp "$T/r.sqlite" "$T/v6.sqlite"
     if sqlite3 "$T/v6.sqlite" "ALTER TABLE points DROP COLUMN rotated_bytes; ALTER TABLE points DROP COLUMN cache_source; ALTER TABLE points DROP COLUMN min_reps; ALTER TABLE points DROP COLUMN min_seconds; ALTER TABLE points DROP COLUMN seed; ALTER TABLE points DROP COLUMN delay_s; ALTER TABLE points DROP COLUMN roofline_fraction; ALTER TABLE points DROP COLUMN roofline_ceiling; UPDATE schema_version SET version = 6;" 2>/dev/null; then
         "$BB" db import --db "$T/v6.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v6.sqlite" "SELECT version FROM schema_version")" = 12 ] && [ "$(sqlite3 "$T/v6.sqlite" "SELECT count(*) FROM points WHERE rotated_bytes IS NULL AND seed IS NULL AND roofline_ceiling IS NULL")" = 2 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v6.sqlite" "SELECT version FROM schema_version")" = 13 ] && [ "$(sqlite3 "$T/v6.sqlite" "SELECT count(*) FROM points WHERE rotated_bytes IS NULL AND seed IS NULL AND roofline_ceiling IS NULL")" = 2 ]' \
             "schema 6 migrated: rc=$rc $(cat "$T/e")"
     fi
     # one of schema 8 (before the read beside every call): the read columns added, empty
@@ -138,29 +138,36 @@ if command -v sqlite3 >/dev/null 2>&1 && [ -f "$T/r.sqlite" ]; then
     drop8="$drop8 ALTER TABLE points DROP COLUMN read_gbps; ALTER TABLE points DROP COLUMN read_ratio_paired;"
     if sqlite3 "$T/v8.sqlite" "$drop8 UPDATE schema_version SET version = 8;" 2>/dev/null; then
         "$BB" db import --db "$T/v8.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v8.sqlite" "SELECT version FROM schema_version")" = 12 ] && [ "$(sqlite3 "$T/v8.sqlite" "SELECT count(*) FROM points WHERE read_gbps IS NULL AND read_ratio_paired IS NULL")" = 4 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v8.sqlite" "SELECT version FROM schema_version")" = 13 ] && [ "$(sqlite3 "$T/v8.sqlite" "SELECT count(*) FROM points WHERE read_gbps IS NULL AND read_ratio_paired IS NULL")" = 4 ]' \
             "schema 8 migrated: rc=$rc $(cat "$T/e") $(sqlite3 "$T/v8.sqlite" "SELECT count(*) FROM points" 2>&1)"
     fi
     # one of schema 9 (before a model sweep's rounds): the rounds columns added, empty
     cp "$T/r.sqlite" "$T/v9.sqlite"
     if sqlite3 "$T/v9.sqlite" "ALTER TABLE e2e_points DROP COLUMN rounds; ALTER TABLE e2e_points DROP COLUMN round; ALTER TABLE e2e_points DROP COLUMN rounds_pp_tps; ALTER TABLE e2e_points DROP COLUMN rounds_tg_tps; ALTER TABLE e2e_points DROP COLUMN rounds_tg_of_read; UPDATE schema_version SET version = 9;" 2>/dev/null; then
         "$BB" db import --db "$T/v9.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v9.sqlite" "SELECT version FROM schema_version")" = 12 ] && [ "$(sqlite3 "$T/v9.sqlite" "SELECT count(*) FROM e2e_points WHERE rounds IS NULL AND rounds_tg_of_read IS NULL")" = 1 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v9.sqlite" "SELECT version FROM schema_version")" = 13 ] && [ "$(sqlite3 "$T/v9.sqlite" "SELECT count(*) FROM e2e_points WHERE rounds IS NULL AND rounds_tg_of_read IS NULL")" = 1 ]' \
             "schema 9 migrated: rc=$rc $(cat "$T/e") $(sqlite3 "$T/v9.sqlite" "SELECT count(*) FROM e2e_points" 2>&1)"
     fi
     # one of schema 10 (before a model sweep's interleave): the interleaved column added, empty
     cp "$T/r.sqlite" "$T/v10.sqlite"
     if sqlite3 "$T/v10.sqlite" "ALTER TABLE e2e_points DROP COLUMN interleaved; UPDATE schema_version SET version = 10;" 2>/dev/null; then
         "$BB" db import --db "$T/v10.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v10.sqlite" "SELECT version FROM schema_version")" = 12 ] && [ "$(sqlite3 "$T/v10.sqlite" "SELECT count(*) FROM e2e_points WHERE interleaved IS NULL")" = 1 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v10.sqlite" "SELECT version FROM schema_version")" = 13 ] && [ "$(sqlite3 "$T/v10.sqlite" "SELECT count(*) FROM e2e_points WHERE interleaved IS NULL")" = 1 ]' \
             "schema 10 migrated: rc=$rc $(cat "$T/e") $(sqlite3 "$T/v10.sqlite" "SELECT count(*) FROM e2e_points" 2>&1)"
     fi
     # one of schema 11 (before read_streams): the column added to both tables, empty
     cp "$T/r.sqlite" "$T/v11.sqlite"
     if sqlite3 "$T/v11.sqlite" "ALTER TABLE points DROP COLUMN read_streams; ALTER TABLE e2e_points DROP COLUMN read_streams; UPDATE schema_version SET version = 11;" 2>/dev/null; then
         "$BB" db import --db "$T/v11.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
-        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v11.sqlite" "SELECT version FROM schema_version")" = 12 ] && [ "$(sqlite3 "$T/v11.sqlite" "SELECT count(*) FROM e2e_points WHERE read_streams IS NULL")" = 1 ] && [ "$(sqlite3 "$T/v11.sqlite" "SELECT count(*) FROM e2e_points WHERE read_streams IN (1, 8)")" = 1 ]' \
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v11.sqlite" "SELECT version FROM schema_version")" = 13 ] && [ "$(sqlite3 "$T/v11.sqlite" "SELECT count(*) FROM e2e_points WHERE read_streams IS NULL")" = 1 ] && [ "$(sqlite3 "$T/v11.sqlite" "SELECT count(*) FROM e2e_points WHERE read_streams IN (1, 8)")" = 1 ]' \
             "schema 11 migrated: rc=$rc $(cat "$T/e") $(sqlite3 "$T/v11.sqlite" "SELECT read_streams FROM e2e_points" 2>&1)"
+    fi
+    # one of schema 12 (before stream_prefetch): the column added to both tables, empty for these kernels
+    cp "$T/r.sqlite" "$T/v12.sqlite"
+    if sqlite3 "$T/v12.sqlite" "ALTER TABLE points DROP COLUMN stream_prefetch; ALTER TABLE e2e_points DROP COLUMN stream_prefetch; UPDATE schema_version SET version = 12;" 2>/dev/null; then
+        "$BB" db import --db "$T/v12.sqlite" "$T/other" >"$T/o" 2>"$T/e"; rc=$?
+        check '[ "$rc" -eq 0 ] && [ "$(sqlite3 "$T/v12.sqlite" "SELECT version FROM schema_version")" = 13 ] && [ "$(sqlite3 "$T/v12.sqlite" "SELECT count(*) FROM e2e_points WHERE stream_prefetch IS NULL OR stream_prefetch = '"''"'")" = "$(sqlite3 "$T/v12.sqlite" "SELECT count(*) FROM e2e_points")" ]' \
+            "schema 12 migrated: rc=$rc $(cat "$T/e") $(sqlite3 "$T/v12.sqlite" "SELECT stream_prefetch FROM e2e_points" 2>&1)"
     fi
     check '[ "$(sqlite3 "$T/r.sqlite" "SELECT rotated_bytes > 0 AND seed = '"'"'42'"'"' FROM points ORDER BY seq" | tr "\n" " ")" = "1 1 " ]' \
         "database: points.rotated_bytes and seed stored: $(sqlite3 "$T/r.sqlite" "SELECT rotated_bytes, seed FROM points" 2>&1)"

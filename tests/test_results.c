@@ -140,7 +140,7 @@ static void test_csv(void)
                                                                                "min_seconds,seed,delay_s,roofline_fraction,"
                                                                                "roofline_ceiling,read_t_median_s,read_t_min_s,read_gbps,"
                                                                                "read_ratio_paired,rounds,round,rounds_t_median_s,"
-                                                                               "rounds_read_ratio_paired,read_streams,run_id,host,commit,load_before,load_after,"
+                                                                               "rounds_read_ratio_paired,read_streams,stream_prefetch,run_id,host,commit,load_before,load_after,"
                                                                                "other_cpu_share,busy,cpu_model,x_a,x_b"),
           "header: %s", header);
     f = fopen(path, "w");
@@ -238,6 +238,7 @@ static void test_e2e_csv(void)
     r.fallback_calls = 2;
     strcpy(r.family, "elut");
     strcpy(r.out_kernel, "f16");
+    strcpy(r.stream_prefetch, "off");
     const char *mcols[] = {"timer_region_s", "timer_tsc_ghz"};
     char header[4096];
     bb_e2e_header(mcols, 2, header, sizeof header);
@@ -249,7 +250,7 @@ static void test_e2e_csv(void)
                           "logits_identical,ppl_model,ppl,ppl_err,ppl_tokens,ppl_tps,peer,peer_commit,pp_samples,"
                           "tg_samples,energy_per_token_j,cpus,depth,kv_type_k,kv_type_v,kv_bytes_per_token,run_id,host,"
                           "commit,load_before,load_after,other_cpu_share,busy,pp_spread,tg_spread,spread_flag,attempts,"
-                          "rounds,round,rounds_pp_tps,rounds_tg_tps,rounds_tg_of_read,interleaved,read_streams,cpu_model,"
+                          "rounds,round,rounds_pp_tps,rounds_tg_tps,rounds_tg_of_read,interleaved,read_streams,stream_prefetch,cpu_model,"
                           "timer_region_s,"
                           "timer_tsc_ghz"),
           "e2e header: %s", header);
@@ -265,14 +266,14 @@ static void test_e2e_csv(void)
     bb_e2e_write_row(f, &r);
     fclose(f);
     /* ... cpus (empty), then depth 0, kv_type_k and kv_type_v unrecorded, kv_bytes_per_token 0; every
-     * number at full precision (the shortest text that reads back as the same double), cpu_model
-     * empty */
+     * number at full precision (the shortest text that reads back as the same double), stream_prefetch
+     * off, cpu_model empty */
     const char *want = "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6666667,f16,2,0,16,3,0,0,0,"
                        "18.92221,18.3758,20.0224,52.84801,0.97471,1012680192,19.1621,27.5065,28.368,27.855,0.68789,"
-                       "1026766728,,,,,,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,8,,0.845570097,\n"
+                       "1026766728,,,,,,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,8,off,,0.845570097,\n"
                        "bitnet_fig8,threads,3,bitnet-dummy-3.8b,tl2_0,amx,amx+avx512,avx512,2,elut,1.6666667,f16,2,0,16,3,0,0,0,"
                        "18.92221,18.3758,20.0224,52.84801,0.97471,1012680192,19.1621,27.5065,28.368,27.855,0.68789,"
-                       "1026766728,f32,0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,8,,0.845570097,\n";
+                       "1026766728,f32,0.03125,0.0012,1,0,,,,,,,,,,,,0,,,0,,,,,,,0,,0.05,0,1,0,0,,,,,8,off,,0.845570097,\n";
     CHECK(!strcmp(buf, want), "e2e rows as the positional writer wrote them:\n%s", buf);
 
     char path[] = "/tmp/bb_e2e_XXXXXX";
@@ -291,6 +292,7 @@ static void test_e2e_csv(void)
         CHECK(rc == 0 && n == 2, "e2e rows read back: %s", rc ? err : "");
         if (rc == 0 && n == 2) {
             CHECK(rows[1].tg_tps == 18.92221 && rows[1].ms_per_token == 52.84801 && rows[1].gen == 16 && !strcmp(rows[1].ref_kernel, "f32") &&
+                      !strcmp(rows[1].stream_prefetch, "off") &&
                       rows[1].logits_identical == 0 && isnan(rows[0].logits_identical) && isnan(rows[1].meter[1]),
                   "e2e fields");
             free(rows);

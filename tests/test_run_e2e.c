@@ -165,7 +165,7 @@ static const char *fixed_cols[] = {"experiment", "sweep", "point", "kernel", "va
                                    "rotated_bytes", "cache_source", "min_reps", "min_seconds", "seed", "delay_s",
                                    "roofline_fraction", "roofline_ceiling", "read_t_median_s", "read_t_min_s", "read_gbps",
                                    "read_ratio_paired", "rounds", "round", "rounds_t_median_s",
-                                   "rounds_read_ratio_paired", "read_streams", "run_id", "host", "commit",
+                                   "rounds_read_ratio_paired", "read_streams", "stream_prefetch", "run_id", "host", "commit",
                                    "load_before", "load_after", "other_cpu_share", "busy", "cpu_model", "timer_region_s",
                                    "timer_tsc_ticks_per_call", "timer_tsc_ghz"};
 

@@ -134,8 +134,9 @@ static int has_column(bb_db *db, const char *table, const char *name, char *err,
  * read_ratio_paired: a kernel sweep's `read`); 10 a sweep's `rounds`: e2e_points' rounds, round,
  * rounds_pp_tps, rounds_tg_tps, rounds_tg_of_read, points' rounds, round, rounds_t_median_s,
  * rounds_read_ratio_paired; 11 e2e_points' interleaved (a model sweep's `interleave`); 12 points'
- * and e2e_points' read_streams (the read-alone bound's two reads, support/memory.h).
- * A file of version 1 to 11 gains whichever it lacks, empty in the rows stored before (what ran
+ * and e2e_points' read_streams (the read-alone bound's two reads, support/memory.h); 13 points' and
+ * e2e_points' stream_prefetch (kernels/cpu.h).
+ * A file of version 1 to 12 gains whichever it lacks, empty in the rows stored before (what ran
  * was not recorded then; attempts reads back 0 there, "not recorded").  Inside one write
  * transaction, with the version read again there: two
  * processes opening the same old file migrate it once. */
@@ -184,7 +185,9 @@ static const struct {
                      {"points", "rounds_t_median_s", "TEXT"},
                      {"points", "rounds_read_ratio_paired", "TEXT"},
                      {"points", "read_streams", "REAL"},
-                     {"e2e_points", "read_streams", "REAL"}};
+                     {"e2e_points", "read_streams", "REAL"},
+                     {"points", "stream_prefetch", "TEXT"},
+                     {"e2e_points", "stream_prefetch", "TEXT"}};
 
 static int migrate_old(bb_db *db, char *err, size_t errlen)
 {

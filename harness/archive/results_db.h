@@ -38,9 +38,10 @@
  *    rounds_tg_of_read, points rounds, round, rounds_t_median_s and rounds_read_ratio_paired
  * 11: e2e_points has interleaved (a model sweep's interleave)
  * 12: points and e2e_points have read_streams (which of the read-alone bound's reads counted)
- * (files of 1 to 11 are brought up to it when opened to write, the new cells empty in their rows; a
+ * 13: points and e2e_points have stream_prefetch (a one-stream kernel's software prefetch, kernels/cpu.h)
+ * (files of 1 to 12 are brought up to it when opened to write, the new cells empty in their rows; a
  *  reader does it in memory) */
-#define BB_DB_SCHEMA_VERSION 12
+#define BB_DB_SCHEMA_VERSION 13
 #define BB_DB_APPLICATION_ID 0x62626462 /* "bbdb" */
 #define BB_DB_KEY_MAX 128
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench/logit_compare.h"
+#include "kernels/cpu.h"
 #include "kernels/kernel.h"
 #include "models/kernel_choice.h"
 #include "models/model_fit.h"
@@ -197,6 +198,8 @@ static int model_open(e2e_model *m, bb_pool *pool, const bb_e2e_spec *s, bb_e2e_
     r->weight_bytes_per_token = bb_tf_weight_bytes_per_token(m->tf);
     r->weight_pad_bytes_per_token = bb_tf_weight_pad_bytes_per_token(m->tf);
     snprintf(r->conversions, sizeof r->conversions, "%s", bb_tf_conversions(m->tf));
+    snprintf(r->stream_prefetch, sizeof r->stream_prefetch, "%s",
+             !bb_tf_stream_prefetch_readers(m->tf) ? "" : bb_cpu_stream_prefetch() ? "on" : "off");
     r->footprint = bb_tf_footprint(m->tf);
     variants_ran(s, bb_tf_max_batch(m->tf), r);
     int ntok = s->depth + s->prompt_len;

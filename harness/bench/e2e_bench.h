@@ -80,6 +80,9 @@ typedef struct {
      * tg_of_read = tg_tps_median / read_tps_median.  All 0 when gen_len is 0. */
     double read_tps_median, read_tps_max, read_gbps, tg_of_read;
     int read_streams;
+    /* "on"/"off" (bb_cpu_stream_prefetch) when a linear layer or the classifier runs a kernel that
+     * follows it (bb_tf_stream_prefetch_readers); "" when none does */
+    char stream_prefetch[4];
     size_t footprint;         /* model bytes in memory */
     double build_seconds;
     int tg_median_rep;        /* the repetition whose generation speed is tg_tps_median (the lower of the two

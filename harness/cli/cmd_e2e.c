@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/machine_output.h"
+#include "kernels/cpu.h"
 #include "models/kernel_choice.h"
 #include "models/model_load.h"
 #include "results/noise.h"
@@ -170,6 +171,9 @@ static void print_text(const bb_e2e_spec *spec, const bb_e2e_result *r, int thre
             printf("  weights  %.*s\n", len, l);
             l += len + (end ? 1 : 0);
         }
+    if (r->stream_prefetch[0])
+        printf("  prefetch %s in the one-stream kernels  (%s; kernels/cpu.h)\n", r->stream_prefetch,
+               bb_cpu_stream_prefetch_why());
     if (spec->prompt_len)
         printf("  pp%-5d %8.2f tok/s  (min %.2f, max %.2f)\n", spec->prompt_len, r->pp_tps_median, r->pp_tps_min,
                r->pp_tps_max);

@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/machine_output.h"
+#include "kernels/cpu.h"
 #include "io/jsonl.h"
 #include "results/result_row.h"
 #include "support/affinity.h"
@@ -158,6 +159,9 @@ static void print_text(const bb_gemm_spec *spec, const bb_gemm_result *r, int th
     printf("%s@%s  M=%d K=%d N=%d  threads=%d  cache=%s (%s)\n", spec->kernel->name, spec->variant->isa, spec->m,
            spec->k, spec->n, threads, bb_cache_mode_name(spec->cache), rotation);
     printf("  placed %s  (allowed CPUs %s)\n", bb_pool_placement(pool), mach->allowed_cpus);
+    if (bb_variant_follows_stream_prefetch(spec->kernel, spec->variant, spec->n))
+        printf("  prefetch %s  (%s; kernels/cpu.h)\n", bb_cpu_stream_prefetch() ? "on" : "off",
+               bb_cpu_stream_prefetch_why());
     const char *ran = bb_variant_ran(spec->variant, spec->n);
     if (strcmp(ran, spec->variant->isa))
         printf("  ran    %s@%s: @%s runs it below N=%d\n", spec->kernel->name, ran, spec->variant->isa,

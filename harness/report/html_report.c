@@ -159,10 +159,12 @@ static void summary(FILE *f, const run_folder *rf)
 
 static const char *const result_cols[] = {"sweep", "kernel", "variant", "variant_ran", "model", "roles", "m", "k", "n",
                                           "threads", "cache", "t_median_s", "t_sd_s", "spread", "gops", "gbps",
-                                          "read_ratio_paired", "rounds_read_ratio_paired", "read_streams", "verify", "attempts", NULL};
+                                          "read_ratio_paired", "rounds_read_ratio_paired", "read_streams", "stream_prefetch", "verify",
+                                          "attempts", NULL};
 static const char *const e2e_cols[] = {"sweep", "model", "kernel", "variant", "peer", "peer_commit", "threads",
                                        "prompt", "gen", "depth", "pp_tps", "tg_tps", "ms_per_token", "tg_gbps_derived",
-                                       "tg_of_read", "rounds_tg_of_read", "read_streams", "interleaved", "pp_spread", "tg_spread",
+                                       "tg_of_read", "rounds_tg_of_read", "read_streams", "stream_prefetch", "interleaved", "pp_spread",
+                                       "tg_spread",
                                        "ppl", "ppl_err", "attempts", NULL};
 
 /* A table of the folder: the chosen columns, then every column in a <details>. */

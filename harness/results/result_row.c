@@ -7,6 +7,7 @@
 
 #include "results/result_row.h"
 
+#include "kernels/cpu.h"
 #include "results/noise.h"
 
 void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_variant *v, int m, int k, int n,
@@ -52,6 +53,8 @@ void bb_result_row_measured(bb_result_row *row, const bb_kernel *kern, const bb_
     row->read_gbps = r->read_alone ? r->read_gbps : NAN;
     row->read_ratio_paired = r->read_alone ? r->read_ratio_paired : NAN;
     row->read_streams = r->read_alone ? r->read_streams : NAN;
+    if (bb_variant_follows_stream_prefetch(kern, v, n)) snprintf(row->stream_prefetch, sizeof row->stream_prefetch, "%s",
+                                        bb_cpu_stream_prefetch() ? "on" : "off");
     row->attempts = 1;
 }
 
@@ -100,6 +103,7 @@ void bb_e2e_row_measured(bb_e2e_row *row, const bb_e2e_spec *spec, int threads, 
     row->read_tps_max = r->read_tps_max;
     row->read_gbps = r->read_gbps;
     row->read_streams = r->read_streams;
+    snprintf(row->stream_prefetch, sizeof row->stream_prefetch, "%s", r->stream_prefetch);
     row->tg_of_read = r->tg_of_read;
     row->footprint_bytes = (double)r->footprint;
     if (spec->prompt_len == 0) row->pp_tps = row->pp_tps_min = row->pp_tps_max = NAN; /* not measured: empty cells */

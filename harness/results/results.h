@@ -23,6 +23,7 @@ typedef struct {
     int point;                       /* 1-based index in the run's plan */
     char kernel[64], variant[16], family[16];
     char variant_ran[16];            /* the code that ran: bb_variant_ran(variant, n) */
+    char stream_prefetch[4];         /* "on"/"off": bb_cpu_stream_prefetch() for a kernel that follows it; "" */
     double fallback_calls;           /* timed matmul calls outside the dispatch rule (an integer); NAN unknown */
     double bits_per_weight;
     int lossless;

@@ -103,6 +103,11 @@ const bb_column bb_result_columns[] = {
     COL("read_streams", BB_COL_NUM, read_streams,
         "read: the streams per thread of the read the read_ columns are of (1 or 8): after each call the bytes "
         "are read both ways, one after the other, and the faster by median counts; empty without a read"),
+    /* added after read_streams; a file written before reads with it empty */
+    COL("stream_prefetch", BB_COL_STR, stream_prefetch,
+        "on or off: whether the kernel issued its software prefetches, for a kernel that reads its weights as one "
+        "stream and follows the CPU's rule (q8_0_x16: off on Zen 4, else on; BITBENCH_STREAM_PREFETCH overrides; "
+        "kernels/cpu.h); empty for every other kernel, which always prefetches"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
     BB_CPU_MODEL_COLUMN(bb_result_row),
 };

@@ -29,6 +29,7 @@ typedef struct {
     double ms_per_token, matmul_share, weight_bytes_per_token, tg_gbps_derived;
     double read_tps, read_tps_max, read_gbps, tg_of_read, footprint_bytes;
     double read_streams; /* bb_e2e_result's read_streams; NAN (empty) for a peer's row or without generation */
+    char stream_prefetch[4]; /* bb_e2e_result's stream_prefetch */
     /* compare_logits; empty cells (ref_kernel "", the numbers NAN) without it */
     char ref_kernel[64];
     double logit_max_abs_err, logit_rel_rms_err, top1_agreement, logits_identical;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "io/json.h"
+#include "kernels/cpu.h"
 #include "support/output_file.h"
 
 #include "bb_git_commit.h" /* generated at build time: BB_GIT_COMMIT */
@@ -115,10 +116,21 @@ static void write_build(bb_json *j, const bb_machine *m)
     bb_json_object_end(j);
 }
 
+/* Settings of the kernels that are not in their names: whether the one-stream kernels issue their
+ * software prefetches here (kernels/cpu.h), and why. */
+static void write_kernel_settings(bb_json *j)
+{
+    bb_json_object_begin(j, "kernel_settings");
+    bb_json_bool(j, "stream_prefetch", bb_cpu_stream_prefetch() != 0);
+    bb_json_string(j, "stream_prefetch_why", bb_cpu_stream_prefetch_why());
+    bb_json_object_end(j);
+}
+
 void bb_json_write_provenance(bb_json *j, const bb_machine *m)
 {
     write_build(j, m);
     write_machine(j, m);
+    write_kernel_settings(j);
 }
 
 static void write_kernels(bb_json *j, const bb_experiment *ex)
@@ -400,6 +412,7 @@ int bb_run_json_write(const char *path, const bb_run_record *r, char *err, size_
     bb_json_int(&j, "sessions", r->sessions);
     write_progress(&j, r);
     write_machine(&j, r->mach);
+    write_kernel_settings(&j);
     write_placement(&j, r);
     write_meters(&j, r);
     write_kernels(&j, ex);

@@ -9,7 +9,9 @@
  * on an Emerald Rapids guest 4 KiB left i2_s at 1.19x a plain read and 16 KiB brought it to
  * 1.05x, while on Zen 3 4 to 16 KiB measured the same.  Distances and hints were measured with
  * `bitbench gemm --cache dram --read` over the streaming kernels (docs/measurements/
- * 2026-11-29-xeon.md); the up-convert kernels use the same scheme with their own distances. */
+ * 2026-11-29-xeon.md); the up-convert kernels use the same scheme with their own distances.
+ * A variant that reads one forward stream may leave them to the hardware where the CPU's rule
+ * says so (kernels/cpu.h, bb_cpu_stream_prefetch: on Zen 4 they made q8_0_x16 slower). */
 #ifndef BB_PREFETCH_H
 #define BB_PREFETCH_H
 

@@ -64,12 +64,12 @@ const bb_kernel bb_kernel_q8_0_x16 = {
     .variants = {
         {"scalar", 0, q8_0_x16_matmul_ref, NULL},
 #if defined(__x86_64__)
-        {"avx2", BB_ISA_AVX2, bb_q8_0_x16_matmul_avx2, bb_qx_prepare_avx2},
-        {"avx512", BB_ISA_AVX512, bb_q8_0_x16_matmul_avx512, bb_qx_prepare_avx512},
+        {"avx2", BB_ISA_AVX2, bb_q8_0_x16_matmul_avx2, bb_qx_prepare_avx2, .stream_prefetch = true},
+        {"avx512", BB_ISA_AVX512, bb_q8_0_x16_matmul_avx512, bb_qx_prepare_avx512, .stream_prefetch = true},
         {"amx", BB_ISA_AMX, bb_q8_0_x16_matmul_amx, bb_qx_prepare_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)
-        {"dotprod", BB_ISA_DOTPROD, bb_q8_0_x16_matmul_dotprod, bb_qx_prepare_neon},
+        {"dotprod", BB_ISA_DOTPROD, bb_q8_0_x16_matmul_dotprod, bb_qx_prepare_neon, .stream_prefetch = true},
 #endif
     },
     .about = {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/prefetch.h"
+#include "../cpu.h"
 #include "q8_0_x16.h"
 
 static inline __m256i bcast4(const int8_t *p)
@@ -18,16 +19,16 @@ static inline __m256i bcast4(const int8_t *p)
 
 /* s[h] += the terms of rows 8h .. 8h+7 of one record against activation block ab (scale da).
  * Both halves of a run in one pass, so that each broadcast of 4 activations (AVX2 has no
- * broadcast operand) serves 16 rows. */
+ * broadcast operand) serves 16 rows.  pf: software prefetch (bb_cpu_stream_prefetch). */
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_0 *ab, float da,
-                                                               __m256 s[2])
+                                                               __m256 s[2], int pf)
 {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i acc[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-    bb_prefetch_stream(rec + 64 * BB_Q8_0_X16_RUNS); /* the record's 9 lines: one per run, and its last */
+    if (pf) bb_prefetch_stream(rec + 64 * BB_Q8_0_X16_RUNS); /* the record's 9 lines: one per run, and its last */
     for (int r = 0; r < BB_Q8_0_X16_RUNS; r++) {
         const uint8_t *run = rec + BB_Q8_0_X16_Q + 64 * r;
-        bb_prefetch_stream(rec + 64 * r);
+        if (pf) bb_prefetch_stream(rec + 64 * r);
         __m256i q = bcast4(ab->qs + 4 * r);
         for (int h = 0; h < 2; h++) {
             __m256i w = _mm256_loadu_si256((const __m256i *)(run + 32 * h));
@@ -44,14 +45,14 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
 
 void bb_q8_0_x16_matmul_avx2(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    int nblk = k / BB_QK;
+    int nblk = k / BB_QK, pf = bb_cpu_stream_prefetch();
     for (int r = m0; r < m1; r += BB_Q8_0_X16_ROWS) {
         const uint8_t *grp = (const uint8_t *)w + (size_t)(r / BB_Q8_0_X16_ROWS) * nblk * BB_Q8_0_X16_RECORD;
         for (int c = 0; c < n; c++) {
             const bb_block_q8_0 *a = bb_qx_act_row(act, k, c);
             bb_qx_aux aux = bb_qx_aux_row(act, n, k, c);
             __m256 s[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-            for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * BB_Q8_0_X16_RECORD, &a[b], aux.d[b], s);
+            for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * BB_Q8_0_X16_RECORD, &a[b], aux.d[b], s, pf);
             _mm256_storeu_ps(y + (size_t)c * m + r, s[0]);
             _mm256_storeu_ps(y + (size_t)c * m + r + 8, s[1]);
         }

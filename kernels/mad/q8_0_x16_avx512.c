@@ -11,24 +11,26 @@
 
 #include "../common/dpbusd_bcast.h"
 #include "../common/prefetch.h"
+#include "../cpu.h"
 #include "q8_0_x16.h"
 
 #define NB_MAX 4 /* activation rows sharing each loaded run of weights (N > 1) */
 
 /* sumf[c] += the 16 rows' terms of the record at rec against block b of activation rows a[c],
- * c < nb.  Two accumulators per activation row take the 8 runs in turn. */
+ * c < nb.  Two accumulators per activation row take the 8 runs in turn.  pf: software prefetch
+ * (bb_cpu_stream_prefetch). */
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_0 *const *a,
                                                                const bb_qx_aux *aux, int b, const int nb,
-                                                               __m512 *sumf)
+                                                               __m512 *sumf, int pf)
 {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     __m512i acc[NB_MAX][2];
     for (int c = 0; c < nb; c++) acc[c][0] = acc[c][1] = _mm512_setzero_si512();
-    bb_prefetch_stream(rec + 64 * BB_Q8_0_X16_RUNS); /* the record's 9 lines: one per run, and its last */
+    if (pf) bb_prefetch_stream(rec + 64 * BB_Q8_0_X16_RUNS); /* the record's 9 lines: one per run, and its last */
 #pragma GCC unroll 8
     for (int r = 0; r < BB_Q8_0_X16_RUNS; r++) {
         const uint8_t *run = rec + BB_Q8_0_X16_Q + 64 * r;
-        bb_prefetch_stream(rec + 64 * r);
+        if (pf) bb_prefetch_stream(rec + 64 * r);
         __m512i u = _mm512_xor_si512(_mm512_loadu_si512(run), flip);
         for (int c = 0; c < nb; c++) acc[c][r & 1] = bb_dpbusd_bcast4(acc[c][r & 1], u, a[c][b].qs + 4 * r);
     }
@@ -42,7 +44,7 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
 
 /* One group of 16 rows against activation rows c0 .. c0+nb-1. */
 static inline __attribute__((always_inline)) void group_rows(const uint8_t *grp, const void *act, float *y, int m,
-                                                             int n, int k, int r, int c0, const int nb)
+                                                             int n, int k, int r, int c0, const int nb, int pf)
 {
     int nblk = k / BB_QK;
     const bb_block_q8_0 *a[NB_MAX];
@@ -53,21 +55,21 @@ static inline __attribute__((always_inline)) void group_rows(const uint8_t *grp,
         aux[c] = bb_qx_aux_row(act, n, k, c0 + c);
         sumf[c] = _mm512_setzero_ps();
     }
-    for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * BB_Q8_0_X16_RECORD, a, aux, b, nb, sumf);
+    for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * BB_Q8_0_X16_RECORD, a, aux, b, nb, sumf, pf);
     for (int c = 0; c < nb; c++) _mm512_storeu_ps(y + (size_t)(c0 + c) * m + r, sumf[c]);
 }
 
 void bb_q8_0_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    int nblk = k / BB_QK;
+    int nblk = k / BB_QK, pf = bb_cpu_stream_prefetch();
     for (int r = m0; r < m1; r += BB_Q8_0_X16_ROWS) { /* m0, m1: multiples of 16, the kernel's m_multiple */
         const uint8_t *grp = (const uint8_t *)w + (size_t)(r / BB_Q8_0_X16_ROWS) * nblk * BB_Q8_0_X16_RECORD;
         for (int c0 = 0; c0 < n; c0 += NB_MAX) {
             switch (n - c0 < NB_MAX ? n - c0 : NB_MAX) {
-            case 1: group_rows(grp, act, y, m, n, k, r, c0, 1); break;
-            case 2: group_rows(grp, act, y, m, n, k, r, c0, 2); break;
-            case 3: group_rows(grp, act, y, m, n, k, r, c0, 3); break;
-            default: group_rows(grp, act, y, m, n, k, r, c0, 4); break;
+            case 1: group_rows(grp, act, y, m, n, k, r, c0, 1, pf); break;
+            case 2: group_rows(grp, act, y, m, n, k, r, c0, 2, pf); break;
+            case 3: group_rows(grp, act, y, m, n, k, r, c0, 3, pf); break;
+            default: group_rows(grp, act, y, m, n, k, r, c0, 4, pf); break;
             }
         }
     }

@@ -5,6 +5,7 @@
 #include <arm_neon.h>
 
 #include "../common/prefetch.h"
+#include "../cpu.h"
 #include "q8_0_x16.h"
 
 static inline int8x16_t bcast4(const int8_t *p)
@@ -12,12 +13,13 @@ static inline int8x16_t bcast4(const int8_t *p)
     return vreinterpretq_s8_s32(vld1q_dup_s32((const int32_t *)(const void *)p));
 }
 
-/* s[qd] += the terms of rows 4qd .. 4qd+3 of one record against activation block ab (scale da). */
+/* s[qd] += the terms of rows 4qd .. 4qd+3 of one record against activation block ab (scale da).
+ * pf: software prefetch (bb_cpu_stream_prefetch). */
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_0 *ab, float da,
-                                                               float32x4_t s[4])
+                                                               float32x4_t s[4], int pf)
 {
     int32x4_t acc[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
-    bb_prefetch_stream_range(rec, BB_Q8_0_X16_RECORD);
+    if (pf) bb_prefetch_stream_range(rec, BB_Q8_0_X16_RECORD);
     for (int r = 0; r < BB_Q8_0_X16_RUNS; r++) {
         const int8_t *run = (const int8_t *)rec + BB_Q8_0_X16_Q + 64 * r;
         int8x16_t q = bcast4(ab->qs + 4 * r);
@@ -31,14 +33,14 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
 
 void bb_q8_0_x16_matmul_dotprod(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
 {
-    int nblk = k / BB_QK;
+    int nblk = k / BB_QK, pf = bb_cpu_stream_prefetch();
     for (int r = m0; r < m1; r += BB_Q8_0_X16_ROWS) {
         const uint8_t *grp = (const uint8_t *)w + (size_t)(r / BB_Q8_0_X16_ROWS) * nblk * BB_Q8_0_X16_RECORD;
         for (int c = 0; c < n; c++) {
             const bb_block_q8_0 *a = bb_qx_act_row(act, k, c);
             bb_qx_aux aux = bb_qx_aux_row(act, n, k, c);
             float32x4_t s[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0)};
-            for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * BB_Q8_0_X16_RECORD, &a[b], aux.d[b], s);
+            for (int b = 0; b < nblk; b++) record_terms(grp + (size_t)b * BB_Q8_0_X16_RECORD, &a[b], aux.d[b], s, pf);
             for (int qd = 0; qd < 4; qd++) vst1q_f32(y + (size_t)c * m + r + 4 * qd, s[qd]);
         }
     }
