@@ -1,11 +1,11 @@
 #!/bin/sh
-# The software prefetch of the one-stream kernels (kernels/cpu.h, kernel.h's stream_prefetch):
+# The software prefetch of the one-stream variants (kernels/cpu.h, bb_variant's stream_prefetch):
 # BITBENCH_STREAM_PREFETCH=on or off overrides the CPU's rule and anything else is one error line
 # and exit status 2; the same call gives the same bits either way (a prefetch never changes a
 # result: --verify's errors are equal to the last digit); gemm says the setting for such a kernel
-# and not for another, results.csv and e2e.csv carry it in stream_prefetch (empty for code that
-# does not follow it: another kernel, or the scalar reference), run.json's kernel_settings says
-# it and why.  $1 is the bitbench binary.
+# and not for another, `describe` names the variants that follow it, results.csv and e2e.csv
+# carry it in stream_prefetch (empty for code that does not follow it: another kernel, or the
+# scalar reference), run.json's kernel_settings says it and why.  $1 is the bitbench binary.
 BB="$1"
 pass=0; fail=0
 T=$(mktemp -d /tmp/bb_stream_prefetch_XXXXXX) || exit 1
@@ -40,6 +40,19 @@ else
 fi
 text=$("$BB" gemm --kernel i2_s --m 64 --k 512 --reps 3 --min-time 0 2>&1)
 check '! printf "%s\n" "$text" | grep -q prefetch' "gemm text of i2_s names a prefetch setting: $text"
+
+# describe names the variants that follow it and the setting here; nothing for i2_s
+d=$(BITBENCH_STREAM_PREFETCH=off "$BB" describe q8_0_x16 --json)
+check 'printf "%s" "$d" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+v = {x[\"isa\"]: x.get(\"stream_prefetch\", False) for x in d[\"all_variants\"]}
+sys.exit(not (d[\"stream_prefetch\"] == \"off\" and d[\"stream_prefetch_why\"] == \"BITBENCH_STREAM_PREFETCH=off\"
+              and v[\"scalar\"] is False and any(v.values())))"' "describe q8_0_x16 --json: $d"
+check 'BITBENCH_STREAM_PREFETCH=on "$BB" describe q8_0_x16 | grep -q "^one stream .*: software prefetch on here (BITBENCH_STREAM_PREFETCH=on; kernels/cpu.h)$"' \
+    "describe q8_0_x16: $("$BB" describe q8_0_x16 2>&1 | tail -3)"
+check '! "$BB" describe i2_s | grep -q "^one stream" && "$BB" describe i2_s --json | python3 -c "
+import json, sys; sys.exit(json.load(sys.stdin)[\"stream_prefetch\"] is not None)"' "describe i2_s names a stream prefetch"
 
 # e2e: a classifier through q8_0_x16 follows it, f16 does not
 mkdir -p "$T/models"

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/describe.h"
+#include "kernels/cpu.h"
 #include "kernels/kernel_about.h"
 
 static void usage(FILE *f)
@@ -98,6 +99,7 @@ void bb_describe_kernel_json(bb_json *j, const char *key, const bb_kernel *k, co
             bb_json_string(j, "small_n_isa", vi->small_n_isa);
             bb_json_int(j, "min_n", vi->min_n);
         }
+        if (vi->stream_prefetch) bb_json_bool(j, "stream_prefetch", true);
         bb_json_object_end(j);
     }
     bb_json_array_end(j);
@@ -107,6 +109,11 @@ void bb_describe_kernel_json(bb_json *j, const char *key, const bb_kernel *k, co
     bb_json_string(j, "variant_why", asked ? "asked for by name (KERNEL@ISA)" : why);
     const char *mask = getenv("BITBENCH_CPU_MASK");
     bb_json_string(j, "cpu_mask", mask && *mask ? mask : NULL);
+    /* the one-stream variants' software prefetch here (kernels/cpu.h), when any variant follows it */
+    bool follows = false;
+    for (int i = 0; i < bb_variant_count(k); i++) follows |= k->variants[i].stream_prefetch;
+    bb_json_string(j, "stream_prefetch", !follows ? NULL : bb_cpu_stream_prefetch() ? "on" : "off");
+    bb_json_string(j, "stream_prefetch_why", follows ? bb_cpu_stream_prefetch_why() : NULL);
     bb_json_object_end(j);
 }
 
@@ -188,6 +195,15 @@ static void describe_text(const bb_kernel *k, const bb_variant *v)
     snprintf(buf, sizeof buf, "%s%s", mask && *mask ? "BITBENCH_CPU_MASK=" : "BITBENCH_CPU_MASK unset",
              mask && *mask ? mask : "");
     field("cpu mask", buf);
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < bb_variant_count(k) && n < sizeof buf; i++)
+        if (k->variants[i].stream_prefetch)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? ", " : "", k->variants[i].isa);
+    if (n && n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, ": software prefetch %s here (%s; kernels/cpu.h)",
+                 bb_cpu_stream_prefetch() ? "on" : "off", bb_cpu_stream_prefetch_why());
+    if (n) field("one stream", buf);
 }
 
 int bb_cmd_describe(int argc, char **argv)
