@@ -105,9 +105,10 @@ const bb_column bb_result_columns[] = {
         "are read both ways, one after the other, and the faster by median counts; empty without a read"),
     /* added after read_streams; a file written before reads with it empty */
     COL("stream_prefetch", BB_COL_STR, stream_prefetch,
-        "on or off: whether the kernel issued its software prefetches, for a kernel that reads its weights as one "
-        "stream and follows the CPU's rule (q8_0_x16: off on Zen 4, else on; BITBENCH_STREAM_PREFETCH overrides; "
-        "kernels/cpu.h); empty for every other kernel, which always prefetches"),
+        "on or off: whether the code that ran issued its software prefetches, for code that reads its weights as "
+        "one stream and follows the CPU's rule (q8_0_x16's SIMD variants: off on Zen 4, else on; "
+        "BITBENCH_STREAM_PREFETCH overrides; kernels/cpu.h); empty for all other code, whose prefetches do not "
+        "depend on it"),
     BB_PROVENANCE_COLUMNS(bb_result_row),
     BB_CPU_MODEL_COLUMN(bb_result_row),
 };
