@@ -75,14 +75,19 @@ int bb_cpu_mask_parse(const char *text, uint64_t *clear);
  * masked by BITBENCH_CPU_MASK. */
 const char *bb_cpu_amx_refusal(void);
 
-/* Whether the variants that read their weights as one forward stream (bb_variant's
- * stream_prefetch in kernel.h: q8_0_x16's) issue software prefetches (common/prefetch.h).  On
+/* Whether the variants that follow this rule (bb_variant's stream_prefetch in kernel.h: q8_0_x16's,
+ * and the AVX-512 ones of tq2_0_x16, q2_k_x16 and tq1_0_x16) issue software prefetches
+ * (common/prefetch.h); where they do not, the x16 ones also read their row groups in order, one
+ * forward stream, instead of in lockstep (mad/x16_rows_avx512.h).  On
  * the Zen 4 host every software prefetch made them slower: q8_0_x16@avx512 took 1.32-1.39x a
  * plain DRAM read at one thread with them, 1.37-1.46x with the far or the near one alone, and
  * 1.01-1.07x with none (1.25-1.30x and 0.98-1.08x at two threads): the hardware streamer serves
  * one stream alone there, and on Zen 4 PREFETCHT1/T2 were reported to leave lines in memory at
  * times (Wang et al. 2024, docs/papers.md; docs/measurements/2026-12-01-stream-prefetch.md).
- * The lockstep readers (common/lockstep.h) need theirs on the same core.  So: off on AMD family
+ * The lockstep readers (common/lockstep.h) need theirs on the same core, unless they read one
+ * stream: tq2_0_x16@avx512 took 1.10-1.20x in lockstep with its prefetches, 1.32-1.35x as one
+ * stream with them, 0.99-1.01x as one stream without (docs/measurements/
+ * 2026-12-01-x16-one-stream.md).  So: off on AMD family
  * 19h with AVX-512 (Zen 4), on elsewhere, as the kernels were measured on the Xeons.
  * BITBENCH_STREAM_PREFETCH=on or off overrides; another value stops the program with a message
  * (exit status 2). */

@@ -96,9 +96,10 @@ typedef struct {
      * tables for fewer rows and prefetch less far (the elut tiles).  A hint for callers that cut
      * M into slices: the engine's decode chunks are multiples of it.  A multiple of m_multiple. */
     int m_pass;
-    /* true: the variant reads the weights as one forward stream and issues its software
-     * prefetches only where bb_cpu_stream_prefetch() says (cpu.h); results record that setting
-     * (bb_variant_follows_stream_prefetch). */
+    /* true: the variant issues its software prefetches only where bb_cpu_stream_prefetch() says
+     * (cpu.h), and where it does not, reads the weights as one forward stream (q8_0_x16 always
+     * does; the AVX-512 x16 readers of q8_K activations leave their lockstep order then); results
+     * record that setting (bb_variant_follows_stream_prefetch).  Same bits either way. */
     bool stream_prefetch;
 } bb_variant;
 

@@ -5,7 +5,8 @@
 # result: --verify's errors are equal to the last digit); gemm says the setting for such a kernel
 # and not for another, `describe` names the variants that follow it, results.csv and e2e.csv
 # carry it in stream_prefetch (empty for code that does not follow it: another kernel, or the
-# scalar reference), run.json's kernel_settings says it and why.  $1 is the bitbench binary.
+# scalar reference), run.json's kernel_settings says it and why; the x16 readers of q8_K
+# activations give the same bits read in lockstep or in order.  $1 is the bitbench binary.
 BB="$1"
 pass=0; fail=0
 T=$(mktemp -d /tmp/bb_stream_prefetch_XXXXXX) || exit 1
@@ -32,6 +33,19 @@ for c in err_max_abs err_rel_rms verify; do
         "$c differs with the prefetch on and off: '$(csvcol "$on" $c 1)' '$(csvcol "$off" $c 1)'"
 done
 check '[ "$(csvcol "$(gemm off i2_s)" stream_prefetch 1)" = "" ]' "i2_s does not follow the setting: its cell is not empty"
+# the x16 readers of q8_K activations: off reads the groups in order without prefetch, on in
+# lockstep (N = 1) or in order with it (N > 1); the same bits at both (--verify's errors), and the
+# column says it where their AVX-512 code ran
+for k in tq2_0_x16 q2_k_x16 tq1_0_x16; do
+    for n in 1 5; do
+        on=$(BITBENCH_STREAM_PREFETCH=on "$BB" gemm --kernel $k --m 64 --k 512 --n $n --seed 7 --reps 3 --min-time 0 --verify --csv 2>"$T/err")
+        off=$(BITBENCH_STREAM_PREFETCH=off "$BB" gemm --kernel $k --m 64 --k 512 --n $n --seed 7 --reps 3 --min-time 0 --verify --csv 2>"$T/err")
+        check '[ "$(csvcol "$on" verify 1)" = passed ] && [ -n "$(csvcol "$on" err_max_abs 1)" ] && [ "$(csvcol "$on" err_max_abs 1)" = "$(csvcol "$off" err_max_abs 1)" ] && [ "$(csvcol "$on" err_rel_rms 1)" = "$(csvcol "$off" err_rel_rms 1)" ]' \
+            "$k N=$n on/off: $(csvcol "$on" verify 1) '$(csvcol "$on" err_max_abs 1)' '$(csvcol "$off" err_max_abs 1)' $(cat "$T/err")"
+        case "$(csvcol "$on" variant_ran 1)" in avx512) want=on ;; *) want="" ;; esac
+        check '[ "$(csvcol "$on" stream_prefetch 1)" = "$want" ]' "$k@$(csvcol "$on" variant_ran 1) N=$n: stream_prefetch '$(csvcol "$on" stream_prefetch 1)'"
+    done
+done
 text=$(BITBENCH_STREAM_PREFETCH=off "$BB" gemm --kernel q8_0_x16 --m 64 --k 512 --reps 3 --min-time 0 2>&1)
 if [ -n "$want_off" ]; then
     check 'printf "%s\n" "$text" | grep -q "^  prefetch off  (BITBENCH_STREAM_PREFETCH=off; kernels/cpu.h)$"' "gemm text: $text"

@@ -105,8 +105,9 @@ const bb_column bb_result_columns[] = {
         "are read both ways, one after the other, and the faster by median counts; empty without a read"),
     /* added after read_streams; a file written before reads with it empty */
     COL("stream_prefetch", BB_COL_STR, stream_prefetch,
-        "on or off: whether the code that ran issued its software prefetches, for code that reads its weights as "
-        "one stream and follows the CPU's rule (q8_0_x16's SIMD variants: off on Zen 4, else on; "
+        "on or off: whether the code that ran issued its software prefetches, for code that follows the CPU's "
+        "one-stream rule (q8_0_x16's SIMD variants, and the AVX-512 ones of tq2_0_x16, q2_k_x16 and tq1_0_x16, "
+        "which where it is off also read their row groups in order, not in lockstep: off on Zen 4, else on; "
         "BITBENCH_STREAM_PREFETCH overrides; kernels/cpu.h); empty for all other code, whose prefetches do not "
         "depend on it"),
     BB_PROVENANCE_COLUMNS(bb_result_row),

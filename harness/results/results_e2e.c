@@ -115,9 +115,9 @@ const bb_column bb_e2e_columns[] = {
          "and the faster by median is the bound; empty without a decode or for a peer"),
     /* added after read_streams; a file written before reads with it empty */
     COL("stream_prefetch", BB_COL_STR, stream_prefetch,
-        "on or off when a linear layer or the classifier ran a kernel that reads its weights as one stream and "
-        "follows the CPU's software-prefetch rule (q8_0_x16; kernels/cpu.h, BITBENCH_STREAM_PREFETCH); empty when "
-        "none did, or for a peer"),
+        "on or off when a linear layer or the classifier ran code that follows the CPU's one-stream rule "
+        "(q8_0_x16; tq2_0_x16, q2_k_x16 and tq1_0_x16 at AVX-512; kernels/cpu.h, BITBENCH_STREAM_PREFETCH); "
+        "empty when none did, or for a peer"),
     BB_CPU_MODEL_COLUMN(bb_e2e_row),
 };
 const int bb_e2e_ncolumns = (int)(sizeof bb_e2e_columns / sizeof bb_e2e_columns[0]);

@@ -5,7 +5,9 @@
  * prefetch distances.  So at N = 1 a kernel reads the units of its call (rows, or groups of
  * interleaved rows) as up to BB_LOCKSTEP_STREAMS streams: pass j takes unit j of each part of
  * the call, and steps through them together, a line or a record of each in turn
- * (docs/measurements/2026-11-30-read-streams.md, "Four streams in lockstep").
+ * (docs/measurements/2026-11-30-read-streams.md, "Four streams in lockstep").  Not on every CPU:
+ * where kernels/cpu.h's rule leaves one stream to the hardware (Zen 4), the x16 readers walk
+ * their groups in order without software prefetch instead (mad/x16_rows_avx512.h).
  *
  * Prefetching ahead within a part does not work: a part of a 32 KiB chunk (BB_CHUNK_BYTES) is
  * 8-11 KiB, so a far prefetch lands in the next part's lines, already read.  The far prefetch

@@ -12,7 +12,8 @@
  * sub-blocks: the two rows' 4-bit mins as words against the two bsums broadcast.  Then q2_k's
  * float steps (bb_q2_k_block_term) lane-wise, the 16 rows' d and dmin converted from the record
  * at once: the reference's bits.  8 sub-block accumulators are in flight at a time.  Decode
- * reads a call's groups in lockstep through x16_rows_avx512.h. */
+ * reads a call's groups in lockstep through x16_rows_avx512.h, or in order with no software
+ * prefetch where the CPU's one-stream rule is off (kernels/cpu.h). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -22,9 +23,9 @@
 #include "x16_rows_avx512.h"
 
 
-/* The 16 rows' block terms of one record against one q8_K block. */
+/* The 16 rows' block terms of one record against one q8_K block; pf: prefetch its lines ahead. */
 static inline __attribute__((always_inline)) __m512 block_terms(const uint8_t *rec, const bb_block_q8_K *ab,
-                                                                size_t ahead)
+                                                                size_t ahead, const bool pf)
 {
     const __m512i m03 = _mm512_set1_epi8(0x03), m0c = _mm512_set1_epi8(0x0c);
     const __m512i lo4 = _mm512_set1_epi32(0x0f), x4 = _mm512_set1_epi32(0x3c);
@@ -39,8 +40,8 @@ static inline __attribute__((always_inline)) __m512 block_terms(const uint8_t *r
                 /* the record's 21 lines prefetched one or two per load, as in q2_k_x16_avx2.c: a run
                  * of 42 prefetches at the record's start held every L1 miss buffer, the loads behind
                  * it waited (docs/measurements/2026-11-29-xeon.md) */
-                bb_prefetch_interleaved(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q), ahead, BB_PREFETCH_L1_BYTES);
-                if (h == 0 && q < 5)
+                if (pf) bb_prefetch_interleaved(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q), ahead, BB_PREFETCH_L1_BYTES);
+                if (pf && h == 0 && q < 5)
                     bb_prefetch_interleaved(rec + (q < 4 ? BB_Q2_K_X16_SCALES + 64 * q : BB_Q2_K_X16_D), ahead,
                                             BB_PREFETCH_L1_BYTES);
                 __m512i v = _mm512_loadu_si512(rec + BB_Q2_K_X16_QS + 64 * (8 * h + q)), v4 = _mm512_srli_epi16(v, 4);
@@ -79,19 +80,17 @@ static inline __attribute__((always_inline)) __m512 block_terms(const uint8_t *r
 
 /* x16_rows_avx512.h's record_terms, used by its decode (nb = 1). */
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_K *const *a,
-                                                               int b, const int nb, __m512 *sumf, size_t ahead)
+                                                               int b, const int nb, __m512 *sumf, size_t ahead,
+                                                               const bool pf)
 {
-    for (int c = 0; c < nb; c++) sumf[c] = _mm512_add_ps(sumf[c], block_terms(rec, &a[c][b], ahead));
+    for (int c = 0; c < nb; c++) sumf[c] = _mm512_add_ps(sumf[c], block_terms(rec, &a[c][b], ahead, pf));
 }
 
-void bb_q2_k_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+/* Each activation row walks the group's records (16 * K * 2.625 / 8 bytes, in L1/L2) in turn:
+ * x16_matmul's four rows per record were no faster in a quick check (N = 8, 2026-11-30). */
+static inline __attribute__((always_inline)) void rows_in_order(const void *w, const void *act, float *y, int m,
+                                                                int k, int n, int m0, int m1, const bool pf)
 {
-    if (n == 1) {
-        x16_decode_streams(w, BB_Q2_K_X16_RECORD, act, y, k, m0, m1);
-        return;
-    }
-    /* Each activation row walks the group's records (16 * K * 2.625 / 8 bytes, in L1/L2) in turn:
-     * x16_matmul's four rows per record were no faster in a quick check (N = 8, 2026-11-30). */
     int nblk = k / BB_QK_K;
     for (int r = m0; r < m1; r += BB_Q2_K_X16_ROWS) {
         const uint8_t *grp = (const uint8_t *)w + (size_t)(r / BB_Q2_K_X16_ROWS) * nblk * BB_Q2_K_X16_RECORD;
@@ -100,9 +99,22 @@ void bb_q2_k_x16_matmul_avx512(const void *w, const void *act, float *y, int m, 
             __m512 sumf = _mm512_setzero_ps();
             for (int b = 0; b < nblk; b++) {
                 const uint8_t *rec = grp + (size_t)b * BB_Q2_K_X16_RECORD;
-                sumf = _mm512_add_ps(sumf, block_terms(rec, &a[b], BB_PREFETCH_BYTES));
+                sumf = _mm512_add_ps(sumf, block_terms(rec, &a[b], BB_PREFETCH_BYTES, pf));
             }
             _mm512_storeu_ps(y + (size_t)c * m + r, sumf);
         }
     }
+}
+
+void bb_q2_k_x16_matmul_avx512(const void *w, const void *act, float *y, int m, int k, int n, int m0, int m1)
+{
+    if (!bb_cpu_stream_prefetch()) { /* one stream, left to the hardware (x16_rows_avx512.h) */
+        rows_in_order(w, act, y, m, k, n, m0, m1, false);
+        return;
+    }
+    if (n == 1) {
+        x16_decode_streams(w, BB_Q2_K_X16_RECORD, act, y, k, m0, m1);
+        return;
+    }
+    rows_in_order(w, act, y, m, k, n, m0, m1, true);
 }

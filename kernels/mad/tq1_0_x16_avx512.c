@@ -32,7 +32,8 @@ static inline int run_value(int c, int n)
  * c < nb.  lo[c] gathers q_n . a, hi[c] q_{n+1} . a, in `chains` accumulators each (3 for one
  * row, 2 for two, 1 for more: 6 to 8 in flight). */
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_K *const *a,
-                                                               int b, const int nb, __m512 *sumf, size_t ahead)
+                                                               int b, const int nb, __m512 *sumf, size_t ahead,
+                                                               const bool pf)
 {
     const int chains = nb == 1 ? 3 : (nb == 2 ? 2 : 1);
     __m512i lo[X16_NB_MAX][CHAINS_MAX], hi[X16_NB_MAX][CHAINS_MAX];
@@ -42,8 +43,8 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
 #pragma GCC unroll 13
     for (int r = 0; r < BB_TQ1_0_X16_RUNS; r++) {
         /* the record's 14 lines prefetched one per run, as in tq1_0_x16_avx2.c */
-        bb_prefetch_interleaved(rec + 64 * r, ahead, BB_PREFETCH_L1_BYTES);
-        if (r == 0) bb_prefetch_interleaved(rec + BB_TQ1_0_X16_D, ahead, BB_PREFETCH_L1_BYTES);
+        if (pf) bb_prefetch_interleaved(rec + 64 * r, ahead, BB_PREFETCH_L1_BYTES);
+        if (pf && r == 0) bb_prefetch_interleaved(rec + BB_TQ1_0_X16_D, ahead, BB_PREFETCH_L1_BYTES);
         __m512i q = _mm512_loadu_si512(rec + 64 * r);
         const int trits = r == BB_TQ1_0_X16_RUNS - 1 ? 4 : 5; /* qh bytes hold 4 trits */
 #pragma GCC unroll 5

@@ -60,7 +60,7 @@ const bb_kernel bb_kernel_tq2_0_x16 = {
         {"scalar", 0, tq2_0_x16_matmul_ref, NULL},
 #if defined(__x86_64__)
         {"avx2", BB_ISA_AVX2, bb_tq2_0_x16_matmul_avx2, NULL},
-        {"avx512", BB_ISA_AVX512, bb_tq2_0_x16_matmul_avx512, bb_quant_q8_K_rows_avx512},
+        {"avx512", BB_ISA_AVX512, bb_tq2_0_x16_matmul_avx512, bb_quant_q8_K_rows_avx512, .stream_prefetch = true},
         {"amx", BB_ISA_AMX, bb_tq2_0_x16_matmul_amx, bb_quant_q8_K_rows_avx512, BB_AMX_SMALL_N_ISA, BB_AMX_MIN_N},
 #endif
 #if defined(__aarch64__)

@@ -22,7 +22,8 @@
 /* sumf[c] += the 16 rows' block terms of one record against block b of activation rows a[c],
  * c < nb.  acc[c][l][j]: plane l, chain j (2 for one row: 8 sums in flight; 1 for more). */
 static inline __attribute__((always_inline)) void record_terms(const uint8_t *rec, const bb_block_q8_K *const *a,
-                                                               int b, const int nb, __m512 *sumf, size_t ahead)
+                                                               int b, const int nb, __m512 *sumf, size_t ahead,
+                                                               const bool pf)
 {
     const int chains = nb == 1 ? CHAINS_MAX : 1;
     __m512i acc[X16_NB_MAX][4][CHAINS_MAX];
@@ -33,8 +34,8 @@ static inline __attribute__((always_inline)) void record_terms(const uint8_t *re
     for (int r = 0; r < BB_TQ2_0_X16_RUNS; r++) {
         /* the record's 17 lines prefetched one per run (and the scales' with the first), as in
          * tq1_0_x16_avx512.c */
-        bb_prefetch_interleaved(rec + 64 * r, ahead, BB_PREFETCH_L1_BYTES);
-        if (r == 0) bb_prefetch_interleaved(rec + BB_TQ2_0_X16_D, ahead, BB_PREFETCH_L1_BYTES);
+        if (pf) bb_prefetch_interleaved(rec + 64 * r, ahead, BB_PREFETCH_L1_BYTES);
+        if (pf && r == 0) bb_prefetch_interleaved(rec + BB_TQ2_0_X16_D, ahead, BB_PREFETCH_L1_BYTES);
         __m512i v = _mm512_loadu_si512(rec + 64 * r);
         const int j = r % chains;
 #pragma GCC unroll 4
