@@ -30,9 +30,9 @@
 #include <stdint.h>
 
 #include "../common/act_quant.h"
-#include "../cpu.h"
 #include "../common/lockstep.h"
 #include "../common/prefetch.h"
+#include "../cpu.h"
 
 #define X16_NB_MAX 4 /* activation rows sharing each loaded run of weights (N > 1) */
 
