@@ -230,6 +230,8 @@ static int choose_for_file(const bb_model_source *m, const bb_tf_dims *d, const 
         o += (size_t)snprintf(c->note + o, cap - o, "--kernel %s requantizes %d tensors: ", kernel, c->requantized);
         o += describe_tallies(c->note + o, cap - o, changed, nchanged);
         if (o < cap) snprintf(c->note + o, cap - o, "; %s", cls);
+    } else if (given) { /* nothing requantized: nnone and nmoved count only when no kernel is given */
+        snprintf(c->note, cap, "--kernel %s uses every linear tensor as stored; %s", kernel, cls);
     } else if (nnone || nmoved || cls_fast) {
         if (nnone) {
             o += (size_t)snprintf(c->note + o, cap - o, "no kernel stores ");
@@ -241,9 +243,8 @@ static int choose_for_file(const bb_model_source *m, const bb_tf_dims *d, const 
             if (o < cap) o += (size_t)snprintf(c->note + o, cap - o, "; ");
         }
         if (o < cap) snprintf(c->note + o, cap - o, "%s", cls);
-    } else if (given || !cls_own || (out && !out_keeps)) {
-        if (given) snprintf(c->note, cap, "--kernel %s uses every linear tensor as stored; %s", kernel, cls);
-        else snprintf(c->note, cap, "the linear tensors as stored; %s", cls);
+    } else if (!cls_own || (out && !out_keeps)) {
+        snprintf(c->note, cap, "the linear tensors as stored; %s", cls);
     }
     return 0;
 }

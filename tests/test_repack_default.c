@@ -172,13 +172,13 @@ static void check_file(const char *path, const char *type, const int *moved, con
     close_run(&ref);
 }
 
-/* A synthetic llama model exported to type (models/gguf_export.h) at path. */
-static void export_model(const char *path, const char *type)
+/* A synthetic llama model exported to type (models/gguf_export.h) at path, its FFN hidden rows. */
+static void export_model(const char *path, const char *type, int hidden)
 {
-    /* the FFN's 520 rows are a multiple of 8, not of 16: iq4_nl_x8 takes them, q2_k_x16 not; its
+    /* at 520 the FFN's rows are a multiple of 8, not of 16: iq4_nl_x8 takes them, q2_k_x16 not; its
      * 520 columns no 256-block divides (ffn_down stays F32 for Q2_K, F32 for IQ4_NL too: 520 % 32) */
-    static const bb_tf_dims d = {.dim = 256, .hidden_dim = 520, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2,
-                                 .vocab_size = 272, .seq_len = 64, .style = BB_STYLE_LLAMA, .ffn_act = BB_FFN_SILU};
+    const bb_tf_dims d = {.dim = 256, .hidden_dim = hidden, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2,
+                          .vocab_size = 272, .seq_len = 64, .style = BB_STYLE_LLAMA, .ffn_act = BB_FFN_SILU};
     bb_synthetic syn = {.dims = d, .seed = 11};
     bb_weight_source src = bb_synthetic_source(&syn);
     bb_gguf_export_options opt = {.type = type, .name = "repack"};
@@ -254,17 +254,41 @@ int main(void)
     /* exported Q2_K and IQ4_NL models (their classifiers Q8_0: --no-repack's q8_0 rounds in its
      * own order, so only the reference's bits are checked) */
     snprintf(tmp, sizeof tmp, "/tmp/bb_test_repack_%ld_q2_k.gguf", (long)getpid());
-    export_model(tmp, "q2_k");
+    export_model(tmp, "q2_k", 520);
     check_file(tmp, "Q2_K", (const int[]){WQ, WK, WV, WO, -1}, (const int[]){W1, W3, W2, -1},
                "rearranges 8 tensors at load into a faster layout, bits unchanged: 8 Q2_K (attn_q, attn_k, attn_v, "
                "attn_output) for q2_k_x16", "wk: Q2_K blocks rearranged (not requantized) for q2_k_x16", false);
     remove(tmp);
     snprintf(tmp, sizeof tmp, "/tmp/bb_test_repack_%ld_iq4_nl.gguf", (long)getpid());
-    export_model(tmp, "iq4_nl");
+    export_model(tmp, "iq4_nl", 520);
     check_file(tmp, "IQ4_NL", (const int[]){WQ, WK, WV, WO, W1, W3, -1}, (const int[]){W2, -1},
                "rearranges 12 tensors at load into a faster layout, bits unchanged: 12 IQ4_NL (attn_q, attn_k, attn_v, "
                "attn_output, ffn_gate, ffn_up) for iq4_nl_x8", "w1: IQ4_NL blocks rearranged (not requantized) for iq4_nl_x8",
                false);
+    remove(tmp);
+
+    /* --kernel q4_0 on a file whose linear tensors are all Q4_0 uses each as stored, and the note
+     * says so beside what becomes of its Q8_0 classifier (rearranged for q8_0_x16 where this CPU
+     * has its SIMD code) */
+    snprintf(tmp, sizeof tmp, "/tmp/bb_test_repack_%ld_q4_0.gguf", (long)getpid());
+    export_model(tmp, "q4_0", 512);
+    bb_model_source *src = bb_model_source_open(tmp, NULL, err, sizeof err);
+    CHECK(src != NULL, "%s", err);
+    if (src) {
+        bb_tf_dims d;
+        bb_kernel_choice kc;
+        char warn[256];
+        const char *fast = bb_kernel_fast_layout("Q8_0");
+        char want[256];
+        snprintf(want, sizeof want,
+                 "--kernel q4_0 uses every linear tensor as stored; the classifier (output) stays Q8_0%s%s (--out-kernel "
+                 "to change it)", fast ? ", its blocks rearranged for " : "", fast ? fast : "");
+        CHECK(bb_model_source_run_dims(src, SEQ, &d, warn, sizeof warn, err, sizeof err) == 0, "%s", err);
+        CHECK(bb_kernel_choose(src, &d, "q4_0", NULL, false, &kc, err, sizeof err) == 0, "%s", err);
+        CHECK(!strcmp(kc.note, want) && kc.requantized == 0, "--kernel q4_0: note '%s', want '%s'", kc.note, want);
+        bb_kernel_choice_free(&kc);
+        bb_model_source_close(src);
+    }
     remove(tmp);
 
     /* a Q4_0 classifier (512 rows) moves too, and says so */
